@@ -1,0 +1,169 @@
+"""Cost matrices: validation, the decomposition of supplement S.3-S.5, and risk helpers.
+
+Convention everywhere in the project: ``C[y, k]`` is the cost of predicting class ``k`` when the truth is
+``y`` (rows = truth, columns = prediction, both in ``classes_`` order). A per-sample cost array (N x K) holds
+one such row per sample (example-dependent costs).
+
+Arrays written here are plain float64 ndarrays; nothing in this module is compiled.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+
+class CostWarning(UserWarning):
+    """A cost matrix is valid but unusual (e.g. a non-zero diagonal)."""
+
+
+def _as_float_array(value, name: str) -> np.ndarray:
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(
+            f"{name} must contain only numbers; could not convert it to floats ({exc}). "
+            "Replace text or empty cells by non-negative numbers."
+        ) from None
+    return arr
+
+
+def _check_entries(arr: np.ndarray, name: str, row_label: str) -> None:
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        idx = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise ValueError(
+            f"{name}{list(idx)} is {arr[idx]!r}; every {row_label} entry must be a finite number. "
+            "Replace it by a non-negative finite cost."
+        )
+    neg = arr < 0
+    if neg.any():
+        idx = tuple(int(i) for i in np.argwhere(neg)[0])
+        raise ValueError(
+            f"{name}{list(idx)} is {arr[idx]!r}; costs must be >= 0. Use 0 for a free outcome and a "
+            "positive number for a costly one."
+        )
+
+
+def validate_cost_matrix(cost_matrix, n_classes: int | None = None, name: str = "cost_matrix") -> np.ndarray:
+    """Return ``cost_matrix`` as a validated float64 (K, K) array.
+
+    Raises ``ValueError`` naming the problem: not square, wrong K, non-finite or negative entries, all zero.
+    A non-zero diagonal is allowed (correct answers may cost something) but warns with ``CostWarning``.
+    """
+    C = _as_float_array(cost_matrix, name)
+    if C.ndim != 2 or C.shape[0] != C.shape[1]:
+        raise ValueError(
+            f"{name} must be a square K x K array (rows = true class, columns = predicted class); "
+            f"got shape {C.shape}."
+        )
+    if C.shape[0] < 2:
+        raise ValueError(f"{name} must be at least 2 x 2 (two classes); got shape {C.shape}.")
+    if n_classes is not None and C.shape[0] != n_classes:
+        raise ValueError(
+            f"{name} is {C.shape[0]} x {C.shape[1]} but the data has {n_classes} classes; give one row and one "
+            f"column per class (a {n_classes} x {n_classes} matrix, in sorted class order)."
+        )
+    _check_entries(C, name, "cost")
+    if not (C > 0).any():
+        raise ValueError(
+            f"{name} is all zeros, so every prediction is free and there is nothing to learn; "
+            "set the cost of at least one mistake to a positive number (e.g. 1 off the diagonal)."
+        )
+    diag = np.diag(C)
+    if (diag != 0).any():
+        k = int(np.flatnonzero(diag != 0)[0])
+        warnings.warn(
+            f"{name}[{k}, {k}] = {diag[k]!r}: correct predictions are usually free (zero diagonal). "
+            "The matrix is used as given.",
+            CostWarning,
+            stacklevel=2,
+        )
+    return C
+
+
+def validate_sample_cost(sample_cost, n_samples: int, n_classes: int, name: str = "sample_cost") -> np.ndarray:
+    """Return example-dependent costs as a validated float64 (N, K) array (one cost row per sample)."""
+    S = _as_float_array(sample_cost, name)
+    if S.ndim != 2 or S.shape != (n_samples, n_classes):
+        raise ValueError(
+            f"{name} must have shape (n_samples, n_classes) = ({n_samples}, {n_classes}), one cost row per "
+            f"training sample; got shape {S.shape}."
+        )
+    _check_entries(S, name, "cost")
+    if not (S > 0).any():
+        raise ValueError(f"{name} is all zeros; at least one mistake must have a positive cost.")
+    return S
+
+
+def uniform_costs(n_classes: int) -> np.ndarray:
+    """The 0-1 cost matrix: every mistake costs 1, correct predictions are free."""
+    if int(n_classes) < 2:
+        raise ValueError(f"n_classes must be >= 2; got {n_classes!r}.")
+    return 1.0 - np.eye(int(n_classes))
+
+
+@dataclass(frozen=True)
+class Decomposition:
+    """Per-row decomposition of cost vectors (S.3-S.5). Arrays have one row per cost vector.
+
+    beta   : (N,)   constant part, ``beta = sum_k c_k - (K-1) max_k c_k``
+    cp     : (N, K) ``c+ = c - beta`` (>= 0)
+    cm     : (N, K) ``c- = max(c) - c`` (>= 0)
+    c_star : (N,)   ``c* = 2 <sqrt(c+ * c-), 1>``, the per-sample minimum of the coupled exponential sum
+    H_star : (N, K) ``H* = (ln c- - ln c+) / 2``, the per-sample optimal score (may be +-inf)
+    """
+
+    beta: np.ndarray
+    cp: np.ndarray
+    cm: np.ndarray
+    c_star: np.ndarray
+    H_star: np.ndarray
+
+
+def decompose(costs) -> Decomposition:
+    """Decompose each cost row into ``beta 1 + c+`` and ``c- = max(c) 1 - c`` (supplement S.3/S.4, S.5)."""
+    c = np.atleast_2d(np.asarray(costs, dtype=np.float64))
+    K = c.shape[1]
+    phi = c.max(axis=1)
+    beta = c.sum(axis=1) - (K - 1) * phi
+    # beta <= min(c) always; clip the last-ulp negatives that subtraction can leave.
+    cp = np.maximum(c - beta[:, None], 0.0)
+    cm = np.maximum(phi[:, None] - c, 0.0)
+    c_star = 2.0 * np.sqrt(cp * cm).sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        H_star = 0.5 * (np.log(cm) - np.log(cp))
+    H_star = np.where((cp == 0) & (cm == 0), 0.0, H_star)
+    return Decomposition(beta=beta, cp=cp, cm=cm, c_star=c_star, H_star=H_star)
+
+
+def min_risk_class(posterior, cost_matrix) -> np.ndarray:
+    """Index of the minimum-expected-cost class ``argmin_k sum_y p(y|x) C[y, k]`` for each row of posteriors.
+
+    Ties go to the lowest class index.
+    """
+    P = np.asarray(posterior, dtype=np.float64)
+    C = np.asarray(cost_matrix, dtype=np.float64)
+    return np.argmin(P @ C, axis=1)
+
+
+def empirical_risk(cost_rows, pred_idx) -> float:
+    """Mean cost ``mean_n c_n[pred_n]`` of predictions (class indices) given each sample's cost row."""
+    cost_rows = np.asarray(cost_rows, dtype=np.float64)
+    pred_idx = np.asarray(pred_idx)
+    if cost_rows.shape[0] == 0:
+        return 0.0
+    return float(cost_rows[np.arange(cost_rows.shape[0]), pred_idx].mean())
+
+
+def random_guess_cost(cost_matrix, priors=None) -> float:
+    """Expected cost of guessing a class uniformly at random: ``sum_y p(y) mean_k C[y, k]``.
+
+    ``priors`` defaults to uniform class priors.
+    """
+    C = np.asarray(cost_matrix, dtype=np.float64)
+    K = C.shape[0]
+    p = np.full(K, 1.0 / K) if priors is None else np.asarray(priors, dtype=np.float64)
+    return float(p @ C.mean(axis=1))
