@@ -1,0 +1,320 @@
+"""Compiled kernels of the REBEL engine (numba). Each one has a slow, obvious twin in ``tests/naive.py``.
+
+Arrays they read and write:
+- ``bins``      (d, N) uint8, feature-major bin codes: ``bins[j, n]`` = number of thresholds of feature j that are
+                strictly below ``X[n, j]``. Threshold index ``i`` (1-based) sends ``bins[j, n] >= i`` right,
+                which is exactly ``X[n, j] > tau_i``.
+- ``wp, wm``    (N, K) float64 multi-class weights ``w+ = c+ * e^H`` and ``w- = c- * e^-H`` (S.6), renormalised
+                by the booster so that their grand total is 1.
+- ``dw``        (N, K) float64 ``wp - wm``. The root scan needs only its histogram: for a stump f,
+                ``sp + sm = T`` (the column totals of wp + wm, the same for every f) and
+                ``sp - sm = sum_n f_n dw_n``, so ``sp = (T + delta) / 2`` and ``sm = (T - delta) / 2``.
+- trees         heap-ordered: internal node ``i`` has children ``2i+1`` (left, ``x <= tau``) and ``2i+2``
+                (right, ``x > tau``); ``features``/``thr_idx``/``thresholds`` have ``2^D - 1`` entries and
+                ``leaf_signs`` (+1/-1) has ``2^D``.
+
+Every kernel writes into preallocated outputs and allocates nothing proportional to N.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+# Relative size of the term added to every component of sp and sm before a* = (ln sm - ln sp) / 2, so that a
+# class separated perfectly by a weak learner gets a large but finite a* (|a*| <= ~ln(1e9 K) / 2 ~ 11-13).
+SMOOTHING = 1e-9
+# A deeper-layer split must beat keeping the parent copy by more than this fraction of the leaf's weight;
+# otherwise rounding in (V + R) versus U would replace a copy by a split that sends every sample one way.
+LEAF_TOL = 1e-12
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def root_histograms(bins, dw, hist):
+    """hist[j, b, k] = sum of dw[n, k] over samples n with bins[j, n] == b. hist: (d, n_bins, K)."""
+    n_features, n_samples = bins.shape
+    n_classes = dw.shape[1]
+    for j in prange(n_features):
+        h = hist[j]
+        h[:, :] = 0.0
+        row = bins[j]
+        for n in range(n_samples):
+            b = row[n]
+            for k in range(n_classes):
+                h[b, k] += dw[n, k]
+
+
+@njit(cache=True, nogil=True)
+def root_scan(hist, dw_total, w_total, usable):
+    """Best root stump (rho = +1) minimising sum_k sqrt(sp_k sm_k) (S.6).
+
+    Candidates run over usable features j ascending, thresholds i = 1..n_bins-1 ascending; a new best must be
+    strictly lower (first wins ties). Returns (feature, threshold index, objective); feature -1 if none.
+    """
+    n_features, n_bins, n_classes = hist.shape
+    best_j = -1
+    best_i = 0
+    best = np.inf
+    left = np.empty(n_classes)
+    for j in range(n_features):
+        if not usable[j]:
+            continue
+        left[:] = 0.0
+        for i in range(1, n_bins):
+            obj = 0.0
+            for k in range(n_classes):
+                left[k] += hist[j, i - 1, k]
+                delta = dw_total[k] - 2.0 * left[k]  # sum over right minus sum over left of dw
+                sp = 0.5 * (w_total[k] + delta)
+                sm = 0.5 * (w_total[k] - delta)
+                if sp > 0.0 and sm > 0.0:
+                    obj += np.sqrt(sp * sm)
+            if obj < best:
+                best = obj
+                best_j = j
+                best_i = i
+    return best_j, best_i, best
+
+
+@njit(cache=True, nogil=True)
+def eval_tree_binned(bins, features, thr_idx, leaf_signs, depth, f_out, leaf_out):
+    """f_out[n] = tree output (+1/-1) and leaf_out[n] = leaf index for each binned sample."""
+    n_samples = bins.shape[1]
+    first_leaf = (1 << depth) - 1
+    for n in range(n_samples):
+        node = 0
+        for _ in range(depth):
+            go_right = 1 if bins[features[node], n] >= thr_idx[node] else 0
+            node = 2 * node + 1 + go_right
+        leaf = node - first_leaf
+        leaf_out[n] = leaf
+        f_out[n] = leaf_signs[leaf]
+
+
+@njit(cache=True, nogil=True)
+def split_sums(wp, wm, f, sp, sm):
+    """sp = sum_{f=+1} wp + sum_{f=-1} wm and sm = sum_{f=+1} wm + sum_{f=-1} wp (S.6), K-vectors."""
+    n_samples, n_classes = wp.shape
+    sp[:] = 0.0
+    sm[:] = 0.0
+    for n in range(n_samples):
+        if f[n] > 0:
+            for k in range(n_classes):
+                sp[k] += wp[n, k]
+                sm[k] += wm[n, k]
+        else:
+            for k in range(n_classes):
+                sp[k] += wm[n, k]
+                sm[k] += wp[n, k]
+
+
+@njit(cache=True, nogil=True)
+def a_star(sp, sm, out):
+    """Closed-form a* = (ln(sm + eps) - ln(sp + eps)) / 2 with eps = SMOOTHING * total / K (S.6)."""
+    n_classes = sp.shape[0]
+    total = 0.0
+    for k in range(n_classes):
+        total += sp[k] + sm[k]
+    eps = max(SMOOTHING * total / n_classes, 1e-300)
+    for k in range(n_classes):
+        out[k] = 0.5 * (np.log(sm[k] + eps) - np.log(sp[k] + eps))
+
+
+@njit(cache=True, nogil=True)
+def leaf_costs(wp, wm, leaf, a, e_out, u_tot, v_tot):
+    """Per-sample u - v for the deeper-layer search (Sec. 4, step 2), and per-leaf totals of u and v.
+
+    u_n = <wp_n, e^a> + <wm_n, e^-a> is the sample's loss if it gets +1, v_n the same with a negated.
+    """
+    n_samples, n_classes = wp.shape
+    ea = np.exp(a)
+    ema = np.exp(-a)
+    u_tot[:] = 0.0
+    v_tot[:] = 0.0
+    for n in range(n_samples):
+        u = 0.0
+        v = 0.0
+        for k in range(n_classes):
+            u += wp[n, k] * ea[k] + wm[n, k] * ema[k]
+            v += wp[n, k] * ema[k] + wm[n, k] * ea[k]
+        e_out[n] = u - v
+        u_tot[leaf[n]] += u
+        v_tot[leaf[n]] += v
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def leaf_histograms(bins, leaf, e, hist):
+    """hist[l, j, b] = sum of e[n] over samples in leaf l with bins[j, n] == b. hist: (n_leaves, d, n_bins)."""
+    n_leaves, n_features, n_bins = hist.shape
+    n_samples = bins.shape[1]
+    for j in prange(n_features):
+        for lf in range(n_leaves):
+            hist[lf, j, :] = 0.0
+        row = bins[j]
+        for n in range(n_samples):
+            hist[leaf[n], j, row[n]] += e[n]
+
+
+@njit(cache=True, nogil=True)
+def leaf_scan(hist, u_tot, v_tot, base_signs, usable, best_feature, best_thr, best_polarity):
+    """For each leaf choose the stump (feature, threshold, polarity) minimising its samples' loss (Sec. 4).
+
+    Keeping the leaf's parent copy (every sample keeps sign ``base_signs[l]``) costs U or V; a split with
+    polarity +1 costs V + R and with -1 costs U - R, R being the sum of u - v over the samples sent right.
+    Candidates: usable features ascending, thresholds ascending, polarity +1 before -1; a split replaces the
+    copy (and a later candidate an earlier one) only when lower by more than LEAF_TOL * (U + V).
+    Leaves that keep the copy get best_feature = -1.
+    """
+    n_leaves, n_features, n_bins = hist.shape
+    for lf in range(n_leaves):
+        U = u_tot[lf]
+        V = v_tot[lf]
+        tol = LEAF_TOL * (U + V)
+        best = U if base_signs[lf] > 0 else V
+        best_feature[lf] = -1
+        best_thr[lf] = 0
+        best_polarity[lf] = base_signs[lf]
+        E = U - V
+        for j in range(n_features):
+            if not usable[j]:
+                continue
+            left = 0.0
+            for i in range(1, n_bins):
+                left += hist[lf, j, i - 1]
+                right = E - left
+                loss_plus = V + right
+                if loss_plus < best - tol:
+                    best = loss_plus
+                    best_feature[lf] = j
+                    best_thr[lf] = i
+                    best_polarity[lf] = 1
+                loss_minus = U - right
+                if loss_minus < best - tol:
+                    best = loss_minus
+                    best_feature[lf] = j
+                    best_thr[lf] = i
+                    best_polarity[lf] = -1
+
+
+@njit(cache=True, nogil=True)
+def apply_round(wp, wm, H, f, a):
+    """H += f a; wp *= e^{f a}; wm *= e^{-f a}; then rescale wp, wm to total 1. Returns the pre-rescale total."""
+    n_samples, n_classes = wp.shape
+    ea = np.exp(a)
+    ema = np.exp(-a)
+    total = 0.0
+    for n in range(n_samples):
+        if f[n] > 0:
+            for k in range(n_classes):
+                H[n, k] += a[k]
+                wp[n, k] *= ea[k]
+                wm[n, k] *= ema[k]
+                total += wp[n, k] + wm[n, k]
+        else:
+            for k in range(n_classes):
+                H[n, k] -= a[k]
+                wp[n, k] *= ema[k]
+                wm[n, k] *= ea[k]
+                total += wp[n, k] + wm[n, k]
+    if total > 0.0:
+        scale = 1.0 / total
+        for n in range(n_samples):
+            for k in range(n_classes):
+                wp[n, k] *= scale
+                wm[n, k] *= scale
+    return total
+
+
+@njit(cache=True, nogil=True)
+def weight_stats(wp, wm, dw, w_total, dw_total):
+    """dw = wp - wm and the column totals of wp + wm and of dw."""
+    n_samples, n_classes = wp.shape
+    w_total[:] = 0.0
+    dw_total[:] = 0.0
+    for n in range(n_samples):
+        for k in range(n_classes):
+            d = wp[n, k] - wm[n, k]
+            dw[n, k] = d
+            w_total[k] += wp[n, k] + wm[n, k]
+            dw_total[k] += d
+
+
+@njit(cache=True, nogil=True)
+def argmax_risk(H, cost_rows):
+    """mean_n cost_rows[n, argmax_k H[n, k]] (ties to the lowest k): the empirical risk of the scores H."""
+    n_samples, n_classes = H.shape
+    total = 0.0
+    for n in range(n_samples):
+        best = 0
+        for k in range(1, n_classes):
+            if H[n, k] > H[n, best]:
+                best = k
+        total += cost_rows[n, best]
+    return total / max(n_samples, 1)
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def tree_outputs(X, features, thresholds, leaf_signs, depth, out):
+    """out[n, t] = f_t(X[n]) in {-1, +1} for every round t, on raw features (x > tau goes right)."""
+    n_samples = X.shape[0]
+    n_rounds = features.shape[0]
+    for n in prange(n_samples):
+        for t in range(n_rounds):
+            node = 0
+            for _ in range(depth):
+                go_right = 1 if X[n, features[t, node]] > thresholds[t, node] else 0
+                node = 2 * node + 1 + go_right
+            out[n, t] = leaf_signs[t, node - ((1 << depth) - 1)]
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def decision_scores(X, a0, features, thresholds, leaf_signs, A, depth, out):
+    """out[n] = a0 + sum_t f_t(X[n]) A[t] (Eq. 3), on raw features."""
+    n_samples = X.shape[0]
+    n_rounds, n_classes = A.shape
+    first_leaf = (1 << depth) - 1
+    for n in prange(n_samples):
+        for k in range(n_classes):
+            out[n, k] = a0[k]
+        for t in range(n_rounds):
+            node = 0
+            for _ in range(depth):
+                go_right = 1 if X[n, features[t, node]] > thresholds[t, node] else 0
+                node = 2 * node + 1 + go_right
+            if leaf_signs[t, node - first_leaf] > 0:
+                for k in range(n_classes):
+                    out[n, k] += A[t, k]
+            else:
+                for k in range(n_classes):
+                    out[n, k] -= A[t, k]
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def staged_argmax(X, a0, features, thresholds, leaf_signs, A, depth, out):
+    """out[t, n] = argmax_k H_t(X[n]) for t = 0..T (t = 0: a0 alone), ties to the lowest k."""
+    n_samples = X.shape[0]
+    n_rounds, n_classes = A.shape
+    first_leaf = (1 << depth) - 1
+    for n in prange(n_samples):
+        h = a0.copy()
+        best = 0
+        for k in range(1, n_classes):
+            if h[k] > h[best]:
+                best = k
+        out[0, n] = best
+        for t in range(n_rounds):
+            node = 0
+            for _ in range(depth):
+                go_right = 1 if X[n, features[t, node]] > thresholds[t, node] else 0
+                node = 2 * node + 1 + go_right
+            if leaf_signs[t, node - first_leaf] > 0:
+                for k in range(n_classes):
+                    h[k] += A[t, k]
+            else:
+                for k in range(n_classes):
+                    h[k] -= A[t, k]
+            best = 0
+            for k in range(1, n_classes):
+                if h[k] > h[best]:
+                    best = k
+            out[t + 1, n] = best

@@ -1,0 +1,75 @@
+"""Candidate thresholds per feature and uint8 bin codes (DESIGN.md section 2).
+
+``binning="uniform"`` (paper footnote 1): for a feature with training range [lo, hi],
+``tau_i = lo + i (hi - lo) / (n_thresholds + 1)`` for i = 1..n_thresholds, strictly inside the range.
+``binning="quantile"``: thresholds at midpoints between distinct values when there are few of them, otherwise
+at distinct empirical quantiles strictly inside the range, padded by repeating the last one (a repeated
+threshold is the same candidate twice, and ties go to the first).
+
+Writes ``thresholds`` (d, n_thresholds) float64, ``usable`` (d,) bool (False for constant features, which have no
+useful threshold and are never chosen) and ``bins`` (d, N) uint8 with ``bins[j, n] = #{i : tau_ji < X[n, j]}``,
+so that threshold index i (1-based) sends ``bins >= i`` right exactly when ``X[n, j] > tau_ji``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+MAX_THRESHOLDS = 255
+BINNINGS = ("uniform", "quantile")
+
+
+def check_n_thresholds(n_thresholds) -> int:
+    if isinstance(n_thresholds, bool) or not isinstance(n_thresholds, (int, np.integer)):
+        raise ValueError(f"n_thresholds must be an integer in [1, {MAX_THRESHOLDS}]; got {n_thresholds!r}.")
+    if not 1 <= n_thresholds <= MAX_THRESHOLDS:
+        raise ValueError(
+            f"n_thresholds must be in [1, {MAX_THRESHOLDS}] (bin codes are uint8); got {n_thresholds}. "
+            "The paper uses 200."
+        )
+    return int(n_thresholds)
+
+
+def _quantile_thresholds(x: np.ndarray, n_thresholds: int) -> np.ndarray:
+    lo, hi = x.min(), x.max()
+    values = np.unique(x)
+    if values.size <= n_thresholds + 1:
+        cand = 0.5 * (values[:-1] + values[1:])
+    else:
+        q = np.arange(1, n_thresholds + 1) / (n_thresholds + 1)
+        cand = np.unique(np.quantile(x, q))
+    cand = cand[(cand > lo) & (cand < hi)]
+    if cand.size == 0:
+        cand = np.array([0.5 * (lo + hi)])
+    out = np.empty(n_thresholds)
+    out[: cand.size] = cand[:n_thresholds]
+    out[cand.size :] = cand[-1]
+    return out
+
+
+def fit_thresholds(X: np.ndarray, n_thresholds: int, binning: str = "uniform"):
+    """Thresholds (d, n_thresholds) and the usable-feature mask (d,) from training data X (N, d)."""
+    n_thresholds = check_n_thresholds(n_thresholds)
+    if binning not in BINNINGS:
+        raise ValueError(f"binning must be one of {BINNINGS}; got {binning!r}.")
+    lo = X.min(axis=0)
+    hi = X.max(axis=0)
+    usable = hi > lo
+    if binning == "uniform":
+        i = np.arange(1, n_thresholds + 1)
+        thresholds = lo[:, None] + i[None, :] * ((hi - lo)[:, None] / (n_thresholds + 1))
+    else:
+        thresholds = np.empty((X.shape[1], n_thresholds))
+        for j in range(X.shape[1]):
+            thresholds[j] = _quantile_thresholds(X[:, j], n_thresholds) if usable[j] else lo[j]
+    return np.ascontiguousarray(thresholds), usable
+
+
+def bin_data(X: np.ndarray, thresholds: np.ndarray) -> np.ndarray:
+    """Feature-major uint8 codes: bins[j, n] = number of thresholds of feature j strictly below X[n, j]."""
+    n_samples, n_features = X.shape
+    bins = np.empty((n_features, n_samples), dtype=np.uint8)
+    for j in range(n_features):
+        # side="left" counts the thresholds < x, so x equal to a threshold stays left (x > tau goes right).
+        bins[j] = np.searchsorted(thresholds[j], X[:, j], side="left")
+    return bins

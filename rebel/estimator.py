@@ -1,0 +1,236 @@
+"""``RebelClassifier``: the scikit-learn estimator around the REBEL engine.
+
+Parameters are validated in ``fit``; fitted state is plain ndarrays (picklable, JSON-able). All prediction goes
+through the compiled tree evaluation on raw features (``x > tau`` goes right), so a model predicts exactly what
+it computed during training.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from . import _kernels as kern
+from ._threading import parallel_guard
+from .binning import BINNINGS, bin_data, check_n_thresholds, fit_thresholds
+from .booster import boost
+from .costs import uniform_costs, validate_cost_matrix, validate_sample_cost
+
+MAX_DEPTH = 8
+_CHUNK = 65536  # rows per block in staged evaluation
+
+
+class RebelClassifier(ClassifierMixin, BaseEstimator):
+    """Multi-class cost-sensitive boosting that estimates the minimum-risk class (REBEL).
+
+    Parameters
+    ----------
+    cost_matrix : array-like (K, K) or None
+        ``C[i, j]`` is the cost of predicting ``classes_[j]`` when the truth is ``classes_[i]`` (classes in sorted
+        order). ``None`` means 0-1 costs.
+    n_estimators : int
+        Number of boosting rounds T.
+    max_depth : int
+        Depth D of each weak learner (1 = stumps), grown greedily layer by layer (paper Sec. 4).
+    n_thresholds : int
+        Candidate thresholds per feature (1..255; the paper uses about 200).
+    binning : {"uniform", "quantile"}
+        ``uniform``: evenly spaced over the training range (paper footnote 1).
+    random_state : None or int
+        Stored as given. REBEL's training is deterministic; no step draws random numbers.
+
+    Fitted attributes
+    -----------------
+    classes_, n_features_in_, cost_matrix_, thresholds_ (d, n_thresholds), feature_usable_ (d,), a0_ (K,),
+    tree_features_ / tree_thr_idx_ / tree_thresholds_ (T, 2^D - 1), tree_leaf_signs_ (T, 2^D), a_ (T, K),
+    train_loss_ and train_risk_ (T + 1,: index 0 is after a0), layer_loss_ (T, D), n_estimators_.
+    """
+
+    def __init__(
+        self,
+        cost_matrix=None,
+        n_estimators=100,
+        max_depth=1,
+        n_thresholds=200,
+        binning="uniform",
+        random_state=None,
+    ):
+        self.cost_matrix = cost_matrix
+        self.n_estimators = n_estimators
+        self.max_depth = max_depth
+        self.n_thresholds = n_thresholds
+        self.binning = binning
+        self.random_state = random_state
+
+    # ------------------------------------------------------------------ fitting
+    def _check_params(self):
+        for name, lo, hi in (("n_estimators", 1, None), ("max_depth", 1, MAX_DEPTH)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+                raise ValueError(f"{name} must be an integer; got {value!r}.")
+            if value < lo or (hi is not None and value > hi):
+                rng = f">= {lo}" if hi is None else f"in [{lo}, {hi}]"
+                raise ValueError(f"{name} must be {rng}; got {value}.")
+        check_n_thresholds(self.n_thresholds)
+        if self.binning not in BINNINGS:
+            raise ValueError(f"binning must be one of {BINNINGS}; got {self.binning!r}.")
+
+    def fit(self, X, y, sample_cost=None, callback=None):
+        """Train on X (N, d) and labels y (N,).
+
+        ``sample_cost`` (N, K) gives example-dependent costs: row n replaces ``cost_matrix[y_n]`` in training.
+        ``callback(t, info)`` runs after a0 (t = 0) and after every round (info: loss, risk, a, tree); returning
+        ``False`` stops training early.
+        """
+        self._check_params()
+        X, y = validate_data(self, X, y, dtype=np.float64, order="C")
+        check_classification_targets(y)
+        self.classes_, y_idx = np.unique(y, return_inverse=True)
+        n_classes = self.classes_.shape[0]
+        if n_classes < 2:
+            raise ValueError(
+                f"y has only one class ({self.classes_[0]!r}); a classifier needs at least 2 classes. "
+                "Add samples of another class."
+            )
+        if self.cost_matrix is None:
+            self.cost_matrix_ = uniform_costs(n_classes)
+        else:
+            self.cost_matrix_ = validate_cost_matrix(self.cost_matrix, n_classes=n_classes)
+        if sample_cost is not None:
+            cost_rows = validate_sample_cost(sample_cost, X.shape[0], n_classes)
+        else:
+            cost_rows = self.cost_matrix_[y_idx]
+        self._uses_sample_cost = sample_cost is not None
+
+        self.thresholds_, self.feature_usable_ = fit_thresholds(X, self.n_thresholds, self.binning)
+        bins = bin_data(X, self.thresholds_)
+        with parallel_guard():
+            res = boost(
+                bins,
+                self.feature_usable_,
+                np.ascontiguousarray(cost_rows),
+                int(self.n_estimators),
+                int(self.max_depth),
+                n_bins=self.thresholds_.shape[1] + 1,
+                callback=callback,
+            )
+        self.a0_ = res.a0
+        self.tree_features_ = res.features
+        self.tree_thr_idx_ = res.thr_idx
+        self.tree_thresholds_ = self.thresholds_[res.features, res.thr_idx - 1]
+        self.tree_leaf_signs_ = res.leaf_signs
+        self.a_ = res.A
+        self.train_loss_ = res.train_loss
+        self.train_risk_ = res.train_risk
+        self.layer_loss_ = res.layer_loss
+        self.n_estimators_ = res.A.shape[0]
+        return self
+
+    # --------------------------------------------------------------- prediction
+    @property
+    def depth_(self) -> int:
+        check_is_fitted(self)
+        return int(np.log2(self.tree_leaf_signs_.shape[1]))
+
+    def _validate_X(self, X):
+        check_is_fitted(self)
+        return validate_data(self, X, reset=False, dtype=np.float64, order="C")
+
+    def decision_function(self, X):
+        """Scores H(x) = a0 + sum_t f_t(x) a_t (Eq. 3), shape (N, K); the prediction is their argmax."""
+        X = self._validate_X(X)
+        out = np.empty((X.shape[0], self.a0_.shape[0]))
+        with parallel_guard():
+            kern.decision_scores(
+                X, self.a0_, self.tree_features_, self.tree_thresholds_, self.tree_leaf_signs_, self.a_,
+                self.depth_, out,
+            )
+        return out
+
+    def staged_decision_function(self, X):
+        """Yield H after each round t = 1..n_estimators_ (arrays of shape (N, K))."""
+        X = self._validate_X(X)
+        F = self._tree_outputs(X)
+        H = np.broadcast_to(self.a0_, (X.shape[0], self.a0_.shape[0])).copy()
+        for t in range(self.n_estimators_):
+            H += F[:, t, None] * self.a_[t]
+            yield H.copy()
+
+    def _tree_outputs(self, X):
+        F = np.empty((X.shape[0], self.n_estimators_), dtype=np.int8)
+        with parallel_guard():
+            for start in range(0, X.shape[0], _CHUNK):
+                sl = slice(start, start + _CHUNK)
+                kern.tree_outputs(
+                    X[sl], self.tree_features_, self.tree_thresholds_, self.tree_leaf_signs_, self.depth_, F[sl]
+                )
+        return F
+
+    def predict(self, X):
+        """The estimated minimum-risk class argmax_k H_k(x) (ties to the first class)."""
+        return self.classes_[np.argmax(self.decision_function(X), axis=1)]
+
+    def staged_predict(self, X):
+        """Yield the predicted classes after each round t = 1..n_estimators_."""
+        for idx in self.staged_class_indices(X)[1:]:
+            yield self.classes_[idx]
+
+    def staged_class_indices(self, X):
+        """Class index argmax_k H_t(x) for t = 0 (a0 only) .. n_estimators_: array (T + 1, N), fast."""
+        X = self._validate_X(X)
+        out = np.empty((self.n_estimators_ + 1, X.shape[0]), dtype=np.int16)
+        with parallel_guard():
+            kern.staged_argmax(
+                X, self.a0_, self.tree_features_, self.tree_thresholds_, self.tree_leaf_signs_, self.a_,
+                self.depth_, out,
+            )
+        return out
+
+    def _label_indices(self, y):
+        y = np.asarray(y)
+        idx = np.searchsorted(self.classes_, y)
+        idx = np.clip(idx, 0, len(self.classes_) - 1)
+        bad = self.classes_[idx] != y
+        if np.any(bad):
+            raise ValueError(
+                f"y contains label {y[np.flatnonzero(bad)[0]]!r} that was not seen in training; known classes: "
+                f"{list(self.classes_)}."
+            )
+        return idx
+
+    def expected_cost(self, X, y):
+        """Mean cost C[y, prediction] of the model's predictions on (X, y) under ``cost_matrix_``."""
+        pred = np.argmax(self.decision_function(X), axis=1)
+        y_idx = self._label_indices(y)
+        if y_idx.shape[0] != pred.shape[0]:
+            raise ValueError(f"X has {pred.shape[0]} rows but y has {y_idx.shape[0]} labels; give one per row.")
+        return float(self.cost_matrix_[y_idx, pred].mean())
+
+    def _has_uniform_costs(self):
+        check_is_fitted(self)
+        C = self.cost_matrix_
+        off = C[~np.eye(C.shape[0], dtype=bool)]
+        if self._uses_sample_cost or np.any(np.diag(C) != 0) or not np.all(off == off[0]):
+            raise AttributeError(
+                "predict_proba is only defined for 0-1 costs: a cost-sensitive REBEL model estimates the "
+                "minimum-risk class, not posteriors. Fit with cost_matrix=None to get posteriors, or use "
+                "decision_function for the scores H."
+            )
+        return True
+
+    @available_if(_has_uniform_costs)
+    def predict_proba(self, X):
+        """Posterior estimate sigma(2 H_k), normalised over k (the minimiser of the exponential loss, 0-1 costs)."""
+        H = self.decision_function(X)
+        p = 1.0 / (1.0 + np.exp(-2.0 * np.clip(H, -350, 350)))
+        return p / p.sum(axis=1, keepdims=True)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = False
+        return tags
