@@ -366,17 +366,29 @@ class CostPreset:
 COST_PRESETS = {
     p.name: p
     for p in (
-        CostPreset("uniform", "Uniform 0-1", "Every mistake costs 1.", (), lambda n_classes: uniform_costs(n_classes)),
         CostPreset(
-            "fn", "×m false-negative cost for class c", "Missing class c (truth c, predicted other) costs m.",
-            ("c", "m"), fn_costs,
+            "uniform", "Uniform 0-1", "Every mistake costs 1.", (), lambda n_classes: uniform_costs(n_classes)
         ),
         CostPreset(
-            "fp", "×m false-positive cost for class c", "Wrongly predicting class c costs m.", ("c", "m"), fp_costs,
+            "fn",
+            "×m false-negative cost for class c",
+            "Missing class c (truth c, predicted other) costs m.",
+            ("c", "m"),
+            fn_costs,
         ),
         CostPreset(
-            "random", "Random (paper protocol)",
-            "Zero diagonal, half-normal off-diagonal entries, random guessing costs 1.", ("rng",), random_costs,
+            "fp",
+            "×m false-positive cost for class c",
+            "Wrongly predicting class c costs m.",
+            ("c", "m"),
+            fp_costs,
+        ),
+        CostPreset(
+            "random",
+            "Random (paper protocol)",
+            "Zero diagonal, half-normal off-diagonal entries, random guessing costs 1.",
+            ("rng",),
+            random_costs,
         ),
     )
 }
@@ -406,7 +418,7 @@ def make_costs(spec: dict, classes, priors=None) -> np.ndarray:
         unknown = set(spec) - set(preset.params)
         if unknown:
             raise ValueError(
-                f"cost spec: unknown parameter {sorted(unknown)[0]!r} for preset {kind!r}; "
+                f"cost spec: unknown parameter {min(unknown)!r} for preset {kind!r}; "
                 f"allowed: {list(preset.params)}."
             )
         C = preset.build(len(names), **spec)
