@@ -27,21 +27,40 @@ SMOOTHING = 1e-9
 # A deeper-layer split must beat keeping the parent copy by more than this fraction of the leaf's weight;
 # otherwise rounding in (V + R) versus U would replace a copy by a split that sends every sample one way.
 LEAF_TOL = 1e-12
+# Below this many (sample, feature) pairs, kernels run on one thread: launching threads costs more than it saves.
+PARALLEL_MIN_WORK = 200_000
+
+
+def pick(parallel_kernel, serial_kernel, work):
+    """The parallel or the serial driver of a kernel, by the amount of work."""
+    return parallel_kernel if work >= PARALLEL_MIN_WORK else serial_kernel
+
+
+@njit(cache=True, nogil=True)
+def _root_histogram_one(row, dw, h):
+    h[:, :] = 0.0
+    n_classes = dw.shape[1]
+    for n in range(row.shape[0]):
+        b = row[n]
+        for k in range(n_classes):
+            h[b, k] += dw[n, k]
 
 
 @njit(cache=True, nogil=True, parallel=True)
 def root_histograms(bins, dw, hist):
-    """hist[j, b, k] = sum of dw[n, k] over samples n with bins[j, n] == b. hist: (d, n_bins, K)."""
-    n_features, n_samples = bins.shape
-    n_classes = dw.shape[1]
-    for j in prange(n_features):
-        h = hist[j]
-        h[:, :] = 0.0
-        row = bins[j]
-        for n in range(n_samples):
-            b = row[n]
-            for k in range(n_classes):
-                h[b, k] += dw[n, k]
+    """hist[j, b, k] = sum of dw[n, k] over samples n with bins[j, n] == b. hist: (d, n_bins, K).
+
+    Threads own whole features (hist[j]), so no two threads ever add into the same histogram.
+    """
+    for j in prange(bins.shape[0]):
+        _root_histogram_one(bins[j], dw, hist[j])
+
+
+@njit(cache=True, nogil=True)
+def root_histograms_serial(bins, dw, hist):
+    """``root_histograms`` on one thread (small problems, where launching threads costs more than it saves)."""
+    for j in range(bins.shape[0]):
+        _root_histogram_one(bins[j], dw, hist[j])
 
 
 @njit(cache=True, nogil=True)
@@ -142,17 +161,25 @@ def leaf_costs(wp, wm, leaf, a, e_out, u_tot, v_tot):
         v_tot[leaf[n]] += v
 
 
+@njit(cache=True, nogil=True)
+def _leaf_histogram_one(row, leaf, e, h):
+    h[:, :] = 0.0
+    for n in range(row.shape[0]):
+        h[leaf[n], row[n]] += e[n]
+
+
 @njit(cache=True, nogil=True, parallel=True)
 def leaf_histograms(bins, leaf, e, hist):
     """hist[l, j, b] = sum of e[n] over samples in leaf l with bins[j, n] == b. hist: (n_leaves, d, n_bins)."""
-    n_leaves, n_features, n_bins = hist.shape
-    n_samples = bins.shape[1]
-    for j in prange(n_features):
-        for lf in range(n_leaves):
-            hist[lf, j, :] = 0.0
-        row = bins[j]
-        for n in range(n_samples):
-            hist[leaf[n], j, row[n]] += e[n]
+    for j in prange(bins.shape[0]):
+        _leaf_histogram_one(bins[j], leaf, e, hist[:, j, :])
+
+
+@njit(cache=True, nogil=True)
+def leaf_histograms_serial(bins, leaf, e, hist):
+    """``leaf_histograms`` on one thread."""
+    for j in range(bins.shape[0]):
+        _leaf_histogram_one(bins[j], leaf, e, hist[:, j, :])
 
 
 @njit(cache=True, nogil=True)
@@ -242,79 +269,96 @@ def weight_stats(wp, wm, dw, w_total, dw_total):
 @njit(cache=True, nogil=True)
 def argmax_risk(H, cost_rows):
     """mean_n cost_rows[n, argmax_k H[n, k]] (ties to the lowest k): the empirical risk of the scores H."""
-    n_samples, n_classes = H.shape
+    n_samples = H.shape[0]
     total = 0.0
     for n in range(n_samples):
-        best = 0
-        for k in range(1, n_classes):
-            if H[n, k] > H[n, best]:
-                best = k
-        total += cost_rows[n, best]
+        total += cost_rows[n, _argmax(H[n])]
     return total / max(n_samples, 1)
+
+
+@njit(cache=True, nogil=True)
+def _leaf_of(x, features, thresholds, depth):
+    """Leaf index of one raw sample in one heap-ordered tree (x > tau goes right)."""
+    node = 0
+    for _ in range(depth):
+        node = 2 * node + (2 if x[features[node]] > thresholds[node] else 1)
+    return node - ((1 << depth) - 1)
+
+
+@njit(cache=True, nogil=True)
+def _tree_outputs_one(x, features, thresholds, leaf_signs, depth, out):
+    for t in range(features.shape[0]):
+        out[t] = leaf_signs[t, _leaf_of(x, features[t], thresholds[t], depth)]
 
 
 @njit(cache=True, nogil=True, parallel=True)
 def tree_outputs(X, features, thresholds, leaf_signs, depth, out):
-    """out[n, t] = f_t(X[n]) in {-1, +1} for every round t, on raw features (x > tau goes right)."""
-    n_samples = X.shape[0]
-    n_rounds = features.shape[0]
-    for n in prange(n_samples):
-        for t in range(n_rounds):
-            node = 0
-            for _ in range(depth):
-                go_right = 1 if X[n, features[t, node]] > thresholds[t, node] else 0
-                node = 2 * node + 1 + go_right
-            out[n, t] = leaf_signs[t, node - ((1 << depth) - 1)]
+    """out[n, t] = f_t(X[n]) in {-1, +1} for every round t, on raw features."""
+    for n in prange(X.shape[0]):
+        _tree_outputs_one(X[n], features, thresholds, leaf_signs, depth, out[n])
+
+
+@njit(cache=True, nogil=True)
+def tree_outputs_serial(X, features, thresholds, leaf_signs, depth, out):
+    """``tree_outputs`` on one thread."""
+    for n in range(X.shape[0]):
+        _tree_outputs_one(X[n], features, thresholds, leaf_signs, depth, out[n])
+
+
+@njit(cache=True, nogil=True)
+def _decision_one(x, a0, features, thresholds, leaf_signs, A, depth, out):
+    out[:] = a0
+    for t in range(A.shape[0]):
+        if leaf_signs[t, _leaf_of(x, features[t], thresholds[t], depth)] > 0:
+            out += A[t]
+        else:
+            out -= A[t]
 
 
 @njit(cache=True, nogil=True, parallel=True)
 def decision_scores(X, a0, features, thresholds, leaf_signs, A, depth, out):
     """out[n] = a0 + sum_t f_t(X[n]) A[t] (Eq. 3), on raw features."""
-    n_samples = X.shape[0]
-    n_rounds, n_classes = A.shape
-    first_leaf = (1 << depth) - 1
-    for n in prange(n_samples):
-        for k in range(n_classes):
-            out[n, k] = a0[k]
-        for t in range(n_rounds):
-            node = 0
-            for _ in range(depth):
-                go_right = 1 if X[n, features[t, node]] > thresholds[t, node] else 0
-                node = 2 * node + 1 + go_right
-            if leaf_signs[t, node - first_leaf] > 0:
-                for k in range(n_classes):
-                    out[n, k] += A[t, k]
-            else:
-                for k in range(n_classes):
-                    out[n, k] -= A[t, k]
+    for n in prange(X.shape[0]):
+        _decision_one(X[n], a0, features, thresholds, leaf_signs, A, depth, out[n])
+
+
+@njit(cache=True, nogil=True)
+def decision_scores_serial(X, a0, features, thresholds, leaf_signs, A, depth, out):
+    """``decision_scores`` on one thread."""
+    for n in range(X.shape[0]):
+        _decision_one(X[n], a0, features, thresholds, leaf_signs, A, depth, out[n])
+
+
+@njit(cache=True, nogil=True)
+def _argmax(h):
+    best = 0
+    for k in range(1, h.shape[0]):
+        if h[k] > h[best]:
+            best = k
+    return best
+
+
+@njit(cache=True, nogil=True)
+def _staged_argmax_one(x, a0, features, thresholds, leaf_signs, A, depth, out, n):
+    h = a0.copy()
+    out[0, n] = _argmax(h)
+    for t in range(A.shape[0]):
+        if leaf_signs[t, _leaf_of(x, features[t], thresholds[t], depth)] > 0:
+            h += A[t]
+        else:
+            h -= A[t]
+        out[t + 1, n] = _argmax(h)
 
 
 @njit(cache=True, nogil=True, parallel=True)
 def staged_argmax(X, a0, features, thresholds, leaf_signs, A, depth, out):
     """out[t, n] = argmax_k H_t(X[n]) for t = 0..T (t = 0: a0 alone), ties to the lowest k."""
-    n_samples = X.shape[0]
-    n_rounds, n_classes = A.shape
-    first_leaf = (1 << depth) - 1
-    for n in prange(n_samples):
-        h = a0.copy()
-        best = 0
-        for k in range(1, n_classes):
-            if h[k] > h[best]:
-                best = k
-        out[0, n] = best
-        for t in range(n_rounds):
-            node = 0
-            for _ in range(depth):
-                go_right = 1 if X[n, features[t, node]] > thresholds[t, node] else 0
-                node = 2 * node + 1 + go_right
-            if leaf_signs[t, node - first_leaf] > 0:
-                for k in range(n_classes):
-                    h[k] += A[t, k]
-            else:
-                for k in range(n_classes):
-                    h[k] -= A[t, k]
-            best = 0
-            for k in range(1, n_classes):
-                if h[k] > h[best]:
-                    best = k
-            out[t + 1, n] = best
+    for n in prange(X.shape[0]):
+        _staged_argmax_one(X[n], a0, features, thresholds, leaf_signs, A, depth, out, n)
+
+
+@njit(cache=True, nogil=True)
+def staged_argmax_serial(X, a0, features, thresholds, leaf_signs, A, depth, out):
+    """``staged_argmax`` on one thread."""
+    for n in range(X.shape[0]):
+        _staged_argmax_one(X[n], a0, features, thresholds, leaf_signs, A, depth, out, n)

@@ -35,14 +35,14 @@ def _check_entries(arr: np.ndarray, name: str, row_label: str) -> None:
     if bad.any():
         idx = tuple(int(i) for i in np.argwhere(bad)[0])
         raise ValueError(
-            f"{name}{list(idx)} is {arr[idx]!r}; every {row_label} entry must be a finite number. "
+            f"{name}{list(idx)} is {float(arr[idx])!r}; every {row_label} entry must be a finite number. "
             "Replace it by a non-negative finite cost."
         )
     neg = arr < 0
     if neg.any():
         idx = tuple(int(i) for i in np.argwhere(neg)[0])
         raise ValueError(
-            f"{name}{list(idx)} is {arr[idx]!r}; costs must be >= 0. Use 0 for a free outcome and a "
+            f"{name}{list(idx)} is {float(arr[idx])!r}; costs must be >= 0. Use 0 for a free outcome and a "
             "positive number for a costly one."
         )
 
@@ -76,7 +76,7 @@ def validate_cost_matrix(cost_matrix, n_classes: int | None = None, name: str = 
     if (diag != 0).any():
         k = int(np.flatnonzero(diag != 0)[0])
         warnings.warn(
-            f"{name}[{k}, {k}] = {diag[k]!r}: correct predictions are usually free (zero diagonal). "
+            f"{name}[{k}, {k}] = {float(diag[k])!r}: correct predictions are usually free (zero diagonal). "
             "The matrix is used as given.",
             CostWarning,
             stacklevel=2,

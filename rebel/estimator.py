@@ -11,7 +11,6 @@ import numbers
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -145,8 +144,9 @@ class RebelClassifier(ClassifierMixin, BaseEstimator):
         """Scores H(x) = a0 + sum_t f_t(x) a_t (Eq. 3), shape (N, K); the prediction is their argmax."""
         X = self._validate_X(X)
         out = np.empty((X.shape[0], self.a0_.shape[0]))
+        work = X.shape[0] * self.n_estimators_ * self.depth_
         with parallel_guard():
-            kern.decision_scores(
+            kern.pick(kern.decision_scores, kern.decision_scores_serial, work)(
                 X, self.a0_, self.tree_features_, self.tree_thresholds_, self.tree_leaf_signs_, self.a_,
                 self.depth_, out,
             )
@@ -163,17 +163,20 @@ class RebelClassifier(ClassifierMixin, BaseEstimator):
 
     def _tree_outputs(self, X):
         F = np.empty((X.shape[0], self.n_estimators_), dtype=np.int8)
+        work = min(X.shape[0], _CHUNK) * self.n_estimators_ * self.depth_
+        tree_outputs = kern.pick(kern.tree_outputs, kern.tree_outputs_serial, work)
         with parallel_guard():
             for start in range(0, X.shape[0], _CHUNK):
                 sl = slice(start, start + _CHUNK)
-                kern.tree_outputs(
+                tree_outputs(
                     X[sl], self.tree_features_, self.tree_thresholds_, self.tree_leaf_signs_, self.depth_, F[sl]
                 )
         return F
 
     def predict(self, X):
         """The estimated minimum-risk class argmax_k H_k(x) (ties to the first class)."""
-        return self.classes_[np.argmax(self.decision_function(X), axis=1)]
+        scores = self.decision_function(X)
+        return self.classes_[np.argmax(scores, axis=1)]
 
     def staged_predict(self, X):
         """Yield the predicted classes after each round t = 1..n_estimators_."""
@@ -184,8 +187,9 @@ class RebelClassifier(ClassifierMixin, BaseEstimator):
         """Class index argmax_k H_t(x) for t = 0 (a0 only) .. n_estimators_: array (T + 1, N), fast."""
         X = self._validate_X(X)
         out = np.empty((self.n_estimators_ + 1, X.shape[0]), dtype=np.int16)
+        work = X.shape[0] * self.n_estimators_ * self.depth_
         with parallel_guard():
-            kern.staged_argmax(
+            kern.pick(kern.staged_argmax, kern.staged_argmax_serial, work)(
                 X, self.a0_, self.tree_features_, self.tree_thresholds_, self.tree_leaf_signs_, self.a_,
                 self.depth_, out,
             )
@@ -211,7 +215,7 @@ class RebelClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"X has {pred.shape[0]} rows but y has {y_idx.shape[0]} labels; give one per row.")
         return float(self.cost_matrix_[y_idx, pred].mean())
 
-    def _has_uniform_costs(self):
+    def _check_uniform_costs(self):
         check_is_fitted(self)
         C = self.cost_matrix_
         off = C[~np.eye(C.shape[0], dtype=bool)]
@@ -221,11 +225,17 @@ class RebelClassifier(ClassifierMixin, BaseEstimator):
                 "minimum-risk class, not posteriors. Fit with cost_matrix=None to get posteriors, or use "
                 "decision_function for the scores H."
             )
-        return True
 
-    @available_if(_has_uniform_costs)
-    def predict_proba(self, X):
-        """Posterior estimate sigma(2 H_k), normalised over k (the minimiser of the exponential loss, 0-1 costs)."""
+    @property
+    def predict_proba(self):
+        """Posterior estimate sigma(2 H_k), normalised over k (the minimiser of the exponential loss, 0-1 costs).
+
+        Exists only on models fitted with 0-1 costs (``hasattr`` is False otherwise, as scikit-learn expects).
+        """
+        self._check_uniform_costs()
+        return self._predict_proba
+
+    def _predict_proba(self, X):
         H = self.decision_function(X)
         p = 1.0 / (1.0 + np.exp(-2.0 * np.clip(H, -350, 350)))
         return p / p.sum(axis=1, keepdims=True)

@@ -45,6 +45,9 @@ class GrowBuffers:
         self.v_tot = np.empty(n_leaves)
         self.sp = np.empty(n_classes)
         self.sm = np.empty(n_classes)
+        work = n_samples * n_features
+        self.root_histograms = kern.pick(kern.root_histograms, kern.root_histograms_serial, work * n_classes)
+        self.leaf_histograms = kern.pick(kern.leaf_histograms, kern.leaf_histograms_serial, work)
 
 
 def _bias_tree(depth: int) -> Tree:
@@ -99,7 +102,7 @@ def grow_tree(bins, wp, wm, usable, depth: int, buf: GrowBuffers):
     and ``layer_totals[l]`` is the weight total (relative to 1 before the round) after layer l + 1.
     """
     kern.weight_stats(wp, wm, buf.dw, buf.w_total, buf.dw_total)
-    kern.root_histograms(bins, buf.dw, buf.hist)
+    buf.root_histograms(bins, buf.dw, buf.hist)
     j, i, _ = kern.root_scan(buf.hist, buf.dw_total, buf.w_total, usable)
     if j < 0:
         tree = _bias_tree(depth)
@@ -123,7 +126,7 @@ def grow_tree(bins, wp, wm, usable, depth: int, buf: GrowBuffers):
         u_tot, v_tot = buf.u_tot[:n_leaves], buf.v_tot[:n_leaves]
         kern.leaf_costs(wp, wm, buf.leaf, a, buf.e, u_tot, v_tot)
         leaf_hist = buf.leaf_hist[:n_leaves]
-        kern.leaf_histograms(bins, buf.leaf, buf.e, leaf_hist)
+        buf.leaf_histograms(bins, buf.leaf, buf.e, leaf_hist)
         best_feature = np.empty(n_leaves, dtype=np.int32)
         best_thr = np.empty(n_leaves, dtype=np.int32)
         best_polarity = np.empty(n_leaves, dtype=np.int8)
