@@ -40,7 +40,6 @@ from rebel.costs import (
     fn_costs,
     fp_costs,
     min_risk_class,
-    normalize_costs,
     random_costs,
     uniform_costs,
     validate_cost_matrix,
@@ -81,7 +80,9 @@ def _mixture_frame(mixture) -> pd.DataFrame:
 def _check_mixture_columns(df: pd.DataFrame) -> pd.DataFrame:
     if "count" in df.columns:
         if "weight" in df.columns:
-            raise ValueError("mixture has both 'weight' and 'count' columns; keep one (count is a weight alias).")
+            raise ValueError(
+                "mixture has both 'weight' and 'count' columns; keep one (count is a weight alias)."
+            )
         df = df.rename(columns={"count": "weight"})
     unknown = [c for c in df.columns if c not in MIXTURE_COLUMNS]
     if unknown:
@@ -110,7 +111,9 @@ def _check_mixture_values(df: pd.DataFrame) -> None:
         bad = np.flatnonzero(~np.isfinite(values))
         if bad.size:
             i = int(bad[0])
-            raise ValueError(f"mixture row {i}: {col} is {_show(df[col].iloc[i])}; it must be a finite number.")
+            raise ValueError(
+                f"mixture row {i}: {col} is {_show(df[col].iloc[i])}; it must be a finite number."
+            )
         df[col] = values
     rules = (
         ("std_x", lambda v: v > 0, "standard deviations must be > 0"),
@@ -137,7 +140,9 @@ def _check_mixture_classes(df: pd.DataFrame) -> None:
             f"mixture has a single class {df['class'].iloc[0]!r}; add components of at least one other class."
         )
     if n_classes > MAX_CLASSES:
-        raise ValueError(f"mixture has {n_classes} classes; at most MAX_CLASSES = {MAX_CLASSES} are supported.")
+        raise ValueError(
+            f"mixture has {n_classes} classes; at most MAX_CLASSES = {MAX_CLASSES} are supported."
+        )
 
 
 def validate_mixture(mixture) -> pd.DataFrame:
@@ -179,7 +184,12 @@ def _covariances(df: pd.DataFrame) -> np.ndarray:
     S[:, 0, 1] = S[:, 1, 0] = rho * sx * sy
     theta = np.deg2rad(df["angle"].to_numpy())
     R = np.empty_like(S)
-    R[:, 0, 0], R[:, 0, 1], R[:, 1, 0], R[:, 1, 1] = np.cos(theta), -np.sin(theta), np.sin(theta), np.cos(theta)
+    R[:, 0, 0], R[:, 0, 1], R[:, 1, 0], R[:, 1, 1] = (
+        np.cos(theta),
+        -np.sin(theta),
+        np.sin(theta),
+        np.cos(theta),
+    )
     return R @ S @ np.transpose(R, (0, 2, 1))
 
 
@@ -211,7 +221,7 @@ def _check_fraction(value, name: str, upper: float) -> float:
 def _flip_labels(y: np.ndarray, classes: tuple, label_noise: float, rng: np.random.Generator) -> np.ndarray:
     """Relabel round(label_noise * n) random points to a different, uniformly chosen class."""
     y = y.copy()
-    n_flip = int(round(label_noise * len(y)))
+    n_flip = round(label_noise * len(y))
     idx = rng.choice(len(y), size=n_flip, replace=False)
     K = len(classes)
     current = np.searchsorted(np.asarray(classes, dtype=object), y[idx])
@@ -282,7 +292,9 @@ def _posterior(df: pd.DataFrame, X: np.ndarray) -> np.ndarray:
     classes = np.asarray(_classes(df), dtype=object)
     log_joint = _log_joint(df, X)
     comp_class = np.searchsorted(classes, df["class"].to_numpy(dtype=object))
-    log_class = np.stack([logsumexp(log_joint[:, comp_class == k], axis=1) for k in range(len(classes))], axis=1)
+    log_class = np.stack(
+        [logsumexp(log_joint[:, comp_class == k], axis=1) for k in range(len(classes))], axis=1
+    )
     return np.exp(log_class - logsumexp(log_class, axis=1, keepdims=True))
 
 
@@ -314,7 +326,9 @@ def _label_index(y, classes) -> np.ndarray:
     idx = np.clip(np.searchsorted(names, y), 0, len(names) - 1)
     bad = names[idx] != y
     if bad.any():
-        raise ValueError(f"label {y[bad][0]!r} is not one of the classes {list(names)}; relabel or add the class.")
+        raise ValueError(
+            f"label {y[bad][0]!r} is not one of the classes {list(names)}; relabel or add the class."
+        )
     return idx
 
 
@@ -404,8 +418,9 @@ class DatasetSpec:
         self.n_points = _check_count(self.n_points, "n_points", minimum=2)
         self.test_fraction = _check_fraction(self.test_fraction, "test_fraction", 1.0)
         self.label_noise = _check_fraction(self.label_noise, "label_noise", 1.0)
-        if self.seed is not None and (isinstance(self.seed, bool) or not isinstance(self.seed, (int, np.integer))
-                                      or self.seed < 0):
+        if self.seed is not None and (
+            isinstance(self.seed, bool) or not isinstance(self.seed, (int, np.integer)) or self.seed < 0
+        ):
             raise ValueError(f"seed is {self.seed!r}; use a whole number >= 0 (or None for a fresh draw).")
         if self.n_train < 1:
             raise ValueError(
@@ -415,7 +430,7 @@ class DatasetSpec:
 
     @property
     def n_test(self) -> int:
-        return int(round(self.n_points * self.test_fraction))
+        return round(self.n_points * self.test_fraction)
 
     @property
     def n_train(self) -> int:
@@ -436,7 +451,7 @@ class DatasetSpec:
             raise ValueError("dataset spec must be a dict with a 'mixture' entry (a list of component rows).")
         unknown = set(d) - {"mixture", "n_points", "test_fraction", "seed", "label_noise"}
         if unknown:
-            raise ValueError(f"dataset spec has an unknown entry {sorted(unknown)[0]!r}; remove it.")
+            raise ValueError(f"dataset spec has an unknown entry {min(unknown)!r}; remove it.")
         return cls(mixture=pd.DataFrame(d["mixture"]), **{k: v for k, v in d.items() if k != "mixture"})
 
 
@@ -450,8 +465,17 @@ def make_dataset(spec: DatasetSpec | dict, name: str = "") -> Dataset:
         X_test, y_test = _sample(spec.mixture, spec.n_test, test_seed, 0.0)
     else:
         X_test, y_test = np.empty((0, 2)), np.empty(0, dtype=object)
-    return Dataset(X_train, y_train, X_test, y_test, _classes(spec.mixture), FEATURE_NAMES, name,
-                   mixture=spec.mixture, spec=spec)
+    return Dataset(
+        X_train,
+        y_train,
+        X_test,
+        y_test,
+        _classes(spec.mixture),
+        FEATURE_NAMES,
+        name,
+        mixture=spec.mixture,
+        spec=spec,
+    )
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -472,8 +496,15 @@ RANDOM_PROTOCOL = {
 }
 
 
-def random_mixture(rng, n_classes: int = 3, clusters_per_class=(2, 3), box: float = 5.0, std=(0.4, 1.6),
-                   corr: float = 0.7, weight=(0.5, 1.5)) -> pd.DataFrame:
+def random_mixture(
+    rng,
+    n_classes: int = 3,
+    clusters_per_class=(2, 3),
+    box: float = 5.0,
+    std=(0.4, 1.6),
+    corr: float = 0.7,
+    weight=(0.5, 1.5),
+) -> pd.DataFrame:
     """A random mixture of the paper's protocol (distributions in ``RANDOM_PROTOCOL``), values rounded to 3
     decimals. Classes are named "A", "B", ...; ``rng``: a seed or ``np.random.Generator``."""
     rng = np.random.default_rng(rng)
@@ -485,16 +516,18 @@ def random_mixture(rng, n_classes: int = 3, clusters_per_class=(2, 3), box: floa
         J = int(rng.integers(clusters_per_class[0], clusters_per_class[1] + 1))
         w = rng.uniform(*weight, size=J)
         for j in range(J):
-            rows.append({
-                "class": chr(ord("A") + k),
-                "mean_x": rng.uniform(-box, box),
-                "mean_y": rng.uniform(-box, box),
-                "std_x": math.exp(rng.uniform(math.log(std[0]), math.log(std[1]))),
-                "std_y": math.exp(rng.uniform(math.log(std[0]), math.log(std[1]))),
-                "corr": rng.uniform(-corr, corr),
-                "angle": 0.0,
-                "weight": w[j] / w.sum() / K,
-            })
+            rows.append(
+                {
+                    "class": chr(ord("A") + k),
+                    "mean_x": rng.uniform(-box, box),
+                    "mean_y": rng.uniform(-box, box),
+                    "std_x": math.exp(rng.uniform(math.log(std[0]), math.log(std[1]))),
+                    "std_y": math.exp(rng.uniform(math.log(std[0]), math.log(std[1]))),
+                    "corr": rng.uniform(-corr, corr),
+                    "angle": 0.0,
+                    "weight": w[j] / w.sum() / K,
+                }
+            )
     return validate_mixture(pd.DataFrame(rows).round(3))
 
 
@@ -503,8 +536,9 @@ def paper_random_spec(i: int, seed: int = PAPER_SEED) -> DatasetSpec:
     rng = np.random.default_rng([seed, i])
     lo, hi = RANDOM_PROTOCOL["n_classes"]
     mixture = random_mixture(rng, int(rng.integers(lo, hi + 1)))
-    return DatasetSpec(mixture, RANDOM_PROTOCOL["n_points"], RANDOM_PROTOCOL["test_fraction"],
-                       seed=int(rng.integers(2**31)))
+    return DatasetSpec(
+        mixture, RANDOM_PROTOCOL["n_points"], RANDOM_PROTOCOL["test_fraction"], seed=int(rng.integers(2**31))
+    )
 
 
 def paper_random_specs(n_datasets: int = 10, seed: int = PAPER_SEED) -> list:
@@ -517,7 +551,9 @@ def paper_protocol(n_datasets: int = 10, n_costs: int = 20, seed: int = PAPER_SE
     trials = []
     for i, spec in enumerate(paper_random_specs(n_datasets, seed)):
         K = len(_classes(spec.mixture))
-        trials.append((spec, [random_costs(K, np.random.default_rng([seed, i, 1 + j])) for j in range(n_costs)]))
+        trials.append(
+            (spec, [random_costs(K, np.random.default_rng([seed, i, 1 + j])) for j in range(n_costs)])
+        )
     return trials
 
 
@@ -555,8 +591,10 @@ class Preset:
     def __post_init__(self):
         classes = self.classes
         self.cost_matrix = validate_cost_matrix(self.cost_matrix, n_classes=len(classes))
-        self.cost_variants = {k: validate_cost_matrix(v, n_classes=len(classes), name=f"cost_variants[{k!r}]")
-                              for k, v in self.cost_variants.items()}
+        self.cost_variants = {
+            k: validate_cost_matrix(v, n_classes=len(classes), name=f"cost_variants[{k!r}]")
+            for k, v in self.cost_variants.items()
+        }
         self.costly_mistakes = tuple(tuple(pair) for pair in self.costly_mistakes)
         for pair in self.costly_mistakes:
             _label_index(list(pair), classes)
@@ -567,7 +605,11 @@ class Preset:
 
     def dataset(self) -> Dataset:
         ds = make_dataset(self.spec, self.name)
-        ds.story, ds.cost_matrix, ds.costly_mistakes = self.story, self.cost_matrix.copy(), self.costly_mistakes
+        ds.story, ds.cost_matrix, ds.costly_mistakes = (
+            self.story,
+            self.cost_matrix.copy(),
+            self.costly_mistakes,
+        )
         return ds
 
     def to_dict(self) -> dict:
@@ -592,16 +634,36 @@ class Preset:
         return cls(**d)
 
 
-def _comp(cls: str, mx: float, my: float, sx: float, sy: float | None = None, corr: float = 0.0,
-          weight: float = 1.0, angle: float = 0.0) -> dict:
-    return {"class": cls, "mean_x": mx, "mean_y": my, "std_x": sx, "std_y": sx if sy is None else sy,
-            "corr": corr, "angle": angle, "weight": weight}
+def _comp(
+    cls: str,
+    mx: float,
+    my: float,
+    sx: float,
+    sy: float | None = None,
+    corr: float = 0.0,
+    weight: float = 1.0,
+    angle: float = 0.0,
+) -> dict:
+    return {
+        "class": cls,
+        "mean_x": mx,
+        "mean_y": my,
+        "std_x": sx,
+        "std_y": sx if sy is None else sy,
+        "corr": corr,
+        "angle": angle,
+        "weight": weight,
+    }
 
 
 def _ring(cls: str, n: int, radius: float, std: float, total_weight: float, phase: float = 0.0) -> list:
     angles = phase + 2 * np.pi * np.arange(n) / n
-    return [_comp(cls, round(radius * math.cos(a), 4), round(radius * math.sin(a), 4), std,
-                  weight=total_weight / n) for a in angles]
+    return [
+        _comp(
+            cls, round(radius * math.cos(a), 4), round(radius * math.sin(a), 4), std, weight=total_weight / n
+        )
+        for a in angles
+    ]
 
 
 def _spec(rows: list, seed: int) -> DatasetSpec:
@@ -610,75 +672,141 @@ def _spec(rows: list, seed: int) -> DatasetSpec:
 
 def _airport() -> Preset:
     rows = [
-        _comp("harmless", 0.0, 0.0, 1.2, 1.0, weight=0.30), _comp("harmless", 3.0, 0.5, 0.9, 0.8, 0.2, 0.20),
+        _comp("harmless", 0.0, 0.0, 1.2, 1.0, weight=0.30),
+        _comp("harmless", 3.0, 0.5, 0.9, 0.8, 0.2, 0.20),
         _comp("harmless", -0.5, 3.0, 0.9, 0.7, weight=0.15),
-        _comp("liquid", 3.5, 3.5, 0.8, 0.7, 0.3, 0.15), _comp("liquid", 1.0, 5.5, 0.6, weight=0.08),
-        _comp("weapon", 1.8, 2.0, 0.6, weight=0.07), _comp("weapon", -2.3, 1.2, 0.5, 0.7, weight=0.05),
+        _comp("liquid", 3.5, 3.5, 0.8, 0.7, 0.3, 0.15),
+        _comp("liquid", 1.0, 5.5, 0.6, weight=0.08),
+        _comp("weapon", 1.8, 2.0, 0.6, weight=0.07),
+        _comp("weapon", -2.3, 1.2, 0.5, 0.7, weight=0.05),
     ]
     # rows = truth (harmless, liquid, weapon), columns = decision
     C = [[0, 1, 1], [3, 0, 1], [20, 20, 0]]
-    return Preset("airport", "Airport checkpoint: a false alarm costs one bag check, but letting a weapon through "
-                  "costs 20.", "Fig. 1", _spec(rows, 1), C,
-                  (("weapon", "harmless"), ("weapon", "liquid")))
+    return Preset(
+        "airport",
+        "Airport checkpoint: a false alarm costs one bag check, but letting a weapon through costs 20.",
+        "Fig. 1",
+        _spec(rows, 1),
+        C,
+        (("weapon", "harmless"), ("weapon", "liquid")),
+    )
 
 
 def _fig7() -> Preset:
     rows = [
-        _comp("A", -2.5, 0.0, 1.0, 1.4, 0.3), _comp("A", -1.0, -3.0, 0.8, 0.6, weight=0.5),
-        _comp("B", 0.0, 2.5, 1.2, 0.7), _comp("B", 2.5, 3.5, 0.6, weight=0.4),
+        _comp("A", -2.5, 0.0, 1.0, 1.4, 0.3),
+        _comp("A", -1.0, -3.0, 0.8, 0.6, weight=0.5),
+        _comp("B", 0.0, 2.5, 1.2, 0.7),
+        _comp("B", 2.5, 3.5, 0.6, weight=0.4),
         _comp("C", 0.3, 0.0, 0.8, weight=0.8),
-        _comp("D", 2.5, -0.5, 1.0, 1.3, -0.3), _comp("D", 1.5, -3.0, 0.7, 0.6, weight=0.4),
+        _comp("D", 2.5, -0.5, 1.0, 1.3, -0.3),
+        _comp("D", 1.5, -3.0, 0.7, 0.6, weight=0.4),
     ]
-    variants = {"(a) uniform": uniform_costs(4), "(b) x10 false-negative B": fn_costs(4, 1, 10),
-                "(c) x10 false-positive C": fp_costs(4, 2, 10), "(d) x10 false-negative C": fn_costs(4, 2, 10)}
-    return Preset("fig7", "Four classes as in Fig. 7: missing a C point costs 10 (compare the four panels' "
-                  "cost matrices).", "Fig. 7 (S.9)", _spec(rows, 7), fn_costs(4, 2, 10),
-                  (("C", "A"), ("C", "B"), ("C", "D")), variants)
+    variants = {
+        "(a) uniform": uniform_costs(4),
+        "(b) x10 false-negative B": fn_costs(4, 1, 10),
+        "(c) x10 false-positive C": fp_costs(4, 2, 10),
+        "(d) x10 false-negative C": fn_costs(4, 2, 10),
+    }
+    return Preset(
+        "fig7",
+        "Four classes as in Fig. 7: missing a C point costs 10 (compare the four panels' cost matrices).",
+        "Fig. 7 (S.9)",
+        _spec(rows, 7),
+        fn_costs(4, 2, 10),
+        (("C", "A"), ("C", "B"), ("C", "D")),
+        variants,
+    )
 
 
 def _paths() -> Preset:
     rows = [
-        _comp("A", -3.0, 0.0, 1.0, 1.2), _comp("A", -1.5, 3.0, 0.7, weight=0.5),
+        _comp("A", -3.0, 0.0, 1.0, 1.2),
+        _comp("A", -1.5, 3.0, 0.7, weight=0.5),
         _comp("B", 0.0, 0.0, 0.6, 1.8),
-        _comp("C", 3.0, 0.0, 1.0, 1.2), _comp("C", 1.5, -3.0, 0.8, 0.6, weight=0.5),
+        _comp("C", 3.0, 0.0, 1.0, 1.2),
+        _comp("C", 1.5, -3.0, 0.8, 0.6, weight=0.5),
     ]
     paths = {"A": [[-5.0, -1.0], [5.0, 1.0]], "B": [[-3.0, 4.0], [0.0, -2.5], [3.0, 4.0]]}
-    return Preset("paths", "Fig. 8 layout: walk paths A and B across the class boundaries and watch the "
-                  "min-risk scores H(x); missing a B point costs 5.", "Fig. 8 (S.9)", _spec(rows, 8),
-                  fn_costs(3, 1, 5), (("B", "A"), ("B", "C")), paths=paths)
+    return Preset(
+        "paths",
+        "Fig. 8 layout: walk paths A and B across the class boundaries and watch the "
+        "min-risk scores H(x); missing a B point costs 5.",
+        "Fig. 8 (S.9)",
+        _spec(rows, 8),
+        fn_costs(3, 1, 5),
+        (("B", "A"), ("B", "C")),
+        paths=paths,
+    )
 
 
 def _xor() -> Preset:
-    rows = [_comp("defect", 2.0, 2.0, 1.1, weight=0.15), _comp("defect", -2.0, -2.0, 1.1, weight=0.15),
-            _comp("ok", 2.0, -2.0, 1.1, weight=0.35), _comp("ok", -2.0, 2.0, 1.1, weight=0.35)]
-    return Preset("xor", "XOR of four clusters (no single stump separates them): shipping a defect costs 5 "
-                  "times a false reject.", "classic", _spec(rows, 11), fn_costs(2, 0, 5), (("defect", "ok"),))
+    rows = [
+        _comp("defect", 2.0, 2.0, 1.1, weight=0.15),
+        _comp("defect", -2.0, -2.0, 1.1, weight=0.15),
+        _comp("ok", 2.0, -2.0, 1.1, weight=0.35),
+        _comp("ok", -2.0, 2.0, 1.1, weight=0.35),
+    ]
+    return Preset(
+        "xor",
+        "XOR of four clusters (no single stump separates them): shipping a defect costs 5 "
+        "times a false reject.",
+        "classic",
+        _spec(rows, 11),
+        fn_costs(2, 0, 5),
+        (("defect", "ok"),),
+    )
 
 
 def _rings() -> Preset:
-    rows = [_comp("core", 0.0, 0.0, 0.8, weight=0.2), *_ring("middle", 6, 2.5, 0.6, 0.35),
-            *_ring("outer", 10, 5.0, 0.7, 0.45, phase=0.3)]
-    return Preset("rings", "Concentric rings made of clusters: missing the core costs 5.", "classic",
-                  _spec(rows, 12), fn_costs(3, 0, 5), (("core", "middle"), ("core", "outer")))
+    rows = [
+        _comp("core", 0.0, 0.0, 0.8, weight=0.2),
+        *_ring("middle", 6, 2.5, 0.6, 0.35),
+        *_ring("outer", 10, 5.0, 0.7, 0.45, phase=0.3),
+    ]
+    return Preset(
+        "rings",
+        "Concentric rings made of clusters: missing the core costs 5.",
+        "classic",
+        _spec(rows, 12),
+        fn_costs(3, 0, 5),
+        (("core", "middle"), ("core", "outer")),
+    )
 
 
 def _imbalanced() -> Preset:
-    rows = [_comp("healthy", 0.0, 0.0, 1.5, 1.2, weight=0.55), _comp("healthy", 2.5, 1.0, 1.0, weight=0.25),
-            _comp("mild", 2.5, 2.5, 0.8, weight=0.15),
-            _comp("severe", 3.2, 3.2, 0.6, weight=0.03), _comp("severe", -1.5, 1.5, 0.5, weight=0.02)]
-    return Preset("imbalanced", "Imbalanced triage: 1 patient in 20 is severe; sending a severe patient home or "
-                  "to the mild queue costs 10.", "classic", _spec(rows, 13), fn_costs(3, 2, 10),
-                  (("severe", "healthy"), ("severe", "mild")))
+    rows = [
+        _comp("healthy", 0.0, 0.0, 1.5, 1.2, weight=0.55),
+        _comp("healthy", 2.5, 1.0, 1.0, weight=0.25),
+        _comp("mild", 2.5, 2.5, 0.8, weight=0.15),
+        _comp("severe", 3.2, 3.2, 0.6, weight=0.03),
+        _comp("severe", -1.5, 1.5, 0.5, weight=0.02),
+    ]
+    return Preset(
+        "imbalanced",
+        "Imbalanced triage: 1 patient in 20 is severe; sending a severe patient home or "
+        "to the mild queue costs 10.",
+        "classic",
+        _spec(rows, 13),
+        fn_costs(3, 2, 10),
+        (("severe", "healthy"), ("severe", "mild")),
+    )
 
 
 def _paper_random(i: int, spec: DatasetSpec) -> Preset:
     K = len(_classes(spec.mixture))
     C = random_costs(K, np.random.default_rng([PAPER_SEED, i, 1]))
     costly = costliest_mistakes(spec.mixture, C)
-    (truth, pred), = costly
-    return Preset(f"random_{i}", f"Random dataset {i} of the paper's protocol with its first random cost matrix: "
-                  f"the costliest mistake of a cost-blind classifier is {truth} taken for {pred}.",
-                  "Fig. 9 / Fig. 3", spec, C, costly)
+    ((truth, pred),) = costly
+    return Preset(
+        f"random_{i}",
+        f"Random dataset {i} of the paper's protocol with its first random cost matrix: "
+        f"the costliest mistake of a cost-blind classifier is {truth} taken for {pred}.",
+        "Fig. 9 / Fig. 3",
+        spec,
+        C,
+        costly,
+    )
 
 
 class _LazyPresets(Mapping):
@@ -705,10 +833,17 @@ def _random_builder(i: int):
     return lambda: _paper_random(i, paper_random_spec(i))
 
 
-PRESETS = _LazyPresets({
-    "airport": _airport, "fig7": _fig7, "paths": _paths, "xor": _xor, "rings": _rings, "imbalanced": _imbalanced,
-    **{f"random_{i}": _random_builder(i) for i in range(10)},
-})
+PRESETS = _LazyPresets(
+    {
+        "airport": _airport,
+        "fig7": _fig7,
+        "paths": _paths,
+        "xor": _xor,
+        "rings": _rings,
+        "imbalanced": _imbalanced,
+        **{f"random_{i}": _random_builder(i) for i in range(10)},
+    }
+)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -729,7 +864,8 @@ def split_dataset(X, y, test_fraction: float = 0.25, seed=0, feature_names=None,
     else:
         stratify = y if counts.min() >= 2 and round(test_fraction * len(y)) >= len(classes) else None
         X_train, X_test, y_train, y_test = train_test_split(
-            X, y, test_size=test_fraction, random_state=seed, stratify=stratify)
+            X, y, test_size=test_fraction, random_state=seed, stratify=stratify
+        )
     names = tuple(feature_names) if feature_names is not None else tuple(f"x{j}" for j in range(X.shape[1]))
     return Dataset(X_train, y_train, X_test, y_test, tuple(classes.tolist()), names, name)
 
@@ -741,7 +877,9 @@ def _read_bytes(source) -> bytes:
         try:
             return Path(source).read_bytes()
         except OSError as exc:
-            raise ValueError(f"CSV file {str(source)!r} could not be read ({exc.strerror}); check the path.") from None
+            raise ValueError(
+                f"CSV file {str(source)!r} could not be read ({exc.strerror}); check the path."
+            ) from None
     if hasattr(source, "read"):
         data = source.read()
         return data.encode("utf-8") if isinstance(data, str) else bytes(data)
@@ -761,9 +899,13 @@ def _check_header(text: str) -> list:
     try:
         header = next(csv.reader(io.StringIO(text)), None)
     except csv.Error as exc:
-        raise ValueError(f"the CSV header could not be parsed ({exc}); check the quoting of the first line.") from None
+        raise ValueError(
+            f"the CSV header could not be parsed ({exc}); check the quoting of the first line."
+        ) from None
     if not header or not any(h.strip() for h in header):
-        raise ValueError("the CSV file is empty; give a header line with column names and one line per point.")
+        raise ValueError(
+            "the CSV file is empty; give a header line with column names and one line per point."
+        )
     header = [h.strip() for h in header]
     if any(not h for h in header):
         raise ValueError(f"CSV column {header.index('') + 1} has no name; give every column a header.")
@@ -780,16 +922,21 @@ def _check_header(text: str) -> list:
 
 def _parse_table(text: str, max_rows: int) -> pd.DataFrame:
     try:
-        df = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False, nrows=max_rows + 1,
-                         skipinitialspace=True)
+        df = pd.read_csv(
+            io.StringIO(text), dtype=str, keep_default_na=False, nrows=max_rows + 1, skipinitialspace=True
+        )
     except pd.errors.ParserError as exc:
-        raise ValueError(f"the CSV file could not be parsed ({exc}); every line needs the same number of "
-                         "comma-separated fields as the header.") from None
+        raise ValueError(
+            f"the CSV file could not be parsed ({exc}); every line needs the same number of "
+            "comma-separated fields as the header."
+        ) from None
     df.columns = [c.strip() for c in df.columns]
     if len(df) == 0:
         raise ValueError("the CSV file has a header but no data lines; add one line per point.")
     if len(df) > max_rows:
-        raise ValueError(f"the CSV file has more than {max_rows} data lines (MAX_ROWS); use a sample of the data.")
+        raise ValueError(
+            f"the CSV file has more than {max_rows} data lines (MAX_ROWS); use a sample of the data."
+        )
     return df
 
 
@@ -802,8 +949,10 @@ def _numeric_features(df: pd.DataFrame, columns: list) -> np.ndarray:
         if bad.size:
             i = int(bad[0])
             what = "empty" if raw.iloc[i] in ("", "nan", "NaN", "NA") else f"{raw.iloc[i]!r}"
-            raise ValueError(f"CSV line {i + 2}, column {col!r}: the value is {what}; features must be finite "
-                             "numbers (fill in or delete the line, or drop the column).")
+            raise ValueError(
+                f"CSV line {i + 2}, column {col!r}: the value is {what}; features must be finite "
+                "numbers (fill in or delete the line, or drop the column)."
+            )
         X[:, j] = values
     return X
 
@@ -812,8 +961,9 @@ def _parse_labels(raw: pd.Series, label_column: str) -> np.ndarray:
     raw = raw.str.strip()
     empty = np.flatnonzero((raw == "").to_numpy())
     if empty.size:
-        raise ValueError(f"CSV line {int(empty[0]) + 2}: the label ({label_column!r}) is empty; give every point "
-                         "a class.")
+        raise ValueError(
+            f"CSV line {int(empty[0]) + 2}: the label ({label_column!r}) is empty; give every point a class."
+        )
     as_num = pd.to_numeric(raw, errors="coerce")
     if as_num.notna().all() and np.all(np.mod(as_num, 1) == 0):
         return as_num.to_numpy(dtype=np.int64)  # integer labels sort numerically (2 before 10)
@@ -824,7 +974,9 @@ def _pick_label_column(header: list, label_column) -> str:
     if label_column is None:
         return LABEL_COLUMN if LABEL_COLUMN in header else header[-1]
     if label_column not in header:
-        raise ValueError(f"label_column {label_column!r} is not a column of the CSV file; choose one of {header}.")
+        raise ValueError(
+            f"label_column {label_column!r} is not a column of the CSV file; choose one of {header}."
+        )
     return label_column
 
 
@@ -833,23 +985,34 @@ def _split_mask(df: pd.DataFrame, split_column: str) -> np.ndarray:
     bad = np.flatnonzero(~values.isin(["train", "test"]).to_numpy())
     if bad.size:
         i = int(bad[0])
-        raise ValueError(f"CSV line {i + 2}, column {split_column!r}: the value is {df[split_column].iloc[i]!r}; "
-                         "use 'train' or 'test' (or drop the column to split at random).")
+        raise ValueError(
+            f"CSV line {i + 2}, column {split_column!r}: the value is {df[split_column].iloc[i]!r}; "
+            "use 'train' or 'test' (or drop the column to split at random)."
+        )
     return (values == "test").to_numpy()
 
 
 def _check_classes(y: np.ndarray, where: str) -> None:
     classes = np.unique(y)
     if len(classes) < 2:
-        raise ValueError(f"{where} has a single class {classes[0]!r}; a classifier needs points of at least 2 "
-                         "classes.")
+        raise ValueError(
+            f"{where} has a single class {classes[0]!r}; a classifier needs points of at least 2 classes."
+        )
     if len(classes) > MAX_CLASSES:
-        raise ValueError(f"{where} has {len(classes)} classes; at most MAX_CLASSES = {MAX_CLASSES} are supported "
-                         "(is the label column right?).")
+        raise ValueError(
+            f"{where} has {len(classes)} classes; at most MAX_CLASSES = {MAX_CLASSES} are supported "
+            "(is the label column right?)."
+        )
 
 
-def read_csv(source, label_column: str | None = None, test_fraction: float = 0.25, seed=0,
-             max_rows: int = MAX_ROWS, name: str = "") -> Dataset:
+def read_csv(
+    source,
+    label_column: str | None = None,
+    test_fraction: float = 0.25,
+    seed=0,
+    max_rows: int = MAX_ROWS,
+    name: str = "",
+) -> Dataset:
     """Read labelled points from a CSV file (path, bytes or open file) into a Dataset.
 
     Columns: numeric features, a label column (``label_column``; default "label" if present, else the last
@@ -862,11 +1025,15 @@ def read_csv(source, label_column: str | None = None, test_fraction: float = 0.2
     df = _parse_table(text, int(max_rows))
     features = [c for c in df.columns if c not in (label_column, SPLIT_COLUMN)]
     if not features:
-        raise ValueError(f"the CSV file has no feature column besides the label {label_column!r}; add at least "
-                         "one numeric column.")
+        raise ValueError(
+            f"the CSV file has no feature column besides the label {label_column!r}; add at least "
+            "one numeric column."
+        )
     if len(features) > MAX_FEATURES:
-        raise ValueError(f"the CSV file has {len(features)} feature columns; at most MAX_FEATURES = "
-                         f"{MAX_FEATURES} are supported.")
+        raise ValueError(
+            f"the CSV file has {len(features)} feature columns; at most MAX_FEATURES = "
+            f"{MAX_FEATURES} are supported."
+        )
     X = _numeric_features(df, features)
     y = _parse_labels(df[label_column], label_column)
     _check_classes(y, f"the label column {label_column!r}")
@@ -885,10 +1052,14 @@ def to_csv(dataset: Dataset, path_or_buffer=None) -> str | None:
     """
     clash = {LABEL_COLUMN, SPLIT_COLUMN} & set(dataset.feature_names)
     if clash:
-        raise ValueError(f"feature name {sorted(clash)[0]!r} is reserved for the label/split columns; rename "
-                         "the feature.")
+        raise ValueError(
+            f"feature name {min(clash)!r} is reserved for the label/split columns; rename the feature."
+        )
     frames = []
-    for X, y, split in ((dataset.X_train, dataset.y_train, "train"), (dataset.X_test, dataset.y_test, "test")):
+    for X, y, split in (
+        (dataset.X_train, dataset.y_train, "train"),
+        (dataset.X_test, dataset.y_test, "test"),
+    ):
         part = pd.DataFrame(np.asarray(X, dtype=np.float64), columns=list(dataset.feature_names))
         part[LABEL_COLUMN] = np.asarray(y, dtype=object)
         part[SPLIT_COLUMN] = split
@@ -940,7 +1111,9 @@ def write_samples(directory=SAMPLE_DIR) -> list:
     written = []
     for name, preset in PRESETS.items():
         to_csv(preset.dataset(), directory / f"{name}.csv")
-        (directory / f"{name}.json").write_text(json.dumps(preset.to_dict(), indent=1) + "\n", encoding="utf-8")
+        (directory / f"{name}.json").write_text(
+            json.dumps(preset.to_dict(), indent=1) + "\n", encoding="utf-8"
+        )
         written += [directory / f"{name}.csv", directory / f"{name}.json"]
     return written
 

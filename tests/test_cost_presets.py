@@ -18,8 +18,15 @@ from rebel.costs import (
 )
 
 BIRDS = {"bird": {"waterfowl": ["duck", "goose"], "raptor": ["vulture", "eagle"]}}
-BIRD_PARENTS = {"duck": "waterfowl", "goose": "waterfowl", "vulture": "raptor", "eagle": "raptor",
-                "waterfowl": "bird", "raptor": "bird", "bird": None}
+BIRD_PARENTS = {
+    "duck": "waterfowl",
+    "goose": "waterfowl",
+    "vulture": "raptor",
+    "eagle": "raptor",
+    "waterfowl": "bird",
+    "raptor": "bird",
+    "bird": None,
+}
 
 
 @given(K=st.integers(2, 8), data=st.data(), m=st.floats(0.1, 100))
@@ -165,8 +172,9 @@ def test_registry_builds_valid_matrices():
 
 def test_make_costs_from_json_specs():
     classes = ["harmless", "liquid", "weapon"]
-    np.testing.assert_array_equal(make_costs({"preset": "fn", "c": "weapon", "m": 20}, classes),
-                                  fn_costs(3, 2, 20))
+    np.testing.assert_array_equal(
+        make_costs({"preset": "fn", "c": "weapon", "m": 20}, classes), fn_costs(3, 2, 20)
+    )
     np.testing.assert_array_equal(make_costs({"preset": "fp", "c": 0, "m": 2}, classes), fp_costs(3, 0, 2))
     np.testing.assert_array_equal(make_costs({"preset": "uniform"}, classes), uniform_costs(3))
     np.testing.assert_array_equal(make_costs({"preset": "random", "rng": 5}, classes), random_costs(3, 5))

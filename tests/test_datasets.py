@@ -11,12 +11,23 @@ import rebel.datasets as d
 from rebel import RebelClassifier
 from rebel.costs import min_risk_class, random_guess_cost, uniform_costs
 
-TWO = pd.DataFrame([
-    {"class": "a", "mean_x": 0.0, "mean_y": 0.0, "std_x": 1.0, "std_y": 1.0},
-    {"class": "b", "mean_x": 2.0, "mean_y": 1.0, "std_x": 0.5, "std_y": 1.5, "corr": 0.4, "angle": 30, "weight": 3},
-    {"class": "b", "mean_x": -2.0, "mean_y": 2.0, "std_x": 0.7, "std_y": 0.7, "weight": 1},
-    {"class": "c", "mean_x": 0.0, "mean_y": 3.0, "std_x": 1.2, "std_y": 0.6, "corr": -0.5, "weight": 2},
-])
+TWO = pd.DataFrame(
+    [
+        {"class": "a", "mean_x": 0.0, "mean_y": 0.0, "std_x": 1.0, "std_y": 1.0},
+        {
+            "class": "b",
+            "mean_x": 2.0,
+            "mean_y": 1.0,
+            "std_x": 0.5,
+            "std_y": 1.5,
+            "corr": 0.4,
+            "angle": 30,
+            "weight": 3,
+        },
+        {"class": "b", "mean_x": -2.0, "mean_y": 2.0, "std_x": 0.7, "std_y": 0.7, "weight": 1},
+        {"class": "c", "mean_x": 0.0, "mean_y": 3.0, "std_x": 1.2, "std_y": 0.6, "corr": -0.5, "weight": 2},
+    ]
+)
 
 
 def _rows(**changes):
@@ -48,7 +59,10 @@ def test_count_is_a_weight_alias():
     [
         (_rows(r1__std_x=-1.0), "mixture row 1: std_x is -1.0; standard deviations must be > 0"),
         (_rows(r2__std_y=0.0), "mixture row 2: std_y is 0.0"),
-        (_rows(r3__corr=1.0), "mixture row 3: corr is 1.0; the correlation must be strictly between -1 and 1"),
+        (
+            _rows(r3__corr=1.0),
+            "mixture row 3: corr is 1.0; the correlation must be strictly between -1 and 1",
+        ),
         (_rows(r0__weight=0.0), "mixture row 0: weight is 0.0"),
         (_rows(r2__mean_x=np.inf), "mixture row 2: mean_x is inf"),
         (TWO.astype({"mean_y": object}).assign(mean_y=["1", "x", "2", "3"]), "mixture row 1: mean_y is 'x'"),
@@ -59,8 +73,18 @@ def test_count_is_a_weight_alias():
         (TWO.assign(**{"class": "a"}), "single class 'a'"),
         (TWO.iloc[:0], "mixture has no rows"),
         (pd.concat([TWO] * 60), "MAX_COMPONENTS"),
-        (pd.DataFrame({"class": [f"k{i}" for i in range(51)], "mean_x": 0.0, "mean_y": 0.0, "std_x": 1.0,
-                       "std_y": 1.0}), "51 classes"),
+        (
+            pd.DataFrame(
+                {
+                    "class": [f"k{i}" for i in range(51)],
+                    "mean_x": 0.0,
+                    "mean_y": 0.0,
+                    "std_x": 1.0,
+                    "std_y": 1.0,
+                }
+            ),
+            "51 classes",
+        ),
     ],
 )
 def test_validate_mixture_errors(mixture, fragment):
@@ -123,8 +147,13 @@ def test_label_noise_flips_the_fraction_to_other_classes():
 
 @pytest.mark.parametrize(
     "kwargs, fragment",
-    [({"n": 0}, "n is 0"), ({"n": 2.5}, "n is 2.5"), ({"n": 10**7}, "200000"),
-     ({"n": 10, "label_noise": 1.0}, "label_noise is 1.0"), ({"n": 10, "label_noise": -0.1}, "label_noise")],
+    [
+        ({"n": 0}, "n is 0"),
+        ({"n": 2.5}, "n is 2.5"),
+        ({"n": 10**7}, "200000"),
+        ({"n": 10, "label_noise": 1.0}, "label_noise is 1.0"),
+        ({"n": 10, "label_noise": -0.1}, "label_noise"),
+    ],
 )
 def test_sampling_argument_errors(kwargs, fragment):
     with pytest.raises(ValueError, match=fragment.replace(".", r"\.")):
@@ -143,8 +172,12 @@ def test_posterior_sums_to_one():
 
 
 def test_posterior_matches_closed_form_for_equal_covariances():
-    mixture = pd.DataFrame([{"class": "p", "mean_x": 0, "mean_y": 0, "std_x": 1, "std_y": 1, "weight": 1},
-                            {"class": "q", "mean_x": 2, "mean_y": 0, "std_x": 1, "std_y": 1, "weight": 3}])
+    mixture = pd.DataFrame(
+        [
+            {"class": "p", "mean_x": 0, "mean_y": 0, "std_x": 1, "std_y": 1, "weight": 1},
+            {"class": "q", "mean_x": 2, "mean_y": 0, "std_x": 1, "std_y": 1, "weight": 3},
+        ]
+    )
     X = np.random.default_rng(0).normal(size=(50, 2)) * 3
     logit = np.log(3) + (2 * X[:, 0] - 2)  # log p(q|x)/p(p|x) for unit variances
     np.testing.assert_allclose(d.bayes_posterior(mixture, X)[:, 1], 1 / (1 + np.exp(-logit)), rtol=1e-10)
@@ -238,8 +271,13 @@ def test_noise_only_on_training_labels():
 
 @pytest.mark.parametrize(
     "kwargs, fragment",
-    [({"n_points": 1}, "n_points is 1"), ({"test_fraction": 1.0}, "test_fraction is 1.0"),
-     ({"seed": -1}, "seed is -1"), ({"seed": "x"}, "seed is 'x'"), ({"label_noise": 2}, "label_noise is 2")],
+    [
+        ({"n_points": 1}, "n_points is 1"),
+        ({"test_fraction": 1.0}, "test_fraction is 1.0"),
+        ({"seed": -1}, "seed is -1"),
+        ({"seed": "x"}, "seed is 'x'"),
+        ({"label_noise": 2}, "label_noise is 2"),
+    ],
 )
 def test_spec_errors(kwargs, fragment):
     with pytest.raises(ValueError, match=fragment):
@@ -322,8 +360,12 @@ def test_preset_json_round_trip_and_fallback(tmp_path):
     preset = d.PRESETS["fig7"]
     again = d.Preset.from_dict(json.loads(json.dumps(preset.to_dict())))
     assert again.to_dict() == preset.to_dict()
-    assert set(again.cost_variants) == {"(a) uniform", "(b) x10 false-negative B", "(c) x10 false-positive C",
-                                        "(d) x10 false-negative C"}
+    assert set(again.cost_variants) == {
+        "(a) uniform",
+        "(b) x10 false-negative B",
+        "(c) x10 false-positive C",
+        "(d) x10 false-negative C",
+    }
     ds = d.load_sample("airport", directory=tmp_path)  # no files: built from the code
     np.testing.assert_array_equal(ds.X_test, d.PRESETS["airport"].dataset().X_test)
     with pytest.raises(ValueError, match="sample 'nope' does not exist"):
@@ -461,9 +503,13 @@ def test_bayes_rule_beats_rebel_and_two_step(name):
     X_test, y_test = d.sample_mixture(preset.spec.mixture, 20_000, seed=123)
     truth = ds.class_index(y_test)
     bayes = d.bayes_cost(preset.spec.mixture, X_test, y_test, C)
-    rebel = RebelClassifier(cost_matrix=C, n_estimators=100, max_depth=2, random_state=0).fit(ds.X_train, ds.y_train)
+    rebel = RebelClassifier(cost_matrix=C, n_estimators=100, max_depth=2, random_state=0).fit(
+        ds.X_train, ds.y_train
+    )
     plain = RebelClassifier(n_estimators=100, max_depth=2, random_state=0).fit(ds.X_train, ds.y_train)
     two_step = min_risk_class(plain.predict_proba(X_test), C)
     assert bayes <= rebel.expected_cost(X_test, y_test)
     assert bayes <= C[truth, two_step].mean()
-    assert rebel.expected_cost(X_test, y_test) == pytest.approx(C[truth, ds.class_index(rebel.predict(X_test))].mean())
+    assert rebel.expected_cost(X_test, y_test) == pytest.approx(
+        C[truth, ds.class_index(rebel.predict(X_test))].mean()
+    )
