@@ -1,0 +1,20 @@
+"""scikit-learn's own estimator checks on RebelClassifier."""
+
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from rebel import RebelClassifier
+
+# Checks that cannot pass by design, each with the reason.
+_BINARY_SHAPE = (
+    "decision_function returns the paper's K-vector scores H (N x K) for every K, including K = 2, where "
+    "scikit-learn expects a 1-D margin for binary problems; predict = classes_[argmax H] as required."
+)
+EXPECTED_FAILED = {"check_classifiers_train": _BINARY_SHAPE, "check_classifiers_classes": _BINARY_SHAPE}
+
+
+@parametrize_with_checks(
+    [RebelClassifier(n_estimators=10, n_thresholds=20)],
+    expected_failed_checks=lambda est: EXPECTED_FAILED,
+)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
