@@ -147,7 +147,8 @@ def _check_mixture_classes(df: pd.DataFrame) -> None:
 
 def validate_mixture(mixture) -> pd.DataFrame:
     """Return a checked copy of a mixture table with all ``MIXTURE_COLUMNS`` (defaults filled in), float values
-    and class names as stripped strings. Raises ``ValueError`` naming the row, column and fix."""
+    and class names as stripped strings. Raises ``ValueError`` naming the row (counted from 0, as in a table
+    editor), the column and the fix."""
     df = _check_mixture_columns(_mixture_frame(mixture))
     if len(df) == 0:
         raise ValueError("mixture has no rows; add at least one component per class (two classes or more).")
@@ -499,11 +500,11 @@ RANDOM_PROTOCOL = {
 def random_mixture(
     rng,
     n_classes: int = 3,
-    clusters_per_class=(2, 3),
-    box: float = 5.0,
-    std=(0.4, 1.6),
-    corr: float = 0.7,
-    weight=(0.5, 1.5),
+    clusters_per_class=RANDOM_PROTOCOL["clusters_per_class"],
+    box: float = RANDOM_PROTOCOL["box"],
+    std=RANDOM_PROTOCOL["std"],
+    corr: float = RANDOM_PROTOCOL["corr"],
+    weight=RANDOM_PROTOCOL["weight"],
 ) -> pd.DataFrame:
     """A random mixture of the paper's protocol (distributions in ``RANDOM_PROTOCOL``), values rounded to 3
     decimals. Classes are named "A", "B", ...; ``rng``: a seed or ``np.random.Generator``."""
@@ -1016,8 +1017,9 @@ def read_csv(
     """Read labelled points from a CSV file (path, bytes or open file) into a Dataset.
 
     Columns: numeric features, a label column (``label_column``; default "label" if present, else the last
-    column; labels may be strings, whole numbers stay integers) and optionally a ``split`` column of
-    "train"/"test". Without it the points are split at random (``test_fraction``, ``seed``).
+    column; labels may be strings, stripped of surrounding spaces; whole numbers stay integers) and optionally
+    a ``split`` column of "train"/"test". Without it the points are split at random (``test_fraction``,
+    ``seed``). Limits: ``MAX_ROWS`` lines (or ``max_rows``), ``MAX_FEATURES`` features, ``MAX_CLASSES``.
     """
     text = _decode(_read_bytes(source))
     header = _check_header(text)
@@ -1124,7 +1126,10 @@ def load_preset(name: str, directory=SAMPLE_DIR) -> Preset:
     if path.is_file():
         return Preset.from_dict(json.loads(path.read_text(encoding="utf-8")))
     if name not in PRESETS:
-        raise ValueError(f"sample {name!r} does not exist; choose one of {list(PRESETS)}.")
+        raise ValueError(
+            f"sample {name!r} does not exist; choose one of {list(PRESETS)} "
+            f"(scikit-learn's {list(BUNDLED)} load with load_bundled)."
+        )
     return PRESETS[name]
 
 

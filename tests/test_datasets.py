@@ -6,6 +6,8 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import rebel.datasets as d
 from rebel import RebelClassifier
@@ -412,6 +414,26 @@ def test_bundled_datasets(name):
     _same(ds, d.read_csv(d.to_csv(ds).encode()))
     if name == "digits":
         assert ds.classes == tuple(range(10))
+
+
+_finite = st.floats(allow_nan=False, allow_infinity=False)
+_label = (
+    st.text(alphabet="abcXYZ é,\"'-_0123456789", min_size=1, max_size=6)
+    .map(str.strip)
+    .filter(lambda s: s and not s.lstrip("-").isdigit())
+)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    X=st.lists(st.tuples(_finite, _finite), min_size=4, max_size=20),
+    labels=st.lists(_label, min_size=2, max_size=2, unique=True),
+)
+def test_csv_round_trip_of_any_floats_and_string_labels(X, labels):
+    X = np.array(X)
+    y = np.array([labels[i % 2] for i in range(len(X))], dtype=object)
+    ds = d.Dataset(X[:2], y[:2], X[2:], y[2:], tuple(sorted(labels)))
+    _same(ds, d.read_csv(d.to_csv(ds).encode()))
 
 
 def test_read_csv_without_split_column_and_label_choice():
