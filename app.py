@@ -1,0 +1,29 @@
+"""REBEL Explorer: page config, kernel warm-up and navigation. Run with ``make run``.
+
+Cross-page state lives in plain ``st.session_state`` keys (set by the Playground, read by later pages):
+``"dataset"`` (rebel.datasets.Dataset), ``"spec"`` (DatasetSpec of the designed mixture), ``"cost_matrix"``
+(K x K ndarray, sorted class order), ``"hyper"`` (dict), ``"model"`` and ``"two_step_model"``
+(fitted RebelClassifier), ``"trained"`` (rebel.playground.TrainedPair). Class colours: ``rebel.palette``.
+"""
+
+import streamlit as st
+
+import rebel
+
+st.set_page_config(page_title="REBEL Explorer", page_icon="⚖️", layout="wide")
+
+
+@st.cache_resource(show_spinner="Compiling the boosting kernels (first start only)…")
+def _warmup() -> bool:
+    rebel.warmup()
+    return True
+
+
+_warmup()
+
+PAGES = [
+    st.Page("pages/1_Playground.py", title="Playground", icon="🎛️", default=True),
+    # Later pages register here, e.g. st.Page("pages/2_....py", title="...").
+]
+
+st.navigation(PAGES).run()

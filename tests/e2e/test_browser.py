@@ -1,0 +1,91 @@
+"""Real-browser check of the Playground: load, wait for the charts, move the scrubber, save a screenshot."""
+
+from __future__ import annotations
+
+import io
+import re
+
+import pytest
+
+from rebel.palette import region_colors
+
+pytestmark = pytest.mark.browser
+
+REGIONS_TITLE = re.compile(r"REBEL's minimum-risk class after t = (\d+) of (\d+) rounds")
+
+
+def _hex_rgb(color: str) -> tuple:
+    return tuple(int(color[i : i + 2], 16) for i in (1, 3, 5))
+
+
+def _region_pixel_share(png: bytes, n_classes: int) -> float:
+    """Share of the image's pixels within a small distance of one of the region colours."""
+    from PIL import Image
+
+    img = Image.open(io.BytesIO(png)).convert("RGB").resize((300, 300))
+    targets = [_hex_rgb(c) for c in region_colors(n_classes)]
+    pixels = list(img.getdata())
+    close = sum(1 for p in pixels if any(sum(abs(a - b) for a, b in zip(p, t)) < 24 for t in targets))
+    return close / len(pixels)
+
+
+def _regions_title(page) -> tuple:
+    text = page.locator(".js-plotly-plot .gtitle", has_text="minimum-risk class").first.text_content(timeout=60_000)
+    t, T = REGIONS_TITLE.search(text).groups()
+    return int(t), int(T)
+
+
+def test_playground_renders_and_scrubs(app_url, browser, screenshot_dir):
+    page = browser.new_page()
+    errors = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(app_url, wait_until="domcontentloaded")
+    # Charts: the regions plot (title with t), the cost heatmap, the curves and the confusion matrix.
+    page.wait_for_selector(".js-plotly-plot .gtitle", timeout=90_000)
+    page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 4", timeout=60_000)
+    t, T = _regions_title(page)
+    assert t == T > 0
+    assert page.locator("[data-testid='stException']").count() == 0
+
+    # Move the scrubber: focus its thumb, jump to t = 0 with the keyboard, then step forward.
+    thumb = page.locator("[data-testid='stSlider']", has_text="Boosting round t").get_by_role("slider").first
+    thumb.focus()
+    page.keyboard.press("Home")
+    _wait_for_title(page, r"after t = 0 of")
+    for _ in range(5):
+        page.keyboard.press("ArrowRight")
+    _wait_for_title(page, r"after t = [1-9]\d* of")
+    page.wait_for_timeout(1500)  # the fragment reruns once per key press; let the last frame settle
+    assert 0 < _regions_title(page)[0] < T
+
+    chart_png = _screenshot_regions(page, screenshot_dir / "regions.png")
+    page.set_viewport_size({"width": 1500, "height": 2600})
+    page.wait_for_timeout(1000)
+    page.screenshot(path=str(screenshot_dir / "playground.png"))
+    n_classes = 3  # the default preset (airport): harmless, liquid, weapon
+    share = _region_pixel_share(chart_png, n_classes)
+    assert share > 0.3, f"the regions plot looks blank: only {share:.0%} of its pixels have region colours"
+    assert page.locator("[data-testid='stException']").count() == 0
+    assert not errors, f"JavaScript errors in the page: {errors}"
+
+
+def _wait_for_title(page, pattern: str) -> None:
+    page.wait_for_function(
+        "p => [...document.querySelectorAll('.js-plotly-plot .gtitle')].some(e => new RegExp(p).test(e.textContent))",
+        arg=pattern, timeout=30_000,
+    )
+
+
+def _screenshot_regions(page, path) -> bytes:
+    """Screenshot of the regions chart; re-locate it if a rerun replaced the element meanwhile."""
+    for attempt in range(5):
+        chart = page.locator(".stPlotlyChart", has=page.locator(".gtitle", has_text="minimum-risk class")).first
+        try:
+            chart.scroll_into_view_if_needed(timeout=5_000)
+            page.wait_for_timeout(500)
+            return chart.screenshot(path=str(path), timeout=10_000)
+        except Exception:  # noqa: BLE001 - element detached by a rerun: try again
+            if attempt == 4:
+                raise
+            page.wait_for_timeout(1000)
+    raise AssertionError("unreachable")
