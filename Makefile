@@ -14,8 +14,12 @@ $(BIN)/python:
 
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --upgrade pip
-	$(BIN)/python -m pip install -e '.[test,bench,dev]'
+	$(BIN)/python -m pip install -e '.[test,dev]'
 	@touch $(STAMP)
+
+$(VENV)/.bench-installed: $(STAMP)
+	$(BIN)/python -m pip install -e '.[test,dev,bench]'
+	@touch $@
 
 install: $(STAMP)
 
@@ -25,7 +29,7 @@ run: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest
 
-bench: $(STAMP)
+bench: $(VENV)/.bench-installed
 	$(BIN)/python -m benchmarks
 
 lint: $(STAMP)
