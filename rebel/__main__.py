@@ -1,0 +1,158 @@
+"""Command line: ``python -m rebel reproduce fig3|table1|fig4 [options]`` (also installed as ``rebel``).
+
+Runs one of the paper's experiments (``rebel.experiments``) with a progress bar on stderr, prints a summary
+table on stdout and writes the per-trial table as CSV (``--out``). See docs/REPRODUCTION.md for the measured runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+import pandas as pd
+
+from . import experiments as ex
+from .baselines import ESTIMATORS
+from .datasets import PAPER_SEED
+
+DEFAULT_ROUNDS = {"fig3": 100, "table1": 100, "fig4": 200}
+
+
+class ProgressBar:
+    """``progress(done, total)`` callback drawing a one-line bar on a stream (redrawn in place on a terminal)."""
+
+    def __init__(self, label: str, stream=None, width: int = 30):
+        self.label, self.stream, self.width = label, stream or sys.stderr, width
+        self.start = time.perf_counter()
+        self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
+        self._last_decile = -1
+
+    def __call__(self, done: int, total: int) -> None:
+        frac = done / total if total else 1.0
+        decile = int(frac * 10)
+        if not self.tty and decile == self._last_decile and done < total:
+            return  # in logs, one line per 10 %
+        self._last_decile = decile
+        filled = int(frac * self.width)
+        bar = "#" * filled + "." * (self.width - filled)
+        line = f"{self.label} [{bar}] {done}/{total} fits {time.perf_counter() - self.start:6.1f}s"
+        end = "\n" if (done >= total or not self.tty) else ""
+        self.stream.write(("\r" if self.tty else "") + line + end)
+        self.stream.flush()
+
+
+def _names(value: str | None, defaults: tuple) -> list:
+    """``--datasets``: a count (the first N defaults) or comma-separated names."""
+    if value is None:
+        return list(defaults)
+    if value.isdigit():
+        return list(defaults[: int(value)])
+    return [v.strip() for v in value.split(",") if v.strip()]
+
+
+def _ints(value: str) -> tuple:
+    return tuple(int(v) for v in value.split(","))
+
+
+def _mean_std(mean: pd.Series, std: pd.Series, digits: int) -> pd.Series:
+    return mean.round(digits).astype(str) + " ± " + std.fillna(0).round(digits).astype(str)
+
+
+def _run_fig3(args, progress) -> tuple:
+    n_datasets = 10 if args.datasets is None else int(args.datasets)
+    df = ex.fig3(n_datasets, args.costs, args.rounds, args.depth, args.seed, args.posterior,
+                 args.cost_distribution, args.jobs, args.backend, progress)
+    summary = ex.fig3_summary(df)
+    wins, ties = int(df["win"].sum()), int(df["tie"].sum())
+    headline = (f"REBEL (cost-sensitive) beats the two-step method in {wins} of {len(df)} trials "
+                f"(win rate {wins / len(df):.1%}, ties {ties}); mean test cost REBEL "
+                f"{df['rebel_cost'].mean():.4f} vs two-step {df['two_step_cost'].mean():.4f} "
+                f"(Bayes {df['bayes_cost'].mean():.4f}).")
+    return df, summary.round(4).to_string(), headline
+
+
+def _run_table1(args, progress) -> tuple:
+    trials = ex.table1(_names(args.datasets, ex.TABLE1_DATASETS), args.depths, args.splits, args.rounds,
+                       args.seed, None, args.jobs, args.backend, progress)
+    return trials, ex.table1_summary(trials).round(4).to_string(), (
+        "Rows: mean test 0-1 error of REBEL trained with 0-1 costs, and mean test cost of REBEL trained with the "
+        f"dataset's random cost matrix; rounds (<= {args.rounds}) chosen on validation, {args.splits} splits.")
+
+
+def _run_fig4(args, progress) -> tuple:
+    methods = args.methods.split(",") if args.methods else list(ex.FIG4_METHODS)
+    curves = ex.fig4(_names(args.datasets, ex.FIG4_DATASETS), methods, args.splits, args.rounds, args.depth,
+                     args.seed, None, args.jobs, args.backend, progress)
+    if args.curves:
+        curves.to_csv(args.curves, index=False)
+    trials = ex.select_rounds(curves)
+    summary = ex.fig4_summary(trials)
+    summary["label"] = summary.apply(ex.method_label, axis=1)
+    blind = summary[(summary["training"] == "0-1") & (summary["decision"] == "argmax")]
+    error = blind.assign(v=_mean_std(100 * blind["test_error_mean"], 100 * blind["test_error_std"], 1))
+    cost = summary[(summary["training"] == "cost") | (summary["decision"] == "min-risk")]
+    cost = cost.assign(v=_mean_std(cost["test_cost_mean"], cost["test_cost_std"], 3))
+    text = ("Test error % (cost-blind, rounds chosen on validation error):\n"
+            + error.pivot(index="label", columns="dataset", values="v").to_string()
+            + "\n\nTest cost (random cost matrix; rounds chosen on validation cost):\n"
+            + cost.pivot(index="label", columns="dataset", values="v").to_string())
+    return trials, text, f"{args.splits} random 50/25/25 splits per dataset, up to {args.rounds} rounds."
+
+
+RUNNERS = {"fig3": _run_fig3, "table1": _run_table1, "fig4": _run_fig4}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m rebel", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    rep = sub.add_parser("reproduce", help="run one of the paper's experiments",
+                         description="Run one of the paper's experiments and print its summary table.")
+    rep.add_argument("experiment", choices=sorted(RUNNERS))
+    rep.add_argument("--datasets", default=None,
+                     help="fig3: number of random datasets (10); table1/fig4: a count of the default datasets "
+                          "or comma-separated names (iris, wine, breast_cancer, digits, random_<i>, presets)")
+    rep.add_argument("--costs", type=int, default=20, help="fig3: random cost matrices per dataset (20)")
+    rep.add_argument("--rounds", type=int, default=None, help="boosting rounds (fig3/table1: 100, fig4: 200)")
+    rep.add_argument("--depth", type=int, default=1, help="tree depth of the weak learners (1 = stumps)")
+    rep.add_argument("--depths", type=_ints, default=(1, 2, 3, 4), help="table1: depths to compare (1,2,3,4)")
+    rep.add_argument("--splits", type=int, default=5, help="table1/fig4: random 50/25/25 splits (5)")
+    rep.add_argument("--methods", default=None, help=f"fig4: comma-separated subset of {','.join(ESTIMATORS)}")
+    rep.add_argument("--posterior", default="rebel", choices=list(ESTIMATORS),
+                     help="fig3: posterior estimator of the two-step method (rebel = REBEL with 0-1 costs)")
+    rep.add_argument("--cost-distribution", default="paper",
+                     help="fig3: paper (half-normal), lognormal[:s] or spike[:m]")
+    rep.add_argument("--seed", type=int, default=PAPER_SEED, help=f"base seed ({PAPER_SEED})")
+    rep.add_argument("--jobs", type=int, default=2, help="joblib workers (2)")
+    rep.add_argument("--backend", default=None,
+                     help="joblib backend: threading (default), loky, or dask/ray when registered")
+    rep.add_argument("--out", default=None, help="write the per-trial table to this CSV file")
+    rep.add_argument("--curves", default=None, help="fig4: write the per-round curves to this CSV file")
+    rep.add_argument("--quiet", action="store_true", help="no progress bar")
+    return parser
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.rounds is None:
+        args.rounds = DEFAULT_ROUNDS[args.experiment]
+    progress = None if args.quiet else ProgressBar(args.experiment)
+    start = time.perf_counter()
+    try:
+        trials, table, headline = RUNNERS[args.experiment](args, progress)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    elapsed = time.perf_counter() - start
+    with pd.option_context("display.width", 200, "display.max_columns", 50):
+        print(table)
+    print(f"\n{headline}")
+    print(f"{args.experiment}: {len(trials)} trials in {elapsed:.1f}s (seed {args.seed}, {args.jobs} jobs).")
+    if args.out:
+        trials.to_csv(args.out, index=False)
+        print(f"per-trial table written to {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
