@@ -37,6 +37,36 @@ def pick(parallel_kernel, serial_kernel, work):
 
 
 @njit(cache=True, nogil=True)
+def _bin_one(x, thresholds, out):
+    """out[n] = number of thresholds strictly below x[n] (binary search; thresholds sorted ascending)."""
+    n_thr = thresholds.shape[0]
+    for n in range(x.shape[0]):
+        v = x[n]
+        lo, hi = 0, n_thr
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if thresholds[mid] < v:
+                lo = mid + 1
+            else:
+                hi = mid
+        out[n] = lo
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def bin_features(X, thresholds, bins):
+    """bins[j, n] = #{i : thresholds[j, i] < X[n, j]} for raw X (N, d); bins: (d, N) uint8."""
+    for j in prange(X.shape[1]):
+        _bin_one(X[:, j], thresholds[j], bins[j])
+
+
+@njit(cache=True, nogil=True)
+def bin_features_serial(X, thresholds, bins):
+    """``bin_features`` on one thread."""
+    for j in range(X.shape[1]):
+        _bin_one(X[:, j], thresholds[j], bins[j])
+
+
+@njit(cache=True, nogil=True)
 def _root_histogram_one(row, dw, h):
     h[:, :] = 0.0
     n_classes = dw.shape[1]
@@ -224,56 +254,40 @@ def leaf_scan(hist, u_tot, v_tot, base_signs, usable, best_feature, best_thr, be
 
 
 @njit(cache=True, nogil=True)
-def apply_round(wp, wm, H, f, a):
-    """H += f a; wp *= e^{f a}; wm *= e^{-f a}; then rescale wp, wm to total 1. Returns the pre-rescale total."""
+def apply_round(wp, wm, H, f, a, cost_rows, dw, w_total, dw_total):
+    """Add the round's f a to H and update the weights; prepare the next round.
+
+    Pass 1: H += f a, wp *= e^{f a}, wm *= e^{-f a}, and the risk mean_n cost_rows[n, argmax_k H[n, k]]
+    (ties to the lowest k). Pass 2: rescale wp and wm to total 1, write dw = wp - wm and the column totals of
+    wp + wm and of dw. Returns (total before the rescale, risk).
+    """
     n_samples, n_classes = wp.shape
     ea = np.exp(a)
     ema = np.exp(-a)
     total = 0.0
+    risk = 0.0
     for n in range(n_samples):
-        if f[n] > 0:
-            for k in range(n_classes):
-                H[n, k] += a[k]
-                wp[n, k] *= ea[k]
-                wm[n, k] *= ema[k]
-                total += wp[n, k] + wm[n, k]
-        else:
-            for k in range(n_classes):
-                H[n, k] -= a[k]
-                wp[n, k] *= ema[k]
-                wm[n, k] *= ea[k]
-                total += wp[n, k] + wm[n, k]
-    if total > 0.0:
-        scale = 1.0 / total
-        for n in range(n_samples):
-            for k in range(n_classes):
-                wp[n, k] *= scale
-                wm[n, k] *= scale
-    return total
-
-
-@njit(cache=True, nogil=True)
-def weight_stats(wp, wm, dw, w_total, dw_total):
-    """dw = wp - wm and the column totals of wp + wm and of dw."""
-    n_samples, n_classes = wp.shape
+        up = ea if f[n] > 0 else ema
+        down = ema if f[n] > 0 else ea
+        sign = 1.0 if f[n] > 0 else -1.0
+        for k in range(n_classes):
+            H[n, k] += sign * a[k]
+            wp[n, k] *= up[k]
+            wm[n, k] *= down[k]
+            total += wp[n, k] + wm[n, k]
+        risk += cost_rows[n, _argmax(H[n])]
+    scale = 1.0 / total if total > 0.0 else 1.0
     w_total[:] = 0.0
     dw_total[:] = 0.0
     for n in range(n_samples):
         for k in range(n_classes):
+            wp[n, k] *= scale
+            wm[n, k] *= scale
             d = wp[n, k] - wm[n, k]
             dw[n, k] = d
             w_total[k] += wp[n, k] + wm[n, k]
             dw_total[k] += d
-
-
-@njit(cache=True, nogil=True)
-def argmax_risk(H, cost_rows):
-    """mean_n cost_rows[n, argmax_k H[n, k]] (ties to the lowest k): the empirical risk of the scores H."""
-    n_samples = H.shape[0]
-    total = 0.0
-    for n in range(n_samples):
-        total += cost_rows[n, _argmax(H[n])]
-    return total / max(n_samples, 1)
+    return total, risk / max(n_samples, 1)
 
 
 @njit(cache=True, nogil=True)

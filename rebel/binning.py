@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _kernels as kern
+
 MAX_THRESHOLDS = 255
 BINNINGS = ("uniform", "quantile")
 
@@ -66,10 +68,13 @@ def fit_thresholds(X: np.ndarray, n_thresholds: int, binning: str = "uniform"):
 
 
 def bin_data(X: np.ndarray, thresholds: np.ndarray) -> np.ndarray:
-    """Feature-major uint8 codes: bins[j, n] = number of thresholds of feature j strictly below X[n, j]."""
+    """Feature-major uint8 codes: bins[j, n] = number of thresholds of feature j strictly below X[n, j].
+
+    Counting thresholds < x means x equal to a threshold stays left (x > tau goes right), as in prediction.
+    """
+    X = np.asarray(X, dtype=np.float64)
     n_samples, n_features = X.shape
     bins = np.empty((n_features, n_samples), dtype=np.uint8)
-    for j in range(n_features):
-        # side="left" counts the thresholds < x, so x equal to a threshold stays left (x > tau goes right).
-        bins[j] = np.searchsorted(thresholds[j], X[:, j], side="left")
+    kernel = kern.pick(kern.bin_features, kern.bin_features_serial, n_samples * n_features)
+    kernel(X, np.ascontiguousarray(thresholds, dtype=np.float64), bins)
     return bins

@@ -54,20 +54,19 @@ def boost(
     H = np.zeros((n_samples, n_classes))
     total0 = float(wp.sum() + wm.sum())
     log_total = math.log(total0) if total0 > 0 else -math.inf
-    if total0 > 0:
-        wp /= total0
-        wm /= total0
 
     def loss_of(log_t: float) -> float:
         return mean_beta + math.exp(log_t) / (2 * n_samples)
 
-    # a0: the closed form with f == +1 on the initial weights (H = 0).
+    # a0: the closed form with f == +1 on the initial weights (H = 0); apply_round rescales to total 1.
     buf = GrowBuffers(n_samples, n_features, n_classes, n_bins, depth)
     ones = np.ones(n_samples, dtype=np.int8)
     kern.split_sums(wp, wm, ones, buf.sp, buf.sm)
     a0 = np.empty(n_classes)
     kern.a_star(buf.sp, buf.sm, a0)
-    log_total += _log_or_neginf(kern.apply_round(wp, wm, H, ones, a0))
+    total, risk0 = kern.apply_round(wp, wm, H, ones, a0, cost_rows, buf.dw, buf.w_total, buf.dw_total)
+    if total0 > 0:
+        log_total += _log_or_neginf(total / total0)
 
     n_nodes, n_leaves = (1 << depth) - 1, 1 << depth
     features = np.zeros((n_rounds, n_nodes), dtype=np.int32)
@@ -78,7 +77,7 @@ def boost(
     train_risk = np.empty(n_rounds + 1)
     layer_loss = np.empty((n_rounds, depth))
     train_loss[0] = loss_of(log_total)
-    train_risk[0] = kern.argmax_risk(H, cost_rows)
+    train_risk[0] = risk0
 
     done = 0
     if callback is not None and callback(0, {"loss": train_loss[0], "risk": train_risk[0], "a": a0}) is False:
@@ -87,10 +86,11 @@ def boost(
         tree, a, layer_totals = grow_tree(bins, wp, wm, usable, depth, buf)
         for lyr in range(depth):
             layer_loss[t, lyr] = loss_of(log_total + _log_or_neginf(layer_totals[lyr]))
-        log_total += _log_or_neginf(kern.apply_round(wp, wm, H, buf.f, a))
+        total, risk = kern.apply_round(wp, wm, H, buf.f, a, cost_rows, buf.dw, buf.w_total, buf.dw_total)
+        log_total += _log_or_neginf(total)
         features[t], thr_idx[t], leaf_signs[t], A[t] = tree.features, tree.thr_idx, tree.leaf_signs, a
         train_loss[t + 1] = loss_of(log_total)
-        train_risk[t + 1] = kern.argmax_risk(H, cost_rows)
+        train_risk[t + 1] = risk
         done = t + 1
         if callback is not None:
             info = {"loss": train_loss[t + 1], "risk": train_risk[t + 1], "a": a, "tree": tree}

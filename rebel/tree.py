@@ -98,10 +98,11 @@ def _deepen(tree: Tree, best_feature, best_thr, best_polarity) -> Tree:
 def grow_tree(bins, wp, wm, usable, depth: int, buf: GrowBuffers):
     """Grow one depth-``depth`` tree on the current weights.
 
-    Returns ``(tree, a, layer_totals)``: ``buf.f`` holds the tree's outputs on the training samples afterwards,
-    and ``layer_totals[l]`` is the weight total (relative to 1 before the round) after layer l + 1.
+    Expects ``buf.dw``, ``buf.w_total`` and ``buf.dw_total`` to hold ``wp - wm`` and the column totals of
+    ``wp + wm`` and of ``wp - wm`` (``kern.apply_round`` leaves them so). Returns ``(tree, a, layer_totals)``:
+    ``buf.f`` holds the tree's outputs on the training samples afterwards, and ``layer_totals[l]`` is the weight
+    total (relative to 1 before the round) after layer l + 1.
     """
-    kern.weight_stats(wp, wm, buf.dw, buf.w_total, buf.dw_total)
     buf.root_histograms(bins, buf.dw, buf.hist)
     j, i, _ = kern.root_scan(buf.hist, buf.dw_total, buf.w_total, usable)
     if j < 0:

@@ -133,16 +133,14 @@ def best_leaf_stumps(bins, leaf, u, v, base_signs, usable, n_thresholds):
     return out
 
 
-def apply_round(wp, wm, H, f, a):
+def apply_round(wp, wm, H, f, a, cost_rows):
+    """Returns the updated (wp, wm) rescaled to total 1, H, the total before the rescale, and the risk."""
     H = H + f[:, None] * a
     wp = wp * np.exp(f[:, None] * a)
     wm = wm * np.exp(-f[:, None] * a)
     total = wp.sum() + wm.sum()
-    return wp / total, wm / total, H, total
-
-
-def argmax_risk(H, cost_rows):
-    return cost_rows[np.arange(H.shape[0]), np.argmax(H, axis=1)].mean()
+    risk = cost_rows[np.arange(H.shape[0]), np.argmax(H, axis=1)].mean()
+    return wp / total, wm / total, H, total, risk
 
 
 def loss(H, cost_rows):

@@ -27,6 +27,19 @@ def _problem(N, d, K, T, seed):
     return X, thresholds, usable, bins, wp / total, wm / total, rng
 
 
+@pytest.mark.parametrize("kernel", [kern.bin_features, kern.bin_features_serial])
+@pytest.mark.parametrize("binning", ["uniform", "quantile"])
+def test_binning_kernel_equals_searchsorted(kernel, binning):
+    rng = np.random.default_rng(8)
+    X = np.column_stack([rng.normal(size=500), np.round(rng.normal(size=500), 1), np.full(500, 2.0), rng.integers(0, 3, 500)])
+    thresholds, _ = fit_thresholds(X, 40, binning)
+    X_new = np.vstack([X, thresholds.T, thresholds.T + 1e-12, [[-np.inf] * 4], [[np.inf] * 4]])  # edges included
+    bins = np.empty((4, X_new.shape[0]), np.uint8)
+    kernel(X_new, thresholds, bins)
+    for j in range(4):
+        np.testing.assert_array_equal(bins[j], np.searchsorted(thresholds[j], X_new[:, j], side="left"))
+
+
 @pytest.mark.parametrize("kernel", [kern.root_histograms, kern.root_histograms_serial])
 @pytest.mark.parametrize("shape", SHAPES)
 def test_root_histograms(shape, kernel):
@@ -41,11 +54,7 @@ def test_root_histograms(shape, kernel):
 def test_root_scan_finds_the_naive_best_stump(shape, seed):
     X, thr, usable, bins, wp, wm, _ = _problem(*shape, seed=seed)
     T = thr.shape[1]
-    dw = np.empty_like(wp)
-    w_total, dw_total = np.empty(wp.shape[1]), np.empty(wp.shape[1])
-    kern.weight_stats(wp, wm, dw, w_total, dw_total)
-    np.testing.assert_allclose(dw, wp - wm)
-    np.testing.assert_allclose(w_total, (wp + wm).sum(0))
+    dw, dw_total, w_total = wp - wm, (wp - wm).sum(0), (wp + wm).sum(0)
     hist = np.empty((bins.shape[0], T + 1, wp.shape[1]))
     kern.root_histograms(bins, dw, hist)
     j, i, obj = kern.root_scan(hist, dw_total, w_total, usable)
@@ -140,21 +149,26 @@ def test_leaf_costs_histograms_and_scan(n_leaves, shape):
 
 
 @pytest.mark.parametrize("shape", SHAPES)
-def test_apply_round_and_risk(shape):
+def test_apply_round(shape):
     X, thr, usable, bins, wp, wm, rng = _problem(*shape, seed=6)
     N, K = wp.shape
     H = rng.normal(size=(N, K))
+    H[0, 1] = H[0, 0] = 5.0  # a tie: argmax takes the lower class
     f = rng.choice(np.array([-1, 1], np.int8), size=N)
     a = rng.normal(size=K)
-    nwp, nwm, nH, ntotal = naive.apply_round(wp, wm, H, f, a)
+    cost_rows = rng.exponential(size=(N, K))
+    nwp, nwm, nH, ntotal, nrisk = naive.apply_round(wp, wm, H, f, a, cost_rows)
     wp2, wm2, H2 = wp.copy(), wm.copy(), H.copy()
-    total = kern.apply_round(wp2, wm2, H2, f, a)
+    dw, w_total, dw_total = np.empty((N, K)), np.empty(K), np.empty(K)
+    total, risk = kern.apply_round(wp2, wm2, H2, f, a, cost_rows, dw, w_total, dw_total)
     np.testing.assert_allclose(total, ntotal, rtol=1e-12)
+    np.testing.assert_allclose(risk, nrisk, rtol=1e-12)
     np.testing.assert_allclose(wp2, nwp, rtol=1e-12, atol=1e-300)
     np.testing.assert_allclose(wm2, nwm, rtol=1e-12, atol=1e-300)
     np.testing.assert_allclose(H2, nH, rtol=1e-14)
-    cost_rows = rng.exponential(size=(N, K))
-    np.testing.assert_allclose(kern.argmax_risk(H2, cost_rows), naive.argmax_risk(H2, cost_rows), rtol=1e-12)
+    np.testing.assert_allclose(dw, nwp - nwm, rtol=1e-12, atol=1e-300)
+    np.testing.assert_allclose(w_total, (nwp + nwm).sum(0), rtol=1e-12)
+    np.testing.assert_allclose(dw_total, (nwp - nwm).sum(0), rtol=1e-10, atol=1e-15)
 
 
 @pytest.mark.parametrize("depth", [1, 2, 3])
