@@ -1,0 +1,101 @@
+"""Property tests of the engine (Hypothesis): random shapes, costs of extreme magnitudes, depths, duplicate
+rows and constant features. Every example must keep the paper's invariants."""
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from rebel import RebelClassifier
+from rebel.io import dumps_model, loads_model
+
+EXAMPLES = 200
+
+
+@st.composite
+def problems(draw):
+    K = draw(st.integers(2, 5))
+    N = draw(st.integers(K, 60))
+    d = draw(st.integers(1, 5))
+    seed = draw(st.integers(0, 2**31 - 1))
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(N, d)) * 10.0 ** draw(st.integers(-3, 3))
+    if draw(st.booleans()):  # duplicate rows
+        X[N // 2 :] = X[: N - N // 2]
+    if draw(st.booleans()):  # a constant feature
+        X[:, rng.integers(d)] = draw(st.floats(-1e3, 1e3, allow_nan=False))
+    y = rng.integers(0, K, size=N)
+    y[:K] = np.arange(K)  # every class present
+    scale = 10.0 ** draw(st.integers(-6, 6))
+    kind = draw(st.sampled_from(["01", "matrix", "extreme", "sample"]))
+    C, S = None, None
+    if kind == "matrix":
+        C = rng.exponential(size=(K, K)) * scale
+        np.fill_diagonal(C, 0.0)
+    elif kind == "extreme":
+        C = 10.0 ** rng.uniform(-6, 6, size=(K, K))
+        np.fill_diagonal(C, 0.0)
+    elif kind == "sample":
+        S = rng.exponential(size=(N, K)) * scale
+    depth = draw(st.integers(1, 3))
+    n_thresholds = draw(st.sampled_from([1, 3, 16, 255]))
+    rounds = draw(st.integers(1, 25))
+    return X, y, C, S, depth, n_thresholds, rounds
+
+
+def _fit(X, y, C, S, depth, n_thresholds, rounds):
+    model = RebelClassifier(cost_matrix=C, n_estimators=rounds, max_depth=depth, n_thresholds=n_thresholds)
+    return model.fit(X, y, sample_cost=S)
+
+
+@settings(max_examples=EXAMPLES, suppress_health_check=[HealthCheck.too_slow])
+@given(problems())
+def test_invariants_hold_on_random_problems(problem):
+    X, y, C, S, depth, n_thresholds, rounds = problem
+    model = _fit(*problem)
+    H = model.decision_function(X)
+    for arr in (H, model.a0_, model.a_, model.train_loss_, model.train_risk_, model.layer_loss_):
+        assert np.all(np.isfinite(arr))
+    loss, risk = model.train_loss_, model.train_risk_
+    assert np.all(np.diff(loss) <= 1e-10 * np.abs(loss[:-1]) + 1e-300)  # non-increasing
+    assert np.all(loss >= risk - 1e-9 * np.abs(risk) - 1e-300)  # the loss bounds the risk
+    # The reported risk is the risk of the model's own predictions on the training data.
+    rows = S if S is not None else model.cost_matrix_[np.searchsorted(model.classes_, y)]
+    np.testing.assert_allclose(risk[-1], rows[np.arange(len(y)), np.argmax(H, axis=1)].mean(), rtol=1e-9, atol=0)
+    # Staged scores end at decision_function and agree with the staged class indices.
+    staged = list(model.staged_decision_function(X))
+    np.testing.assert_allclose(staged[-1], H, rtol=1e-9, atol=1e-9 * np.abs(H).max())
+    idx = model.staged_class_indices(X)
+    np.testing.assert_array_equal(idx[-1], np.argmax(H, axis=1))
+    # JSON round trip is exact.
+    np.testing.assert_array_equal(loads_model(dumps_model(model)).decision_function(X), H)
+
+
+@settings(max_examples=EXAMPLES // 2)
+@given(
+    N=st.integers(10, 80),
+    d=st.integers(1, 4),
+    K=st.integers(2, 4),
+    depth=st.integers(1, 3),
+    seed=st.integers(0, 2**31 - 1),
+)
+def test_predictions_do_not_depend_on_training_row_order(N, d, K, depth, seed):
+    """Where ties cannot occur, the order of the training rows changes nothing but the order of sums.
+
+    Ties need exactly equal objectives for different candidates. 0-1 or per-class costs make them common (all
+    samples of a class share one weight pattern, as in AdaBoost), so this property uses continuous random
+    example-dependent costs and continuous features: every weight is distinct.
+    """
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(N, d))
+    y = rng.integers(0, K, size=N)
+    y[:K] = np.arange(K)
+    S = rng.uniform(0.5, 2.0, size=(N, K))
+    S[np.arange(N), y] = 0.0
+    perm = rng.permutation(N)
+    a = RebelClassifier(n_estimators=10, max_depth=depth, n_thresholds=20).fit(X, y, sample_cost=S)
+    b = RebelClassifier(n_estimators=10, max_depth=depth, n_thresholds=20).fit(X[perm], y[perm], sample_cost=S[perm])
+    np.testing.assert_array_equal(a.tree_features_, b.tree_features_)
+    np.testing.assert_array_equal(a.tree_thresholds_, b.tree_thresholds_)
+    np.testing.assert_allclose(a.a_, b.a_, rtol=1e-8, atol=1e-10)
+    X_new = rng.normal(size=(200, d)) * 2
+    np.testing.assert_array_equal(a.predict(X_new), b.predict(X_new))
