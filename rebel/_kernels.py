@@ -254,40 +254,74 @@ def leaf_scan(hist, u_tot, v_tot, base_signs, usable, best_feature, best_thr, be
 
 
 @njit(cache=True, nogil=True)
-def apply_round(wp, wm, H, f, a, cost_rows, dw, w_total, dw_total):
-    """Add the round's f a to H and update the weights; prepare the next round.
+def _apply_round_rows(wp, wm, H, f, ea, ema, a, scale, cost_rows, dw, w_part, dw_part, start, stop):
+    """apply_round on rows start..stop; column totals go to w_part / dw_part, returns the rows' cost sum."""
+    n_classes = wp.shape[1]
+    risk = 0.0
+    w_part[:] = 0.0
+    dw_part[:] = 0.0
+    for n in range(start, stop):
+        pos = f[n] > 0
+        for k in range(n_classes):
+            if pos:
+                H[n, k] += a[k]
+                p = wp[n, k] * ea[k] * scale
+                m = wm[n, k] * ema[k] * scale
+            else:
+                H[n, k] -= a[k]
+                p = wp[n, k] * ema[k] * scale
+                m = wm[n, k] * ea[k] * scale
+            wp[n, k] = p
+            wm[n, k] = m
+            dw[n, k] = p - m
+            w_part[k] += p + m
+            dw_part[k] += p - m
+        risk += cost_rows[n, _argmax(H[n])]
+    return risk
 
-    Pass 1: H += f a, wp *= e^{f a}, wm *= e^{-f a}, and the risk mean_n cost_rows[n, argmax_k H[n, k]]
-    (ties to the lowest k). Pass 2: rescale wp and wm to total 1, write dw = wp - wm and the column totals of
-    wp + wm and of dw. Returns (total before the rescale, risk).
+
+@njit(cache=True, nogil=True, parallel=True)
+def apply_round(wp, wm, H, f, a, scale, cost_rows, dw, w_total, dw_total, n_chunks):
+    """Add the round's f a to H and move the weights to the next round, in one pass over the samples.
+
+    H += f a; wp <- wp e^{f a} scale; wm <- wm e^{-f a} scale, where ``scale`` = 1 / (their new total), known
+    beforehand in closed form (sum_k sp_k e^{a_k} + sm_k e^{-a_k}, S.6), so the weights are renormalised every
+    round without a second pass. Writes dw = wp - wm and the column totals of wp + wm and of dw; returns the
+    risk mean_n cost_rows[n, argmax_k H[n, k]] (ties to the lowest k). Threads own row chunks.
     """
     n_samples, n_classes = wp.shape
     ea = np.exp(a)
     ema = np.exp(-a)
+    w_parts = np.empty((n_chunks, n_classes))
+    dw_parts = np.empty((n_chunks, n_classes))
+    risks = np.empty(n_chunks)
+    size = (n_samples + n_chunks - 1) // n_chunks
+    for c in prange(n_chunks):
+        start = min(c * size, n_samples)
+        stop = min(start + size, n_samples)
+        risks[c] = _apply_round_rows(wp, wm, H, f, ea, ema, a, scale, cost_rows, dw, w_parts[c], dw_parts[c], start, stop)
+    for k in range(n_classes):
+        w_total[k] = w_parts[:, k].sum()
+        dw_total[k] = dw_parts[:, k].sum()
+    return risks.sum() / max(n_samples, 1)
+
+
+@njit(cache=True, nogil=True)
+def apply_round_serial(wp, wm, H, f, a, scale, cost_rows, dw, w_total, dw_total, n_chunks):
+    """``apply_round`` on one thread (one chunk)."""
+    ea = np.exp(a)
+    ema = np.exp(-a)
+    risk = _apply_round_rows(wp, wm, H, f, ea, ema, a, scale, cost_rows, dw, w_total, dw_total, 0, wp.shape[0])
+    return risk / max(wp.shape[0], 1)
+
+
+@njit(cache=True, nogil=True)
+def round_total(sp, sm, a):
+    """Weight total after adding f a: sum_k sp_k e^{a_k} + sm_k e^{-a_k} (Eq. 7 without constants)."""
     total = 0.0
-    risk = 0.0
-    for n in range(n_samples):
-        up = ea if f[n] > 0 else ema
-        down = ema if f[n] > 0 else ea
-        sign = 1.0 if f[n] > 0 else -1.0
-        for k in range(n_classes):
-            H[n, k] += sign * a[k]
-            wp[n, k] *= up[k]
-            wm[n, k] *= down[k]
-            total += wp[n, k] + wm[n, k]
-        risk += cost_rows[n, _argmax(H[n])]
-    scale = 1.0 / total if total > 0.0 else 1.0
-    w_total[:] = 0.0
-    dw_total[:] = 0.0
-    for n in range(n_samples):
-        for k in range(n_classes):
-            wp[n, k] *= scale
-            wm[n, k] *= scale
-            d = wp[n, k] - wm[n, k]
-            dw[n, k] = d
-            w_total[k] += wp[n, k] + wm[n, k]
-            dw_total[k] += d
-    return total, risk / max(n_samples, 1)
+    for k in range(sp.shape[0]):
+        total += sp[k] * np.exp(a[k]) + sm[k] * np.exp(-a[k])
+    return total
 
 
 @njit(cache=True, nogil=True)

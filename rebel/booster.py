@@ -64,9 +64,9 @@ def boost(
     kern.split_sums(wp, wm, ones, buf.sp, buf.sm)
     a0 = np.empty(n_classes)
     kern.a_star(buf.sp, buf.sm, a0)
-    total, risk0 = kern.apply_round(wp, wm, H, ones, a0, cost_rows, buf.dw, buf.w_total, buf.dw_total)
-    if total0 > 0:
-        log_total += _log_or_neginf(total / total0)
+    total = kern.round_total(buf.sp, buf.sm, a0)  # relative to total0: the sums are of wp, wm before rescaling
+    risk0 = _apply(buf, wp, wm, H, ones, a0, total, cost_rows)
+    log_total += _log_or_neginf(total / total0) if total0 > 0 else 0.0
 
     n_nodes, n_leaves = (1 << depth) - 1, 1 << depth
     features = np.zeros((n_rounds, n_nodes), dtype=np.int32)
@@ -86,7 +86,8 @@ def boost(
         tree, a, layer_totals = grow_tree(bins, wp, wm, usable, depth, buf)
         for lyr in range(depth):
             layer_loss[t, lyr] = loss_of(log_total + _log_or_neginf(layer_totals[lyr]))
-        total, risk = kern.apply_round(wp, wm, H, buf.f, a, cost_rows, buf.dw, buf.w_total, buf.dw_total)
+        total = kern.round_total(buf.sp, buf.sm, a)
+        risk = _apply(buf, wp, wm, H, buf.f, a, total, cost_rows)
         log_total += _log_or_neginf(total)
         features[t], thr_idx[t], leaf_signs[t], A[t] = tree.features, tree.thr_idx, tree.leaf_signs, a
         train_loss[t + 1] = loss_of(log_total)
@@ -97,6 +98,12 @@ def boost(
             if callback(t + 1, info) is False:
                 break
     return _truncate(a0, features, thr_idx, leaf_signs, A, train_loss, train_risk, layer_loss, H, done)
+
+
+def _apply(buf, wp, wm, H, f, a, total, cost_rows) -> float:
+    """Move H and the weights past a round (``kern.apply_round``) and return the training risk."""
+    scale = 1.0 / total if total > 0 else 1.0
+    return buf.apply_round(wp, wm, H, f, a, scale, cost_rows, buf.dw, buf.w_total, buf.dw_total, buf.n_chunks)
 
 
 def _log_or_neginf(x: float) -> float:

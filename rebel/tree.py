@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 
 from . import _kernels as kern
@@ -48,6 +49,8 @@ class GrowBuffers:
         work = n_samples * n_features
         self.root_histograms = kern.pick(kern.root_histograms, kern.root_histograms_serial, work * n_classes)
         self.leaf_histograms = kern.pick(kern.leaf_histograms, kern.leaf_histograms_serial, work)
+        self.apply_round = kern.pick(kern.apply_round, kern.apply_round_serial, n_samples * n_classes * 8)
+        self.n_chunks = max(1, min(numba.get_num_threads() * 4, n_samples // 1024))
 
 
 def _bias_tree(depth: int) -> Tree:
