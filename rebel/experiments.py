@@ -15,19 +15,34 @@ through ``progress(done, total)``.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
 from sklearn.model_selection import train_test_split
 
-from .baselines import ESTIMATORS, TwoStepClassifier, available_estimators, make_estimator, staged_posteriors
-from .baselines import staged_scores
+from .baselines import (
+    ESTIMATORS,
+    TwoStepClassifier,
+    available_estimators,
+    make_estimator,
+    staged_posteriors,
+    staged_scores,
+)
 from .costs import min_risk_class, normalize_costs, random_costs, validate_cost_matrix
-from .datasets import BUNDLED, PAPER_SEED, PRESETS, bayes_cost, load_bundled, make_dataset, paper_protocol
-from .datasets import paper_random_spec, sample_mixture
+from .datasets import (
+    BUNDLED,
+    PAPER_SEED,
+    PRESETS,
+    bayes_cost,
+    load_bundled,
+    make_dataset,
+    paper_protocol,
+    paper_random_spec,
+    sample_mixture,
+)
 from .estimator import RebelClassifier
 
 Progress = Callable[[int, int], object]
@@ -495,6 +510,18 @@ def table1_summary(trials: pd.DataFrame) -> pd.DataFrame:
 
 
 __all__ = [
-    "compare_cost_sensitive", "fig3", "fig3_summary", "fig4", "select_rounds", "fig4_summary", "table1",
-    "table1_summary", "three_way_splits", "load_named", "experiment_costs", "run_tasks", "Split",
+    "Split",
+    "compare_cost_sensitive",
+    "experiment_costs",
+    "fig3",
+    "fig3_summary",
+    "fig4",
+    "fig4_summary",
+    "load_named",
+    "run_tasks",
+    "sample_cost_matrix",
+    "select_rounds",
+    "table1",
+    "table1_summary",
+    "three_way_splits",
 ]
