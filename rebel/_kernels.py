@@ -410,3 +410,94 @@ def staged_argmax_serial(X, a0, features, thresholds, leaf_signs, A, depth, out)
     """``staged_argmax`` on one thread."""
     for n in range(X.shape[0]):
         _staged_argmax_one(X[n], a0, features, thresholds, leaf_signs, A, depth, out, n)
+
+
+@njit(cache=True, nogil=True)
+def _layer_choose_a(sp, sm, a, a_new):
+    """Step (3) of a deeper layer: per class, the closed-form a_k unless the previous a_k gives a lower loss.
+
+    Returns the weight total after the round with the chosen a (written into ``a``).
+    """
+    total = 0.0
+    for k in range(sp.shape[0]):
+        new_loss = sp[k] * np.exp(a_new[k]) + sm[k] * np.exp(-a_new[k])
+        old_loss = sp[k] * np.exp(a[k]) + sm[k] * np.exp(-a[k])
+        if new_loss <= old_loss:
+            a[k] = a_new[k]
+            total += new_loss
+        else:
+            total += old_loss
+    return total
+
+
+@njit(cache=True, nogil=True)
+def grow_tree(bins, wp, wm, usable, depth, parallel, dw, w_total, dw_total, hist, leaf_hist, f, leaf, e,
+              u_tot, v_tot, sp, sm, features, thr_idx, leaf_signs, a, layer_totals):
+    """Grow one depth-``depth`` tree and its a on the current weights (paper Sec. 4, DESIGN.md section 2).
+
+    Reads dw = wp - wm and the column totals of wp + wm and of dw (as ``apply_round`` leaves them). Writes the
+    heap-ordered tree (features, thr_idx: 2^depth - 1; leaf_signs: 2^depth), a (K,), the tree's outputs f and
+    leaf indices on the training samples, and layer_totals[l] = weight total after layer l + 1 (relative to the
+    total 1 before the round). Depth 1 is the root stump (rho = +1) jointly optimised with a*. Each further
+    layer copies every leaf's parent split, chooses per leaf the stump that minimises the leaf's loss with a
+    fixed (``leaf_scan``), then recomputes a (``_layer_choose_a``). Returns False when no feature is usable
+    (then the tree is f == +1 and a is the bias step).
+    """
+    n_classes = wp.shape[1]
+    if parallel:
+        root_histograms(bins, dw, hist)
+    else:
+        root_histograms_serial(bins, dw, hist)
+    j, i, _ = root_scan(hist, dw_total, w_total, usable)
+    if j < 0:
+        features[:] = 0
+        thr_idx[:] = 1
+        leaf_signs[:] = 1
+        f[:] = 1
+        leaf[:] = 0
+        split_sums(wp, wm, f, sp, sm)
+        a_star(sp, sm, a)
+        layer_totals[:] = round_total(sp, sm, a)
+        return False
+    features[0] = j
+    thr_idx[0] = i
+    leaf_signs[0] = -1
+    leaf_signs[1] = 1
+    eval_tree_binned(bins, features, thr_idx, leaf_signs, 1, f, leaf)
+    split_sums(wp, wm, f, sp, sm)
+    a_star(sp, sm, a)
+    layer_totals[0] = round_total(sp, sm, a)
+    a_new = np.empty(n_classes)
+    for d in range(1, depth):
+        n_leaves = 1 << d
+        first_leaf = n_leaves - 1
+        leaf_costs(wp, wm, leaf, a, e, u_tot[:n_leaves], v_tot[:n_leaves])
+        if parallel:
+            leaf_histograms(bins, leaf, e, leaf_hist[:n_leaves])
+        else:
+            leaf_histograms_serial(bins, leaf, e, leaf_hist[:n_leaves])
+        best_feature = np.empty(n_leaves, dtype=np.int32)
+        best_thr = np.empty(n_leaves, dtype=np.int32)
+        best_polarity = np.empty(n_leaves, dtype=np.int8)
+        old_signs = leaf_signs[:n_leaves].copy()
+        leaf_scan(leaf_hist[:n_leaves], u_tot[:n_leaves], v_tot[:n_leaves], old_signs, usable,
+                  best_feature, best_thr, best_polarity)
+        for lf in range(n_leaves):
+            pos = first_leaf + lf
+            if best_feature[lf] >= 0:
+                features[pos] = best_feature[lf]
+                thr_idx[pos] = best_thr[lf]
+                rho = best_polarity[lf]
+            else:
+                # Copy of the parent: the leaf's samples take the same branch again and keep their sign s.
+                parent = (pos - 1) // 2
+                features[pos] = features[parent]
+                thr_idx[pos] = thr_idx[parent]
+                rho = -old_signs[lf] if pos % 2 == 1 else old_signs[lf]
+            leaf_signs[2 * lf] = -rho
+            leaf_signs[2 * lf + 1] = rho
+        eval_tree_binned(bins, features, thr_idx, leaf_signs, d + 1, f, leaf)
+        split_sums(wp, wm, f, sp, sm)
+        a_star(sp, sm, a_new)
+        layer_totals[d] = _layer_choose_a(sp, sm, a, a_new)
+    return True
