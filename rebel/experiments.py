@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
@@ -58,7 +59,11 @@ FIG4_METHODS = ("rebel", "adaboost_mh", "one_vs_all", "samme", "hgb", "lightgbm"
 # --------------------------------------------------------------------------------------------------------------
 
 
-def _keyed(key, func, args):
+def _keyed(key, func, args, one_thread=False):
+    if one_thread:
+        # The engine's parallel kernels would start n_cores threads inside each of n_jobs workers; one fit per
+        # worker thread is faster for these small fits (numba's thread count is per calling thread).
+        numba.set_num_threads(1)
     return key, func(*args)
 
 
@@ -77,7 +82,7 @@ def run_tasks(tasks: Sequence, n_jobs: int | None = 2, backend: str | None = Non
         outputs = (_keyed(key, func, args) for key, func, args in tasks)
     else:
         parallel = Parallel(n_jobs=n_jobs, backend=backend, prefer="threads", return_as="generator_unordered")
-        outputs = parallel(delayed(_keyed)(key, func, args) for key, func, args in tasks)
+        outputs = parallel(delayed(_keyed)(key, func, args, True) for key, func, args in tasks)
     for key, value in outputs:
         results[key] = value
         if progress is not None:
