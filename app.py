@@ -23,6 +23,9 @@ _warmup()
 
 PAGES = [
     st.Page("pages/1_Playground.py", title="Playground", icon="🎛️", default=True),
+    st.Page("pages/2_REBEL_vs_two_step.py", title="REBEL vs two-step", icon="⚖️"),
+    st.Page("pages/5_Trees_and_depth.py", title="Trees and depth", icon="🌳"),
+    st.Page("pages/6_Real_data.py", title="Real data", icon="🔢"),
     # Later pages register here, e.g. st.Page("pages/2_....py", title="...").
 ]
 

@@ -201,3 +201,221 @@ def confusion_figure(counts, cost_share, classes, title: str = "", height: int =
     fig.update_xaxes(title_text="predicted", side="top", type="category")
     fig.update_yaxes(title_text="truth", autorange="reversed", type="category")
     return fig
+
+
+# ---- analysis pages: REBEL vs two-step, trees, real data
+
+OUTCOME_COLORS = {"REBEL cheaper": MODEL_COLORS["REBEL"], "tie": "#999999",
+                  "two-step cheaper": MODEL_COLORS["two-step"]}
+SIGN_COLORS = {1: "#5A5A5A", -1: "#D9D9D9"}  # f_t = +1 / -1 (neutral greys: classes keep their own palette)
+METHOD_COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000")
+
+
+def _layout(fig: go.Figure, title: str, height: int, **kw) -> go.Figure:
+    fig.update_layout(height=height, margin={"l": 10, "r": 10, "t": 40 if title else 10, "b": 10}, font=FONT,
+                      title={"text": title, "x": 0.01, "font": {"size": 13}}, plot_bgcolor="white", **kw)
+    return fig
+
+
+def fig3_scatter_figure(trials, height: int = 460) -> go.Figure:
+    """Fig. 3: two-step test cost (x) against REBEL's (y) per trial; below the diagonal REBEL is cheaper.
+    ``trials``: rows with ``dataset, cost_id, rebel_cost, two_step_cost``."""
+    outcome = np.where(trials["rebel_cost"] < trials["two_step_cost"], "REBEL cheaper",
+                       np.where(trials["rebel_cost"] == trials["two_step_cost"], "tie", "two-step cheaper"))
+    fig = go.Figure()
+    hi = float(max(trials["rebel_cost"].max(), trials["two_step_cost"].max(), 1e-9)) * 1.05 if len(trials) else 1
+    fig.add_trace(go.Scatter(x=[0, hi], y=[0, hi], mode="lines", name="equal cost", hoverinfo="skip",
+                             line={"color": "#888", "dash": "dash", "width": 1.2}))
+    for name, color in OUTCOME_COLORS.items():
+        part = trials[outcome == name]
+        fig.add_trace(go.Scatter(
+            x=part["two_step_cost"], y=part["rebel_cost"], mode="markers", name=f"{name} ({len(part)})",
+            marker={"color": color, "size": 8, "opacity": 0.8, "line": {"color": "white", "width": 0.5}},
+            customdata=np.column_stack([part["dataset"].map(lambda s: html.escape(str(s))), part["cost_id"]]),
+            hovertemplate="%{customdata[0]}, cost matrix %{customdata[1]}<br>two-step %{x:.4f}<br>"
+                          "REBEL %{y:.4f}<extra></extra>",
+        ))
+    _layout(fig, f"test cost per trial ({len(trials)} trials)", height,
+            legend={"orientation": "h", "y": -0.15, "x": 0}, uirevision="fig3")
+    fig.update_xaxes(title_text="two-step (0-1 boosting + min-risk rule) test cost", range=[0, hi],
+                     showgrid=True, gridcolor="#eee", constrain="domain")
+    fig.update_yaxes(title_text="REBEL (cost-sensitive) test cost", range=[0, hi], showgrid=True,
+                     gridcolor="#eee", scaleanchor="x", scaleratio=1, constrain="domain")
+    return fig
+
+
+def dataset_thumbnails_figure(panels, cols: int = 5, size: int = 170) -> go.Figure:
+    """Small scatter plots of several datasets (Fig. 9); ``panels``: dicts with ``X`` (N, 2), ``y_idx``,
+    ``n_classes`` and ``title``. Class colours from the palette."""
+    from plotly.subplots import make_subplots
+
+    n = max(len(panels), 1)
+    cols = min(cols, n)
+    rows = -(-n // cols)
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=[html.escape(str(p["title"])) for p in panels],
+                        horizontal_spacing=0.02, vertical_spacing=0.12 / rows)
+    for i, p in enumerate(panels):
+        colors = class_colors(p["n_classes"])
+        X, y = np.asarray(p["X"]), np.asarray(p["y_idx"])
+        fig.add_trace(go.Scattergl(x=X[:, 0], y=X[:, 1], mode="markers", hoverinfo="skip", showlegend=False,
+                                   marker={"size": 3, "color": [colors[k] for k in y]}),
+                      row=i // cols + 1, col=i % cols + 1)
+    fig.update_xaxes(showticklabels=False, showgrid=False, zeroline=False)
+    fig.update_yaxes(showticklabels=False, showgrid=False, zeroline=False)
+    fig.update_annotations(font={"size": 11})
+    return _layout(fig, "", size * rows + 20)
+
+
+def tree_diagram_figure(nodes, classes=None, title: str = "", height: int = 380) -> go.Figure:
+    """One round's tree (Fig. 2) from ``rebel.analysis_runs.tree_nodes``: split nodes show their test
+    ``feature <= threshold`` (left branch = yes), leaves the weak learner's output f = +1 / -1 (dark / light
+    grey) and, when given, the training samples reaching them and their most frequent class."""
+    depth = int(nodes["level"].max())
+    pos = {int(r.node): (float(r.x), -float(r.level)) for r in nodes.itertuples()}
+    ex, ey, lx, ly, lt = [], [], [], [], []
+    for r in nodes.itertuples():
+        if r.parent < 0:
+            continue
+        (x0, y0), (x1, y1) = pos[int(r.parent)], pos[int(r.node)]
+        ex += [x0, x1, None]
+        ey += [y0, y1, None]
+        lx.append((x0 + x1) / 2)
+        ly.append((y0 + y1) / 2)
+        lt.append("yes" if r.branch == "<=" else "no")
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=ex, y=ey, mode="lines", hoverinfo="skip", showlegend=False,
+                             line={"color": "#999", "width": 1.4}))
+    fig.add_trace(go.Scatter(x=lx, y=ly, mode="text", text=lt, hoverinfo="skip", showlegend=False,
+                             textfont={"size": 10, "color": "#777"}))
+    has_n = "n" in nodes.columns
+    colors = class_colors(len(classes)) if classes is not None else None
+    for kind in ("split", "leaf"):
+        part = nodes[nodes["kind"] == kind]
+        texts, hovers, fills, lines = [], [], [], []
+        for r in part.itertuples():
+            count = f"<br>n = {r.n}" if has_n else ""
+            if kind == "split":
+                test = f"{html.escape(str(r.feature))} ≤ {r.threshold:.3g}"
+                texts.append(f"({test})" if r.idle else test)
+                note = "<br>copy of its parent: all its samples go one way" if r.idle else ""
+                hovers.append(f"node {r.node}: {test}?{note}{count}")
+                fills.append("white")
+            else:
+                texts.append(f"f = {r.sign:+d}")
+                top = ""
+                if has_n and classes is not None and r.top_class >= 0:
+                    top = f"<br>most: {html.escape(str(classes[r.top_class]))}"
+                hovers.append(f"leaf {r.node - (2**depth - 1)}: f = {r.sign:+d}{count}{top}")
+                fills.append(SIGN_COLORS[int(r.sign)])
+            edge = "#BBBBBB" if not r.reachable else "#333333"
+            if kind == "leaf" and has_n and colors is not None and r.top_class >= 0:
+                edge = colors[r.top_class]
+            lines.append(edge)
+        fig.add_trace(go.Scatter(
+            x=part["x"], y=-part["level"], mode="markers+text", text=texts, hovertext=hovers,
+            hoverinfo="text", showlegend=False, name=kind,
+            textposition="top center" if kind == "split" else "bottom center",
+            textfont={"size": 12 if depth <= 3 else 10,
+                      "color": ["#333" if ok else "#AAA" for ok in part["reachable"]]},
+            marker={"symbol": "square" if kind == "split" else "circle", "size": 16 if kind == "split" else 20,
+                    "color": fills, "line": {"color": lines, "width": 2.5 if kind == "leaf" else 1.5}},
+        ))
+    _layout(fig, title, height)
+    fig.update_xaxes(visible=False, range=[-0.02, 1.02])
+    fig.update_yaxes(visible=False, range=[-depth - 0.6, 0.45])
+    return fig
+
+
+def a_vector_figure(a, classes, title: str = "", height: int = 150) -> go.Figure:
+    """A round's output vector a_t over the classes as a one-row heatmap (blue > 0, red < 0): where f_t = +1
+    the score of class k moves by +a_k, where f_t = -1 by -a_k."""
+    a = np.asarray(a, dtype=np.float64)[None, :]
+    colors = class_colors(len(classes))
+    labels = [class_label(c, colors[k]) for k, c in enumerate(classes)]
+    span = float(np.abs(a).max()) or 1.0
+    fig = go.Figure(go.Heatmap(z=a, x=labels, y=["a_t"], colorscale="RdBu", zmin=-span, zmax=span,
+                               text=[[f"{v:+.3f}" for v in a[0]]], texttemplate="%{text}", showscale=False,
+                               hovertemplate="class %{x}<br>a = %{z:+.4f}<extra></extra>"))
+    _layout(fig, title, height)
+    fig.update_xaxes(type="category")
+    return fig
+
+
+def weak_learner_figure(xs, ys, f_grid, X, y_idx, classes, title: str = "", height: int = 420) -> go.Figure:
+    """The regions of one weak learner f_t (dark grey: +1, light grey: -1) with the training points in their
+    class colours on top."""
+    fig = go.Figure(go.Heatmap(
+        x=xs, y=ys, z=np.asarray(f_grid, dtype=np.float32), zmin=-1, zmax=1, showscale=False, hoverinfo="skip",
+        colorscale=[[0, SIGN_COLORS[-1]], [0.5, SIGN_COLORS[-1]], [0.5, SIGN_COLORS[1]], [1, SIGN_COLORS[1]]],
+        opacity=0.55, name="f_t",
+    ))
+    for sign in (1, -1):
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=f"f_t = {sign:+d}",
+                                 marker={"symbol": "square", "size": 12, "color": SIGN_COLORS[sign]}))
+    colors = class_colors(len(classes))
+    X, y_idx = np.asarray(X), np.asarray(y_idx)
+    for k, name in enumerate(classes):
+        mask = y_idx == k
+        fig.add_trace(go.Scattergl(x=X[mask, 0], y=X[mask, 1], mode="markers", name=html.escape(str(name)),
+                                   marker={"color": colors[k], "size": 5, "line": {"color": "white", "width": 0.4}},
+                                   hoverinfo="skip"))
+    _layout(fig, title, height, legend={"orientation": "h", "y": -0.05, "x": 0})
+    fig.update_xaxes(range=[xs[0], xs[-1]], showgrid=False, zeroline=False, constrain="domain")
+    fig.update_yaxes(range=[ys[0], ys[-1]], showgrid=False, zeroline=False, scaleanchor="x", constrain="domain")
+    return fig
+
+
+def layer_loss_figure(losses, title: str = "", height: int = 300) -> go.Figure:
+    """The training loss while one tree grows: before the round, then after each layer (never higher)."""
+    losses = np.asarray(losses, dtype=np.float64)
+    labels = ["before"] + [f"layer {d}" for d in range(1, len(losses))]
+    fig = go.Figure(go.Scatter(x=labels, y=losses, mode="lines+markers+text", text=[f"{v:.4f}" for v in losses],
+                               textposition="top center", line={"color": MODEL_COLORS["REBEL"], "width": 2.4},
+                               marker={"size": 9}, hovertemplate="%{x}<br>loss %{y:.5f}<extra></extra>"))
+    _layout(fig, title, height, showlegend=False)
+    pad = max(float(np.ptp(losses)) * 0.35, 1e-6)
+    fig.update_yaxes(title_text="training loss L", range=[losses.min() - pad, losses.max() + pad],
+                     showgrid=True, gridcolor="#eee")
+    fig.update_xaxes(type="category")
+    return fig
+
+
+def method_curves_figure(curves, metric: str = "test_cost", title: str = "", height: int = 400) -> go.Figure:
+    """Test cost (or error) vs boosting round for several methods (Fig. 6): long table with method, t and
+    ``metric``; the first method (REBEL, cost-sensitive) drawn thickest."""
+    fig = go.Figure()
+    for i, (method, part) in enumerate(curves.groupby("method", sort=False)):
+        name = html.escape(str(method))
+        fig.add_trace(go.Scatter(
+            x=part["t"], y=part[metric], mode="lines", name=name,
+            line={"color": METHOD_COLORS[i % len(METHOD_COLORS)], "width": 3 if i == 0 else 1.6,
+                  "dash": "solid" if i < 2 else ("dot", "dash", "dashdot", "longdash", "solid")[(i - 2) % 5]},
+            hovertemplate=f"{name}<br>t=%{{x}}<br>%{{y:.4f}}<extra></extra>",
+        ))
+    _layout(fig, title, height, xaxis_title="round t", yaxis_title=metric.replace("_", " "),
+            legend={"orientation": "h", "y": -0.2, "x": 0}, uirevision="methods")
+    fig.update_xaxes(showgrid=True, gridcolor="#eee")
+    fig.update_yaxes(showgrid=True, gridcolor="#eee", rangemode="tozero")
+    return fig
+
+
+def image_gallery_figure(images, titles, cols: int = 5, size: int = 150, title: str = "") -> go.Figure:
+    """Grey-scale images (n, h, w) in a row-major grid with a short title each (Fig. 10, 11)."""
+    from plotly.subplots import make_subplots
+
+    images = np.asarray(images, dtype=np.float32)
+    n = max(len(images), 1)
+    cols = min(cols, n)
+    rows = -(-n // cols)
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=[html.escape(str(t)) for t in titles],
+                        horizontal_spacing=0.03, vertical_spacing=0.18 / rows)
+    for i, img in enumerate(images):
+        fig.add_trace(go.Heatmap(z=img, colorscale="Greys", showscale=False, hoverinfo="skip"),
+                      row=i // cols + 1, col=i % cols + 1)
+    fig.update_xaxes(showticklabels=False, showgrid=False, zeroline=False, constrain="domain")
+    fig.update_yaxes(showticklabels=False, showgrid=False, zeroline=False, autorange="reversed",
+                     constrain="domain")
+    for i in range(len(images)):
+        fig.update_yaxes(scaleanchor=f"x{i + 1 if i else ''}", row=i // cols + 1, col=i % cols + 1)
+    fig.update_annotations(font={"size": 11})
+    return _layout(fig, title, size * rows + (40 if title else 20))
