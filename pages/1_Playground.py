@@ -18,8 +18,11 @@ from rebel.datasets import PRESETS, DatasetSpec, validate_mixture
 
 PLAY_INTERVAL = 0.4  # seconds between animation frames
 PLAY_FRAMES = 50  # frames for a full replay t = 0..T
-COST_KINDS = {"suggested": "Preset's suggested costs", **{k: p.label for k, p in COST_PRESETS.items()},
-              "taxonomy": "Taxonomy (tree distance)"}
+COST_KINDS = {
+    "suggested": "Preset's suggested costs",
+    **{k: p.label for k, p in COST_PRESETS.items()},
+    "taxonomy": "Taxonomy (tree distance)",
+}
 S = st.session_state
 
 
@@ -74,8 +77,11 @@ def _set_spec(spec: DatasetSpec) -> None:
     S.update(spec=spec, dataset=ds, data_source="mixture")
     if tuple(ds.classes) != tuple(old):
         _set_costs(pg.resize_cost_matrix(S["cost_matrix"], old, ds.classes))
-        _flash("info", f"Classes are now {', '.join(map(str, ds.classes))}: the cost matrix kept the costs "
-                       "between existing classes and gave new ones 0-1 costs.")
+        _flash(
+            "info",
+            f"Classes are now {', '.join(map(str, ds.classes))}: the cost matrix kept the costs "
+            "between existing classes and gave new ones 0-1 costs.",
+        )
 
 
 def _current_config() -> pg.Config:
@@ -137,7 +143,9 @@ def _on_csv_upload() -> None:
     if data is None:
         return
     try:
-        ds = pg.parse_dataset_csv(data, S["spec"].test_fraction, int(S["spec"].seed or 0), name="uploaded CSV")
+        ds = pg.parse_dataset_csv(
+            data, S["spec"].test_fraction, int(S["spec"].seed or 0), name="uploaded CSV"
+        )
     except ValueError as exc:
         _flash("error", f"CSV file not loaded: {exc} The previous dataset is still in use.")
         return
@@ -145,8 +153,11 @@ def _on_csv_upload() -> None:
     S.update(dataset=ds, data_source="csv")
     if tuple(ds.classes) != tuple(old):
         _set_costs(pg.resize_cost_matrix(S["cost_matrix"], old, ds.classes))
-    _flash("success", f"Loaded {len(ds.y_train)} training and {len(ds.y_test)} test points "
-                      f"({len(ds.classes)} classes) from the CSV file.")
+    _flash(
+        "success",
+        f"Loaded {len(ds.y_train)} training and {len(ds.y_test)} test points "
+        f"({len(ds.classes)} classes) from the CSV file.",
+    )
 
 
 def _on_back_to_mixture() -> None:
@@ -160,8 +171,10 @@ def _on_cost_preset() -> None:
         if kind == "suggested":
             preset = PRESETS.get(S.get("preset", ""))
             if preset is None or tuple(preset.classes) != tuple(ds.classes):
-                raise ValueError("the current data is not an unchanged preset, so there is no suggested matrix; "
-                                 "pick another cost preset.")
+                raise ValueError(
+                    "the current data is not an unchanged preset, so there is no suggested matrix; "
+                    "pick another cost preset."
+                )
             C = preset.cost_matrix
         else:
             spec = {"preset": kind}
@@ -204,14 +217,27 @@ def _sidebar() -> None:
     sb = st.sidebar
     sb.header("Dataset")
     names = list(PRESETS)
-    sb.selectbox("Preset", names, key="w_preset", on_change=_on_preset,
-                 help="Each preset is a Gaussian mixture with a story and suggested costs.")
-    sb.number_input("Number of points (train + test)", min_value=20, max_value=20000, step=100, key="w_n_points")
+    sb.selectbox(
+        "Preset",
+        names,
+        key="w_preset",
+        on_change=_on_preset,
+        help="Each preset is a Gaussian mixture with a story and suggested costs.",
+    )
+    sb.number_input(
+        "Number of points (train + test)", min_value=20, max_value=20000, step=100, key="w_n_points"
+    )
     c1, c2 = sb.columns([3, 2], vertical_alignment="bottom")
     c1.number_input("Seed", min_value=0, max_value=2**31 - 1, step=1, key="w_seed")
     c2.button("Redraw", on_click=_on_regenerate, icon=":material/casino:", help="Draw new points (seed + 1).")
-    sb.slider("Label noise (training labels)", 0.0, 0.5, step=0.01, key="w_noise",
-              help="Share of training points relabelled to another class; test labels stay clean.")
+    sb.slider(
+        "Label noise (training labels)",
+        0.0,
+        0.5,
+        step=0.01,
+        key="w_noise",
+        help="Share of training points relabelled to another class; test labels stay clean.",
+    )
     sb.slider("Test share", 0.05, 0.9, step=0.01, key="w_test")
     _read_dataset_widgets()
     if S["data_source"] == "csv":
@@ -226,44 +252,79 @@ def _sidebar() -> None:
 
     sb.header("Files and sharing")
     ds = S["dataset"]
-    sb.download_button("Download points (CSV)", pg.dataset_to_csv(ds), file_name="rebel_points.csv",
-                       mime="text/csv", icon=":material/download:")
-    sb.file_uploader("Upload points (CSV: x, y, label[, split])", type=["csv"], key="w_csv_upload",
-                     on_change=_on_csv_upload)
+    sb.download_button(
+        "Download points (CSV)",
+        pg.dataset_to_csv(ds),
+        file_name="rebel_points.csv",
+        mime="text/csv",
+        icon=":material/download:",
+    )
+    sb.file_uploader(
+        "Upload points (CSV: x, y, label[, split])",
+        type=["csv"],
+        key="w_csv_upload",
+        on_change=_on_csv_upload,
+    )
     if S["data_source"] == "mixture":
-        sb.download_button("Download session (JSON)", pg.session_json(_current_config()),
-                           file_name="rebel_session.json", mime="application/json", icon=":material/download:")
+        sb.download_button(
+            "Download session (JSON)",
+            pg.session_json(_current_config()),
+            file_name="rebel_session.json",
+            mime="application/json",
+            icon=":material/download:",
+        )
         sb.caption("The page address (URL) also holds the full configuration: copy it to share this view.")
     else:
-        sb.caption("Sessions and links describe designed mixtures; share the CSV file and the cost matrix instead.")
-    sb.file_uploader("Load a session (JSON)", type=["json"], key="w_session_upload", on_change=_on_session_upload)
+        sb.caption(
+            "Sessions and links describe designed mixtures; share the CSV file and the cost matrix instead."
+        )
+    sb.file_uploader(
+        "Load a session (JSON)", type=["json"], key="w_session_upload", on_change=_on_session_upload
+    )
 
 
 def _read_dataset_widgets() -> None:
     """Apply changed dataset settings (points, seed, noise, test share) as a new spec; keep the old on error."""
     spec = S["spec"]
-    new = (int(S["w_n_points"]), int(S["w_seed"]), round(float(S["w_noise"]), 2), round(float(S["w_test"]), 2))
+    new = (
+        int(S["w_n_points"]),
+        int(S["w_seed"]),
+        round(float(S["w_noise"]), 2),
+        round(float(S["w_test"]), 2),
+    )
     old = (spec.n_points, int(spec.seed or 0), round(spec.label_noise, 2), round(spec.test_fraction, 2))
     if new == old:
         return
     try:
         # Unchanged fields keep their exact values (a preset's test share 1/3 is shown rounded as 0.33).
-        _set_spec(DatasetSpec(spec.mixture, new[0], spec.test_fraction if new[3] == old[3] else new[3],
-                              new[1], spec.label_noise if new[2] == old[2] else new[2]))
+        _set_spec(
+            DatasetSpec(
+                spec.mixture,
+                new[0],
+                spec.test_fraction if new[3] == old[3] else new[3],
+                new[1],
+                spec.label_noise if new[2] == old[2] else new[2],
+            )
+        )
     except ValueError as exc:
         st.sidebar.error(f"Dataset settings not applied: {exc}")
 
 
 def _mixture_editor() -> None:
     st.subheader("Design the data: clusters")
-    st.caption("One row per Gaussian cluster: class, centre (mean_x, mean_y), spread (std_x, std_y), correlation, "
-               "rotation angle in degrees and relative weight. Add or delete rows, or drag a box on the plot above "
-               "(with “Box-drag adds a cluster” on). Changes redraw the points and retrain at once.")
+    st.caption(
+        "One row per Gaussian cluster: class, centre (mean_x, mean_y), spread (std_x, std_y), correlation, "
+        "rotation angle in degrees and relative weight. Add or delete rows, or drag a box on the plot above "
+        "(with “Drag adds a cluster” on). Changes redraw the points and retrain at once."
+    )
     if S["data_source"] == "csv":
         st.info("The uploaded CSV points are in use; editing clusters switches back to the designed mixture.")
     col = st.column_config
     edited = st.data_editor(
-        S["mixture_base"], key=f"w_mixture_{S['mixture_editor_v']}", num_rows="dynamic", hide_index=True,
+        S["mixture_base"],
+        key=f"w_mixture_{S['mixture_editor_v']}",
+        num_rows="dynamic",
+        hide_index=True,
         width="stretch",
         column_config={
             "class": col.TextColumn("class", required=True, help="Class name; a new name adds a class."),
@@ -293,15 +354,23 @@ def _cost_panel() -> None:
     st.subheader("Costs")
     c1, c2, c3 = st.columns([5, 4, 3])
     with c1:
-        st.caption("Cost of each decision: **rows = truth, columns = prediction**. Raise an entry to make that "
-                   "mistake more expensive; REBEL retrains at once.")
+        st.caption(
+            "Cost of each decision: **rows = truth, columns = prediction**. Raise an entry to make that "
+            "mistake more expensive; REBEL retrains at once."
+        )
         col = st.column_config
         edited = st.data_editor(
-            pg.cost_frame(S["cost_base"], classes), key=f"w_costs_{S['cost_editor_v']}", num_rows="fixed",
+            pg.cost_frame(S["cost_base"], classes),
+            key=f"w_costs_{S['cost_editor_v']}",
+            num_rows="fixed",
             width="stretch",
-            column_config={"_index": col.TextColumn("truth \\ predicted", width="small"),
-                           **{name: col.NumberColumn(name, min_value=0.0, format="%.3g", required=True,
-                                                     width="small") for name in classes}},
+            column_config={
+                "_index": col.TextColumn("truth \\ predicted", width="small"),
+                **{
+                    name: col.NumberColumn(name, min_value=0.0, format="%.3g", required=True, width="small")
+                    for name in classes
+                },
+            },
         )
         try:
             with warnings.catch_warnings(record=True) as caught:
@@ -314,8 +383,11 @@ def _cost_panel() -> None:
         except ValueError as exc:
             st.error(f"Cost matrix: {exc} The previous matrix stays in use until this is fixed.")
     with c2:
-        st.plotly_chart(plots.cost_heatmap(S["cost_matrix"], classes, height=260), config=plots.PNG_CONFIG,
-                        key="cost_heatmap")
+        st.plotly_chart(
+            plots.cost_heatmap(S["cost_matrix"], classes, height=260),
+            config=plots.PNG_CONFIG,
+            key="cost_heatmap",
+        )
     with c3:
         if S.get("w_cost_class") not in classes:
             S["w_cost_class"] = classes[0]
@@ -332,8 +404,12 @@ def _cost_panel() -> None:
             st.text_area("class tree (JSON: child → parent)", key="w_cost_tree", height=110)
         a, b = st.columns(2)
         a.button("Apply", on_click=_on_cost_preset, key="w_apply_cost", type="primary")
-        b.button("Normalize", on_click=_on_normalize, key="w_normalize",
-                 help="Scale so that guessing a class at random costs 1 (training-set priors).")
+        b.button(
+            "Normalize",
+            on_click=_on_normalize,
+            key="w_normalize",
+            help="Scale so that guessing a class at random costs 1 (training-set priors).",
+        )
 
 
 @st.cache_resource(max_entries=4, show_spinner="Training REBEL and the two-step baseline…")
@@ -353,9 +429,11 @@ def _training() -> pg.TrainedPair | None:
         S.update(shown_key=pair.key, playing=False, t=pair.n_rounds)
     S.update(trained=pair, model=pair.rebel, two_step_model=pair.two_step)
     n = pair.grid.shape[0]
-    st.caption(f"REBEL trained in **{1e3 * pair.fit_seconds:.0f} ms** ({pair.n_rounds} rounds of depth-"
-               f"{hyper['max_depth']} trees, regions on a {n}×{n} grid); two-step baseline in "
-               f"{1e3 * pair.baseline_seconds:.0f} ms. Results are cached: going back to a setting is instant.")
+    st.caption(
+        f"REBEL trained in **{1e3 * pair.fit_seconds:.0f} ms** ({pair.n_rounds} rounds of depth-"
+        f"{hyper['max_depth']} trees, regions on a {n}×{n} grid); two-step baseline in "
+        f"{1e3 * pair.baseline_seconds:.0f} ms. Results are cached: going back to a setting is instant."
+    )
     return pair
 
 
@@ -373,30 +451,59 @@ def _view(playing_mode: bool) -> None:
     S["t"] = pair.clamp(S.get("t", T))
 
     c = st.columns([1.1, 0.6, 0.6, 0.6, 6], vertical_alignment="bottom")
-    c[0].button("Pause" if playing_mode else "Play", on_click=_toggle_play, key="w_play", width="stretch",
-                icon=":material/pause:" if playing_mode else ":material/play_arrow:",
-                help="Replay training round by round.")
-    c[1].button("", on_click=_step, args=(-T,), key="w_first", icon=":material/first_page:",
-                help="Back to t = 0 (a0 only).")
-    c[2].button("", on_click=_step, args=(-1,), key="w_back", icon=":material/chevron_left:",
-                help="One round back.")
-    c[3].button("", on_click=_step, args=(1,), key="w_fwd", icon=":material/chevron_right:",
-                help="One round forward.")
-    t = c[4].slider("Boosting round t", 0, T, key="t",
-                    help="The model after its first t weak learners; t = 0 uses only the bias a0.")
+    c[0].button(
+        "Pause" if playing_mode else "Play",
+        on_click=_toggle_play,
+        key="w_play",
+        width="stretch",
+        icon=":material/pause:" if playing_mode else ":material/play_arrow:",
+        help="Replay training round by round.",
+    )
+    c[1].button(
+        "",
+        on_click=_step,
+        args=(-T,),
+        key="w_first",
+        icon=":material/first_page:",
+        help="Back to t = 0 (a0 only).",
+    )
+    c[2].button(
+        "", on_click=_step, args=(-1,), key="w_back", icon=":material/chevron_left:", help="One round back."
+    )
+    c[3].button(
+        "", on_click=_step, args=(1,), key="w_fwd", icon=":material/chevron_right:", help="One round forward."
+    )
+    t = c[4].slider(
+        "Boosting round t",
+        0,
+        T,
+        key="t",
+        help="The model after its first t weak learners; t = 0 uses only the bias a0.",
+    )
 
     ds = pair.dataset
     mixture_mode = S.get("data_source") == "mixture"
     o = st.columns(5)
-    show_bayes = o[0].toggle("Bayes-optimal boundaries", key="w_show_bayes", disabled=not pair.has_bayes,
-                             help="Dashed: the best possible decisions, from the known mixture and these costs.")
-    show_two = o[1].toggle("Two-step boundaries", key="w_show_two",
-                           help="Dotted: 0-1 boosting + posterior + cheapest class, with the same rounds.")
-    show_dis = o[2].toggle("Disagreement", key="w_show_dis", help="Shaded where REBEL and two-step decide "
-                                                                  "differently.")
-    show_w = o[3].toggle("Point size = weight", key="w_show_w",
-                         help="Training points sized by their boosting weight at round t: REBEL focuses on them.")
-    box_on = o[4].toggle("Box-drag adds a cluster", key="w_box", disabled=not mixture_mode)
+    show_bayes = o[0].toggle(
+        "Bayes boundaries",
+        key="w_show_bayes",
+        disabled=not pair.has_bayes,
+        help="Dashed: the best possible decisions, from the known mixture and these costs.",
+    )
+    show_two = o[1].toggle(
+        "Two-step boundaries",
+        key="w_show_two",
+        help="Dotted: 0-1 boosting + posterior + cheapest class, with the same rounds.",
+    )
+    show_dis = o[2].toggle(
+        "Disagreement", key="w_show_dis", help="Shaded where REBEL and two-step decide differently."
+    )
+    show_w = o[3].toggle(
+        "Size = weight",
+        key="w_show_w",
+        help="Training points sized by their boosting weight at round t: REBEL focuses on them.",
+    )
+    box_on = o[4].toggle("Drag adds a cluster", key="w_box", disabled=not mixture_mode)
 
     left, right = st.columns([3, 2])
     with left:
@@ -404,26 +511,42 @@ def _view(playing_mode: bool) -> None:
             st.selectbox("Class of the new cluster", list(ds.classes), key="w_box_class")
         other = pair.two_step_regions[t] if (show_two or show_dis) else None
         fig = plots.regions_figure(
-            pair.grid.xs, pair.grid.ys, pair.regions[t], ds.classes,
+            pair.grid.xs,
+            pair.grid.ys,
+            pair.regions[t],
+            ds.classes,
             train=(ds.X_train, pair.y_train_idx, pair.train_predictions(t)),
             test=(ds.X_test, pair.y_test_idx, pair.test_predictions(t)),
             train_sizes=plots.weight_sizes(pair.weights[t]) if show_w else None,
-            bayes_regions=pair.bayes_regions if show_bayes else None, other_regions=other,
-            show_other=show_two, show_disagreement=show_dis, box_select=box_on,
+            bayes_regions=pair.bayes_regions if show_bayes else None,
+            other_regions=other,
+            show_other=show_two,
+            show_disagreement=show_dis,
+            box_select=box_on,
             title=f"REBEL's minimum-risk class after t = {t} of {T} rounds",
         )
-        event = st.plotly_chart(fig, key=f"w_regions_{S.get('chart_v', 0)}", config=plots.PNG_CONFIG,
-                                on_select="rerun" if box_on else "ignore", selection_mode="box")
-        st.caption("Background: the class REBEL decides at each place (lighter colours). Filled dots: training "
-                   "points; rings: test points; ×: a mistake at round t.")
+        event = st.plotly_chart(
+            fig,
+            key=f"w_regions_{S.get('chart_v', 0)}",
+            config=plots.PNG_CONFIG,
+            on_select="rerun" if box_on else "ignore",
+            selection_mode="box",
+        )
+        st.caption(
+            "Background: the class REBEL decides at each place (lighter colours). Filled dots: training "
+            "points; rings: test points; ×: a mistake at round t."
+        )
         if box_on:
             _add_dragged_cluster(event)
     with right:
         _numbers(pair, t)
     a, b = st.columns([3, 2])
     with a:
-        st.plotly_chart(plots.cost_curves_figure(pair.curves, t, pair.bayes_test_cost, height=320),
-                        config=plots.PNG_CONFIG, key="w_curves")
+        st.plotly_chart(
+            plots.cost_curves_figure(pair.curves, t, pair.bayes_test_cost, height=320),
+            config=plots.PNG_CONFIG,
+            key="w_curves",
+        )
     with b:
         _confusion(pair, t)
 
@@ -450,38 +573,85 @@ def _add_dragged_cluster(event) -> None:
 def _numbers(pair: pg.TrainedPair, t: int) -> None:
     rebel_m, two_m = pair.metrics(t, "REBEL"), pair.metrics(t, "two-step")
     m = st.columns(3)
-    m[0].metric("REBEL test cost", f"{rebel_m.cost:.3f}", f"{rebel_m.cost - two_m.cost:+.3f}",
-                delta_color="inverse", help="Mean cost C[truth, prediction] over the test points; the small "
-                                            "number is the difference to the two-step method (green = cheaper).")
-    m[1].metric("error rate", f"{rebel_m.error:.1%}", f"{rebel_m.error - two_m.error:+.1%}",
-                delta_color="inverse", help="Share of test points misclassified (every mistake counts 1); the "
-                                            "small number is the difference to the two-step method.")
-    m[2].metric("regret vs Bayes", "n/a" if rebel_m.regret is None else f"{rebel_m.regret:.3f}",
-                help="Test cost minus the test cost of the Bayes-optimal rule on the same points.")
+    m[0].metric(
+        "REBEL test cost",
+        f"{rebel_m.cost:.3f}",
+        f"{rebel_m.cost - two_m.cost:+.3f}",
+        delta_color="inverse",
+        help="Mean cost C[truth, prediction] over the test points; the small "
+        "number is the difference to the two-step method (green = cheaper).",
+    )
+    m[1].metric(
+        "error rate",
+        f"{rebel_m.error:.1%}",
+        f"{rebel_m.error - two_m.error:+.1%}",
+        delta_color="inverse",
+        help="Share of test points misclassified (every mistake counts 1); the "
+        "small number is the difference to the two-step method.",
+    )
+    m[2].metric(
+        "regret vs Bayes",
+        "n/a" if rebel_m.regret is None else f"{rebel_m.regret:.3f}",
+        help="Test cost minus the test cost of the Bayes-optimal rule on the same points.",
+    )
     rows = {"REBEL": rebel_m, "two-step": two_m}
-    table = pd.DataFrame({"test cost": [r.cost for r in rows.values()],
-                          "error rate": [r.error for r in rows.values()],
-                          "regret": [r.regret for r in rows.values()]}, index=list(rows))
+    table = pd.DataFrame(
+        {
+            "test cost": [r.cost for r in rows.values()],
+            "error rate": [r.error for r in rows.values()],
+            "regret": [r.regret for r in rows.values()],
+        },
+        index=list(rows),
+    )
     if pair.bayes_test_cost is not None:
         table.loc["Bayes rule"] = [pair.bayes_test_cost, pair.bayes_test_error, 0.0]
-    st.dataframe(table, width="stretch", column_config={c: st.column_config.NumberColumn(format="%.3f")
-                                                        for c in table.columns})
-    pr = pd.DataFrame({"class": [str(c) for c in pair.classes],
-                       "REBEL precision": rebel_m.precision, "REBEL recall": rebel_m.recall,
-                       "two-step precision": two_m.precision, "two-step recall": two_m.recall})
-    st.dataframe(pr, hide_index=True, width="stretch",
-                 column_config={c: st.column_config.NumberColumn(format="%.2f") for c in pr.columns[1:]})
-    st.caption("Recall of class c: share of its test points predicted as c. A costly miss of c pushes REBEL to "
-               "raise c's recall, paying with precision.")
+    st.dataframe(
+        table,
+        width="stretch",
+        column_config={c: st.column_config.NumberColumn(format="%.3f") for c in table.columns},
+    )
+    pr = pd.DataFrame(
+        {
+            "class": [str(c) for c in pair.classes],
+            "REBEL prec.": rebel_m.precision,
+            "REBEL recall": rebel_m.recall,
+            "2-step prec.": two_m.precision,
+            "2-step recall": two_m.recall,
+        }
+    )
+    st.dataframe(
+        pr,
+        hide_index=True,
+        width="stretch",
+        column_config={
+            c: st.column_config.NumberColumn(format="%.2f", width="small") for c in pr.columns[1:]
+        },
+    )
+    st.caption(
+        "Recall of class c: share of its test points predicted as c. A costly miss of c pushes REBEL to "
+        "raise c's recall, paying with precision."
+    )
 
 
 def _confusion(pair: pg.TrainedPair, t: int) -> None:
-    which = st.segmented_control("Confusion matrix of", ["REBEL", "two-step"], default="REBEL",
-                                 key="w_conf_model") or "REBEL"
+    which = (
+        st.segmented_control(
+            "Confusion matrix of", ["REBEL", "two-step"], default="REBEL", key="w_conf_model"
+        )
+        or "REBEL"
+    )
     m = pair.metrics(t, which)
-    st.plotly_chart(plots.confusion_figure(m.confusion, m.cost_share, pair.classes, height=300,
-                                           title=f"{which} at t = {t}: count / share of mean cost"),
-                    config=plots.PNG_CONFIG, key="w_confusion")
+    st.plotly_chart(
+        plots.confusion_figure(
+            m.confusion,
+            m.cost_share,
+            pair.classes,
+            height=300,
+            title=f"{which} at t = {t}: count / share of mean cost",
+        ),
+        config=plots.PNG_CONFIG,
+        key="w_confusion",
+    )
 
 
 def _show_flash() -> None:
@@ -505,10 +675,12 @@ def _sync_url() -> None:
 # ---------------------------------------------------------------------------------------------------------- page
 _init_state()
 st.title("REBEL Playground")
-st.markdown("REBEL boosts straight for the **minimum-risk class**: tell it what each mistake costs and it spends "
-            "its weak learners on the boundaries that matter. Edit the costs or the clusters and watch the coloured "
-            "regions move; press **▶ Play** to replay training round by round, and compare with the usual "
-            "**two-step** method (learn posteriors with 0-1 costs, then pick the cheapest class).")
+st.markdown(
+    "REBEL boosts straight for the **minimum-risk class**: tell it what each mistake costs and it spends "
+    "its weak learners on the boundaries that matter. Edit the costs or the clusters and watch the coloured "
+    "regions move; press **▶ Play** to replay training round by round, and compare with the usual "
+    "**two-step** method (learn posteriors with 0-1 costs, then pick the cheapest class)."
+)
 header = st.container()
 cost_area = st.container(border=True)
 status = st.container()

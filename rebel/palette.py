@@ -27,7 +27,7 @@ def _hex_to_rgb(color: str) -> tuple:
 
 
 def _rgb_to_hex(rgb) -> str:
-    return "#" + "".join(f"{int(round(c)):02X}" for c in rgb)
+    return "#" + "".join(f"{round(c):02X}" for c in rgb)
 
 
 def lighten(color: str, mix: float = REGION_MIX) -> str:
@@ -43,10 +43,12 @@ def darken(color: str, mix: float = 0.25) -> str:
 def class_colors(n_classes: int) -> list:
     """Point colours of classes 0..K-1 (cycling, with a darker shade on each further lap, past 7 classes)."""
     base = len(OKABE_ITO)
-    return [darken(OKABE_ITO[k % base], 0.3 * (k // base)) if k >= base else OKABE_ITO[k] for k in range(n_classes)]
+    return [
+        darken(OKABE_ITO[k % base], 0.3 * (k // base)) if k >= base else OKABE_ITO[k]
+        for k in range(n_classes)
+    ]
 
 
 def region_colors(n_classes: int) -> list:
     """Region colours of classes 0..K-1: the point colours, lighter."""
     return [lighten(c) for c in class_colors(n_classes)]
-

@@ -10,7 +10,7 @@ here imports streamlit.
   ``TrainedPair`` holds the staged class indices of both on the grid, train and test points (t = 0 is after
   a0), the boosting weights per round, and ``metrics(t)``.
 - Small pure helpers the page needs: cost-matrix tables, resizing a matrix when classes change, a cluster from
-  a dragged box, CSV import/export of point datasets.
+  a dragged box, CSV import/export of 2-D point datasets (on top of ``rebel.datasets.read_csv``/``to_csv``).
 
 Every error is a ``ValueError`` whose message names the entry and the fix; the page shows it with st.error.
 """
@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import io
 import json
 import time
 import zlib
@@ -31,14 +30,14 @@ import pandas as pd
 
 from rebel.costs import decompose, min_risk_class, validate_cost_matrix
 from rebel.datasets import (
-    MAX_CLASSES,
-    MAX_ROWS,
     PRESETS,
     Dataset,
     DatasetSpec,
     bayes_min_risk,
     make_dataset,
     mixture_classes,
+    read_csv,
+    to_csv,
     validate_mixture,
 )
 from rebel.estimator import RebelClassifier
@@ -53,7 +52,6 @@ GRID_BUDGET = 12_000_000  # (T + 1) * cells kept per staged grid (int16): ~24 MB
 GRID_PAD = 0.08  # grid margin around the data, as a fraction of its range
 MAX_UPLOAD_BYTES = 5 * 1024 * 1024
 QUERY_KEY = "cfg"
-CSV_COLUMNS = ("x", "y", "label", "split")
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -64,10 +62,10 @@ CSV_COLUMNS = ("x", "y", "label", "split")
 def validate_hyper(hyper) -> dict:
     """Checked hyper-parameters ``{n_estimators, max_depth, n_thresholds}`` (missing ones take the defaults)."""
     if not isinstance(hyper, dict):
-        raise ValueError(f"hyper-parameters are {hyper!r}; give a dict such as {DEFAULT_HYPER}.")
+        raise ValueError(f"hyper-parameters are {hyper!r}; give a dict such as {DEFAULT_HYPER}.")  # noqa: TRY004
     unknown = set(hyper) - set(DEFAULT_HYPER)
     if unknown:
-        raise ValueError(f"hyper-parameters: unknown entry {sorted(unknown)[0]!r}; allowed: {list(DEFAULT_HYPER)}.")
+        raise ValueError(f"hyper-parameters: unknown entry {min(unknown)!r}; allowed: {list(DEFAULT_HYPER)}.")
     out = {}
     for name, (lo, hi) in HYPER_LIMITS.items():
         value = hyper.get(name, DEFAULT_HYPER[name])
@@ -88,7 +86,10 @@ class Config:
 
     def __post_init__(self):
         if not isinstance(self.spec, DatasetSpec):
-            self.spec = DatasetSpec.from_dict(self.spec)
+            # A dict, or a spec made by a reloaded copy of rebel.datasets (streamlit re-imports edited modules).
+            self.spec = DatasetSpec.from_dict(
+                self.spec if isinstance(self.spec, dict) else self.spec.to_dict()
+            )
         self.cost_matrix = validate_cost_matrix(self.cost_matrix, n_classes=len(self.classes))
         self.hyper = validate_hyper(self.hyper)
         self.preset = str(self.preset or "")
@@ -111,14 +112,20 @@ class Config:
     @classmethod
     def from_dict(cls, d) -> Config:
         if not isinstance(d, dict):
-            raise ValueError("session must be a JSON object with 'spec', 'cost_matrix' and 'hyper' entries.")
+            raise ValueError(  # noqa: TRY004 - every user-file problem is a ValueError the page shows
+                "session must be a JSON object with 'spec', 'cost_matrix' and 'hyper' entries."
+            )
         if d.get("format", SESSION_FORMAT) != SESSION_FORMAT:
             raise ValueError(f"session format is {d.get('format')!r}; expected {SESSION_FORMAT!r}.")
         if d.get("version", SESSION_VERSION) != SESSION_VERSION:
-            raise ValueError(f"session version is {d.get('version')!r}; this app reads version {SESSION_VERSION}.")
+            raise ValueError(
+                f"session version is {d.get('version')!r}; this app reads version {SESSION_VERSION}."
+            )
         missing = [k for k in ("spec", "cost_matrix") if k not in d]
         if missing:
-            raise ValueError(f"session is missing the entry {missing[0]!r}; save a session from the app to see one.")
+            raise ValueError(
+                f"session is missing the entry {missing[0]!r}; save a session from the app to see one."
+            )
         spec = DatasetSpec.from_dict(d["spec"])
         classes = mixture_classes(spec.mixture)
         if "classes" in d and list(map(str, d["classes"])) != list(classes):
@@ -154,12 +161,16 @@ def parse_session_json(data) -> Config:
         try:
             data = data.decode("utf-8")
         except UnicodeDecodeError:
-            raise ValueError("session file is not UTF-8 text; upload a .json file saved by this app.") from None
+            raise ValueError(
+                "session file is not UTF-8 text; upload a .json file saved by this app."
+            ) from None
     try:
         obj = json.loads(data)
     except json.JSONDecodeError as exc:
-        raise ValueError(f"session file is not valid JSON ({exc.msg} at line {exc.lineno}); "
-                         "upload a .json file saved by this app.") from None
+        raise ValueError(
+            f"session file is not valid JSON ({exc.msg} at line {exc.lineno}); "
+            "upload a .json file saved by this app."
+        ) from None
     return Config.from_dict(obj)
 
 
@@ -172,11 +183,15 @@ def encode_query(cfg: Config) -> str:
 def decode_query(text: str) -> Config:
     """Inverse of ``encode_query``; raise ``ValueError`` for a damaged or foreign link."""
     try:
-        raw = zlib.decompress(base64.urlsafe_b64decode(str(text) + "=" * (-len(str(text)) % 4)), bufsize=65536)
+        raw = zlib.decompress(
+            base64.urlsafe_b64decode(str(text) + "=" * (-len(str(text)) % 4)), bufsize=65536
+        )
         obj = json.loads(raw)
     except (ValueError, zlib.error):
-        raise ValueError(f"the link's '{QUERY_KEY}' parameter is damaged (could not decode it); "
-                         "copy the full address again or remove the parameter.") from None
+        raise ValueError(
+            f"the link's '{QUERY_KEY}' parameter is damaged (could not decode it); "
+            "copy the full address again or remove the parameter."
+        ) from None
     return Config.from_dict(obj)
 
 
@@ -188,8 +203,11 @@ def decode_query(text: str) -> Config:
 def cost_frame(cost_matrix, classes) -> pd.DataFrame:
     """The cost matrix as a table: index = true class, columns = predicted class (what the editor shows)."""
     names = [str(c) for c in classes]
-    return pd.DataFrame(np.asarray(cost_matrix, dtype=np.float64), index=pd.Index(names, name="truth \\ predicted"),
-                        columns=names)
+    return pd.DataFrame(
+        np.asarray(cost_matrix, dtype=np.float64),
+        index=pd.Index(names, name="truth \\ predicted"),
+        columns=names,
+    )
 
 
 def cost_from_frame(df: pd.DataFrame, classes) -> np.ndarray:
@@ -197,14 +215,19 @@ def cost_from_frame(df: pd.DataFrame, classes) -> np.ndarray:
     names = [str(c) for c in classes]
     values = df.apply(pd.to_numeric, errors="coerce").to_numpy(dtype=np.float64)
     if values.shape != (len(names), len(names)):
-        raise ValueError(f"the cost table is {values.shape[0]} x {values.shape[1]}; it must be "
-                         f"{len(names)} x {len(names)} (one row and column per class).")
+        raise ValueError(
+            f"the cost table is {values.shape[0]} x {values.shape[1]}; it must be "
+            f"{len(names)} x {len(names)} (one row and column per class)."
+        )
     for i, j in np.argwhere(~np.isfinite(values) | (values < 0)):
         raw = df.iloc[i, j]
-        raise ValueError(f"cost of predicting {names[j]!r} when the truth is {names[i]!r} is {raw!r}; "
-                         "enter a number >= 0.")
+        raise ValueError(
+            f"cost of predicting {names[j]!r} when the truth is {names[i]!r} is {raw!r}; enter a number >= 0."
+        )
     if not (values > 0).any():
-        raise ValueError("every cost is 0, so there is nothing to learn; give at least one mistake a positive cost.")
+        raise ValueError(
+            "every cost is 0, so there is nothing to learn; give at least one mistake a positive cost."
+        )
     return values
 
 
@@ -233,9 +256,16 @@ def add_box_cluster(mixture, cls: str, x_range, y_range, weight: float | None = 
     if not all(np.isfinite([x0, x1, y0, y1])):
         raise ValueError("the dragged box has no finite corners; drag a box inside the plot.")
     span = max(float(df["std_x"].mean()), 1e-3) * 0.05  # boxes thinner than this become a small round blob
-    row = {"class": str(cls).strip(), "mean_x": round((x0 + x1) / 2, 3), "mean_y": round((y0 + y1) / 2, 3),
-           "std_x": round(max((x1 - x0) / 2, span), 3), "std_y": round(max((y1 - y0) / 2, span), 3),
-           "corr": 0.0, "angle": 0.0, "weight": float(df["weight"].mean() if weight is None else weight)}
+    row = {
+        "class": str(cls).strip(),
+        "mean_x": round((x0 + x1) / 2, 3),
+        "mean_y": round((y0 + y1) / 2, 3),
+        "std_x": round(max((x1 - x0) / 2, span), 3),
+        "std_y": round(max((y1 - y0) / 2, span), 3),
+        "corr": 0.0,
+        "angle": 0.0,
+        "weight": float(df["weight"].mean() if weight is None else weight),
+    }
     if not row["class"]:
         raise ValueError("choose the class of the new cluster before dragging a box.")
     return validate_mixture(pd.concat([df, pd.DataFrame([row])], ignore_index=True))
@@ -246,7 +276,9 @@ def default_tree_json(classes) -> str:
     under "group 2" (as a JSON parent map the user can edit)."""
     names = [str(c) for c in classes]
     half = (len(names) + 1) // 2
-    return json.dumps({name: ("group 1" if i < half else "group 2") for i, name in enumerate(names)}, indent=1)
+    return json.dumps(
+        {name: ("group 1" if i < half else "group 2") for i, name in enumerate(names)}, indent=1
+    )
 
 
 def parse_tree_json(text) -> dict:
@@ -254,10 +286,14 @@ def parse_tree_json(text) -> dict:
     try:
         tree = json.loads(text)
     except (TypeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"the class tree is not valid JSON ({getattr(exc, 'msg', exc)}); write it like "
-                         '{"duck": "bird", "goose": "bird", "cat": "mammal"}.') from None
+        raise ValueError(
+            f"the class tree is not valid JSON ({getattr(exc, 'msg', exc)}); write it like "
+            '{"duck": "bird", "goose": "bird", "cat": "mammal"}.'
+        ) from None
     if not isinstance(tree, dict):
-        raise ValueError("the class tree must be a JSON object mapping each class to its parent group.")
+        raise ValueError(  # noqa: TRY004 - every user-input problem is a ValueError the page shows
+            "the class tree must be a JSON object mapping each class to its parent group."
+        )
     return tree
 
 
@@ -267,71 +303,33 @@ def parse_tree_json(text) -> dict:
 
 
 def dataset_to_csv(ds: Dataset) -> str:
-    """Training and test points as CSV with columns x, y, label, split ("train" or "test")."""
-    frames = [pd.DataFrame({"x": X[:, 0], "y": X[:, 1], "label": np.asarray(y, dtype=str), "split": split})
-              for X, y, split in ((ds.X_train, ds.y_train, "train"), (ds.X_test, ds.y_test, "test"))]
-    return pd.concat(frames, ignore_index=True).to_csv(index=False)
+    """Training and test points as CSV (columns x, y, label, split), via ``rebel.datasets.to_csv``."""
+    return to_csv(ds)
 
 
 def parse_dataset_csv(data, test_fraction: float = 1 / 3, seed: int = 0, name: str = "uploaded") -> Dataset:
-    """Read a point dataset (bytes or str CSV with columns x, y, label and optional split).
+    """Read an uploaded point dataset with ``rebel.datasets.read_csv`` (CSV text only, never pickle) and check
+    what the Playground needs: two feature columns (it draws the plane) and training points in every class.
 
-    Rows without a split column are split at random (``test_fraction``, ``seed``). Raises ``ValueError`` naming
-    the column or row to fix. Only CSV text is read (never pickle).
+    Without a split column the points are split at random (``test_fraction``, ``seed``). Raises ``ValueError``
+    naming the line, column or limit to fix.
     """
-    if isinstance(data, bytes):
-        if len(data) > MAX_UPLOAD_BYTES:
-            raise ValueError(f"CSV file is {len(data)} bytes; at most {MAX_UPLOAD_BYTES} are accepted.")
-        try:
-            data = data.decode("utf-8-sig")
-        except UnicodeDecodeError:
-            raise ValueError("CSV file is not UTF-8 text; save it as CSV (UTF-8) and upload again.") from None
-    try:
-        df = pd.read_csv(io.StringIO(data), nrows=MAX_ROWS + 1, dtype={"label": str, "split": str})
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as exc:
-        raise ValueError(f"CSV file could not be read ({str(exc).splitlines()[0]}); give a header line "
-                         "x,y,label[,split] and one point per line.") from None
-    df.columns = [str(c).strip().lower() for c in df.columns]
-    missing = [c for c in CSV_COLUMNS[:3] if c not in df.columns]
+    if isinstance(data, bytes) and len(data) > MAX_UPLOAD_BYTES:
+        raise ValueError(f"CSV file is {len(data)} bytes; at most {MAX_UPLOAD_BYTES} are accepted.")
+    ds = read_csv(
+        data.encode() if isinstance(data, str) else data, test_fraction=test_fraction, seed=seed, name=name
+    )
+    if len(ds.feature_names) != 2:
+        raise ValueError(
+            f"the CSV file has {len(ds.feature_names)} feature column(s) {list(ds.feature_names)}; "
+            "the Playground draws the plane, so give exactly two (e.g. x,y,label)."
+        )
+    missing = sorted(set(ds.classes) - set(ds.y_train.tolist()), key=str)
     if missing:
-        raise ValueError(f"CSV file has no column {missing[0]!r} (columns found: {list(df.columns)}); "
-                         "the header must be x,y,label and optionally split.")
-    if len(df) > MAX_ROWS:
-        raise ValueError(f"CSV file has more than {MAX_ROWS} rows; upload a smaller sample.")
-    if len(df) < 4:
-        raise ValueError(f"CSV file has {len(df)} data rows; give at least a few points of two classes.")
-    X = np.empty((len(df), 2))
-    for j, col in enumerate(("x", "y")):
-        values = pd.to_numeric(df[col], errors="coerce").to_numpy(dtype=np.float64)
-        bad = np.flatnonzero(~np.isfinite(values))
-        if bad.size:
-            i = int(bad[0])
-            raise ValueError(f"CSV row {i + 2}: {col} is {df[col].iloc[i]!r}; it must be a finite number.")
-        X[:, j] = values
-    labels = df["label"].astype(str).str.strip()
-    bad = np.flatnonzero(df["label"].isna().to_numpy() | (labels == "").to_numpy())
-    if bad.size:
-        raise ValueError(f"CSV row {int(bad[0]) + 2}: label is empty; give every point a class name.")
-    y = labels.to_numpy(dtype=object)
-    classes = tuple(sorted(set(y)))
-    if not 2 <= len(classes) <= MAX_CLASSES:
-        raise ValueError(f"CSV file has {len(classes)} class(es) {list(classes)[:5]}; give between 2 and "
-                         f"{MAX_CLASSES} classes.")
-    if "split" in df.columns:
-        split = df["split"].astype(str).str.strip().str.lower()
-        bad = np.flatnonzero(~split.isin(["train", "test"]).to_numpy())
-        if bad.size:
-            i = int(bad[0])
-            raise ValueError(f"CSV row {i + 2}: split is {df['split'].iloc[i]!r}; use 'train' or 'test'.")
-        test = (split == "test").to_numpy()
-    else:
-        rng = np.random.default_rng(seed)
-        test = np.zeros(len(df), dtype=bool)
-        test[rng.permutation(len(df))[: int(round(test_fraction * len(df)))]] = True
-    missing = sorted(set(classes) - set(y[~test]))
-    if missing:
-        raise ValueError(f"class {missing[0]!r} has no training points in the CSV file; add some or relabel them.")
-    return Dataset(X[~test], y[~test], X[test], y[test], classes, name=name)
+        raise ValueError(
+            f"class {missing[0]!r} has no training points in the CSV file; add some or relabel them."
+        )
+    return ds
 
 
 def dataset_from_config(cfg: Config) -> Dataset:
@@ -344,8 +342,9 @@ def dataset_from_spec(spec: DatasetSpec, name: str = "custom") -> Dataset:
     ds = make_dataset(spec, name)
     missing = sorted(set(ds.classes) - set(ds.y_train))
     if missing:
-        raise ValueError(f"class {missing[0]!r} got no training points; raise its cluster weights or the number "
-                         "of points.")
+        raise ValueError(
+            f"class {missing[0]!r} got no training points; raise its cluster weights or the number of points."
+        )
     return ds
 
 
@@ -391,7 +390,11 @@ def content_key(*parts) -> str:
     for part in parts:
         if isinstance(part, np.ndarray):
             h.update(str((part.dtype, part.shape)).encode())
-            h.update(np.ascontiguousarray(part).tobytes() if part.dtype != object else "\x1f".join(map(str, part.ravel())).encode())
+            h.update(
+                np.ascontiguousarray(part).tobytes()
+                if part.dtype != object
+                else "\x1f".join(map(str, part.ravel())).encode()
+            )
         else:
             h.update(json.dumps(part, sort_keys=True, default=str).encode())
         h.update(b"\x1e")
@@ -465,8 +468,15 @@ def stage_metrics(y_idx, pred_idx, cost_matrix, bayes_cost: float | None = None)
     with np.errstate(invalid="ignore", divide="ignore"):
         precision = np.diag(counts) / counts.sum(axis=0)
         recall = np.diag(counts) / counts.sum(axis=1)
-    return StageMetrics(cost, float(np.mean(y_idx != pred_idx)) if len(y_idx) else 0.0,
-                        None if bayes_cost is None else cost - bayes_cost, counts, share, precision, recall)
+    return StageMetrics(
+        cost,
+        float(np.mean(y_idx != pred_idx)) if len(y_idx) else 0.0,
+        None if bayes_cost is None else cost - bayes_cost,
+        counts,
+        share,
+        precision,
+        recall,
+    )
 
 
 @dataclass
@@ -508,8 +518,10 @@ class TrainedPair:
     def staged_train(self) -> dict:
         """Class indices on the training points, (T + 1, N_train) int16 per model."""
         X = self.dataset.X_train
-        return {"REBEL": self.rebel.staged_class_indices(X), "two-step": staged_two_step(self.two_step, X,
-                                                                                          self.cost_matrix)}
+        return {
+            "REBEL": self.rebel.staged_class_indices(X),
+            "two-step": staged_two_step(self.two_step, X, self.cost_matrix),
+        }
 
     @cached_property
     def staged_test(self) -> dict:
@@ -517,13 +529,17 @@ class TrainedPair:
         if X.shape[0] == 0:
             empty = np.empty((self.n_rounds + 1, 0), dtype=np.int16)
             return {"REBEL": empty, "two-step": empty}
-        return {"REBEL": self.rebel.staged_class_indices(X), "two-step": staged_two_step(self.two_step, X,
-                                                                                         self.cost_matrix)}
+        return {
+            "REBEL": self.rebel.staged_class_indices(X),
+            "two-step": staged_two_step(self.two_step, X, self.cost_matrix),
+        }
 
     @cached_property
     def two_step_regions(self) -> np.ndarray:
         """(T + 1, ny, nx) int16: the two-step model's min-risk class on the grid."""
-        return staged_two_step(self.two_step, self.grid.points, self.cost_matrix).reshape(-1, *self.grid.shape)
+        return staged_two_step(self.two_step, self.grid.points, self.cost_matrix).reshape(
+            -1, *self.grid.shape
+        )
 
     @cached_property
     def weights(self) -> np.ndarray:
@@ -557,20 +573,25 @@ class TrainedPair:
         """(ny, nx) Bayes-optimal min-risk class on the grid, or None without a known mixture."""
         if not self.has_bayes:
             return None
-        return bayes_min_risk(self.dataset.mixture, self.grid.points, self.cost_matrix).reshape(self.grid.shape)
+        return bayes_min_risk(self.dataset.mixture, self.grid.points, self.cost_matrix).reshape(
+            self.grid.shape
+        )
 
     @cached_property
     def curves(self) -> pd.DataFrame:
         """Mean train and test cost of both models for t = 0..T (long format: t, model, split, cost)."""
         frames = []
-        for split, staged, y in (("train", self.staged_train, self.y_train_idx),
-                                 ("test", self.staged_test, self.y_test_idx)):
+        for split, staged, y in (
+            ("train", self.staged_train, self.y_train_idx),
+            ("test", self.staged_test, self.y_test_idx),
+        ):
             if len(y) == 0:
                 continue
             for model, S in staged.items():
                 cost = self.cost_matrix[y[None, :], S].mean(axis=1)
-                frames.append(pd.DataFrame({"t": np.arange(len(cost)), "model": model, "split": split,
-                                            "cost": cost}))
+                frames.append(
+                    pd.DataFrame({"t": np.arange(len(cost)), "model": model, "split": split, "cost": cost})
+                )
         return pd.concat(frames, ignore_index=True)
 
     def clamp(self, t: int) -> int:
@@ -578,8 +599,9 @@ class TrainedPair:
 
     def metrics(self, t: int, model: str = "REBEL") -> StageMetrics:
         """Test-set metrics of ``model`` ("REBEL" or "two-step") after t rounds."""
-        return stage_metrics(self.y_test_idx, self.staged_test[model][self.clamp(t)], self.cost_matrix,
-                             self.bayes_test_cost)
+        return stage_metrics(
+            self.y_test_idx, self.staged_test[model][self.clamp(t)], self.cost_matrix, self.bayes_test_cost
+        )
 
     def train_predictions(self, t: int, model: str = "REBEL") -> np.ndarray:
         return self.staged_train[model][self.clamp(t)]
@@ -605,8 +627,18 @@ def train_pair(dataset: Dataset, cost_matrix, hyper: dict, grid_size: int | None
     start = time.perf_counter()
     two_step = RebelClassifier(cost_matrix=None, **hyper).fit(dataset.X_train, dataset.y_train)
     baseline_seconds = time.perf_counter() - start
-    return TrainedPair(dataset, C, hyper, rebel, two_step, grid, regions, fit_seconds, baseline_seconds,
-                       content_key(dataset_key(dataset), C, hyper, grid.shape))
+    return TrainedPair(
+        dataset,
+        C,
+        hyper,
+        rebel,
+        two_step,
+        grid,
+        regions,
+        fit_seconds,
+        baseline_seconds,
+        content_key(dataset_key(dataset), C, hyper, grid.shape),
+    )
 
 
 def box_from_selection(selection) -> tuple | None:

@@ -24,13 +24,15 @@ def _region_pixel_share(png: bytes, n_classes: int) -> float:
 
     img = Image.open(io.BytesIO(png)).convert("RGB").resize((300, 300))
     targets = [_hex_rgb(c) for c in region_colors(n_classes)]
-    pixels = list(img.getdata())
+    pixels = list(img.get_flattened_data()) if hasattr(img, "get_flattened_data") else list(img.getdata())
     close = sum(1 for p in pixels if any(sum(abs(a - b) for a, b in zip(p, t)) < 24 for t in targets))
     return close / len(pixels)
 
 
 def _regions_title(page) -> tuple:
-    text = page.locator(".js-plotly-plot .gtitle", has_text="minimum-risk class").first.text_content(timeout=60_000)
+    text = page.locator(".js-plotly-plot .gtitle", has_text="minimum-risk class").first.text_content(
+        timeout=60_000
+    )
     t, T = REGIONS_TITLE.search(text).groups()
     return int(t), int(T)
 
@@ -72,19 +74,22 @@ def test_playground_renders_and_scrubs(app_url, browser, screenshot_dir):
 def _wait_for_title(page, pattern: str) -> None:
     page.wait_for_function(
         "p => [...document.querySelectorAll('.js-plotly-plot .gtitle')].some(e => new RegExp(p).test(e.textContent))",
-        arg=pattern, timeout=30_000,
+        arg=pattern,
+        timeout=30_000,
     )
 
 
 def _screenshot_regions(page, path) -> bytes:
     """Screenshot of the regions chart; re-locate it if a rerun replaced the element meanwhile."""
     for attempt in range(5):
-        chart = page.locator(".stPlotlyChart", has=page.locator(".gtitle", has_text="minimum-risk class")).first
+        chart = page.locator(
+            ".stPlotlyChart", has=page.locator(".gtitle", has_text="minimum-risk class")
+        ).first
         try:
             chart.scroll_into_view_if_needed(timeout=5_000)
             page.wait_for_timeout(500)
             return chart.screenshot(path=str(path), timeout=10_000)
-        except Exception:  # noqa: BLE001 - element detached by a rerun: try again
+        except Exception:  # element detached by a rerun: try again
             if attempt == 4:
                 raise
             page.wait_for_timeout(1000)

@@ -1,0 +1,231 @@
+"""AppTest of the Playground page (streamlit.testing.v1): every interaction runs without an exception."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from rebel import playground as pg
+from rebel.datasets import PRESETS
+
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+TIMEOUT = 60  # the first run compiles (or loads) the numba kernels
+
+
+def _run(at: AppTest) -> AppTest:
+    at.run(timeout=TIMEOUT)
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+@pytest.fixture
+def app() -> AppTest:
+    return _run(AppTest.from_file(APP, default_timeout=TIMEOUT))
+
+
+def _charts(at: AppTest) -> list:
+    return [json.loads(el.proto.spec) for el in at.get("plotly_chart")]
+
+
+def _regions_title(at: AppTest) -> str:
+    titles = [c["layout"].get("title", {}).get("text", "") for c in _charts(at)]
+    return next(t for t in titles if "minimum-risk class" in t)
+
+
+def _errors(at: AppTest) -> str:
+    return " ".join(e.value for e in at.error)
+
+
+def _misses(at: AppTest, c: str) -> int:
+    """Test points of class c that the trained REBEL model in session state predicts as another class."""
+    ds, model = at.session_state["dataset"], at.session_state["model"]
+    truth = ds.y_test == c
+    return int(np.sum(model.predict(ds.X_test[truth]) != c))
+
+
+def _apply_cost(at: AppTest, kind: str, **params) -> AppTest:
+    at.selectbox(key="w_cost_preset").set_value(kind)
+    _run(at)
+    if "c" in params:
+        at.selectbox(key="w_cost_class").set_value(params["c"])
+    if "m" in params:
+        at.number_input(key="w_cost_m").set_value(params["m"])
+    at.button(key="w_apply_cost").click()
+    return _run(at)
+
+
+def test_first_load_shows_charts_and_trains_both_models(app):
+    state = app.session_state
+    assert state["preset"] == pg.DEFAULT_PRESET
+    assert state["model"].n_estimators_ == pg.DEFAULT_HYPER["n_estimators"]
+    assert state["two_step_model"].cost_matrix_.tolist() == (1 - np.eye(3)).tolist()
+    assert len(app.get("plotly_chart")) >= 4  # regions, cost heatmap, curves, confusion
+    assert f"after t = {state['model'].n_estimators_} of" in _regions_title(app)
+    assert not app.error
+    assert pg.QUERY_KEY in app.query_params  # the configuration is in the address
+
+
+def test_preset_change_follows_classes(app):
+    app.selectbox(key="w_preset").set_value("fig7")
+    _run(app)
+    assert app.session_state["dataset"].classes == ("A", "B", "C", "D")
+    np.testing.assert_array_equal(app.session_state["cost_matrix"], PRESETS["fig7"].cost_matrix)
+    assert app.session_state["model"].classes_.tolist() == ["A", "B", "C", "D"]
+
+
+def test_cost_preset_change(app):
+    _apply_cost(app, "uniform")
+    np.testing.assert_array_equal(app.session_state["cost_matrix"], 1 - np.eye(3))
+    np.testing.assert_array_equal(app.session_state["model"].cost_matrix_, 1 - np.eye(3))
+    app.button(key="w_normalize").click()
+    _run(app)
+    assert not app.error
+
+
+def test_cost_cell_edit_and_bad_cell(app):
+    v = app.session_state["cost_editor_v"]
+    app.session_state[f"w_costs_{v}"] = {
+        "edited_rows": {0: {"liquid": 5.0}},
+        "added_rows": [],
+        "deleted_rows": [],
+    }
+    _run(app)
+    assert app.session_state["cost_matrix"][0, 1] == 5.0
+    assert app.session_state["model"].cost_matrix_[0, 1] == 5.0
+    app.session_state[f"w_costs_{v}"] = {
+        "edited_rows": {2: {"harmless": None}},
+        "added_rows": [],
+        "deleted_rows": [],
+    }
+    _run(app)
+    assert "truth is 'weapon'" in _errors(app) and "'harmless'" in _errors(app)
+    assert app.session_state["cost_matrix"][2, 0] == 20.0  # the last valid matrix stays in use
+
+
+def test_n_estimators_change_and_scrubber(app):
+    app.slider(key="w_n_estimators").set_value(30)
+    _run(app)
+    assert app.session_state["model"].n_estimators_ == 30
+    assert app.slider(key="t").value == 30
+    app.slider(key="t").set_value(7)
+    _run(app)
+    assert "after t = 7 of 30 rounds" in _regions_title(app)
+    for key in ("w_show_bayes", "w_show_two", "w_show_dis", "w_show_w"):
+        app.toggle(key=key).set_value(True)
+    _run(app)
+    names = {tr.get("name") for c in _charts(app) for tr in c["data"]}
+    assert {"Bayes-optimal boundaries", "two-step boundaries", "disagreement"} <= names
+    app.button(key="w_fwd").click()
+    _run(app)
+    assert app.session_state["t"] == 8
+
+
+def test_play_advances_t(app):
+    app.button(key="w_play").click()
+    _run(app)
+    T = app.session_state["model"].n_estimators_
+    assert app.session_state["playing"]
+    assert 0 < app.session_state["t"] < T  # restarted from 0 and moved one frame
+    app.button(key="w_play").click()
+    _run(app)
+    assert not app.session_state["playing"]
+
+
+def test_bad_csv_upload_keeps_dataset(app):
+    before = app.session_state["dataset"]
+    app.file_uploader(key="w_csv_upload").set_value(("bad.csv", b"x,y,label\n1,oops,a\n2,3,b\n", "text/csv"))
+    _run(app)
+    assert "CSV file not loaded" in _errors(app) and "oops" in _errors(app)
+    assert app.session_state["dataset"] is before
+
+
+def test_good_csv_upload_replaces_dataset(app):
+    rows = "\n".join(f"{i % 7},{i % 5},{'ab'[i % 2]},{'train' if i % 3 else 'test'}" for i in range(60))
+    app.file_uploader(key="w_csv_upload").set_value(
+        ("points.csv", f"x,y,label,split\n{rows}\n".encode(), "text/csv")
+    )
+    _run(app)
+    assert app.session_state["data_source"] == "csv"
+    assert app.session_state["dataset"].classes == ("a", "b")
+    assert app.session_state["cost_matrix"].shape == (2, 2)
+    assert app.session_state["model"].classes_.tolist() == ["a", "b"]
+
+
+def test_bad_session_upload_keeps_configuration(app):
+    before = app.session_state["cost_matrix"].copy()
+    app.file_uploader(key="w_session_upload").set_value(("s.json", b"{not json", "application/json"))
+    _run(app)
+    assert "Session file not loaded" in _errors(app)
+    np.testing.assert_array_equal(app.session_state["cost_matrix"], before)
+    bad = pg.preset_config("xor").to_dict()
+    bad["cost_matrix"] = [[0, -1], [1, 0]]
+    app.file_uploader(key="w_session_upload").set_value(
+        ("s.json", json.dumps(bad).encode(), "application/json")
+    )
+    _run(app)
+    assert "costs must be >= 0" in _errors(app)
+    assert app.session_state["preset"] == pg.DEFAULT_PRESET
+
+
+def test_session_upload_restores_configuration(app):
+    cfg = pg.preset_config("xor", {"n_estimators": 25, "max_depth": 1, "n_thresholds": 50})
+    app.file_uploader(key="w_session_upload").set_value(
+        ("s.json", pg.session_json(cfg).encode(), "application/json")
+    )
+    _run(app)
+    assert app.session_state["dataset"].classes == ("defect", "ok")
+    assert app.session_state["model"].n_estimators_ == 25
+    assert app.slider(key="w_n_estimators").value == 25
+
+
+def test_url_query_string_configuration():
+    cfg = pg.preset_config("fig7", {"n_estimators": 20, "max_depth": 1, "n_thresholds": 64})
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params[pg.QUERY_KEY] = pg.encode_query(cfg)
+    _run(at)
+    assert at.session_state["dataset"].classes == ("A", "B", "C", "D")
+    assert at.session_state["model"].n_estimators_ == 20
+    np.testing.assert_array_equal(at.session_state["cost_matrix"], cfg.cost_matrix)
+    assert not at.error
+
+
+def test_damaged_url_falls_back_to_default():
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params[pg.QUERY_KEY] = "not-a-configuration"
+    _run(at)
+    assert "link's configuration could not be used" in _errors(at)
+    assert at.session_state["preset"] == pg.DEFAULT_PRESET
+
+
+def test_mixture_edit_adds_a_class(app):
+    v = app.session_state["mixture_editor_v"]
+    row = {
+        "class": "knife",
+        "mean_x": -3.0,
+        "mean_y": -3.0,
+        "std_x": 0.5,
+        "std_y": 0.5,
+        "corr": 0.0,
+        "angle": 0.0,
+        "weight": 0.1,
+    }
+    app.session_state[f"w_mixture_{v}"] = {"edited_rows": {}, "added_rows": [row], "deleted_rows": []}
+    _run(app)
+    assert "knife" in app.session_state["dataset"].classes
+    C = app.session_state["cost_matrix"]
+    assert C.shape == (4, 4) and C[3, 0] == 20.0  # weapon's row kept by name, the new class got 0-1 costs
+
+
+def test_fn_costs_reduce_misses_of_that_class(app):
+    app.selectbox(key="w_preset").set_value("fig7")
+    _run(app)
+    _apply_cost(app, "uniform")
+    uniform_misses = _misses(app, "C")
+    _apply_cost(app, "fn", c="C", m=10.0)
+    np.testing.assert_array_equal(app.session_state["model"].cost_matrix_[2], [10, 10, 0, 10])
+    fn_misses = _misses(app, "C")
+    assert fn_misses < 0.5 * uniform_misses, (uniform_misses, fn_misses)

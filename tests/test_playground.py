@@ -1,0 +1,237 @@
+"""rebel.playground: configuration round trips, parsers, helpers and the trained pair's staged results."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from rebel import RebelClassifier
+from rebel import playground as pg
+from rebel.costs import decompose, fn_costs, min_risk_class, uniform_costs
+from rebel.datasets import PRESETS, DatasetSpec
+
+
+@pytest.fixture(scope="module")
+def small_pair():
+    spec = DatasetSpec(PRESETS["fig7"].spec.mixture, n_points=300, seed=3)
+    ds = pg.dataset_from_spec(spec)
+    return pg.train_pair(
+        ds, fn_costs(4, 2, 10), {"n_estimators": 12, "max_depth": 2, "n_thresholds": 32}, grid_size=40
+    )
+
+
+def test_config_session_and_query_round_trip():
+    cfg = pg.preset_config("airport", {"n_estimators": 7, "max_depth": 3, "n_thresholds": 20})
+    for back in (
+        pg.parse_session_json(pg.session_json(cfg)),
+        pg.parse_session_json(pg.session_json(cfg).encode()),
+        pg.decode_query(pg.encode_query(cfg)),
+    ):
+        assert back.to_dict() == cfg.to_dict()
+        assert back.key() == cfg.key()
+    assert len(pg.encode_query(cfg)) < 1500  # fits comfortably in a URL
+
+
+@pytest.mark.parametrize(
+    "data, fragment",
+    [
+        (b"{oops", "not valid JSON"),
+        (b"[1, 2]", "JSON object"),
+        (b'{"spec": {}}', "missing the entry 'cost_matrix'"),
+        (b'{"format": "something-else", "spec": {}, "cost_matrix": []}', "format"),
+        (b"\xff\xfe", "UTF-8"),
+    ],
+)
+def test_bad_session_files_name_the_problem(data, fragment):
+    with pytest.raises(ValueError, match=fragment):
+        pg.parse_session_json(data)
+
+
+def test_session_with_wrong_cost_shape_or_hyper():
+    d = pg.preset_config("xor").to_dict()
+    with pytest.raises(ValueError, match="2 classes"):
+        pg.Config.from_dict({**d, "cost_matrix": np.ones((3, 3)).tolist()})
+    with pytest.raises(ValueError, match="max_depth"):
+        pg.Config.from_dict({**d, "hyper": {"max_depth": 9}})
+    with pytest.raises(ValueError, match="unknown entry"):
+        pg.validate_hyper({"learning_rate": 0.1})
+
+
+def test_damaged_query_string():
+    with pytest.raises(ValueError, match="damaged"):
+        pg.decode_query("abc")
+
+
+def test_cost_frame_round_trip_and_errors():
+    C = np.array([[0, 1, 2], [3, 0, 4], [5, 6, 0.0]])
+    classes = ("a", "b", "c")
+    np.testing.assert_array_equal(pg.cost_from_frame(pg.cost_frame(C, classes), classes), C)
+    bad = pg.cost_frame(C, classes)
+    bad.iloc[1, 2] = np.nan
+    with pytest.raises(ValueError, match="predicting 'c' when the truth is 'b'"):
+        pg.cost_from_frame(bad, classes)
+    with pytest.raises(ValueError, match="every cost is 0"):
+        pg.cost_from_frame(pg.cost_frame(np.zeros((3, 3)), classes), classes)
+
+
+def test_resize_cost_matrix_keeps_costs_by_name():
+    C = np.array([[0, 2, 3], [4, 0, 5], [6, 7, 0.0]])
+    out = pg.resize_cost_matrix(C, ("a", "b", "c"), ("a", "c", "d"))
+    np.testing.assert_array_equal(out, [[0, 3, 1], [6, 0, 1], [1, 1, 0]])
+
+
+def test_add_box_cluster():
+    mixture = PRESETS["xor"].spec.mixture
+    out = pg.add_box_cluster(mixture, "ok", (1.0, 3.0), (4.0, 2.0))
+    assert len(out) == len(mixture) + 1
+    row = out.iloc[-1]
+    assert (row["class"], row["mean_x"], row["mean_y"], row["std_x"], row["std_y"]) == (
+        "ok",
+        2.0,
+        3.0,
+        1.0,
+        1.0,
+    )
+    assert (
+        pg.add_box_cluster(mixture, "new", (0, 0), (0, 1)).iloc[-1]["std_x"] > 0
+    )  # degenerate box still valid
+    with pytest.raises(ValueError, match="class"):
+        pg.add_box_cluster(mixture, " ", (0, 1), (0, 1))
+
+
+def test_box_from_selection():
+    sel = {"points": [], "box": [{"xref": "x", "yref": "y", "x": [2.0, -1.0], "y": [0.5, 3.0]}], "lasso": []}
+    assert pg.box_from_selection(sel) == ((-1.0, 2.0), (0.5, 3.0))
+    assert pg.box_from_selection({"box": []}) is None
+    assert pg.box_from_selection({"box": [{"x": [None, 1], "y": [0, 1]}]}) is None
+    assert pg.box_from_selection(None) is None
+
+
+def test_dataset_csv_round_trip():
+    ds = pg.dataset_from_spec(DatasetSpec(PRESETS["xor"].spec.mixture, n_points=90, seed=1))
+    back = pg.parse_dataset_csv(pg.dataset_to_csv(ds).encode())
+    np.testing.assert_array_equal(back.X_train, ds.X_train)
+    np.testing.assert_array_equal(back.y_test, ds.y_test)
+    assert back.classes == ds.classes
+
+
+@pytest.mark.parametrize(
+    "text, fragment",
+    [
+        ("a,b,c,label\n1,2,3,a\n1,2,3,b\n", "3 feature column"),
+        ("x,y,label\n1,2,a\n1,oops,b\n3,4,a\n5,6,b\n", "oops"),
+        ("x,y,label\n1,2,a\n1,2,a\n3,4,a\n5,6,a\n", "single class"),
+        ("x,y,label,split\n1,2,a,train\n1,2,b,train\n3,4,a,valid\n5,6,b,test\n", "valid"),
+        ("x,y,label,split\n1,2,a,train\n1,2,b,train\n3,4,c,test\n5,6,b,test\n", "'c' has no training points"),
+        ("", "CSV"),
+    ],
+)
+def test_bad_csv_names_the_problem(text, fragment):
+    with pytest.raises(ValueError, match=fragment):
+        pg.parse_dataset_csv(text.encode())
+
+
+def test_csv_without_split_is_split_at_random():
+    rows = "\n".join(f"{i},{i % 3},{'ab'[i % 2]}" for i in range(30))
+    ds = pg.parse_dataset_csv(f"x,y,label\n{rows}\n", test_fraction=0.2, seed=0)
+    assert len(ds.y_test) == 6 and len(ds.y_train) == 24
+
+
+def test_taxonomy_tree_helpers():
+    tree = pg.parse_tree_json(pg.default_tree_json(["a", "b", "c"]))
+    assert tree == {"a": "group 1", "b": "group 1", "c": "group 2"}
+    with pytest.raises(ValueError, match="not valid JSON"):
+        pg.parse_tree_json("{")
+
+
+def test_grid_covers_points_and_budget():
+    X = np.array([[0.0, -1.0], [2.0, 3.0]])
+    g = pg.make_grid(X, 10)
+    assert g.points.shape == (100, 2) and g.shape == (10, 10)
+    assert g.xs[0] < 0 and g.xs[-1] > 2 and g.ys[0] < -1 and g.ys[-1] > 3
+    assert pg.grid_size_for(100) == pg.GRID_SIZE
+    assert (pg.grid_size_for(1000) + 0) ** 2 * 1001 <= pg.GRID_BUDGET
+
+
+def test_content_key_changes_with_content():
+    a = np.arange(6.0)
+    assert pg.content_key(a, {"x": 1}) == pg.content_key(a.copy(), {"x": 1})
+    assert pg.content_key(a, {"x": 1}) != pg.content_key(a + 1e-12, {"x": 1})
+    assert pg.content_key(np.array(["a", "b"], dtype=object)) != pg.content_key(
+        np.array(["b", "a"], dtype=object)
+    )
+
+
+def test_staged_regions_match_the_model(small_pair):
+    p = small_pair
+    T = p.n_rounds
+    assert p.regions.shape == (T + 1, 40, 40) and p.regions.dtype == np.int16
+    final = np.argmax(p.rebel.decision_function(p.grid.points), axis=1).reshape(p.grid.shape)
+    np.testing.assert_array_equal(p.regions[T], final)
+    np.testing.assert_array_equal(p.regions[0], np.argmax(p.rebel.a0_))
+
+
+def test_two_step_is_posterior_then_min_expected_cost(small_pair):
+    p = small_pair
+    post = p.two_step.predict_proba(p.grid.points)
+    expected = min_risk_class(post, p.cost_matrix).reshape(p.grid.shape)
+    np.testing.assert_array_equal(p.two_step_regions[-1], expected)
+    assert p.two_step.cost_matrix_.tolist() == uniform_costs(4).tolist()
+    # An intermediate stage equals a model trained with fewer rounds (the staged contract).
+    short = RebelClassifier(n_estimators=5, max_depth=2, n_thresholds=32).fit(
+        p.dataset.X_train, p.dataset.y_train
+    )
+    np.testing.assert_array_equal(
+        p.staged_test["two-step"][5], min_risk_class(short.predict_proba(p.dataset.X_test), p.cost_matrix)
+    )
+
+
+def test_weights_follow_the_definition(small_pair):
+    p = small_pair
+    t = 4
+    H = list(p.rebel.staged_decision_function(p.dataset.X_train))[t - 1]
+    d = decompose(p.cost_matrix[p.y_train_idx])
+    w = (d.cp * np.exp(H) + d.cm * np.exp(-H)).sum(axis=1)
+    np.testing.assert_allclose(p.weights[t], w / w.mean(), rtol=1e-5)
+    np.testing.assert_allclose(p.weights.mean(axis=1), 1.0, rtol=1e-5)
+
+
+def test_curves_and_metrics(small_pair):
+    p = small_pair
+    T = p.n_rounds
+    curves = p.curves
+    assert set(curves["model"]) == {"REBEL", "two-step"} and set(curves["split"]) == {"train", "test"}
+    rebel_train = curves.query("model == 'REBEL' and split == 'train'")["cost"].to_numpy()
+    np.testing.assert_allclose(rebel_train, p.rebel.train_risk_)
+    m = p.metrics(T)
+    assert m.confusion.sum() == len(p.dataset.y_test)
+    assert m.cost == pytest.approx(p.rebel.expected_cost(p.dataset.X_test, p.dataset.y_test))
+    assert m.regret == pytest.approx(m.cost - p.bayes_test_cost)
+    assert np.nanmax(m.recall) <= 1 and p.bayes_regions.shape == p.grid.shape
+    assert p.metrics(10 * T).cost == m.cost  # t is clamped
+
+
+def test_stage_metrics_by_hand():
+    C = np.array([[0, 1], [5, 0.0]])
+    m = pg.stage_metrics([0, 0, 1, 1], [0, 1, 0, 1], C, bayes_cost=0.5)
+    np.testing.assert_array_equal(m.confusion, [[1, 1], [1, 1]])
+    np.testing.assert_allclose(m.cost_share, [[0, 0.25], [1.25, 0]])
+    assert (m.cost, m.error, m.regret) == (1.5, 0.5, 1.0)
+    np.testing.assert_allclose(m.precision, [0.5, 0.5])
+    np.testing.assert_allclose(m.recall, [0.5, 0.5])
+
+
+def test_train_pair_rejects_empty_class():
+    ds = pg.dataset_from_spec(DatasetSpec(PRESETS["xor"].spec.mixture, n_points=60, seed=0))
+    ds.classes = (*ds.classes, "zzz")
+    with pytest.raises(ValueError, match="zzz"):
+        pg.train_pair(ds, uniform_costs(3), pg.DEFAULT_HYPER)
+
+
+def test_config_json_is_plain(small_pair):
+    cfg = pg.preset_config("rings")
+    json.dumps(cfg.to_dict())
+    assert isinstance(pd.DataFrame(cfg.to_dict()["spec"]["mixture"]), pd.DataFrame)

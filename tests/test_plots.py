@@ -1,0 +1,111 @@
+"""rebel.plots: pure figure builders (data in, go.Figure out) and rebel.palette."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from rebel import plots
+from rebel.palette import OKABE_ITO, class_colors, lighten, region_colors
+
+
+def _grid(n=20):
+    xs, ys = np.linspace(-1, 1, n), np.linspace(-2, 2, n)
+    labels = (xs[None, :] > 0).astype(np.int16) + (ys[:, None] > 0)
+    return xs, ys, labels
+
+
+def test_palette_is_okabe_ito_and_regions_are_lighter():
+    assert class_colors(3) == list(OKABE_ITO[:3])
+    assert len(set(class_colors(12))) == 12  # past 7 classes the palette cycles in a darker shade
+    for point, region in zip(class_colors(5), region_colors(5)):
+        assert sum(int(region[i : i + 2], 16) for i in (1, 3, 5)) > sum(
+            int(point[i : i + 2], 16) for i in (1, 3, 5)
+        )
+    assert lighten("#000000", 1.0) == "#FFFFFF" and lighten("#123456", 0.0) == "#123456"
+
+
+def test_boundary_segments_follow_label_changes():
+    xs, ys = np.arange(4.0), np.arange(3.0)
+    labels = np.array([[0, 0, 1, 1]] * 3)
+    bx, _ = plots.boundary_segments(xs, ys, labels)
+    seg_x = bx.reshape(-1, 3)[:, :2]
+    assert seg_x.shape[0] == 3 and np.all(seg_x == 1.5)  # one vertical edge per row, between x = 1 and 2
+    bx, _ = plots.boundary_segments(xs, ys, np.zeros((3, 4)))
+    assert bx.size == 0
+
+
+def test_regions_figure_layers():
+    xs, ys, labels = _grid()
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, (30, 2))
+    y = rng.integers(0, 3, 30)
+    pred = y.copy()
+    pred[:4] = (pred[:4] + 1) % 3
+    fig = plots.regions_figure(
+        xs,
+        ys,
+        labels,
+        ["a", "b", "c"],
+        train=(X, y, pred),
+        test=(X[:10], y[:10], y[:10]),
+        train_sizes=plots.weight_sizes(np.ones(30)),
+        bayes_regions=labels,
+        other_regions=1 - labels.clip(0, 1),
+        show_other=True,
+        show_disagreement=True,
+        title="t = 3",
+        box_select=True,
+    )
+    assert isinstance(fig, go.Figure)
+    names = [tr.name for tr in fig.data]
+    assert names[0] == "regions" and "disagreement" in names and "Bayes-optimal boundaries" in names
+    assert "two-step boundaries" in names and "mistake" in names
+    assert len(fig.data[names.index("mistake")].x) == 4
+    heat = fig.data[0]
+    assert heat.z.dtype == np.float32 and heat.zmin == -0.5 and heat.zmax == 2.5
+    assert heat.colorscale[0][1].upper() == region_colors(3)[0].upper()
+    assert fig.layout.dragmode == "select" and fig.layout.yaxis.scaleanchor == "x"
+    test_traces = [tr for tr in fig.data if tr.name and "(test)" in tr.name]
+    assert test_traces and all(tr.marker.symbol == "circle-open" for tr in test_traces)
+
+
+def test_regions_figure_minimal_and_escapes_names():
+    xs, ys, labels = _grid()
+    fig = plots.regions_figure(
+        xs, ys, labels, ["<b>x</b>", "y", "z"], train=(np.zeros((1, 2)), np.array([0]), np.array([0]))
+    )
+    assert [tr.name for tr in fig.data] == ["regions", "&lt;b&gt;x&lt;/b&gt; (train)"]
+    assert fig.layout.dragmode == "zoom"
+
+
+def test_weight_sizes_are_clipped_and_monotone():
+    s = plots.weight_sizes([0.0, 1.0, 4.0, 1e6])
+    assert s[0] == 3.0 and s[1] < s[2] and s[3] == 30.0
+
+
+def test_cost_heatmap_and_confusion():
+    C = np.array([[0, 1], [10, 0.0]])
+    fig = plots.cost_heatmap(C, ["cat", "dog"])
+    assert np.array_equal(np.asarray(fig.data[0].z), C) and fig.layout.yaxis.autorange == "reversed"
+    assert "cat" in fig.data[0].x[0] and "■" in fig.data[0].x[0]
+    fig = plots.confusion_figure(np.array([[5, 1], [2, 7]]), np.array([[0, 0.1], [1.2, 0]]), ["cat", "dog"])
+    assert fig.data[0].text[1][0] == "2<br>1.200" and fig.data[0].text[0][0] == "5"
+
+
+def test_cost_curves_figure():
+    t = np.arange(5)
+    curves = pd.concat(
+        [
+            pd.DataFrame({"t": t, "model": m, "split": s, "cost": 1.0 / (t + 1)})
+            for m in ("REBEL", "two-step")
+            for s in ("train", "test")
+        ]
+    )
+    fig = plots.cost_curves_figure(curves, t=2, bayes_cost=0.1)
+    names = [tr.name for tr in fig.data]
+    assert {"REBEL train", "REBEL test", "two-step train", "two-step test"} <= set(names)
+    marker = fig.data[-1]
+    assert list(marker.x) == [2, 2]
+    assert len(fig.layout.shapes) == 2  # the Bayes line and the marker line at t
