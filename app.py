@@ -24,8 +24,12 @@ _warmup()
 PAGES = [
     st.Page("pages/1_Playground.py", title="Playground", icon="🎛️", default=True),
     st.Page("pages/2_REBEL_vs_two_step.py", title="REBEL vs two-step", icon="⚖️"),
+    st.Page("pages/3_Risk_paths.py", title="Risk-score paths", icon="〰️"),
+    st.Page("pages/4_Cost_gallery.py", title="Cost gallery", icon="🖼️"),
     st.Page("pages/5_Trees_and_depth.py", title="Trees and depth", icon="🌳"),
     st.Page("pages/6_Real_data.py", title="Real data", icon="🔢"),
+    st.Page("pages/8_Cost_sweep.py", title="Cost sweep", icon="📈"),
+    st.Page("pages/9_Theory.py", title="Theory", icon="📐"),
     # Later pages register here, e.g. st.Page("pages/2_....py", title="...").
 ]
 

@@ -419,3 +419,288 @@ def image_gallery_figure(images, titles, cols: int = 5, size: int = 150, title: 
         fig.update_yaxes(scaleanchor=f"x{i + 1 if i else ''}", row=i // cols + 1, col=i % cols + 1)
     fig.update_annotations(font={"size": 11})
     return _layout(fig, title, size * rows + (40 if title else 20))
+
+
+# ---- analysis pages: paths, gallery, sweep, theory
+
+PATH_LINE_COLOR = "#111111"
+TICK_STEP = 0.2  # Fig. 8's nibs at 20 % increments
+_METHOD_DASH = {"REBEL": "solid", "two-step": "dash"}
+
+
+def _ap_layout(fig: go.Figure, title: str, height: int, **kw) -> go.Figure:
+    fig.update_layout(height=height, margin={"l": 10, "r": 10, "t": 46 if title else 24, "b": 10}, font=FONT,
+                      title={"text": title, "x": 0.01, "font": {"size": 13}}, plot_bgcolor="white", **kw)
+    fig.update_xaxes(showgrid=True, gridcolor="#eee", zeroline=False)
+    fig.update_yaxes(showgrid=True, gridcolor="#eee", zeroline=False)
+    return fig
+
+
+def _polyline_at(waypoints, fractions) -> tuple:
+    """Points at the given fractions of a polyline's length, and the unit direction there: ``(P, U)``."""
+    W = np.asarray(waypoints, dtype=np.float64)
+    keep = np.r_[True, np.any(np.diff(W, axis=0) != 0, axis=1)]
+    W = W[keep] if keep.sum() >= 2 else W[[0, -1]]  # repeated waypoints add no length
+    seg = np.linalg.norm(np.diff(W, axis=0), axis=1)
+    cum = np.r_[0.0, np.cumsum(seg)]
+    s = np.asarray(fractions, dtype=np.float64) * cum[-1]
+    i = np.clip(np.searchsorted(cum, s, side="right") - 1, 0, len(seg) - 1)
+    d = (W[i + 1] - W[i]) / np.maximum(seg[i], 1e-300)[:, None]
+    return W[i] + d * (s - cum[i])[:, None], d
+
+
+def paths_regions_figure(grid_xs, grid_ys, regions, classes, paths: dict, *, train=None, title: str = "",
+                         click_points: int = 0, height: int = 560) -> go.Figure:
+    """Fig. 8's left panel: min-risk regions with each path drawn on top (arrow at its end, a nib every 20 % of its
+    length, its name at the start, waypoints as small squares).
+
+    paths : ``{name: waypoints (m, 2)}``; train : ``(X, y_idx, pred_idx)`` or None.
+    click_points : if > 0, an invisible ``click_points`` x ``click_points`` lattice of points over the plane, so
+        that a click anywhere returns a point (a click on empty background returns nothing); the drag mode is
+        box-select.
+    """
+    fig = regions_figure(grid_xs, grid_ys, regions, classes, train=train, title=title, height=height,
+                         box_select=click_points > 0)
+    if click_points > 0:
+        gx, gy = np.meshgrid(np.linspace(grid_xs[0], grid_xs[-1], click_points),
+                             np.linspace(grid_ys[0], grid_ys[-1], click_points))
+        fig.add_trace(go.Scatter(
+            x=gx.ravel(), y=gy.ravel(), mode="markers", name="click target", showlegend=False,
+            marker={"size": 9, "color": "rgba(0,0,0,0)"}, unselected={"marker": {"opacity": 0}},
+            selected={"marker": {"opacity": 0}},
+            hovertemplate="click: add (%{x:.2f}, %{y:.2f})<extra></extra>",
+        ))
+    span = float(np.hypot(grid_xs[-1] - grid_xs[0], grid_ys[-1] - grid_ys[0]))
+    nib = 0.012 * span
+    fractions = np.arange(0.0, 1.0 + 1e-9, TICK_STEP)
+    for name, pts in paths.items():
+        W = np.asarray(pts, dtype=np.float64)
+        label = html.escape(str(name))
+        for color, width in (("white", 5.0), (PATH_LINE_COLOR, 2.2)):
+            fig.add_trace(go.Scatter(x=W[:, 0], y=W[:, 1], mode="lines", line={"color": color, "width": width},
+                                     hoverinfo="skip", showlegend=False, name=f"path {label}"))
+        P, U = _polyline_at(W, fractions)
+        normal = np.column_stack([-U[:, 1], U[:, 0]]) * nib
+        tx = np.column_stack([P[:, 0] - normal[:, 0], P[:, 0] + normal[:, 0], np.full(len(P), np.nan)]).ravel()
+        ty = np.column_stack([P[:, 1] - normal[:, 1], P[:, 1] + normal[:, 1], np.full(len(P), np.nan)]).ravel()
+        fig.add_trace(go.Scatter(x=tx, y=ty, mode="lines", line={"color": PATH_LINE_COLOR, "width": 2.2},
+                                 hoverinfo="skip", showlegend=False, name=f"path {label} nibs"))
+        fig.add_trace(go.Scatter(
+            x=P[:, 0], y=P[:, 1], mode="markers", marker={"size": 10, "color": "rgba(0,0,0,0)"}, showlegend=False,
+            name=f"path {label} 20 %", customdata=np.round(100 * fractions),
+            hovertemplate=f"path {label}: %{{customdata:.0f}} %<extra></extra>"))
+        fig.add_trace(go.Scatter(
+            x=W[:, 0], y=W[:, 1], mode="markers", showlegend=False, name=f"path {label} waypoints",
+            marker={"symbol": "square", "size": 6, "color": "white", "line": {"color": PATH_LINE_COLOR, "width": 1.5}},
+            customdata=np.arange(1, len(W) + 1),
+            hovertemplate=f"path {label}, waypoint %{{customdata}}<br>(%{{x:.2f}}, %{{y:.2f}})<extra></extra>"))
+        tail, _ = _polyline_at(W, [0.96])
+        fig.add_annotation(x=W[-1, 0], y=W[-1, 1], ax=tail[0, 0], ay=tail[0, 1], xref="x", yref="y", axref="x",
+                           ayref="y", showarrow=True, arrowhead=2, arrowsize=1.4, arrowwidth=2.2,
+                           arrowcolor=PATH_LINE_COLOR, text="")
+        start = W[0] - U[0] * 2.5 * nib
+        fig.add_annotation(x=start[0], y=start[1], text=f"<b>{label}</b>", showarrow=False,
+                           font={"size": 15, "color": PATH_LINE_COLOR}, bgcolor="rgba(255,255,255,0.8)")
+    return fig
+
+
+def _runs(labels) -> list:
+    """Maximal runs of equal labels as ``(start, stop, label)`` index triples (stop exclusive)."""
+    labels = np.asarray(labels)
+    cuts = np.r_[0, np.flatnonzero(labels[1:] != labels[:-1]) + 1, len(labels)]
+    return [(int(cuts[i]), int(cuts[i + 1]), int(labels[cuts[i]])) for i in range(len(cuts) - 1)]
+
+
+def path_scores_figure(profiles: dict, classes, t: int, height_per_row: int = 260) -> go.Figure:
+    """Fig. 8's score panels: H_t(x) along each path (rows) for each model (columns).
+
+    profiles : ``{path name: {model label: (s (n,), H (n, K))}}`` with s the fraction of the path's length.
+    One line per class in its colour; the background of each stretch in the light colour of the min-risk class
+    argmax_k H_k; a diamond (in the new class's colour) and a dotted line where that class changes.
+    """
+    from plotly.subplots import make_subplots
+
+    names = list(profiles)
+    models = list(next(iter(profiles.values()))) if profiles else []
+    K = len(classes)
+    colors, light = class_colors(K), region_colors(K)
+    titles = [f"path {html.escape(str(p))} · {html.escape(str(m))}" for p in names for m in models]
+    fig = make_subplots(rows=max(1, len(names)), cols=max(1, len(models)), subplot_titles=titles,
+                        horizontal_spacing=0.06, vertical_spacing=0.12 if len(names) > 1 else 0.1,
+                        shared_yaxes="rows")
+    shown = set()
+    for r, p in enumerate(names, start=1):
+        for c, m in enumerate(models, start=1):
+            s, H = profiles[p][m]
+            x = 100.0 * np.asarray(s, dtype=np.float64)
+            H = np.asarray(H, dtype=np.float64)
+            win = np.argmax(H, axis=1)
+            edges = np.r_[x[0], (x[:-1] + x[1:]) / 2, x[-1]]
+            for a, b, k in _runs(win):
+                fig.add_vrect(x0=edges[a], x1=edges[b], fillcolor=light[k], opacity=1.0, layer="below",
+                              line_width=0, row=r, col=c)
+            for k, name in enumerate(classes):
+                fig.add_trace(go.Scatter(
+                    x=x, y=H[:, k], mode="lines", line={"color": colors[k], "width": 2.4},
+                    name=html.escape(str(name)), legendgroup=f"class{k}", showlegend=k not in shown,
+                    hovertemplate=f"{html.escape(str(name))}: H = %{{y:.3f}} at %{{x:.1f}} %<extra></extra>",
+                ), row=r, col=c)
+                shown.add(k)
+            change = np.flatnonzero(win[1:] != win[:-1]) + 1
+            if len(change):
+                xc = (x[change - 1] + x[change]) / 2
+                for xv in xc:
+                    fig.add_vline(x=float(xv), line={"color": "#444", "width": 1, "dash": "dot"}, row=r, col=c)
+                fig.add_trace(go.Scatter(
+                    x=xc, y=H[change, win[change]], mode="markers", showlegend=False, name="class change",
+                    marker={"symbol": "diamond", "size": 11, "color": [colors[k] for k in win[change]],
+                            "line": {"color": "#111", "width": 1.2}},
+                    customdata=[str(classes[k]) for k in win[change]],
+                    hovertemplate="min-risk class becomes %{customdata} at %{x:.1f} %<extra></extra>",
+                ), row=r, col=c)
+    fig.update_xaxes(range=[0, 100], dtick=100 * TICK_STEP, ticksuffix=" %", showgrid=False)
+    fig.update_yaxes(showgrid=True, gridcolor="rgba(0,0,0,0.08)", zeroline=True, zerolinecolor="rgba(0,0,0,0.25)")
+    fig.update_yaxes(title_text="H(x)", col=1)
+    fig.update_annotations(font={"size": 12})
+    fig.update_layout(height=max(300, height_per_row * max(1, len(names)) + 60),
+                      margin={"l": 10, "r": 10, "t": 60, "b": 10}, font=FONT, plot_bgcolor="white",
+                      title={"text": f"min-risk scores H(x) along the paths at t = {t}", "x": 0.01,
+                             "font": {"size": 13}},
+                      legend={"orientation": "h", "y": 1.0, "yanchor": "bottom", "x": 1, "xanchor": "right"})
+    return fig
+
+
+def gallery_panel_figure(grid_xs, grid_ys, regions, classes, *, train=None, test=None, title: str = "",
+                         height: int = 330) -> go.Figure:
+    """One Fig. 7 panel: a model's min-risk regions with the points (mistakes marked), compact, no legend."""
+    fig = regions_figure(grid_xs, grid_ys, regions, classes, train=train, test=test, title="", height=height)
+    fig.update_layout(showlegend=False, margin={"l": 4, "r": 4, "t": 30, "b": 4},
+                      title={"text": title, "x": 0.01, "font": {"size": 12}})
+    return fig
+
+
+def sweep_metrics_figure(metrics, classes, show=None, entry_label: str = "cost entry", current=None,
+                         height: int = 380) -> go.Figure:
+    """Per-class test recall (left) and precision (right) against the swept cost entry (log x axis).
+
+    metrics : long table with ``value, method, class (index), recall, precision``; colour = class, line style =
+    method (REBEL solid, two-step dashed); ``show``: class indices to draw (default all); ``current``: the entry's
+    value in the current matrix (vertical line).
+    """
+    from plotly.subplots import make_subplots
+
+    colors = class_colors(len(classes))
+    show = range(len(classes)) if show is None else show
+    fig = make_subplots(rows=1, cols=2, subplot_titles=("recall (test)", "precision (test)"),
+                        horizontal_spacing=0.08)
+    for col, metric in enumerate(("recall", "precision"), start=1):
+        for k in show:
+            for method, dash in _METHOD_DASH.items():
+                part = metrics[(metrics["class"] == k) & (metrics["method"] == method)]
+                if part.empty:
+                    continue
+                name = f"{html.escape(str(classes[k]))} · {method}"
+                fig.add_trace(go.Scatter(
+                    x=part["value"], y=part[metric], mode="lines+markers", name=name, legendgroup=name,
+                    showlegend=col == 1, line={"color": colors[k], "dash": dash, "width": 2.2},
+                    marker={"size": 6, "symbol": "circle" if method == "REBEL" else "square-open"},
+                    hovertemplate=f"{name}<br>{html.escape(entry_label)} = %{{x:.3g}}<br>{metric} %{{y:.3f}}"
+                                  "<extra></extra>",
+                ), row=1, col=col)
+    if current is not None:
+        fig.add_vline(x=float(current), line={"color": "#888", "width": 1, "dash": "dot"})
+    fig.update_xaxes(type="log", title_text=html.escape(entry_label))
+    fig.update_yaxes(range=[-0.02, 1.02])
+    fig.update_annotations(font={"size": 12})
+    return _ap_layout(fig, f"recall and precision vs {html.escape(entry_label)}", height,
+                      legend={"orientation": "h", "y": -0.22, "x": 0})
+
+
+def sweep_cost_figure(costs, entry_label: str = "cost entry", current=None, height: int = 340) -> go.Figure:
+    """Mean test cost (under the swept matrix) of REBEL and two-step against the swept entry (log x axis)."""
+    fig = go.Figure()
+    for method, part in costs.groupby("method", sort=False):
+        fig.add_trace(go.Scatter(
+            x=part["value"], y=part["test_cost"], mode="lines+markers", name=method,
+            line={"color": MODEL_COLORS.get(method, "#333"), "width": 2.4, "dash": _METHOD_DASH.get(method)},
+            hovertemplate=f"{method}<br>{html.escape(entry_label)} = %{{x:.3g}}<br>test cost %{{y:.4f}}"
+                          "<extra></extra>",
+        ))
+    if current is not None:
+        fig.add_vline(x=float(current), line={"color": "#888", "width": 1, "dash": "dot"},
+                      annotation_text="current", annotation_position="top")
+    fig.update_xaxes(type="log", title_text=html.escape(entry_label))
+    fig.update_yaxes(title_text="mean test cost", rangemode="tozero")
+    return _ap_layout(fig, f"test cost vs {html.escape(entry_label)}", height,
+                      legend={"orientation": "h", "y": -0.25, "x": 0})
+
+
+def edge_figure(rounds, height: int = 340) -> go.Figure:
+    """Per-round edge of the weak learning condition: gamma_t (Eq. 10 / S.6.1), the Eq. 11 form, the phi_t that
+    enters the bound, and the paper's guaranteed phi (where L_{t-1} >= L_bullet)."""
+    fig = go.Figure()
+    series = (("gamma", "γ_t (S.6.1, Eq. 10)", "#0072B2", "solid"), ("gamma_wlc", "γ_t (Eq. 11 form)", "#009E73",
+                                                                      "dot"),
+              ("phi", "φ_t = ⟨|s⁺−s⁻|,1⟩ / ⟨s⁺+s⁻,1⟩", "#D55E00", "solid"),
+              ("phi_paper", "φ from γ (S.6.1, while L ≥ L•)", "#CC79A7", "dash"))
+    for col, name, color, dash in series:
+        if col in rounds:
+            fig.add_trace(go.Scatter(x=rounds["t"], y=rounds[col], mode="lines", name=name,
+                                     line={"color": color, "dash": dash, "width": 2},
+                                     hovertemplate=f"{name}<br>t=%{{x}}: %{{y:.4f}}<extra></extra>"))
+    fig.update_xaxes(title_text="round t")
+    fig.update_yaxes(title_text="edge", rangemode="tozero")
+    return _ap_layout(fig, "edge of each round's weak learner", height,
+                      legend={"orientation": "h", "y": -0.25, "x": 0})
+
+
+def bound_figure(rounds, height: int = 360) -> go.Figure:
+    """Left: the per-round loss ratio (L_t - L*)/(L_{t-1} - L*) with its bounds sqrt(1 - phi_t^2) and
+    e^{-phi_t^2/2} (Eq. 8). Right: the cumulative ratio (L_t - L*)/(L_0 - L*) with prod e^{-phi^2/2} (log y)."""
+    from plotly.subplots import make_subplots
+
+    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.09,
+                        subplot_titles=("per round: (L_t − L*) / (L_{t−1} − L*)", "since t = 0: (L_t − L*) / (L_0 − L*)"))
+    t = rounds["t"]
+    fig.add_trace(go.Scatter(x=t, y=rounds["ratio"], mode="markers", name="measured ratio",
+                             marker={"color": MODEL_COLORS["REBEL"], "size": 5}), row=1, col=1)
+    fig.add_trace(go.Scatter(x=t, y=rounds["bound"], mode="lines", name="√(1 − φ_t²)",
+                             line={"color": "#D55E00", "width": 1.6}), row=1, col=1)
+    fig.add_trace(go.Scatter(x=t, y=rounds["bound_exp"], mode="lines", name="e^(−φ_t²/2)",
+                             line={"color": "#555", "width": 1.2, "dash": "dot"}), row=1, col=1)
+    fig.add_trace(go.Scatter(x=t, y=rounds["cum_ratio"], mode="lines", name="measured (cumulative)",
+                             line={"color": MODEL_COLORS["REBEL"], "width": 2.4}), row=1, col=2)
+    fig.add_trace(go.Scatter(x=t, y=rounds["cum_bound"], mode="lines", name="∏ e^(−φ_s²/2)",
+                             line={"color": "#555", "width": 1.8, "dash": "dash"}), row=1, col=2)
+    fig.update_xaxes(title_text="round t")
+    fig.update_yaxes(type="log", row=1, col=2)
+    fig.update_annotations(font={"size": 12})
+    return _ap_layout(fig, "loss reduction vs the exponential bound of S.6.1", height,
+                      legend={"orientation": "h", "y": -0.25, "x": 0})
+
+
+def binary_reduction_figure(rounds, classes, height: int = 340) -> go.Figure:
+    """S.8 on a 2-class problem. Left: REBEL's loss and AdaBoost's exponential loss per round. Right: REBEL's
+    a_t for both classes against AdaBoost's alpha_t (a_t,1 = alpha_t = -a_t,2)."""
+    from plotly.subplots import make_subplots
+
+    c1, c2 = (html.escape(str(c)) for c in classes)
+    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.09,
+                        subplot_titles=("training loss", "weak-learner weights"))
+    t = rounds["t"]
+    fig.add_trace(go.Scatter(x=t, y=rounds["REBEL loss"], mode="lines", name="REBEL loss L_t",
+                             line={"color": MODEL_COLORS["REBEL"], "width": 4}), row=1, col=1)
+    fig.add_trace(go.Scatter(x=t, y=rounds["AdaBoost loss"], mode="lines+markers", name="AdaBoost (1/N) Σ e^(−y h)",
+                             line={"color": "#D55E00", "width": 1.5, "dash": "dot"}, marker={"size": 4}),
+                  row=1, col=1)
+    colors = class_colors(2)
+    fig.add_trace(go.Scatter(x=t, y=rounds["a_t (class 1)"], mode="lines", name=f"REBEL a_t for {c1}",
+                             line={"color": colors[0], "width": 4}), row=1, col=2)
+    fig.add_trace(go.Scatter(x=t, y=rounds["a_t (class 2)"], mode="lines", name=f"REBEL a_t for {c2}",
+                             line={"color": colors[1], "width": 4}), row=1, col=2)
+    fig.add_trace(go.Scatter(x=t, y=rounds["AdaBoost alpha_t"], mode="markers", name="AdaBoost α_t (signed)",
+                             marker={"color": "#111", "size": 5}), row=1, col=2)
+    fig.update_xaxes(title_text="round t")
+    fig.update_annotations(font={"size": 12})
+    return _ap_layout(fig, "binary reduction: REBEL with 0-1 costs is AdaBoost", height,
+                      legend={"orientation": "h", "y": -0.25, "x": 0})

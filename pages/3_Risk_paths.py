@@ -1,0 +1,168 @@
+"""Risk-score paths (Fig. 8, S.9): the K components of H(x) along paths through the plane, stumps vs depth-2.
+
+Widgets and layout only; paths, models and scores come from ``rebel.analysis``, figures from ``rebel.plots``.
+Reads the Playground's shared state ("dataset", "cost_matrix", "hyper", "preset"); page-private keys start
+with "rp_".
+"""
+
+import streamlit as st
+
+from rebel import analysis as an
+from rebel import playground as pg
+from rebel import plots
+
+DEFAULT_PRESET = "paths"
+CLICK_LATTICE = 45  # invisible click targets per axis on the regions plot
+NEW_PATH = "➕ new path"
+S = st.session_state
+
+
+def _problem() -> an.Problem:
+    try:
+        return an.problem_from_state(S, DEFAULT_PRESET)
+    except ValueError as exc:
+        st.warning(f"The Playground's data could not be used ({exc}); showing the {DEFAULT_PRESET!r} preset.")
+        return an.default_problem(DEFAULT_PRESET)
+
+
+def _models(problem: an.Problem) -> dict:
+    """Stumps and depth-2 models for this problem, trained once per problem (kept for this session)."""
+    store = S.setdefault("rp_models", {})
+    if problem.key not in store:
+        bar = st.progress(0.0, text="Training stumps and depth-2 trees…")
+        models = an.train_path_models(problem, lambda i, n, label: bar.progress(i / n, text=label))
+        bar.empty()
+        store.clear()
+        store[problem.key] = models
+    return store[problem.key]
+
+
+def _set_table(paths: dict) -> None:
+    """Replace the waypoint table from outside the editor (preset, clear, clicks): reset the editor."""
+    S["rp_table"] = an.paths_table(paths)
+    S["rp_paths"] = paths
+    S["rp_table_v"] = S.get("rp_table_v", 0) + 1
+
+
+def _on_preset_paths(problem_paths: dict) -> None:
+    _set_table(problem_paths)
+
+
+def _init_paths(problem: an.Problem) -> None:
+    data_key = pg.dataset_key(problem.dataset)
+    if S.get("rp_for") != data_key or "rp_table" not in S:
+        S["rp_for"] = data_key
+        _set_table(an.default_paths(problem))
+    if "rp_target_next" in S:  # a click started a new path: keep extending it
+        S["rp_target"] = S.pop("rp_target_next")
+
+
+def _waypoint_editor():
+    st.caption("Waypoints, one row each (rows with the same **path** name form one path, in order). Add, edit or "
+               "delete rows, or click on the plot.")
+    col = st.column_config
+    edited = st.data_editor(
+        S["rp_table"], key=f"rp_editor_{S['rp_table_v']}", num_rows="dynamic", hide_index=True, width="stretch",
+        height=300,
+        column_config={"path": col.TextColumn("path", required=True, help="Path name, e.g. A"),
+                       "x": col.NumberColumn("x", format="%.2f", required=True),
+                       "y": col.NumberColumn("y", format="%.2f", required=True)},
+    )
+    try:
+        S["rp_paths"] = an.paths_from_table(edited)
+    except ValueError as exc:
+        st.warning(f"Waypoints: {exc} The last valid paths are drawn until this is fixed.")
+    return edited
+
+
+def _add_clicked(event, edited, target: str) -> None:
+    points = an.waypoints_from_selection(getattr(event, "selection", None) or {})
+    if not points:
+        return
+    names = list(dict.fromkeys(str(p) for p in edited["path"].dropna())) if len(edited) else []
+    name = an.next_path_name(dict.fromkeys(names)) if target == NEW_PATH else target
+    rows = {}
+    for n, x, y in zip(edited["path"], edited["x"], edited["y"]):
+        if isinstance(n, str) and n.strip():  # incomplete rows are dropped; their warning is shown above
+            rows.setdefault(n.strip(), []).append([x, y])
+    try:
+        paths = an.add_waypoints(rows, name, points)
+    except ValueError as exc:
+        st.error(f"Waypoint not added: {exc}")
+        return
+    S["rp_table"] = an.paths_table(paths)
+    S["rp_table_v"] = S.get("rp_table_v", 0) + 1
+    S["rp_chart_v"] = S.get("rp_chart_v", 0) + 1  # a fresh chart drops the selection, so it is added once
+    if target == NEW_PATH:
+        S["rp_target_next"] = name
+    st.rerun()
+
+
+# ---------------------------------------------------------------------------------------------------------- page
+st.title("Risk-score paths")
+st.markdown("REBEL's output is a score vector **H(x)**, one entry per class; the largest entry is the estimated "
+            "minimum-risk class. Walk along a path through the plane and watch the scores: they change across "
+            "class boundaries and stay fairly flat inside each region (paper Fig. 8). Left: **stumps**; "
+            "right: **depth-2 trees**, both with the same costs and rounds.")
+problem = _problem()
+st.caption(an.problem_caption(problem))
+ds = problem.dataset
+if ds.X_train.shape[1] != 2:
+    st.warning(f"This page draws the plane, so it needs 2 features; the dataset has {ds.X_train.shape[1]}. "
+               "Load a 2-D dataset on the Playground.")
+    st.stop()
+try:
+    models = _models(problem)
+except ValueError as exc:
+    st.error(f"Training failed: {exc} Fix the data or costs on the Playground.")
+    st.stop()
+_init_paths(problem)
+T = min(m.n_estimators_ for m in models.values())
+if S.get("rp_t", T) > T:
+    S["rp_t"] = T
+
+c = st.columns([4, 2, 2, 2], vertical_alignment="bottom")
+t = c[0].slider("Boosting round t", 0, T, value=T, key="rp_t",
+                help="Scores after the first t weak learners (t = 0: the bias a0 only, the same everywhere).")
+region_model = c[1].selectbox("Regions of", list(models), index=len(models) - 1, key="rp_regions")
+preset_paths = an.default_paths(problem)
+label = "Preset paths" if problem.preset and an.PRESETS[problem.preset].paths else "Default paths"
+c[2].button(label, on_click=_on_preset_paths, args=(preset_paths,), key="rp_reset",
+            help="Put back the paths of this dataset (the Fig. 8 preset has paths A and B).")
+c[3].button("Clear paths", on_click=_set_table, args=({},), key="rp_clear",
+            help="Remove every waypoint; then click on the plot to draw a new path.")
+
+left, right = st.columns([3, 2])
+with right:
+    edited = _waypoint_editor()
+    names = list(S["rp_paths"])
+    options = names + [NEW_PATH]
+    if S.get("rp_target") not in options:
+        S["rp_target"] = options[0]
+    target = st.selectbox("Clicks and box-drags add a waypoint to", options, key="rp_target",
+                          help="A click adds the clicked spot; a dragged box adds its centre.")
+paths = S["rp_paths"]
+with left:
+    model = models[region_model]
+    grid = pg.make_grid(ds.X_train, 150)
+    regions = an.scores_at(model, grid.points, t).argmax(axis=1).reshape(grid.shape)
+    fig = plots.paths_regions_figure(
+        grid.xs, grid.ys, regions, ds.classes, paths,
+        train=(ds.X_train, problem.y_train_idx, an.scores_at(model, ds.X_train, t).argmax(axis=1)),
+        title=f"min-risk class ({region_model}) after t = {t} of {T} rounds", click_points=CLICK_LATTICE)
+    event = st.plotly_chart(fig, key=f"rp_chart_{S.get('rp_chart_v', 0)}", config=plots.PNG_CONFIG,
+                            on_select="rerun", selection_mode=("points", "box"))
+    st.caption("Arrows show each path's direction; nibs mark every 20 % of its length. Click or drag a box to add "
+               "a waypoint.")
+    _add_clicked(event, edited, target)
+
+if not paths:
+    st.info("No paths yet: click twice on the plot (or add two table rows with the same path name).")
+    st.stop()
+scores = {label_: an.path_scores(m, paths) for label_, m in models.items()}
+profiles = {name: {label_: (scores[label_][name].s, scores[label_][name].at(t)) for label_ in models}
+            for name in paths}
+S["rp_profiles"] = profiles  # what the score figure shows (read by tests)
+st.plotly_chart(plots.path_scores_figure(profiles, ds.classes, t), config=plots.PNG_CONFIG, key="rp_scores")
+st.caption("Lines: the score H_k(x) of each class along the path (x axis: share of the path's length). "
+           "Background: the min-risk class argmax_k H_k(x); diamonds and dotted lines: where it changes.")

@@ -1,0 +1,121 @@
+"""Cost sweep (beyond the paper): one cost entry over a log range; recall, precision and test cost of REBEL and
+the two-step method at every value.
+
+Widgets and layout only; training and metrics come from ``rebel.analysis``, figures from ``rebel.plots``.
+Reads the Playground's shared state ("dataset", "cost_matrix", "hyper", "preset"); page-private keys start
+with "sw_".
+"""
+
+import streamlit as st
+
+from rebel import analysis as an
+from rebel import playground as pg
+from rebel import plots
+from rebel.datasets import PRESETS
+
+DEFAULT_PRESET = pg.DEFAULT_PRESET
+S = st.session_state
+
+
+def _problem() -> an.Problem:
+    try:
+        return an.problem_from_state(S, DEFAULT_PRESET)
+    except ValueError as exc:
+        st.warning(f"The Playground's data could not be used ({exc}); showing the {DEFAULT_PRESET!r} preset.")
+        return an.default_problem(DEFAULT_PRESET)
+
+
+def _stop(key: str) -> None:
+    S["sw_stopped"] = key
+
+
+def _run_again() -> None:
+    S.pop("sw_stopped", None)
+
+
+def _sweep(problem: an.Problem, entry: tuple, values, key: str) -> an.SweepResult | None:
+    """The sweep for these settings: cached for this session, else computed with a progress bar and a Stop
+    button (a click interrupts the run; the page then offers to start it again)."""
+    store = S.setdefault("sw_cache", {})
+    if key in store:
+        return store[key]
+    if S.get("sw_stopped") == key:
+        st.info("Sweep stopped. Change a setting or press **Run the sweep** to compute it.")
+        st.button("Run the sweep", on_click=_run_again, key="sw_run", type="primary")
+        return None
+    a, b = st.columns([6, 1], vertical_alignment="center")
+    bar = a.progress(0.0, text="Starting the sweep…")
+    b.button("Stop", on_click=_stop, args=(key,), key="sw_stop", icon=":material/stop:")
+    result = an.run_sweep(problem, entry, values,
+                          progress=lambda i, n, label: bar.progress(i / n, text=f"Training: {label} ({i}/{n})"))
+    bar.empty()
+    b.empty()
+    while len(store) >= 4:
+        store.pop(next(iter(store)))
+    store[key] = result
+    return result
+
+
+def _default_entry(problem: an.Problem, classes: list) -> tuple:
+    """The preset's costliest mistake (truth, predicted), else the last class taken for the first."""
+    mistakes = getattr(PRESETS.get(problem.preset), "costly_mistakes", ()) if problem.preset else ()
+    if mistakes:
+        return str(mistakes[0][0]), str(mistakes[0][1])
+    return classes[-1], classes[0]
+
+
+# ---------------------------------------------------------------------------------------------------------- page
+st.title("Cost sweep")
+st.markdown("Pick one mistake of the cost matrix and make it cheaper or dearer, from a tenth to a hundred times "
+            "its usual price. REBEL is retrained at every value; the **two-step** method keeps one cost-blind "
+            "model and only changes its decision rule. Watch how recall and precision trade off and which method "
+            "pays less on the test set.")
+problem = _problem()
+st.caption(an.problem_caption(problem) + f" Depth-{problem.hyper['max_depth']} trees.")
+ds = problem.dataset
+classes = [str(k) for k in ds.classes]
+truth0, pred0 = _default_entry(problem, classes)
+if S.get("sw_truth") not in classes:
+    S["sw_truth"] = truth0
+if S.get("sw_pred") not in classes:
+    S["sw_pred"] = pred0
+
+w = st.columns([2, 2, 1.3, 1.3, 2], vertical_alignment="bottom")
+truth = w[0].selectbox("Truth (row)", classes, key="sw_truth")
+pred = w[1].selectbox("Predicted (column)", classes, key="sw_pred")
+lo = w[2].number_input("from", min_value=1e-4, max_value=1e4, value=0.1, format="%.4g", key="sw_lo")
+hi = w[3].number_input("to", min_value=1e-4, max_value=1e4, value=100.0, format="%.4g", key="sw_hi")
+n = w[4].slider("values (log-spaced)", 3, 25, 13, key="sw_n")
+i, j = classes.index(truth), classes.index(pred)
+if i == j:
+    st.warning("A correct decision costs 0 by definition: pick a predicted class different from the truth.")
+    st.stop()
+try:
+    values = an.sweep_values(lo, hi, n)
+except ValueError as exc:
+    st.error(f"Sweep range: {exc}")
+    st.stop()
+label = f"C[{truth} → {pred}]"
+current = float(problem.cost_matrix[i, j])
+st.caption(f"Sweeping the cost of predicting **{pred}** when the truth is **{truth}** (currently {current:g}); "
+           "every other entry keeps its value.")
+try:
+    result = _sweep(problem, (i, j), values, pg.content_key(problem.key, (i, j), values))
+except ValueError as exc:
+    st.error(f"Sweep failed: {exc}")
+    st.stop()
+if result is None:
+    st.stop()
+S["sw_result"] = result  # read by tests
+show = st.multiselect("Classes in the recall/precision plot", classes, default=[truth, pred], key="sw_show")
+current_line = current if current > 0 else None
+st.plotly_chart(plots.sweep_cost_figure(result.costs, label, current_line), config=plots.PNG_CONFIG,
+                key="sw_cost_fig")
+st.plotly_chart(plots.sweep_metrics_figure(result.metrics, ds.classes, [classes.index(s) for s in show], label,
+                                           current_line), config=plots.PNG_CONFIG, key="sw_metrics_fig")
+st.caption("Solid lines: REBEL (retrained for each value); dashed: two-step (one 0-1 model, decisions by the "
+           "swept matrix). Test cost is the mean cost of the test points under the swept matrix. Precision is "
+           "missing where a method never predicts the class.")
+with st.expander("Numbers"):
+    table = result.costs.pivot(index="value", columns="method", values="test_cost")
+    st.dataframe(table.rename(columns=lambda m: f"{m} test cost"), width="stretch")

@@ -1,0 +1,168 @@
+"""Theory: the cost decomposition (S.3-S.5), the weak learning condition and the exponential bound of S.6.1 on
+the current model, and the binary reduction to AdaBoost (S.8).
+
+Widgets and layout only; numbers come from ``rebel.analysis``, figures from ``rebel.plots``. Reads the
+Playground's shared state ("dataset", "cost_matrix", "hyper", "trained"); page-private keys start with "th_".
+"""
+
+import pandas as pd
+import streamlit as st
+
+from rebel import analysis as an
+from rebel import playground as pg
+from rebel import plots
+
+DEFAULT_PRESET = pg.DEFAULT_PRESET
+S = st.session_state
+NUM = st.column_config.NumberColumn
+
+
+def _problem() -> an.Problem:
+    try:
+        return an.problem_from_state(S, DEFAULT_PRESET)
+    except ValueError as exc:
+        st.warning(f"The Playground's data could not be used ({exc}); showing the {DEFAULT_PRESET!r} preset.")
+        return an.default_problem(DEFAULT_PRESET)
+
+
+def _cached(name: str, key: str, compute):
+    """Session cache of one page result per setting (the last few kept)."""
+    store = S.setdefault(name, {})
+    if key not in store:
+        while len(store) >= 3:
+            store.pop(next(iter(store)))
+        store[key] = compute()
+    return store[key]
+
+
+def _table(df: pd.DataFrame, fmt: str = "%.4g") -> None:
+    st.dataframe(df, width="stretch", column_config={c: NUM(format=fmt) for c in df.columns})
+
+
+def _decomposition(problem: an.Problem) -> None:
+    st.header("1 · Decomposing each row of the cost matrix")
+    st.markdown(
+        "Each row **c** of the cost matrix (the costs of every decision for one true class) is split as "
+        "**c = β·1 + c⁺** (S.3): **β** is a constant that no decision can avoid, so it never affects training; "
+        "**c⁺ = c − β** (≥ 0) is what the scores pay through e^H, and **c⁻ = max(c) − c** (≥ 0) what they "
+        "pay through e^−H — large c⁻ on a class pushes its score up. **c\\*** is the least value of "
+        "⟨c⁺, e^H⟩ + ⟨c⁻, e^−H⟩, reached at the optimal scores **H\\* = ½ (ln c⁻ − ln c⁺)** (S.5): "
+        "+∞ for the true class when its c⁺ is 0 (with 0-1 costs, a sample's own class should score as high as "
+        "possible)."
+    )
+    tables = an.decomposition_tables(problem.cost_matrix, problem.classes)
+    a, b = st.columns([3, 2])
+    with a:
+        st.caption("Per true class (row): β, the largest cost φ, Σb = φ − β and c*.")
+        _table(tables["summary"])
+    with b:
+        levels = an.loss_levels(problem.cost_matrix, problem.y_train_idx)
+        m = st.columns(2)
+        m[0].metric("L* (loss floor)", f"{levels['L*']:.4g}",
+                    help="Eq. 4: the loss if every training sample had its optimal scores H*.")
+        m[1].metric("L• (zero-cost level)", f"{levels['L_bullet']:.4g}",
+                    help="S.4/S.5: once the loss is below L•, no training sample is misclassified at a cost. "
+                         "We weight the single-sample excess by 1/(2N), as the mean loss does.")
+        st.caption("Computed with the training labels of the current data.")
+    c = st.columns(3)
+    for col, (name, title) in zip(c, (("c+", "c⁺ = c − β"), ("c-", "c⁻ = max(c) − c"), ("H*", "H* = ½ (ln c⁻ − ln c⁺)"))):
+        with col:
+            st.caption(f"**{title}** (rows = truth, columns = class k)")
+            _table(tables[name], "%.3g")
+
+
+def _bound(problem: an.Problem) -> None:
+    st.header("2 · Weak learning condition and the exponential bound")
+    st.markdown(
+        "At round t the weak learner f_t splits the weighted samples; with the multi-class weights "
+        "w⁺ = c⁺ e^H, w⁻ = c⁻ e^−H it yields the vectors **s⁺, s⁻** of Eq. 7. Its **edge** "
+        "γ_t = ⟨|s⁺ − s⁻|, 1⟩ / (⟨s⁺ + s⁻, 1⟩ − c\\*) says how much better than nothing it splits (S.6.1, Eq. 10; "
+        "the dotted line is the Eq. 11 form). With φ_t = ⟨|s⁺ − s⁻|, 1⟩ / ⟨s⁺ + s⁻, 1⟩ the loss above L\\* "
+        "shrinks at least by √(1 − φ_t²) ≤ e^(−φ_t²/2) per round (Eq. 8), so it falls exponentially while "
+        "the edges stay away from 0."
+    )
+    hyper = problem.hyper
+    w = st.columns([2, 2, 4], vertical_alignment="bottom")
+    depth = w[0].selectbox("Weak learner depth", [1, 2, 3, 4], index=int(hyper["max_depth"]) - 1, key="th_depth",
+                           help="Defaults to the Playground's depth; then the Playground's own model is used.")
+    rounds = w[1].number_input("Rounds", 1, 1000, int(hyper["n_estimators"]), step=10, key="th_rounds")
+    model = an.shared_model(S, problem, depth) if rounds == hyper["n_estimators"] else None
+    if model is not None:
+        w[2].caption("Showing the Playground's trained model.")
+    else:
+        w[2].caption(f"Showing a model trained here: {rounds} rounds of depth-{depth} trees, the current costs.")
+
+        def fit():
+            return an.fit_rebel(problem.dataset, problem.cost_matrix, hyper, max_depth=depth, n_estimators=rounds)
+
+        with st.spinner("Training…"):
+            model = _cached("th_models", pg.content_key(problem.key, depth, rounds), fit)
+    ds = problem.dataset
+    diag = _cached("th_diag", pg.content_key(problem.key, depth, rounds, id(model)),
+                   lambda: an.round_diagnostics(model, ds.X_train, ds.y_train))
+    S["th_diagnostics"] = diag  # read by tests
+    if diag.empty:
+        st.info("The model has no rounds yet.")
+        return
+    m = st.columns(4)
+    held = float((diag["ratio"] <= diag["bound"] * (1 + 1e-9)).mean())
+    m[0].metric("median edge γ_t", f"{diag['gamma'].median():.3f}")
+    m[1].metric("smallest edge γ_t", f"{diag['gamma'].min():.3f}")
+    m[2].metric("rounds within the bound", f"{held:.0%}",
+                help="Share of rounds with (L_t − L*)/(L_{t−1} − L*) ≤ √(1 − φ_t²).")
+    m[3].metric("loss above L* after T", f"{diag['cum_ratio'].iloc[-1]:.3g} of L₀ − L*",
+                help=f"The bound ∏ e^(−φ²/2) allows {diag['cum_bound'].iloc[-1]:.3g}.")
+    a, b = st.columns([2, 3])
+    a.plotly_chart(plots.edge_figure(diag), config=plots.PNG_CONFIG, key="th_edge")
+    b.plotly_chart(plots.bound_figure(diag), config=plots.PNG_CONFIG, key="th_bound")
+    with st.expander("Per-round numbers"):
+        _table(diag.set_index("t"))
+        st.caption("f_t on the training points is recovered from the staged scores (H_t − H_(t−1) = f_t a_t); "
+                   "a_star_err compares ½(ln s⁻ − ln s⁺) with the model's a_t (they agree up to the engine's "
+                   "smoothing). ratio uses the engine's train_loss_.")
+
+
+def _binary(problem: an.Problem) -> None:
+    st.header("3 · Two classes: REBEL is AdaBoost")
+    st.markdown(
+        "With two classes and 0-1 costs, REBEL's loss becomes (1/N) Σ e^(−y·H₁) and every round gives "
+        "a_t,1 = −a_t,2 (S.8): the scores stay opposite, H₁ = −H₂, and H₁ is exactly the score of binary "
+        "**AdaBoost** with the same stumps. Below, both are trained on two classes of the current data "
+        "(REBEL with stumps; AdaBoost by its own search over the same thresholds, with bias ½ ln(N₊/N₋))."
+    )
+    classes = list(map(str, problem.classes))
+    w = st.columns([2, 2, 3], vertical_alignment="bottom")
+    c1 = w[0].selectbox("First class (y = +1)", classes, index=0, key="th_c1")
+    c2 = w[1].selectbox("Second class (y = −1)", classes, index=1, key="th_c2")
+    n = w[2].slider("Rounds", 1, 100, 30, key="th_bin_rounds")
+    if c1 == c2:
+        st.warning("Pick two different classes for the binary example.")
+        return
+    try:
+        demo = _cached("th_binary", pg.content_key(problem.key, c1, c2, n),
+                       lambda: an.binary_reduction(problem.dataset, (c1, c2), n, problem.hyper["n_thresholds"]))
+    except ValueError as exc:
+        st.error(f"Binary example not trained: {exc}")
+        return
+    S["th_binary_demo"] = demo
+    r = demo.rounds
+    m = st.columns(3)
+    m[0].metric("max |H₁ + H₂|", f"{r['max |H1 + H2|'].max():.2g}", help="0 means H₁ = −H₂ on every sample.")
+    m[1].metric("max |H₁ − h_AdaBoost|", f"{r['max |H1 - h|'].max():.2g}")
+    m[2].metric("max |L_REBEL − L_AdaBoost|", f"{(r['REBEL loss'] - r['AdaBoost loss']).abs().max():.2g}")
+    st.plotly_chart(plots.binary_reduction_figure(r, demo.classes), config=plots.PNG_CONFIG, key="th_binary")
+    with st.expander("Per-round numbers"):
+        _table(r.set_index("t"))
+
+
+# ---------------------------------------------------------------------------------------------------------- page
+st.title("Theory on your problem")
+problem = _problem()
+st.caption(an.problem_caption(problem))
+_decomposition(problem)
+try:
+    _bound(problem)
+except ValueError as exc:
+    st.error(f"Per-round analysis failed: {exc} Fix the data or costs on the Playground.")
+if len(problem.classes) >= 2:
+    _binary(problem)
