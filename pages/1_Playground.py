@@ -225,7 +225,7 @@ def _sidebar() -> None:
         help="Each preset is a Gaussian mixture with a story and suggested costs.",
     )
     sb.number_input(
-        "Number of points (train + test)", min_value=20, max_value=20000, step=100, key="w_n_points"
+        "Number of points (train + test)", min_value=20, max_value=pg.MAX_POINTS, step=100, key="w_n_points"
     )
     c1, c2 = sb.columns([3, 2], vertical_alignment="bottom")
     c1.number_input("Seed", min_value=0, max_value=2**31 - 1, step=1, key="w_seed")

@@ -51,6 +51,9 @@ GRID_SIZE = 200  # cells per axis of the decision-region grid
 GRID_BUDGET = 12_000_000  # (T + 1) * cells kept per staged grid (int16): ~24 MB per model
 GRID_PAD = 0.08  # grid margin around the data, as a fraction of its range
 MAX_UPLOAD_BYTES = 5 * 1024 * 1024
+MAX_POINTS = 20_000  # points of a Playground dataset: it retrains on every change, so keep it live
+MAX_QUERY_CHARS = 20_000  # length of the ?cfg= link parameter
+MAX_CONFIG_BYTES = 1024 * 1024  # decompressed size of a link's configuration
 QUERY_KEY = "cfg"
 
 
@@ -93,6 +96,11 @@ class Config:
         self.cost_matrix = validate_cost_matrix(self.cost_matrix, n_classes=len(self.classes))
         self.hyper = validate_hyper(self.hyper)
         self.preset = str(self.preset or "")
+        if self.spec.n_points > MAX_POINTS:
+            raise ValueError(
+                f"n_points is {self.spec.n_points}; the Playground retrains on every change, so it takes at most "
+                f"{MAX_POINTS} points. Lower n_points."
+            )
 
     @property
     def classes(self) -> tuple:
@@ -181,11 +189,18 @@ def encode_query(cfg: Config) -> str:
 
 
 def decode_query(text: str) -> Config:
-    """Inverse of ``encode_query``; raise ``ValueError`` for a damaged or foreign link."""
-    try:
-        raw = zlib.decompress(
-            base64.urlsafe_b64decode(str(text) + "=" * (-len(str(text)) % 4)), bufsize=65536
+    """Inverse of ``encode_query``; raise ``ValueError`` for a damaged, oversized or foreign link."""
+    text = str(text)
+    if len(text) > MAX_QUERY_CHARS:
+        raise ValueError(
+            f"the link's '{QUERY_KEY}' parameter has {len(text)} characters; at most "
+            f"{MAX_QUERY_CHARS} are read. Share a session file instead."
         )
+    try:
+        inflate = zlib.decompressobj()
+        raw = inflate.decompress(base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)), MAX_CONFIG_BYTES)
+        if inflate.unconsumed_tail:
+            raise ValueError("too large")
         obj = json.loads(raw)
     except (ValueError, zlib.error):
         raise ValueError(
@@ -317,7 +332,11 @@ def parse_dataset_csv(data, test_fraction: float = 1 / 3, seed: int = 0, name: s
     if isinstance(data, bytes) and len(data) > MAX_UPLOAD_BYTES:
         raise ValueError(f"CSV file is {len(data)} bytes; at most {MAX_UPLOAD_BYTES} are accepted.")
     ds = read_csv(
-        data.encode() if isinstance(data, str) else data, test_fraction=test_fraction, seed=seed, name=name
+        data.encode() if isinstance(data, str) else data,
+        test_fraction=test_fraction,
+        seed=seed,
+        max_rows=MAX_POINTS,
+        name=name,
     )
     if len(ds.feature_names) != 2:
         raise ValueError(

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import base64
 import json
+import zlib
 
 import numpy as np
 import pandas as pd
@@ -235,3 +237,15 @@ def test_config_json_is_plain(small_pair):
     cfg = pg.preset_config("rings")
     json.dumps(cfg.to_dict())
     assert isinstance(pd.DataFrame(cfg.to_dict()["spec"]["mixture"]), pd.DataFrame)
+
+
+def test_links_and_sessions_are_bounded():
+    d = pg.preset_config("xor").to_dict()
+    d["spec"]["n_points"] = pg.MAX_POINTS + 1
+    with pytest.raises(ValueError, match="at most"):
+        pg.Config.from_dict(d)
+    with pytest.raises(ValueError, match="characters"):
+        pg.decode_query("A" * (pg.MAX_QUERY_CHARS + 1))
+    bomb = base64.urlsafe_b64encode(zlib.compress(b" " * (4 * pg.MAX_CONFIG_BYTES), 9)).decode()
+    with pytest.raises(ValueError, match="damaged"):
+        pg.decode_query(bomb)
