@@ -49,7 +49,8 @@ def _settings() -> dict:
 def _run(settings: dict) -> None:
     """Run Fig. 3 dataset by dataset; every partial result is stored, so the Stop button keeps what is done."""
     bar = st.progress(0.0, text="Starting…")
-    st.button("Stop", key="w2_stop", icon=":material/stop:", help="Stop after the current dataset; the finished "
+    stop = st.empty()
+    stop.button("Stop", key="w2_stop", icon=":material/stop:", help="Stop after the current dataset; the finished "
                                                                   "trials are kept.")
     try:
         steps = ar.fig3_steps(settings["source"], settings["n_datasets"], settings["n_costs"],
@@ -61,6 +62,7 @@ def _run(settings: dict) -> None:
     except ValueError as exc:
         st.error(f"The comparison could not run: {exc}")
     bar.empty()
+    stop.empty()
 
 
 def _results(run: ar.Fig3Run) -> None:

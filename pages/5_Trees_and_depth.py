@@ -110,7 +110,8 @@ def _depth_study(ds, C, problem_key: str) -> None:
     stored = S.get("depth_run")
     if S.pop("depth_requested", False) or stored is None or stored[0][0] != problem_key:
         bar = st.progress(0.0, text="Depth study…")
-        st.button("Stop", key="w5_stop", icon=":material/stop:", help="Stop after the current depth.")
+        stop = st.empty()
+        stop.button("Stop", key="w5_stop", icon=":material/stop:", help="Stop after the current depth.")
         try:
             for study in ar.depth_study_steps(ds, C, n_rounds=key[1], n_splits=key[2]):
                 S["depth_run"] = (key, study)
@@ -119,6 +120,7 @@ def _depth_study(ds, C, problem_key: str) -> None:
         except ValueError as exc:
             st.error(f"The depth study could not run: {exc}")
         bar.empty()
+        stop.empty()
     if S.get("depth_run") is None or S["depth_run"][0][0] != problem_key:
         return
     key, study = S["depth_run"]

@@ -38,6 +38,10 @@ def _cost_kinds(name: str, ds) -> list:
     return kinds
 
 
+def _method_label(name: str) -> str:
+    return "REBEL (0-1 costs)" if name == "rebel" else ESTIMATORS[name]
+
+
 def _controls():
     names = list(ar.REAL_DATASETS) + ([PLAYGROUND] if S.get("dataset") is not None else [])
     labels = {**ar.REAL_DATASETS, PLAYGROUND: "the Playground's current data"}
@@ -57,7 +61,7 @@ def _controls():
     depth = c[4].slider("tree depth", 1, 4, value=1, key="w6_depth")
     S.setdefault("w6_methods", DEFAULT_METHODS)
     methods = st.multiselect("two-step baselines (trained with 0-1 costs, then the minimum-risk rule)",
-                             available_estimators(), key="w6_methods", format_func=ESTIMATORS.get)
+                             available_estimators(), key="w6_methods", format_func=_method_label)
     try:
         C = np.asarray(S["cost_matrix"]) if kind == PLAYGROUND else ar.real_costs(kind, ds, int(seed))
     except ValueError as exc:
@@ -70,7 +74,8 @@ def _controls():
 
 def _run(ds, C, settings: dict) -> None:
     bar = st.progress(0.0, text="Training REBEL…")
-    st.button("Stop", key="w6_stop", icon=":material/stop:", help="Stop after the current model; finished ones "
+    stop = st.empty()
+    stop.button("Stop", key="w6_stop", icon=":material/stop:", help="Stop after the current model; finished ones "
                                                                   "are kept.")
     try:
         for run in ar.train_real_steps(ds, C, settings["methods"], settings["rounds"], settings["depth"]):
@@ -79,6 +84,7 @@ def _run(ds, C, settings: dict) -> None:
     except ValueError as exc:
         st.error(f"Training failed: {exc}")
     bar.empty()
+    stop.empty()
 
 
 def _results(run: ar.RealRun, settings: dict) -> None:
