@@ -263,7 +263,9 @@ def dataset_thumbnails_figure(panels, cols: int = 5, size: int = 170) -> go.Figu
     fig.update_xaxes(showticklabels=False, showgrid=False, zeroline=False)
     fig.update_yaxes(showticklabels=False, showgrid=False, zeroline=False)
     fig.update_annotations(font={"size": 11})
-    return _layout(fig, "", size * rows + 20)
+    _layout(fig, "", size * rows + 40)
+    fig.update_layout(margin={"t": 30})  # room for the first row's subplot titles
+    return fig
 
 
 def tree_diagram_figure(nodes, classes=None, title: str = "", height: int = 380) -> go.Figure:
