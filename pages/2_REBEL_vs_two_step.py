@@ -13,7 +13,10 @@ from rebel import plots
 from rebel.datasets import PAPER_SEED
 
 S = st.session_state
-SOURCES = {"random": "Random mixtures (paper protocol, Fig. 9)", "playground": "The Playground's mixture, redrawn"}
+SOURCES = {
+    "random": "Random mixtures (paper protocol, Fig. 9)",
+    "playground": "The Playground's mixture, redrawn",
+}
 LIMITS = ar.FIG3_LIMITS
 
 
@@ -25,23 +28,38 @@ def _settings() -> dict:
     S.setdefault("w2_source", "random")
     has_playground = S.get("dataset") is not None
     with st.form("w2_form", border=True):
-        st.radio("Datasets", list(SOURCES), format_func=SOURCES.get, key="w2_source", horizontal=True,
-                 help="Random: Gaussian mixtures drawn as in the paper. Playground: your mixture sampled again with "
-                      "new seeds; its first cost matrix is yours, the others random.")
+        st.radio(
+            "Datasets",
+            list(SOURCES),
+            format_func=SOURCES.get,
+            key="w2_source",
+            horizontal=True,
+            help="Random: Gaussian mixtures drawn as in the paper. Playground: your mixture sampled again with "
+            "new seeds; its first cost matrix is yours, the others random.",
+        )
         c = st.columns(5)
         c[0].slider("datasets", *LIMITS["n_datasets"], key="w2_n_datasets")
         c[1].slider("cost matrices per dataset", *LIMITS["n_costs"], key="w2_n_costs")
         c[2].slider("boosting rounds", *LIMITS["n_rounds"], key="w2_n_rounds")
         c[3].slider("tree depth (1 = stumps)", *LIMITS["max_depth"], key="w2_max_depth")
         c[4].number_input("seed", min_value=0, max_value=2**31 - 1, step=1, key="w2_seed")
-        st.form_submit_button("Run", type="primary", icon=":material/play_arrow:", key="w2_run",
-                              on_click=lambda: S.update(vs_requested=True))
-        st.caption("The paper: 10 datasets × 20 cost matrices, 100 stumps. Each trial trains REBEL with the costs; the "
-                   "two-step model (REBEL with 0-1 costs, same rounds and depth) is trained once per dataset.")
+        st.form_submit_button(
+            "Run",
+            type="primary",
+            icon=":material/play_arrow:",
+            key="w2_run",
+            on_click=lambda: S.update(vs_requested=True),
+        )
+        st.caption(
+            "The paper: 10 datasets × 20 cost matrices, 100 stumps. Each trial trains REBEL with the costs; the "
+            "two-step model (REBEL with 0-1 costs, same rounds and depth) is trained once per dataset."
+        )
     source = S["w2_source"]
     if source == "playground" and not has_playground:
-        st.warning("There is no Playground dataset yet: open the Playground first, or choose random mixtures. "
-                   "Showing random mixtures.")
+        st.warning(
+            "There is no Playground dataset yet: open the Playground first, or choose random mixtures. "
+            "Showing random mixtures."
+        )
         source = "random"
     return {"source": source, **{k: int(S[f"w2_{k}"]) for k in ar.FIG3_DEFAULTS}, "seed": int(S["w2_seed"])}
 
@@ -50,12 +68,23 @@ def _run(settings: dict) -> None:
     """Run Fig. 3 dataset by dataset; every partial result is stored, so the Stop button keeps what is done."""
     bar = st.progress(0.0, text="Starting…")
     stop = st.empty()
-    stop.button("Stop", key="w2_stop", icon=":material/stop:", help="Stop after the current dataset; the finished "
-                                                                  "trials are kept.")
+    stop.button(
+        "Stop",
+        key="w2_stop",
+        icon=":material/stop:",
+        help="Stop after the current dataset; the finished trials are kept.",
+    )
     try:
-        steps = ar.fig3_steps(settings["source"], settings["n_datasets"], settings["n_costs"],
-                              settings["n_rounds"], settings["max_depth"], settings["seed"],
-                              dataset=S.get("dataset"), cost_matrix=S.get("cost_matrix"))
+        steps = ar.fig3_steps(
+            settings["source"],
+            settings["n_datasets"],
+            settings["n_costs"],
+            settings["n_rounds"],
+            settings["max_depth"],
+            settings["seed"],
+            dataset=S.get("dataset"),
+            cost_matrix=S.get("cost_matrix"),
+        )
         for run in steps:
             S["vs_run"] = run
             bar.progress(run.done / max(run.planned, 1), text=f"{run.done} of {run.planned} trials")
@@ -67,44 +96,68 @@ def _run(settings: dict) -> None:
 
 def _results(run: ar.Fig3Run) -> None:
     s = run.settings
-    st.caption(f"Run shown: {SOURCES[s['source']].lower()}, {s['n_datasets']} datasets × {s['n_costs']} cost "
-               f"matrices, {s['n_rounds']} rounds of depth-{s['max_depth']} trees, seed {s['seed']}.")
+    st.caption(
+        f"Run shown: {SOURCES[s['source']].lower()}, {s['n_datasets']} datasets × {s['n_costs']} cost "
+        f"matrices, {s['n_rounds']} rounds of depth-{s['max_depth']} trees, seed {s['seed']}."
+    )
     if run.cancelled:
         st.warning(f"Stopped early: {run.done} of {run.planned} trials finished. Press Run to start again.")
     if run.done == 0:
         return
     counts = ar.fig3_counts(run.trials)
     m = st.columns(4)
-    m[0].metric("REBEL cheaper", f"{counts['wins']} / {counts['trials']}", help="Trials where REBEL's test cost "
-                                                                                "is strictly lower.")
+    m[0].metric(
+        "REBEL cheaper",
+        f"{counts['wins']} / {counts['trials']}",
+        help="Trials where REBEL's test cost is strictly lower.",
+    )
     m[1].metric("ties", counts["ties"])
     m[2].metric("two-step cheaper", f"{counts['losses']} / {counts['trials']}")
-    m[3].metric("mean test cost", f"{counts['rebel_cost']:.4f}",
-                f"{counts['rebel_cost'] - counts['two_step_cost']:+.4f} vs two-step", delta_color="inverse")
+    m[3].metric(
+        "mean test cost",
+        f"{counts['rebel_cost']:.4f}",
+        f"{counts['rebel_cost'] - counts['two_step_cost']:+.4f} vs two-step",
+        delta_color="inverse",
+    )
     left, right = st.columns([3, 2])
     with left:
         st.plotly_chart(plots.fig3_scatter_figure(run.trials), config=plots.PNG_CONFIG, key="w2_scatter")
-        st.caption("One point per (dataset, cost matrix). Below the dashed diagonal REBEL is cheaper; above it the "
-                   "two-step method is.")
+        st.caption(
+            "One point per (dataset, cost matrix). Below the dashed diagonal REBEL is cheaper; above it the "
+            "two-step method is."
+        )
     with right:
         st.markdown("#### What this run shows")
         st.markdown(ar.fig3_text(run))
     st.markdown("#### The datasets")
     wins = run.trials.groupby("dataset", sort=False)["win"].agg(["sum", "size"])
-    panels = [{"X": ds.X_train, "y_idx": ds.class_index(ds.y_train), "n_classes": ds.n_classes,
-               "title": f"{ds.name}: REBEL won {int(wins.loc[ds.name, 'sum'])}/{int(wins.loc[ds.name, 'size'])}"}
-              for ds in run.datasets]
+    panels = [
+        {
+            "X": ds.X_train,
+            "y_idx": ds.class_index(ds.y_train),
+            "n_classes": ds.n_classes,
+            "title": f"{ds.name}: REBEL won {int(wins.loc[ds.name, 'sum'])}/{int(wins.loc[ds.name, 'size'])}",
+        }
+        for ds in run.datasets
+    ]
     st.plotly_chart(plots.dataset_thumbnails_figure(panels), config=plots.PNG_CONFIG, key="w2_thumbs")
     with st.expander("All trials"):
         st.dataframe(run.trials, hide_index=True, width="stretch")
-        st.download_button("Download trials (CSV)", run.trials.to_csv(index=False), file_name="rebel_fig3.csv",
-                           mime="text/csv", icon=":material/download:")
+        st.download_button(
+            "Download trials (CSV)",
+            run.trials.to_csv(index=False),
+            file_name="rebel_fig3.csv",
+            mime="text/csv",
+            icon=":material/download:",
+        )
 
 
 st.title("REBEL vs the two-step method")
-st.markdown("Does training with the costs beat the usual recipe (learn posteriors with 0-1 costs, then pick the "
-            "cheapest class)? The paper's Fig. 3 says REBEL wins in ~90 % of 200 random trials. Run the comparison "
-            "yourself: each trial is a dataset and a random cost matrix; lower test cost wins.")
+st.markdown(
+    "Does training with the costs beat the usual recipe (learn posteriors with 0-1 costs, then pick the "
+    "cheapest class)? The paper's Fig. 3 says REBEL wins in ~90 % of 200 random trials. Run the comparison "
+    "yourself: each trial is a dataset and a random cost matrix; lower test cost wins."
+)
 settings = _settings()
 if S.pop("vs_requested", False) or "vs_run" not in S:
     _run(settings)

@@ -26,8 +26,9 @@ def _default_problem():
 
 @st.cache_resource(max_entries=6, show_spinner="Training REBEL…")
 def _train(key: str, _dataset, _cost_matrix, n_rounds: int, depth: int, n_thresholds: int) -> RebelClassifier:
-    model = RebelClassifier(cost_matrix=_cost_matrix, n_estimators=n_rounds, max_depth=depth,
-                            n_thresholds=n_thresholds)
+    model = RebelClassifier(
+        cost_matrix=_cost_matrix, n_estimators=n_rounds, max_depth=depth, n_thresholds=n_thresholds
+    )
     return model.fit(_dataset.X_train, _dataset.y_train)
 
 
@@ -35,10 +36,14 @@ def _problem() -> tuple:
     """The Playground's dataset and cost matrix, or the default preset's when there are none (or they disagree)."""
     ds, C = S.get("dataset"), S.get("cost_matrix")
     if ds is not None and C is not None and np.shape(C) == (ds.n_classes, ds.n_classes):
-        st.caption(f"Data and costs: the Playground's ({len(ds.y_train)} training points, {ds.n_classes} classes).")
+        st.caption(
+            f"Data and costs: the Playground's ({len(ds.y_train)} training points, {ds.n_classes} classes)."
+        )
         return ds, np.asarray(C), "playground"
     ds, C = _default_problem()
-    st.caption(f"Data and costs: the default preset “{pg.DEFAULT_PRESET}” (design your own in the Playground).")
+    st.caption(
+        f"Data and costs: the default preset “{pg.DEFAULT_PRESET}” (design your own in the Playground)."
+    )
     return ds, C, "default"
 
 
@@ -56,56 +61,104 @@ def _round_view(model: RebelClassifier, ds, y_idx) -> None:
     T = model.n_estimators_
     if not 1 <= S.get("w5_t", 1) <= T:
         S["w5_t"] = min(max(S.get("w5_t", 1), 1), T)
-    t = st.slider("round t", 1, max(T, 2), key="w5_t", disabled=T < 2,
-                  help="The weak learner f_t and output vector a_t added in round t.") if T > 1 else 1
+    t = (
+        st.slider(
+            "round t",
+            1,
+            max(T, 2),
+            key="w5_t",
+            disabled=T < 2,
+            help="The weak learner f_t and output vector a_t added in round t.",
+        )
+        if T > 1
+        else 1
+    )
     nodes = ar.tree_nodes(model, t, ds.feature_names, ds.X_train, y_idx)
     left, right = st.columns([3, 2])
     with left:
-        st.plotly_chart(plots.tree_diagram_figure(nodes, ds.classes, title=f"round {t}: tree f_{t} (depth "
-                                                                            f"{model.depth_})"),
-                        config=plots.PNG_CONFIG, key="w5_tree")
-        st.caption("Each square asks “feature ≤ threshold?” (left = yes). Leaves give f_t = +1 (dark) or -1 "
-                   "(light); a leaf's ring has the colour of its most frequent training class, n counts the "
-                   "training points reaching it. A test in brackets copies its parent (Sec. 4, step 1, kept "
-                   "because no split was better): all its points go one way.")
+        st.plotly_chart(
+            plots.tree_diagram_figure(
+                nodes, ds.classes, title=f"round {t}: tree f_{t} (depth {model.depth_})"
+            ),
+            config=plots.PNG_CONFIG,
+            key="w5_tree",
+        )
+        st.caption(
+            "Each square asks “feature ≤ threshold?” (left = yes). Leaves give f_t = +1 (dark) or -1 "
+            "(light); a leaf's ring has the colour of its most frequent training class, n counts the "
+            "training points reaching it. A test in brackets copies its parent (Sec. 4, step 1, kept "
+            "because no split was better): all its points go one way."
+        )
     with right:
         a = model.a_[t - 1]
-        st.plotly_chart(plots.a_vector_figure(a, ds.classes, title=f"a_{t}: change of each class's score"),
-                        config=plots.PNG_CONFIG, key="w5_a")
+        st.plotly_chart(
+            plots.a_vector_figure(a, ds.classes, title=f"a_{t}: change of each class's score"),
+            config=plots.PNG_CONFIG,
+            key="w5_a",
+        )
         plus, minus = ar.favoured_classes(a, ds.classes)
-        st.caption(f"Where f_{t} = +1 the scores of {', '.join(map(str, plus)) or 'no class'} rise; where f_{t} = "
-                   f"-1 those of {', '.join(map(str, minus)) or 'no class'} rise (H = a0 + Σ f_t a_t, Eq. 3).")
+        st.caption(
+            f"Where f_{t} = +1 the scores of {', '.join(map(str, plus)) or 'no class'} rise; where f_{t} = "
+            f"-1 those of {', '.join(map(str, minus)) or 'no class'} rise (H = a0 + Σ f_t a_t, Eq. 3)."
+        )
         losses = ar.layer_losses(model, t)
-        st.plotly_chart(plots.layer_loss_figure(losses, title=f"training loss while growing f_{t}, layer by "
-                                                              "layer", height=260),
-                        config=plots.PNG_CONFIG, key="w5_layers")
+        st.plotly_chart(
+            plots.layer_loss_figure(
+                losses, title=f"training loss while growing f_{t}, layer by layer", height=260
+            ),
+            config=plots.PNG_CONFIG,
+            key="w5_layers",
+        )
         steps = np.diff(losses)
-        st.caption(f"Loss before round {t}: {losses[0]:.4f}; after its {len(steps)} layer(s): {losses[-1]:.4f}. "
-                   + ("Every layer lowered it or kept it (Sec. 4's guarantee)." if np.all(steps <= 1e-12) else
-                      "A layer raised the loss: this contradicts Sec. 4; please report it."))
+        st.caption(
+            f"Loss before round {t}: {losses[0]:.4f}; after its {len(steps)} layer(s): {losses[-1]:.4f}. "
+            + (
+                "Every layer lowered it or kept it (Sec. 4's guarantee)."
+                if np.all(steps <= 1e-12)
+                else "A layer raised the loss: this contradicts Sec. 4; please report it."
+            )
+        )
     if ds.X_train.shape[1] == 2:
         grid = pg.make_grid(np.vstack([ds.X_train, ds.X_test]) if len(ds.y_test) else ds.X_train, GRID)
         f = ar.weak_learner_grid(model, t, grid.xs, grid.ys)
-        st.plotly_chart(plots.weak_learner_figure(grid.xs, grid.ys, f, ds.X_train, y_idx, ds.classes,
-                                                  title=f"regions of the single weak learner f_{t}"),
-                        config=plots.PNG_CONFIG, key="w5_regions")
+        st.plotly_chart(
+            plots.weak_learner_figure(
+                grid.xs,
+                grid.ys,
+                f,
+                ds.X_train,
+                y_idx,
+                ds.classes,
+                title=f"regions of the single weak learner f_{t}",
+            ),
+            config=plots.PNG_CONFIG,
+            key="w5_regions",
+        )
     else:
-        st.info(f"The data has {ds.X_train.shape[1]} features, so the regions of f_t cannot be drawn in the plane.")
+        st.info(
+            f"The data has {ds.X_train.shape[1]} features, so the regions of f_t cannot be drawn in the plane."
+        )
 
 
 def _depth_study(ds, C, problem_key: str) -> None:
     st.subheader("Depth study (Table 1)")
-    st.markdown("REBEL with stumps against depth-2, 3 and 4 trees on this dataset: all its points are split "
-                "50/25/25 (train / validation / test) several times; the number of rounds is picked on validation. "
-                "Trained with 0-1 costs the table shows the test error, trained with the costs the test cost.")
+    st.markdown(
+        "REBEL with stumps against depth-2, 3 and 4 trees on this dataset: all its points are split "
+        "50/25/25 (train / validation / test) several times; the number of rounds is picked on validation. "
+        "Trained with 0-1 costs the table shows the test error, trained with the costs the test cost."
+    )
     S.setdefault("w5_study_rounds", 100)
     S.setdefault("w5_study_splits", 3)
     with st.form("w5_study_form"):
         c = st.columns([2, 2, 3], vertical_alignment="bottom")
         c[0].slider("rounds (at most)", 10, 300, step=10, key="w5_study_rounds")
         c[1].slider("random splits", 1, 5, key="w5_study_splits")
-        c[2].form_submit_button("Run depth study", type="primary", key="w5_study_run",
-                                on_click=lambda: S.update(depth_requested=True))
+        c[2].form_submit_button(
+            "Run depth study",
+            type="primary",
+            key="w5_study_run",
+            on_click=lambda: S.update(depth_requested=True),
+        )
     key = (problem_key, int(S["w5_study_rounds"]), int(S["w5_study_splits"]))
     stored = S.get("depth_run")
     if S.pop("depth_requested", False) or stored is None or stored[0][0] != problem_key:
@@ -115,8 +168,10 @@ def _depth_study(ds, C, problem_key: str) -> None:
         try:
             for study in ar.depth_study_steps(ds, C, n_rounds=key[1], n_splits=key[2]):
                 S["depth_run"] = (key, study)
-                bar.progress(len(study.depths_done) / len(study.depths),
-                             text=f"{len(study.depths_done)} of {len(study.depths)} depths")
+                bar.progress(
+                    len(study.depths_done) / len(study.depths),
+                    text=f"{len(study.depths_done)} of {len(study.depths)} depths",
+                )
         except ValueError as exc:
             st.error(f"The depth study could not run: {exc}")
         bar.empty()
@@ -125,7 +180,9 @@ def _depth_study(ds, C, problem_key: str) -> None:
         return
     key, study = S["depth_run"]
     if study.cancelled:
-        st.warning(f"Stopped early: depths {study.depths_done} finished. Press “Run depth study” to start again.")
+        st.warning(
+            f"Stopped early: depths {study.depths_done} finished. Press “Run depth study” to start again."
+        )
     if study.table.empty:
         return
     st.caption(f"{key[2]} random splits, at most {key[1]} rounds; mean over the splits (lower is better).")
@@ -142,24 +199,36 @@ def _depth_text(table) -> str:
             continue
         deeper = row.drop("stumps")
         verdict = "beat" if deeper.min() < row["stumps"] else "did not beat"
-        lines.append(f"- **{metric}**: lowest with {best} ({row[best]:.4f}); the best deeper tree "
-                     f"{verdict} stumps ({deeper.min():.4f} vs {row['stumps']:.4f}).")
-    lines.append("The paper (Table 1, SUN and CUB) found deeper trees better than stumps; on a small 2-D problem "
-                 "the differences are often within the split-to-split noise.")
+        lines.append(
+            f"- **{metric}**: lowest with {best} ({row[best]:.4f}); the best deeper tree "
+            f"{verdict} stumps ({deeper.min():.4f} vs {row['stumps']:.4f})."
+        )
+    lines.append(
+        "The paper (Table 1, SUN and CUB) found deeper trees better than stumps; on a small 2-D problem "
+        "the differences are often within the split-to-split noise."
+    )
     return "\n".join(lines)
 
 
 st.title("Trees and depth")
-st.markdown("REBEL's weak learners are small binary trees grown one layer at a time (Sec. 4, Fig. 2): each leaf "
-            "becomes a stump, the stumps are chosen with a_t fixed, then a_t is re-solved, so **a layer never makes "
-            "the loss worse**. Pick a round to see its tree, what it adds to each class's score, and where it "
-            "splits the plane.")
+st.markdown(
+    "REBEL's weak learners are small binary trees grown one layer at a time (Sec. 4, Fig. 2): each leaf "
+    "becomes a stump, the stumps are chosen with a_t fixed, then a_t is re-solved, so **a layer never makes "
+    "the loss worse**. Pick a round to see its tree, what it adds to each class's score, and where it "
+    "splits the plane."
+)
 dataset, cost_matrix, source = _problem()
 n_rounds, depth, n_thresholds = _model_controls()
 problem_key = pg.content_key(pg.dataset_key(dataset), cost_matrix)
 try:
-    model = _train(pg.content_key(problem_key, n_rounds, depth, n_thresholds), dataset, cost_matrix, n_rounds,
-                   depth, n_thresholds)
+    model = _train(
+        pg.content_key(problem_key, n_rounds, depth, n_thresholds),
+        dataset,
+        cost_matrix,
+        n_rounds,
+        depth,
+        n_thresholds,
+    )
 except ValueError as exc:
     st.error(f"Training failed: {exc} Fix the data or costs in the Playground.")
     model = None

@@ -17,7 +17,9 @@ from rebel.baselines import ESTIMATORS, available_estimators
 
 S = st.session_state
 PLAYGROUND = "playground"
-DEFAULT_METHODS = [m for m in ("rebel", "adaboost_mh", "one_vs_all", "lightgbm") if m in available_estimators()]
+DEFAULT_METHODS = [
+    m for m in ("rebel", "adaboost_mh", "one_vs_all", "lightgbm") if m in available_estimators()
+]
 COST_LABELS = {**ar.REAL_COSTS, PLAYGROUND: "The Playground's cost matrix"}
 
 
@@ -49,34 +51,54 @@ def _controls():
     if S["w6_dataset"] not in names:
         S["w6_dataset"] = "digits"
     c = st.columns([3, 3, 2, 2, 2])
-    name = c[0].selectbox("dataset", names, key="w6_dataset",
-                          format_func=lambda n: f"{n}: {labels[n]}" if n != PLAYGROUND else labels[n])
+    name = c[0].selectbox(
+        "dataset",
+        names,
+        key="w6_dataset",
+        format_func=lambda n: f"{n}: {labels[n]}" if n != PLAYGROUND else labels[n],
+    )
     ds = _dataset(name)
     kinds = _cost_kinds(name, ds)
     if S.get("w6_cost") not in kinds:
         S["w6_cost"] = "taxonomy" if "taxonomy" in kinds else kinds[-1] if name == PLAYGROUND else kinds[0]
     kind = c[1].selectbox("cost matrix", kinds, key="w6_cost", format_func=COST_LABELS.get)
-    seed = c[2].number_input("cost seed", min_value=0, value=0, step=1, key="w6_seed", disabled=kind != "random")
+    seed = c[2].number_input(
+        "cost seed", min_value=0, value=0, step=1, key="w6_seed", disabled=kind != "random"
+    )
     rounds = c[3].slider("boosting rounds", 10, 300, value=100, step=10, key="w6_rounds")
     depth = c[4].slider("tree depth", 1, 4, value=1, key="w6_depth")
     S.setdefault("w6_methods", DEFAULT_METHODS)
-    methods = st.multiselect("two-step baselines (trained with 0-1 costs, then the minimum-risk rule)",
-                             available_estimators(), key="w6_methods", format_func=_method_label)
+    methods = st.multiselect(
+        "two-step baselines (trained with 0-1 costs, then the minimum-risk rule)",
+        available_estimators(),
+        key="w6_methods",
+        format_func=_method_label,
+    )
     try:
         C = np.asarray(S["cost_matrix"]) if kind == PLAYGROUND else ar.real_costs(kind, ds, int(seed))
     except ValueError as exc:
         st.error(f"Cost matrix not built: {exc}")
         return None
-    settings = {"dataset": name, "cost": kind, "seed": int(seed), "rounds": int(rounds), "depth": int(depth),
-                "methods": list(methods)}
+    settings = {
+        "dataset": name,
+        "cost": kind,
+        "seed": int(seed),
+        "rounds": int(rounds),
+        "depth": int(depth),
+        "methods": list(methods),
+    }
     return ds, C, settings
 
 
 def _run(ds, C, settings: dict) -> None:
     bar = st.progress(0.0, text="Training REBEL…")
     stop = st.empty()
-    stop.button("Stop", key="w6_stop", icon=":material/stop:", help="Stop after the current model; finished ones "
-                                                                  "are kept.")
+    stop.button(
+        "Stop",
+        key="w6_stop",
+        icon=":material/stop:",
+        help="Stop after the current model; finished ones are kept.",
+    )
     try:
         for run in ar.train_real_steps(ds, C, settings["methods"], settings["rounds"], settings["depth"]):
             S["real_run"], S["real_settings"] = run, settings
@@ -89,32 +111,56 @@ def _run(ds, C, settings: dict) -> None:
 
 def _results(run: ar.RealRun, settings: dict) -> None:
     ds = run.dataset
-    st.caption(f"Run shown: {settings['dataset']}, {COST_LABELS[settings['cost']].lower()}, {settings['rounds']} "
-               f"rounds of depth-{settings['depth']} trees; {len(ds.y_train)} training and {len(ds.y_test)} test "
-               "points.")
+    st.caption(
+        f"Run shown: {settings['dataset']}, {COST_LABELS[settings['cost']].lower()}, {settings['rounds']} "
+        f"rounds of depth-{settings['depth']} trees; {len(ds.y_train)} training and {len(ds.y_test)} test "
+        "points."
+    )
     if run.cancelled:
         st.warning(f"Stopped early: {run.done} of {run.planned} models trained. Press Train to start again.")
     for note in run.notes:
         st.info(note)
     left, right = st.columns([3, 2])
     with left:
-        metric = st.segmented_control("show", ["test_cost", "test_error"], default="test_cost", key="w6_metric",
-                                      format_func=lambda m: m.replace("_", " ")) or "test_cost"
-        st.plotly_chart(plots.method_curves_figure(run.curves, metric, title=f"{metric.replace('_', ' ')} vs "
-                                                                             f"boosting round on {ds.name}"),
-                        config=plots.PNG_CONFIG, key="w6_curves")
+        metric = (
+            st.segmented_control(
+                "show",
+                ["test_cost", "test_error"],
+                default="test_cost",
+                key="w6_metric",
+                format_func=lambda m: m.replace("_", " "),
+            )
+            or "test_cost"
+        )
+        st.plotly_chart(
+            plots.method_curves_figure(
+                run.curves, metric, title=f"{metric.replace('_', ' ')} vs boosting round on {ds.name}"
+            ),
+            config=plots.PNG_CONFIG,
+            key="w6_curves",
+        )
     with right:
-        st.plotly_chart(plots.cost_heatmap(run.cost_matrix, ds.classes, height=320), config=plots.PNG_CONFIG,
-                        key="w6_costs")
+        st.plotly_chart(
+            plots.cost_heatmap(run.cost_matrix, ds.classes, height=320),
+            config=plots.PNG_CONFIG,
+            key="w6_costs",
+        )
     summary = run.summary()
-    st.dataframe(summary, width="stretch", column_config={
-        c: st.column_config.NumberColumn(format="%.4f") for c in summary.columns if c != "at round"})
+    st.dataframe(
+        summary,
+        width="stretch",
+        column_config={
+            c: st.column_config.NumberColumn(format="%.4f") for c in summary.columns if c != "at round"
+        },
+    )
     best = summary["test cost (last round)"].idxmin()
     rebel_cost = summary["test cost (last round)"].iloc[0]
-    st.markdown(f"After the last round the cheapest model on the test points is **{best}** "
-                f"({summary.loc[best, 'test cost (last round)']:.4f}); REBEL trained with the costs reaches "
-                f"{rebel_cost:.4f}. The lowest-cost round is picked on the test set here, so that column is "
-                "optimistic (the paper picks rounds on a validation split).")
+    st.markdown(
+        f"After the last round the cheapest model on the test points is **{best}** "
+        f"({summary.loc[best, 'test cost (last round)']:.4f}); REBEL trained with the costs reaches "
+        f"{rebel_cost:.4f}. The lowest-cost round is picked on the test set here, so that column is "
+        "optimistic (the paper picks rounds on a validation split)."
+    )
     _examples(run)
 
 
@@ -123,35 +169,63 @@ def _examples(run: ar.RealRun) -> None:
     low, high, pred, paid = ar.risk_examples(run.rebel_scores, run.y_test_idx, run.cost_matrix)
     classes = list(ds.classes)
     st.subheader("Lowest- and highest-risk test examples (REBEL)")
-    st.caption("Risk = the cost REBEL's prediction actually pays, C[truth, prediction]; ties broken by REBEL's "
-               "margin (top score minus runner-up): first the cheapest and most confident, then the costliest "
-               "mistakes, most confident first (as in Fig. 10, 11).")
+    st.caption(
+        "Risk = the cost REBEL's prediction actually pays, C[truth, prediction]; ties broken by REBEL's "
+        "margin (top score minus runner-up): first the cheapest and most confident, then the costliest "
+        "mistakes, most confident first (as in Fig. 10, 11)."
+    )
     if ds.name == "digits" and ds.X_test.shape[1] == 64:
+
         def titles(idx):
-            return [f"GT {classes[run.y_test_idx[i]]} / PRED {classes[pred[i]]}, cost {paid[i]:.2g}" for i in idx]
-        st.plotly_chart(plots.image_gallery_figure(ds.X_test[low].reshape(-1, 8, 8), titles(low),
-                                                   title="lowest risk"), config=plots.PNG_CONFIG, key="w6_low")
+            return [
+                f"GT {classes[run.y_test_idx[i]]} / PRED {classes[pred[i]]}, cost {paid[i]:.2g}" for i in idx
+            ]
+
+        st.plotly_chart(
+            plots.image_gallery_figure(ds.X_test[low].reshape(-1, 8, 8), titles(low), title="lowest risk"),
+            config=plots.PNG_CONFIG,
+            key="w6_low",
+        )
         if len(high):
-            st.plotly_chart(plots.image_gallery_figure(ds.X_test[high].reshape(-1, 8, 8), titles(high),
-                                                       title="highest risk"), config=plots.PNG_CONFIG,
-                            key="w6_high")
+            st.plotly_chart(
+                plots.image_gallery_figure(
+                    ds.X_test[high].reshape(-1, 8, 8), titles(high), title="highest risk"
+                ),
+                config=plots.PNG_CONFIG,
+                key="w6_high",
+            )
         else:
             st.success("REBEL makes no mistake on the test images.")
         return
-    rows = [{"kind": kind, "test point": int(i), "truth": str(classes[run.y_test_idx[i]]),
-             "prediction": str(classes[pred[i]]), "cost paid": float(paid[i])}
-            for kind, idx in (("lowest risk", low), ("highest risk", high)) for i in idx]
+    rows = [
+        {
+            "kind": kind,
+            "test point": int(i),
+            "truth": str(classes[run.y_test_idx[i]]),
+            "prediction": str(classes[pred[i]]),
+            "cost paid": float(paid[i]),
+        }
+        for kind, idx in (("lowest risk", low), ("highest risk", high))
+        for i in idx
+    ]
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
 
 
 st.title("Real data")
-st.markdown("REBEL on real datasets (Fig. 4, 6): trained with the cost matrix, against boosting baselines trained "
-            "with 0-1 costs and then made cost-aware with the minimum-risk rule (the two-step method). Digits come "
-            "with a taxonomy of visually similar digits (loops 0 6 8 9, straight strokes 1 4 7, curves 2 3 5): "
-            "confusing two digits of one group costs half as much.")
+st.markdown(
+    "REBEL on real datasets (Fig. 4, 6): trained with the cost matrix, against boosting baselines trained "
+    "with 0-1 costs and then made cost-aware with the minimum-risk rule (the two-step method). Digits come "
+    "with a taxonomy of visually similar digits (loops 0 6 8 9, straight strokes 1 4 7, curves 2 3 5): "
+    "confusing two digits of one group costs half as much."
+)
 picked = _controls()
-st.button("Train", type="primary", icon=":material/play_arrow:", key="w6_train",
-          on_click=lambda: S.update(real_requested=True))
+st.button(
+    "Train",
+    type="primary",
+    icon=":material/play_arrow:",
+    key="w6_train",
+    on_click=lambda: S.update(real_requested=True),
+)
 if picked is not None:
     dataset, cost_matrix, settings = picked
     if S.pop("real_requested", False) or "real_run" not in S:

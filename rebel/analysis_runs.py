@@ -54,8 +54,19 @@ from .estimator import RebelClassifier
 Progress = Callable[[int, int], object]
 ShouldStop = Callable[[], bool]
 
-FIG3_COLUMNS = ["dataset", "cost_id", "n_classes", "rebel_cost", "two_step_cost", "blind_cost", "rebel_error",
-                "two_step_error", "bayes_cost", "win", "tie"]
+FIG3_COLUMNS = [
+    "dataset",
+    "cost_id",
+    "n_classes",
+    "rebel_cost",
+    "two_step_cost",
+    "blind_cost",
+    "rebel_error",
+    "two_step_error",
+    "bayes_cost",
+    "win",
+    "tie",
+]
 PAPER_WIN_RATE = 0.9  # Sec. 5: "REBEL outperforms the standard method in ~90% of the trials"
 FIG3_DEFAULTS = {"n_datasets": 10, "n_costs": 10, "n_rounds": 100, "max_depth": 1}
 FIG3_LIMITS = {"n_datasets": (1, 20), "n_costs": (1, 40), "n_rounds": (1, 500), "max_depth": (1, 4)}
@@ -107,8 +118,14 @@ def _redraws(spec: DatasetSpec, n_datasets: int, seed: int) -> list:
     return out
 
 
-def fig3_trials(source: str = "random", n_datasets: int = 10, n_costs: int = 10, seed: int = PAPER_SEED,
-                dataset: Dataset | None = None, cost_matrix=None) -> list:
+def fig3_trials(
+    source: str = "random",
+    n_datasets: int = 10,
+    n_costs: int = 10,
+    seed: int = PAPER_SEED,
+    dataset: Dataset | None = None,
+    cost_matrix=None,
+) -> list:
     """The datasets and cost matrices of a run: ``[(Dataset, [C_1, ...]), ...]``.
 
     ``source="random"``: the paper's protocol (random mixtures of Fig. 9, half-normal cost matrices with random
@@ -119,8 +136,10 @@ def fig3_trials(source: str = "random", n_datasets: int = 10, n_costs: int = 10,
     n_datasets = _check_setting("n_datasets", n_datasets, FIG3_LIMITS)
     n_costs = _check_setting("n_costs", n_costs, FIG3_LIMITS)
     if source == "random":
-        return [(make_dataset(spec, f"random {i}"), costs)
-                for i, (spec, costs) in enumerate(paper_protocol(n_datasets, n_costs, seed))]
+        return [
+            (make_dataset(spec, f"random {i}"), costs)
+            for i, (spec, costs) in enumerate(paper_protocol(n_datasets, n_costs, seed))
+        ]
     if source != "playground":
         raise ValueError(f"source is {source!r}; use 'random' (paper protocol) or 'playground'.")
     if dataset is None:
@@ -136,10 +155,17 @@ def fig3_trials(source: str = "random", n_datasets: int = 10, n_costs: int = 10,
     return out
 
 
-def fig3_steps(source: str = "random", n_datasets: int = FIG3_DEFAULTS["n_datasets"],
-               n_costs: int = FIG3_DEFAULTS["n_costs"], n_rounds: int = FIG3_DEFAULTS["n_rounds"],
-               max_depth: int = FIG3_DEFAULTS["max_depth"], seed: int = PAPER_SEED, dataset: Dataset | None = None,
-               cost_matrix=None, n_jobs: int = 2):
+def fig3_steps(
+    source: str = "random",
+    n_datasets: int = FIG3_DEFAULTS["n_datasets"],
+    n_costs: int = FIG3_DEFAULTS["n_costs"],
+    n_rounds: int = FIG3_DEFAULTS["n_rounds"],
+    max_depth: int = FIG3_DEFAULTS["max_depth"],
+    seed: int = PAPER_SEED,
+    dataset: Dataset | None = None,
+    cost_matrix=None,
+    n_jobs: int = 2,
+):
     """Fig. 3 dataset by dataset: yields a ``Fig3Run`` with every trial done so far (first an empty one, then
     one per dataset), so a caller can show progress and keep the partial result when it stops early.
 
@@ -148,8 +174,14 @@ def fig3_steps(source: str = "random", n_datasets: int = FIG3_DEFAULTS["n_datase
     n_rounds = _check_setting("n_rounds", n_rounds, FIG3_LIMITS)
     max_depth = _check_setting("max_depth", max_depth, FIG3_LIMITS)
     trials = fig3_trials(source, n_datasets, n_costs, seed, dataset, cost_matrix)
-    settings = {"source": source, "n_datasets": len(trials), "n_costs": n_costs, "n_rounds": n_rounds,
-                "max_depth": max_depth, "seed": seed}
+    settings = {
+        "source": source,
+        "n_datasets": len(trials),
+        "n_costs": n_costs,
+        "n_rounds": n_rounds,
+        "max_depth": max_depth,
+        "seed": seed,
+    }
     planned = sum(len(c) for _, c in trials)
     frames, used = [], []
     yield Fig3Run(pd.DataFrame(columns=FIG3_COLUMNS), [], settings, planned, cancelled=True)
@@ -171,11 +203,19 @@ def _drive(steps, progress: Progress | None, should_stop: ShouldStop | None, cou
     return last
 
 
-def fig3_run(source: str = "random", n_datasets: int = FIG3_DEFAULTS["n_datasets"],
-             n_costs: int = FIG3_DEFAULTS["n_costs"], n_rounds: int = FIG3_DEFAULTS["n_rounds"],
-             max_depth: int = FIG3_DEFAULTS["max_depth"], seed: int = PAPER_SEED, dataset: Dataset | None = None,
-             cost_matrix=None, progress: Progress | None = None, should_stop: ShouldStop | None = None,
-             n_jobs: int = 2) -> Fig3Run:
+def fig3_run(
+    source: str = "random",
+    n_datasets: int = FIG3_DEFAULTS["n_datasets"],
+    n_costs: int = FIG3_DEFAULTS["n_costs"],
+    n_rounds: int = FIG3_DEFAULTS["n_rounds"],
+    max_depth: int = FIG3_DEFAULTS["max_depth"],
+    seed: int = PAPER_SEED,
+    dataset: Dataset | None = None,
+    cost_matrix=None,
+    progress: Progress | None = None,
+    should_stop: ShouldStop | None = None,
+    n_jobs: int = 2,
+) -> Fig3Run:
     """``fig3_steps`` run to the end: ``progress(trials done, trials planned)`` after each dataset and
     ``should_stop()`` checked between datasets (the result then holds the finished ones, ``cancelled=True``)."""
     steps = fig3_steps(source, n_datasets, n_costs, n_rounds, max_depth, seed, dataset, cost_matrix, n_jobs)
@@ -191,13 +231,19 @@ def fig3_counts(trials: pd.DataFrame) -> dict:
     p = binomtest(wins, wins + losses).pvalue if wins + losses else 1.0
     hard = trials["two_step_cost"] > trials["two_step_cost"].median() if n else trials["win"]
     return {
-        "trials": n, "wins": wins, "ties": ties, "losses": losses,
+        "trials": n,
+        "wins": wins,
+        "ties": ties,
+        "losses": losses,
         "win_rate": wins / n if n else math.nan,
         "rebel_cost": float(trials["rebel_cost"].mean()) if n else math.nan,
         "two_step_cost": float(trials["two_step_cost"].mean()) if n else math.nan,
         "blind_cost": float(trials["blind_cost"].mean()) if n else math.nan,
-        "bayes_cost": float(trials["bayes_cost"].mean()) if n and trials["bayes_cost"].notna().all() else None,
-        "hard_trials": int(hard.sum()), "hard_wins": int(trials.loc[hard, "win"].sum()) if n else 0,
+        "bayes_cost": float(trials["bayes_cost"].mean())
+        if n and trials["bayes_cost"].notna().all()
+        else None,
+        "hard_trials": int(hard.sum()),
+        "hard_wins": int(trials.loc[hard, "win"].sum()) if n else 0,
         "sign_test_p": float(p),
     }
 
@@ -207,13 +253,19 @@ def _verdict(c: dict) -> str:
     if c["win_rate"] >= PAPER_WIN_RATE - 0.05:
         return "This run agrees with the paper's claim."
     if c["wins"] > c["losses"] and significant:
-        return ("REBEL wins more trials than it loses, but well short of the paper's ~90 %: this run reproduces "
-                "the direction of the claim, not its size.")
+        return (
+            "REBEL wins more trials than it loses, but well short of the paper's ~90 %: this run reproduces "
+            "the direction of the claim, not its size."
+        )
     if c["losses"] > c["wins"] and significant:
-        return ("**The two-step method wins most trials: this run does not reproduce the paper's claim** that "
-                "REBEL wins ~90 % of them.")
-    return ("Wins and losses are close (a sign test cannot tell them apart): this run shows no clear winner, "
-            "unlike the paper's ~90 % for REBEL.")
+        return (
+            "**The two-step method wins most trials: this run does not reproduce the paper's claim** that "
+            "REBEL wins ~90 % of them."
+        )
+    return (
+        "Wins and losses are close (a sign test cannot tell them apart): this run shows no clear winner, "
+        "unlike the paper's ~90 % for REBEL."
+    )
 
 
 def fig3_text(run_or_trials, cancelled: bool = False, planned: int | None = None) -> str:
@@ -228,25 +280,37 @@ def fig3_text(run_or_trials, cancelled: bool = False, planned: int | None = None
         return "No trial finished, so there is nothing to compare yet. Run again and let it finish."
     n = c["trials"]
     lines = [
-        (f"**REBEL had the lower test cost in {c['wins']} of {n} trials ({c['win_rate']:.0%}), tied in "
-        f"{c['ties']} and lost {c['losses']}** (the two-step method was cheaper)."),
-        (f"Mean test cost: REBEL **{c['rebel_cost']:.4f}**, two-step **{c['two_step_cost']:.4f}** "
-        f"({_relative(c['rebel_cost'], c['two_step_cost'])}); the cost-blind 0-1 argmax costs "
-        f"{c['blind_cost']:.4f}."),
+        (
+            f"**REBEL had the lower test cost in {c['wins']} of {n} trials ({c['win_rate']:.0%}), tied in "
+            f"{c['ties']} and lost {c['losses']}** (the two-step method was cheaper)."
+        ),
+        (
+            f"Mean test cost: REBEL **{c['rebel_cost']:.4f}**, two-step **{c['two_step_cost']:.4f}** "
+            f"({_relative(c['rebel_cost'], c['two_step_cost'])}); the cost-blind 0-1 argmax costs "
+            f"{c['blind_cost']:.4f}."
+        ),
     ]
     if c["bayes_cost"] is not None:
-        lines.append(f"The Bayes-optimal rule (known mixtures) costs {c['bayes_cost']:.4f} on the same test points: "
-                     f"REBEL is {c['rebel_cost'] - c['bayes_cost']:+.4f} above it, two-step "
-                     f"{c['two_step_cost'] - c['bayes_cost']:+.4f}.")
+        lines.append(
+            f"The Bayes-optimal rule (known mixtures) costs {c['bayes_cost']:.4f} on the same test points: "
+            f"REBEL is {c['rebel_cost'] - c['bayes_cost']:+.4f} above it, two-step "
+            f"{c['two_step_cost'] - c['bayes_cost']:+.4f}."
+        )
     if c["wins"] + c["losses"]:
         lines.append(f"Sign test of wins vs losses (ties left out): p = {c['sign_test_p']:.2g}.")
     if c["hard_trials"]:
-        lines.append(f"On the harder half (two-step cost above the median) REBEL won {c['hard_wins']} of "
-                     f"{c['hard_trials']}; the paper says REBEL wins especially there.")
-    lines.append(f"The paper reports REBEL winning ~90 % of 200 trials (10 datasets x 20 cost matrices, 100 "
-                 f"stumps). {_verdict(c)}")
+        lines.append(
+            f"On the harder half (two-step cost above the median) REBEL won {c['hard_wins']} of "
+            f"{c['hard_trials']}; the paper says REBEL wins especially there."
+        )
+    lines.append(
+        f"The paper reports REBEL winning ~90 % of 200 trials (10 datasets x 20 cost matrices, 100 "
+        f"stumps). {_verdict(c)}"
+    )
     if cancelled:
-        lines.append(f"*Stopped early: {n} of {planned} planned trials finished; the numbers cover those only.*")
+        lines.append(
+            f"*Stopped early: {n} of {planned} planned trials finished; the numbers cover those only.*"
+        )
     return "\n\n".join(lines)
 
 
@@ -307,7 +371,9 @@ def tree_nodes(model: RebelClassifier, t: int, feature_names=None, X=None, y_idx
     """
     i = _check_round(model, t)
     D = model.depth_
-    names = list(feature_names) if feature_names is not None else [f"x{j}" for j in range(model.n_features_in_)]
+    names = (
+        list(feature_names) if feature_names is not None else [f"x{j}" for j in range(model.n_features_in_)]
+    )
     feats, thr_idx, thr = model.tree_features_[i], model.tree_thr_idx_[i], model.tree_thresholds_[i]
     signs = model.tree_leaf_signs_[i]
     n_split = 2**D - 1
@@ -333,8 +399,14 @@ def tree_nodes(model: RebelClassifier, t: int, feature_names=None, X=None, y_idx
         parent = (node - 1) // 2 if node else -1
         b = bounds.get(node, {})
         reachable = all(lo < hi for lo, hi in b.values())
-        row = {"node": node, "level": level, "x": (pos + 0.5) / 2**level, "parent": parent,
-               "branch": "" if node == 0 else ("<=" if node % 2 == 1 else ">"), "reachable": reachable}
+        row = {
+            "node": node,
+            "level": level,
+            "x": (pos + 0.5) / 2**level,
+            "parent": parent,
+            "branch": "" if node == 0 else ("<=" if node % 2 == 1 else ">"),
+            "reachable": reachable,
+        }
         if node < n_split:
             j, k = int(feats[node]), int(thr_idx[node])
             idle = node > 0 and j == feats[parent] and k == thr_idx[parent]
@@ -343,7 +415,9 @@ def tree_nodes(model: RebelClassifier, t: int, feature_names=None, X=None, y_idx
             bounds[2 * node + 1] = {**b, j: (lo, min(hi, k))}
             bounds[2 * node + 2] = {**b, j: (max(lo, k), hi)}
         else:
-            row.update(kind="leaf", feature="", threshold=math.nan, sign=int(signs[node - n_split]), idle=False)
+            row.update(
+                kind="leaf", feature="", threshold=math.nan, sign=int(signs[node - n_split]), idle=False
+            )
         if counts is not None:
             row["n"], row["top_class"] = counts[node]
         rows.append(row)
@@ -390,8 +464,15 @@ def _all_points(dataset: Dataset) -> tuple:
     return X, dataset.class_index(y)
 
 
-def depth_study_steps(dataset: Dataset, cost_matrix, depths=DEPTHS, n_rounds: int = 100, n_splits: int = 3,
-                      seed: int = 0, n_jobs: int = 2):
+def depth_study_steps(
+    dataset: Dataset,
+    cost_matrix,
+    depths=DEPTHS,
+    n_rounds: int = 100,
+    n_splits: int = 3,
+    seed: int = 0,
+    n_jobs: int = 2,
+):
     """Table 1 on one dataset, depth by depth: REBEL with trees of each depth trained with 0-1 costs (test
     error) and with ``cost_matrix`` (test cost) on ``n_splits`` random 50/25/25 splits of all its points, the
     number of rounds (up to ``n_rounds``) chosen on the validation part (``rebel.experiments.table1``).
@@ -400,15 +481,26 @@ def depth_study_steps(dataset: Dataset, cost_matrix, depths=DEPTHS, n_rounds: in
     X, y = _all_points(dataset)
     counts = np.bincount(y, minlength=dataset.n_classes)
     if counts.min() < 4:
-        raise ValueError(f"class {dataset.classes[int(counts.argmin())]!r} has {counts.min()} points; the depth "
-                         "study splits the data 50/25/25 and needs at least 4 points of every class.")
+        raise ValueError(
+            f"class {dataset.classes[int(counts.argmin())]!r} has {counts.min()} points; the depth "
+            "study splits the data 50/25/25 and needs at least 4 points of every class."
+        )
     depths = [int(d) for d in depths]
     settings = {"n_rounds": int(n_rounds), "n_splits": int(n_splits), "seed": int(seed)}
     frames, done = [], []
     yield DepthStudy(pd.DataFrame(), pd.DataFrame(), [], depths, settings)
     for depth in depths:
-        frames.append(ex.table1([("current", X, y)], depths=(depth,), n_splits=n_splits, n_rounds=n_rounds,
-                                seed=seed, cost_matrices={"current": C}, n_jobs=n_jobs))
+        frames.append(
+            ex.table1(
+                [("current", X, y)],
+                depths=(depth,),
+                n_splits=n_splits,
+                n_rounds=n_rounds,
+                seed=seed,
+                cost_matrices={"current": C},
+                n_jobs=n_jobs,
+            )
+        )
         done.append(depth)
         trials = pd.concat(frames, ignore_index=True)
         table = ex.table1_summary(trials).droplevel("dataset")
@@ -416,9 +508,17 @@ def depth_study_steps(dataset: Dataset, cost_matrix, depths=DEPTHS, n_rounds: in
         yield DepthStudy(table, trials, list(done), depths, settings)
 
 
-def depth_study(dataset: Dataset, cost_matrix, depths=DEPTHS, n_rounds: int = 100, n_splits: int = 3,
-                seed: int = 0, progress: Progress | None = None, should_stop: ShouldStop | None = None,
-                n_jobs: int = 2) -> DepthStudy:
+def depth_study(
+    dataset: Dataset,
+    cost_matrix,
+    depths=DEPTHS,
+    n_rounds: int = 100,
+    n_splits: int = 3,
+    seed: int = 0,
+    progress: Progress | None = None,
+    should_stop: ShouldStop | None = None,
+    n_jobs: int = 2,
+) -> DepthStudy:
     """``depth_study_steps`` to the end; ``progress(depths done, depths)``, ``should_stop()`` between depths."""
     steps = depth_study_steps(dataset, cost_matrix, depths, n_rounds, n_splits, seed, n_jobs)
     return _drive(steps, progress, should_stop, lambda r: (len(r.depths_done), len(r.depths)))
@@ -433,12 +533,19 @@ def _sample_names() -> list:
     return sorted(p.stem for p in SAMPLE_DIR.glob("*.csv") if (SAMPLE_DIR / f"{p.stem}.json").is_file())
 
 
-REAL_DATASETS = {**{name: text for name, text in BUNDLED.items()},
-                 **{name: "sample_data/" + name + ".csv (2-D Gaussian mixture)" for name in _sample_names()}}
+REAL_DATASETS = {
+    **{name: text for name, text in BUNDLED.items()},
+    **{name: "sample_data/" + name + ".csv (2-D Gaussian mixture)" for name in _sample_names()},
+}
 # Digits grouped by visual similarity of their strokes (a hand-made taxonomy, as CUB/SUN use theirs in Sec. 5.2):
 # confusing two digits of one group costs 2 tree edges, digits of different groups 4.
-DIGIT_TAXONOMY = {"digit": {"loops": ["0", "6", "8", "9"], "straight strokes": ["1", "4", "7"],
-                            "curved strokes": ["2", "3", "5"]}}
+DIGIT_TAXONOMY = {
+    "digit": {
+        "loops": ["0", "6", "8", "9"],
+        "straight strokes": ["1", "4", "7"],
+        "curved strokes": ["2", "3", "5"],
+    }
+}
 REAL_COSTS = {
     "uniform": "Uniform 0-1 (every mistake costs 1)",
     "random": "Random (paper protocol, random guessing costs 1)",
@@ -473,8 +580,10 @@ def real_costs(kind: str, dataset: Dataset, seed: int = 0) -> np.ndarray:
     random guessing costs 1 under the training priors (as in the paper's SUN experiments)."""
     K = dataset.n_classes
     if kind not in real_cost_kinds(dataset):
-        raise ValueError(f"cost kind {kind!r} does not apply to {dataset.name!r}; choose one of "
-                         f"{real_cost_kinds(dataset)}.")
+        raise ValueError(
+            f"cost kind {kind!r} does not apply to {dataset.name!r}; choose one of "
+            f"{real_cost_kinds(dataset)}."
+        )
     if kind == "uniform":
         return uniform_costs(K)
     if kind == "random":
@@ -512,9 +621,15 @@ class RealRun:
         for method, g in self.curves.groupby("method", sort=False):
             best = g.loc[g["test_cost"].idxmin()]
             last = g.iloc[-1]
-            rows.append({"method": method, "test cost (last round)": last["test_cost"],
-                         "error (last round)": last["test_error"], "lowest test cost": best["test_cost"],
-                         "at round": int(best["t"])})
+            rows.append(
+                {
+                    "method": method,
+                    "test cost (last round)": last["test_cost"],
+                    "error (last round)": last["test_error"],
+                    "lowest test cost": best["test_cost"],
+                    "at round": int(best["t"]),
+                }
+            )
         return pd.DataFrame(rows).set_index("method")
 
 
@@ -527,8 +642,9 @@ def _cost_curves(preds: np.ndarray, y: np.ndarray, C: np.ndarray) -> tuple:
     return C[y[None, :], preds].mean(axis=1), (preds != y[None, :]).mean(axis=1)
 
 
-def train_real_steps(dataset: Dataset, cost_matrix, methods=REAL_METHODS, n_rounds: int = 100,
-                     max_depth: int = 1):
+def train_real_steps(
+    dataset: Dataset, cost_matrix, methods=REAL_METHODS, n_rounds: int = 100, max_depth: int = 1
+):
     """REBEL trained with ``cost_matrix``, then every method of ``methods`` (names of
     ``rebel.baselines.ESTIMATORS``; "rebel" there is REBEL with 0-1 costs) trained cost-blind and read as
     two-step (posterior + minimum-risk rule), one model at a time: yields a ``RealRun`` with the test cost and
@@ -550,8 +666,16 @@ def train_real_steps(dataset: Dataset, cost_matrix, methods=REAL_METHODS, n_roun
     total = 1 + len(runnable)
     rebel = RebelClassifier(cost_matrix=C, n_estimators=n_rounds, max_depth=max_depth).fit(X_tr, y_tr)
     cost, err = _cost_curves(rebel.staged_class_indices(X_te)[1:], y_te, C)
-    frames = [pd.DataFrame({"method": method_name("rebel", "cost"), "t": np.arange(1, len(cost) + 1),
-                            "test_cost": cost, "test_error": err})]
+    frames = [
+        pd.DataFrame(
+            {
+                "method": method_name("rebel", "cost"),
+                "t": np.arange(1, len(cost) + 1),
+                "test_cost": cost,
+                "test_error": err,
+            }
+        )
+    ]
     scores = rebel.decision_function(X_te)
     yield RealRun(dataset, C, frames[0], rebel, scores, total, cancelled=total > 1, notes=notes)
     for name in runnable:
@@ -559,14 +683,37 @@ def train_real_steps(dataset: Dataset, cost_matrix, methods=REAL_METHODS, n_roun
         model = make_estimator(name, n_rounds, depth, random_state=0).fit(X_tr, y_tr)
         preds = np.array([min_risk_class(P, C) for P in staged_posteriors(model, X_te)])
         cost, err = _cost_curves(preds, y_te, C)
-        frames.append(pd.DataFrame({"method": method_name(name, "0-1"), "t": np.arange(1, len(cost) + 1),
-                                    "test_cost": cost, "test_error": err}))
-        yield RealRun(dataset, C, pd.concat(frames, ignore_index=True), rebel, scores, total,
-                      cancelled=len(frames) < total, notes=notes)
+        frames.append(
+            pd.DataFrame(
+                {
+                    "method": method_name(name, "0-1"),
+                    "t": np.arange(1, len(cost) + 1),
+                    "test_cost": cost,
+                    "test_error": err,
+                }
+            )
+        )
+        yield RealRun(
+            dataset,
+            C,
+            pd.concat(frames, ignore_index=True),
+            rebel,
+            scores,
+            total,
+            cancelled=len(frames) < total,
+            notes=notes,
+        )
 
 
-def train_real(dataset: Dataset, cost_matrix, methods=REAL_METHODS, n_rounds: int = 100, max_depth: int = 1,
-               progress: Progress | None = None, should_stop: ShouldStop | None = None) -> RealRun:
+def train_real(
+    dataset: Dataset,
+    cost_matrix,
+    methods=REAL_METHODS,
+    n_rounds: int = 100,
+    max_depth: int = 1,
+    progress: Progress | None = None,
+    should_stop: ShouldStop | None = None,
+) -> RealRun:
     """``train_real_steps`` to the end; ``progress(models done, models)``, ``should_stop()`` between models."""
     steps = train_real_steps(dataset, cost_matrix, methods, n_rounds, max_depth)
     return _drive(steps, progress, should_stop, lambda r: (r.done, r.planned))

@@ -25,12 +25,22 @@ def airport():
 @pytest.fixture(scope="module")
 def tree_model(airport):
     ds, C = airport
-    return RebelClassifier(cost_matrix=C, n_estimators=12, max_depth=3, n_thresholds=40).fit(ds.X_train, ds.y_train)
+    return RebelClassifier(cost_matrix=C, n_estimators=12, max_depth=3, n_thresholds=40).fit(
+        ds.X_train, ds.y_train
+    )
 
 
 def _trials(rebel, two_step) -> pd.DataFrame:
-    df = pd.DataFrame({"dataset": "d", "cost_id": range(len(rebel)), "rebel_cost": rebel, "two_step_cost": two_step,
-                       "blind_cost": 1.0, "bayes_cost": np.nan})
+    df = pd.DataFrame(
+        {
+            "dataset": "d",
+            "cost_id": range(len(rebel)),
+            "rebel_cost": rebel,
+            "two_step_cost": two_step,
+            "blind_cost": 1.0,
+            "bayes_cost": np.nan,
+        }
+    )
     df["win"] = df["rebel_cost"] < df["two_step_cost"]
     df["tie"] = df["rebel_cost"] == df["two_step_cost"]
     return df
@@ -49,8 +59,13 @@ def test_fig3_run_counts_trials_and_reports_progress():
 
 def test_fig3_run_stops_between_datasets_and_keeps_the_finished_part():
     calls = []
-    run = ar.fig3_run(n_datasets=3, n_costs=2, n_rounds=5, progress=lambda d, n: calls.append(d),
-                      should_stop=lambda: len(calls) >= 2)
+    run = ar.fig3_run(
+        n_datasets=3,
+        n_costs=2,
+        n_rounds=5,
+        progress=lambda d, n: calls.append(d),
+        should_stop=lambda: len(calls) >= 2,
+    )
     assert run.cancelled and run.done == 2 and run.planned == 6
     assert "Stopped early: 2 of 6" in ar.fig3_text(run)
 
@@ -147,7 +162,10 @@ def test_depth_study_table_and_stop(airport):
     ds, C = airport
     study = ar.depth_study(ds, C, depths=(1, 2), n_rounds=10, n_splits=1)
     assert not study.cancelled
-    assert list(study.table.index) == ["0-1 error", "cost"] and list(study.table.columns) == ["stumps", "depth 2"]
+    assert list(study.table.index) == ["0-1 error", "cost"] and list(study.table.columns) == [
+        "stumps",
+        "depth 2",
+    ]
     assert ((study.table.to_numpy() >= 0) & (study.table.to_numpy() <= C.max())).all()
     stopped = ar.depth_study(ds, C, depths=(1, 2, 3), n_rounds=10, n_splits=1, should_stop=lambda: True)
     assert stopped.cancelled and stopped.depths_done == []
@@ -178,10 +196,15 @@ def test_train_real_curves_for_every_method_and_stop():
     ds = ar.load_real("iris")
     C = ar.real_costs("random", ds, 3)
     calls = []
-    run = ar.train_real(ds, C, ("rebel", "adaboost_mh"), n_rounds=8, progress=lambda d, n: calls.append((d, n)))
+    run = ar.train_real(
+        ds, C, ("rebel", "adaboost_mh"), n_rounds=8, progress=lambda d, n: calls.append((d, n))
+    )
     assert calls == [(1, 3), (2, 3), (3, 3)] and not run.cancelled
-    assert list(run.curves["method"].unique()) == ["REBEL (cost-sensitive)", "REBEL two-step",
-                                                   "AdaBoost.MH two-step"]
+    assert list(run.curves["method"].unique()) == [
+        "REBEL (cost-sensitive)",
+        "REBEL two-step",
+        "AdaBoost.MH two-step",
+    ]
     assert (run.curves.groupby("method")["t"].max() == 8).all()
     rebel_last = run.curves[run.curves["method"] == "REBEL (cost-sensitive)"]["test_cost"].iloc[-1]
     assert rebel_last == pytest.approx(run.rebel.expected_cost(ds.X_test, ds.class_index(ds.y_test)))
@@ -214,8 +237,9 @@ def test_figures_build_with_the_expected_traces(tree_model, airport):
     np.testing.assert_allclose(a.data[0].z[0], tree_model.a_[1])
     gallery = plots.image_gallery_figure(np.zeros((3, 8, 8)), ["a", "<b>", "c"])
     assert len(gallery.data) == 3 and "&lt;b&gt;" in json.dumps(gallery.to_plotly_json()["layout"])
-    thumbs = plots.dataset_thumbnails_figure([{"X": ds.X_train, "y_idx": ds.class_index(ds.y_train),
-                                              "n_classes": 3, "title": "x"}] * 2)
+    thumbs = plots.dataset_thumbnails_figure(
+        [{"X": ds.X_train, "y_idx": ds.class_index(ds.y_train), "n_classes": 3, "title": "x"}] * 2
+    )
     assert len(thumbs.data) == 2
     curves = pd.DataFrame({"method": ["A"] * 3 + ["B"] * 3, "t": [1, 2, 3] * 2, "test_cost": np.arange(6.0)})
     assert [tr.name for tr in plots.method_curves_figure(curves).data] == ["A", "B"]

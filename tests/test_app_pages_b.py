@@ -102,8 +102,15 @@ def test_vs_page_bad_shared_costs_give_an_error_and_keep_the_state():
 
     cfg = pg.preset_config("airport")
     ds = pg.dataset_from_config(cfg)
-    at = _open(VS, dataset=ds, cost_matrix=np.ones((2, 2)) - np.eye(2), w2_source="playground", w2_n_datasets=1,
-               w2_n_costs=1, w2_n_rounds=5)
+    at = _open(
+        VS,
+        dataset=ds,
+        cost_matrix=np.ones((2, 2)) - np.eye(2),
+        w2_source="playground",
+        w2_n_datasets=1,
+        w2_n_costs=1,
+        w2_n_rounds=5,
+    )
     assert "The comparison could not run" in " ".join(e.value for e in at.error)
     assert at.session_state["dataset"] is ds and at.session_state["cost_matrix"].shape == (2, 2)
 
@@ -148,7 +155,9 @@ def test_real_page_defaults_show_curves_and_digit_images():
     run = at.session_state["real_run"]
     assert run.dataset.name == "digits" and run.done == run.planned
     titles = _titles(at)
-    assert "test cost vs boosting round on digits" in titles and {"lowest risk", "highest risk"} <= set(titles)
+    assert "test cost vs boosting round on digits" in titles and {"lowest risk", "highest risk"} <= set(
+        titles
+    )
     assert not at.error
 
 
