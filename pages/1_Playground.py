@@ -91,8 +91,10 @@ def _current_config() -> pg.Config:
 def _init_state() -> None:
     """First visit: the configuration in the link (?cfg=...) if any, else the default preset."""
     if "spec" in S:
-        if "w_preset" not in S:  # widget keys are dropped when another page was shown
+        if "w_preset" not in S:  # widget keys (and the editors' pending edits) are dropped on other pages
             _sync_widgets()
+            _set_costs(S["cost_matrix"])
+            _set_mixture_base(S["spec"].mixture)
         return
     cfg = None
     text = st.query_params.get(pg.QUERY_KEY)

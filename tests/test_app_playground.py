@@ -229,3 +229,23 @@ def test_fn_costs_reduce_misses_of_that_class(app):
     np.testing.assert_array_equal(app.session_state["model"].cost_matrix_[2], [10, 10, 0, 10])
     fn_misses = _misses(app, "C")
     assert fn_misses < 0.5 * uniform_misses, (uniform_misses, fn_misses)
+
+
+def test_edits_survive_a_visit_to_another_page(app):
+    others = sorted(p for p in (Path(APP).parent / "pages").glob("*.py") if not p.name.startswith("1_"))
+    if not others:
+        pytest.skip("no other page is registered yet")
+    v = app.session_state["cost_editor_v"]
+    app.session_state[f"w_costs_{v}"] = {
+        "edited_rows": {1: {"weapon": 7.0}},
+        "added_rows": [],
+        "deleted_rows": [],
+    }
+    _run(app)
+    # Another page drops the Playground's widget keys and the editors' edit state; plain keys stay.
+    app.switch_page(str(others[0].relative_to(Path(APP).parent))).run(timeout=TIMEOUT)
+    app.switch_page("pages/1_Playground.py")
+    _run(app)
+    assert app.session_state["cost_matrix"][1, 2] == 7.0
+    assert app.session_state["model"].cost_matrix_[1, 2] == 7.0
+    assert app.slider(key="w_n_estimators").value == pg.DEFAULT_HYPER["n_estimators"]
