@@ -130,7 +130,7 @@ def regions_figure(grid_xs, grid_ys, regions, classes, *, train=None, test=None,
         title={"text": title, "x": 0.01}, height=height, margin={"l": 10, "r": 10, "t": 40 if title else 10,
                                                                  "b": 10},
         font=FONT, plot_bgcolor="white", uirevision="regions", dragmode="select" if box_select else "zoom",
-        legend={"orientation": "h", "yanchor": "top", "y": -0.04, "x": 0, "font": {"size": 11}},
+        legend={"orientation": "h", "yanchor": "top", "y": -0.09, "x": 0, "font": {"size": 11}},
     )
     fig.update_xaxes(range=[grid_xs[0], grid_xs[-1]], showgrid=False, zeroline=False, constrain="domain")
     fig.update_yaxes(range=[grid_ys[0], grid_ys[-1]], showgrid=False, zeroline=False, scaleanchor="x",
