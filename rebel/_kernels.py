@@ -133,8 +133,7 @@ def eval_tree_binned(bins, features, thr_idx, leaf_signs, depth, f_out, leaf_out
     for n in range(n_samples):
         node = 0
         for _ in range(depth):
-            go_right = 1 if bins[features[node], n] >= thr_idx[node] else 0
-            node = 2 * node + 1 + go_right
+            node = 2 * node + 1 + np.int64(bins[features[node], n] >= thr_idx[node])
         leaf = node - first_leaf
         leaf_out[n] = leaf
         f_out[n] = leaf_signs[leaf]
@@ -329,7 +328,8 @@ def _leaf_of(x, features, thresholds, depth):
     """Leaf index of one raw sample in one heap-ordered tree (x > tau goes right)."""
     node = 0
     for _ in range(depth):
-        node = 2 * node + (2 if x[features[node]] > thresholds[node] else 1)
+        # Branch-free: the comparison is unpredictable, and a mispredicted branch costs more than the walk.
+        node = 2 * node + 1 + np.int64(x[features[node]] > thresholds[node])
     return node - ((1 << depth) - 1)
 
 
@@ -341,7 +341,7 @@ def _tree_outputs_one(x, features, thresholds, leaf_signs, depth, out):
 
 @njit(cache=True, nogil=True, parallel=True)
 def tree_outputs(X, features, thresholds, leaf_signs, depth, out):
-    """out[n, t] = f_t(X[n]) in {-1, +1} for every round t, on raw features."""
+    """out[n, t] = f_t(X[n]) in {-1, +1} for every round t, on raw features (out: int8 or float64)."""
     for n in prange(X.shape[0]):
         _tree_outputs_one(X[n], features, thresholds, leaf_signs, depth, out[n])
 
@@ -353,28 +353,74 @@ def tree_outputs_serial(X, features, thresholds, leaf_signs, depth, out):
         _tree_outputs_one(X[n], features, thresholds, leaf_signs, depth, out[n])
 
 
+PREDICT_BLOCK = 128  # rows per block in decision_scores
+
+
 @njit(cache=True, nogil=True)
-def _decision_one(x, a0, features, thresholds, leaf_signs, A, depth, out):
-    out[:] = a0
-    for t in range(A.shape[0]):
-        if leaf_signs[t, _leaf_of(x, features[t], thresholds[t], depth)] > 0:
-            out += A[t]
-        else:
-            out -= A[t]
+def _decision_block(X, start, stop, a0, features, thresholds, leaf_signs, A, depth, out):
+    """decision_scores for rows start..stop, tree by tree over the whole block.
+
+    The block is transposed to feature-major so each node compares a contiguous row, and each tree's +-1
+    output is found bottom-up with selects (node value = right subtree's value where x > tau, else left's), so
+    the loops carry no data-dependent branch and vectorise.
+    """
+    n_rounds, n_classes = A.shape
+    n_features = X.shape[1]
+    size = stop - start
+    n_nodes = (1 << depth) - 1
+    Xt = np.empty((n_features, size))
+    for n in range(size):
+        for j in range(n_features):
+            Xt[j, n] = X[start + n, j]
+    acc = np.empty((n_classes, size))
+    for k in range(n_classes):
+        acc[k, :] = a0[k]
+    val = np.empty((n_nodes, size))
+    for t in range(n_rounds):
+        for i in range(n_nodes - 1, -1, -1):
+            xr = Xt[features[t, i]]
+            thr = thresholds[t, i]
+            vi = val[i]
+            left = 2 * i + 1
+            if left >= n_nodes:
+                s_left = np.float64(leaf_signs[t, left - n_nodes])
+                s_right = np.float64(leaf_signs[t, left + 1 - n_nodes])
+                for n in range(size):
+                    vi[n] = s_right if xr[n] > thr else s_left
+            else:
+                v_left = val[left]
+                v_right = val[left + 1]
+                for n in range(size):
+                    vi[n] = v_right[n] if xr[n] > thr else v_left[n]
+        f = val[0]
+        for k in range(n_classes):
+            ak = A[t, k]
+            row = acc[k]
+            for n in range(size):
+                row[n] += ak * f[n]
+    for n in range(size):
+        for k in range(n_classes):
+            out[start + n, k] = acc[k, n]
 
 
 @njit(cache=True, nogil=True, parallel=True)
 def decision_scores(X, a0, features, thresholds, leaf_signs, A, depth, out):
-    """out[n] = a0 + sum_t f_t(X[n]) A[t] (Eq. 3), on raw features."""
-    for n in prange(X.shape[0]):
-        _decision_one(X[n], a0, features, thresholds, leaf_signs, A, depth, out[n])
+    """out[n] = a0 + sum_t f_t(X[n]) A[t] (Eq. 3) on raw features; threads own blocks of rows."""
+    n_samples = X.shape[0]
+    n_blocks = (n_samples + PREDICT_BLOCK - 1) // PREDICT_BLOCK
+    for b in prange(n_blocks):
+        start = b * PREDICT_BLOCK
+        _decision_block(X, start, min(start + PREDICT_BLOCK, n_samples), a0, features, thresholds, leaf_signs, A,
+                        depth, out)
 
 
 @njit(cache=True, nogil=True)
 def decision_scores_serial(X, a0, features, thresholds, leaf_signs, A, depth, out):
     """``decision_scores`` on one thread."""
-    for n in range(X.shape[0]):
-        _decision_one(X[n], a0, features, thresholds, leaf_signs, A, depth, out[n])
+    n_samples = X.shape[0]
+    for start in range(0, n_samples, PREDICT_BLOCK):
+        _decision_block(X, start, min(start + PREDICT_BLOCK, n_samples), a0, features, thresholds, leaf_signs, A,
+                        depth, out)
 
 
 @njit(cache=True, nogil=True)
@@ -391,10 +437,9 @@ def _staged_argmax_one(x, a0, features, thresholds, leaf_signs, A, depth, out, n
     h = a0.copy()
     out[0, n] = _argmax(h)
     for t in range(A.shape[0]):
-        if leaf_signs[t, _leaf_of(x, features[t], thresholds[t], depth)] > 0:
-            h += A[t]
-        else:
-            h -= A[t]
+        s = np.float64(leaf_signs[t, _leaf_of(x, features[t], thresholds[t], depth)])
+        for k in range(h.shape[0]):
+            h[k] += s * A[t, k]
         out[t + 1, n] = _argmax(h)
 
 

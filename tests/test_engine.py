@@ -249,6 +249,19 @@ def test_staged_outputs_equal_fresh_fits_with_fewer_rounds():
         np.testing.assert_array_equal(full.classes_[idx[t]], short.predict(X))
 
 
+@pytest.mark.parametrize("depth", [1, 3])
+def test_decision_function_equals_the_definition(depth):
+    """H = a0 + sum_t f_t(x) a_t evaluated naively, on more rows than one block of F (several blocks)."""
+    X, y = _blobs(300, K=4, seed=12, spread=2.0)
+    model = RebelClassifier(cost_matrix=_random_costs(4, 1), n_estimators=1500, max_depth=depth, n_thresholds=30).fit(X, y)
+    X_new = np.random.default_rng(0).normal(scale=3, size=(1500, 2))
+    expected = naive.decision_scores(X_new[:40], model.a0_, model.tree_features_, model.tree_thresholds_,
+                                     model.tree_leaf_signs_, model.a_, depth)
+    H = model.decision_function(X_new)
+    np.testing.assert_allclose(H[:40], expected, rtol=1e-10, atol=1e-10 * np.abs(expected).max())
+    np.testing.assert_array_equal(model.staged_class_indices(X_new)[-1], np.argmax(H, axis=1))
+
+
 def test_string_labels_and_predict_proba():
     X, y = _blobs(200, K=3, seed=1)
     names = np.array(["harmless", "liquid", "weapon"])[y]

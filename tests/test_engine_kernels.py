@@ -10,7 +10,7 @@ from rebel.costs import decompose
 
 from . import naive
 
-SHAPES = [(37, 1, 2, 3), (120, 3, 3, 7), (200, 4, 5, 12), (90, 6, 10, 30), (64, 2, 7, 255)]  # N, d, K, T
+SHAPES = [(37, 1, 2, 3), (300, 3, 3, 7), (200, 4, 5, 12), (90, 6, 10, 30), (64, 2, 7, 255)]  # N, d, K, T
 
 
 def _problem(N, d, K, T, seed):
@@ -96,12 +96,13 @@ def test_tree_evaluation_binned_and_raw(depth, shape):
     naive_scores = naive.decision_scores(X, a0, features, thresholds, leaf_signs, A, depth)
     naive_staged = naive.staged_argmax(X, a0, features, thresholds, leaf_signs, A, depth)
     for suffix in ("", "_serial"):
-        out = np.empty((N, n_rounds), np.int8)
-        getattr(kern, "tree_outputs" + suffix)(X, features, thresholds, leaf_signs, depth, out)
-        np.testing.assert_array_equal(out, naive_out)
         scores = np.empty((N, wp.shape[1]))
         getattr(kern, "decision_scores" + suffix)(X, a0, features, thresholds, leaf_signs, A, depth, scores)
         np.testing.assert_allclose(scores, naive_scores, rtol=1e-12)
+        for dtype in (np.int8, np.float64):
+            out = np.empty((N, n_rounds), dtype)
+            getattr(kern, "tree_outputs" + suffix)(X, features, thresholds, leaf_signs, depth, out)
+            np.testing.assert_array_equal(out, naive_out)
         staged = np.empty((n_rounds + 1, N), np.int16)
         getattr(kern, "staged_argmax" + suffix)(X, a0, features, thresholds, leaf_signs, A, depth, staged)
         np.testing.assert_array_equal(staged, naive_staged)
