@@ -683,6 +683,19 @@ st.markdown(
     "regions move; press **▶ Play** to replay training round by round, and compare with the usual "
     "**two-step** method (learn posteriors with 0-1 costs, then pick the cheapest class)."
 )
+with st.expander("How to read this page"):
+    st.markdown(
+        "- **Costs** (top): entry (truth, prediction) is what that decision costs. The airport preset is the "
+        "paper's Fig. 1: letting a weapon through costs 20, a false alarm 1.\n"
+        "- **Regions** (left plot): the class REBEL picks at each place, i.e. its estimate of the "
+        "minimum-risk class. Raise a cost and watch the costly class's region grow (paper Fig. 7).\n"
+        "- **Round t** (slider, ▶ Play): the model after its first t weak learners. With costs, REBEL places the "
+        "expensive boundaries first; *Size = weight* shows which points it is working on.\n"
+        "- **Two-step** (toggles): the usual recipe, boosting with 0-1 costs, then posterior and cheapest class. "
+        "*Disagreement* shades where the two decide differently; *Bayes boundaries* are the best possible ones.\n"
+        "- **Numbers** (right, below): test cost, error rate and regret (cost above the Bayes rule) at round t, "
+        "and where the cost comes from in the confusion matrix."
+    )
 header = st.container()
 cost_area = st.container(border=True)
 status = st.container()
