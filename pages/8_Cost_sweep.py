@@ -45,11 +45,12 @@ def _sweep(problem: an.Problem, entry: tuple, values, key: str) -> an.SweepResul
         return None
     a, b = st.columns([6, 1], vertical_alignment="center")
     bar = a.progress(0.0, text="Starting the sweep…")
-    b.button("Stop", on_click=_stop, args=(key,), key="sw_stop", icon=":material/stop:")
+    stop = b.empty()
+    stop.button("Stop", on_click=_stop, args=(key,), key="sw_stop", icon=":material/stop:")
     result = an.run_sweep(problem, entry, values,
                           progress=lambda i, n, label: bar.progress(i / n, text=f"Training: {label} ({i}/{n})"))
     bar.empty()
-    b.empty()
+    stop.empty()
     while len(store) >= 4:
         store.pop(next(iter(store)))
     store[key] = result
@@ -114,7 +115,7 @@ st.plotly_chart(plots.sweep_cost_figure(result.costs, label, current_line), conf
 st.plotly_chart(plots.sweep_metrics_figure(result.metrics, ds.classes, [classes.index(s) for s in show], label,
                                            current_line), config=plots.PNG_CONFIG, key="sw_metrics_fig")
 st.caption("Solid lines: REBEL (retrained for each value); dashed: two-step (one 0-1 model, decisions by the "
-           "swept matrix). Test cost is the mean cost of the test points under the swept matrix. Precision is "
+           "swept matrix); dotted vertical line: the entry's current value. Test cost is the mean cost of the test points under the swept matrix. Precision is "
            "missing where a method never predicts the class.")
 with st.expander("Numbers"):
     table = result.costs.pivot(index="value", columns="method", values="test_cost")

@@ -556,6 +556,23 @@ def _label_index(classes, y) -> np.ndarray:
     return idx
 
 
+def _step_outputs(H_prev: np.ndarray, H: np.ndarray, a: np.ndarray) -> np.ndarray:
+    """f_t(x_n) in {-1, +1} from one staged step: H_t - H_{t-1} = f_t a_t, so f_t = sign <H_t - H_{t-1}, a_t>
+    (+1 when a_t = 0, where f_t does not matter)."""
+    return np.where((H - H_prev) @ a >= 0, 1.0, -1.0)
+
+
+def weak_learner_outputs(model: RebelClassifier, X) -> np.ndarray:
+    """f_t(x) of every round's weak learner (the whole tree), shape (T, N) int8, from the staged scores."""
+    X = np.asarray(X, dtype=np.float64)
+    out = np.empty((model.n_estimators_, X.shape[0]), dtype=np.int8)
+    H_prev = np.broadcast_to(model.a0_, (X.shape[0], model.a0_.shape[0])).copy()
+    for t, H in enumerate(model.staged_decision_function(X)):
+        out[t] = _step_outputs(H_prev, H, model.a_[t])
+        H_prev = H
+    return out
+
+
 def round_diagnostics(model: RebelClassifier, X, y) -> pd.DataFrame:
     """Per round t = 1..T of a fitted model on its training data (X, y): the edge and the loss ratio vs the
     exponential bound of S.6.1. What is computed, exactly:
@@ -588,7 +605,7 @@ def round_diagnostics(model: RebelClassifier, X, y) -> pd.DataFrame:
     H_prev = np.broadcast_to(model.a0_, (N, model.a0_.shape[0])).copy()
     for t, H in enumerate(model.staged_decision_function(X), start=1):
         a = model.a_[t - 1]
-        f = np.where((H - H_prev) @ a >= 0, 1.0, -1.0)
+        f = _step_outputs(H_prev, H, a)
         Hc = np.clip(H_prev, -EXP_CLIP, EXP_CLIP)
         wp, wm = d.cp * np.exp(Hc), d.cm * np.exp(-Hc)
         pos = f > 0

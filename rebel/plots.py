@@ -540,7 +540,7 @@ def path_scores_figure(profiles: dict, classes, t: int, height_per_row: int = 26
             edges = np.r_[x[0], (x[:-1] + x[1:]) / 2, x[-1]]
             for a, b, k in _runs(win):
                 fig.add_vrect(x0=edges[a], x1=edges[b], fillcolor=light[k], opacity=1.0, layer="below",
-                              line_width=0, row=r, col=c)
+                              line_width=0, row=r, col=c, exclude_empty_subplots=False)
             for k, name in enumerate(classes):
                 fig.add_trace(go.Scatter(
                     x=x, y=H[:, k], mode="lines", line={"color": colors[k], "width": 2.4},
@@ -552,7 +552,8 @@ def path_scores_figure(profiles: dict, classes, t: int, height_per_row: int = 26
             if len(change):
                 xc = (x[change - 1] + x[change]) / 2
                 for xv in xc:
-                    fig.add_vline(x=float(xv), line={"color": "#444", "width": 1, "dash": "dot"}, row=r, col=c)
+                    fig.add_vline(x=float(xv), line={"color": "#444", "width": 1, "dash": "dot"}, row=r, col=c,
+                                  exclude_empty_subplots=False)
                 fig.add_trace(go.Scatter(
                     x=xc, y=H[change, win[change]], mode="markers", showlegend=False, name="class change",
                     marker={"symbol": "diamond", "size": 11, "color": [colors[k] for k in win[change]],
@@ -568,7 +569,8 @@ def path_scores_figure(profiles: dict, classes, t: int, height_per_row: int = 26
                       margin={"l": 10, "r": 10, "t": 60, "b": 10}, font=FONT, plot_bgcolor="white",
                       title={"text": f"min-risk scores H(x) along the paths at t = {t}", "x": 0.01,
                              "font": {"size": 13}},
-                      legend={"orientation": "h", "y": 1.0, "yanchor": "bottom", "x": 1, "xanchor": "right"})
+                      legend={"orientation": "h", "yref": "container", "y": 1.0, "yanchor": "top", "x": 1,
+                              "xanchor": "right"})
     return fig
 
 
@@ -629,8 +631,8 @@ def sweep_cost_figure(costs, entry_label: str = "cost entry", current=None, heig
                           "<extra></extra>",
         ))
     if current is not None:
-        fig.add_vline(x=float(current), line={"color": "#888", "width": 1, "dash": "dot"},
-                      annotation_text="current", annotation_position="top")
+        # no annotation: on a log axis plotly would place its text at 10^x
+        fig.add_vline(x=float(current), line={"color": "#888", "width": 1, "dash": "dot"})
     fig.update_xaxes(type="log", title_text=html.escape(entry_label))
     fig.update_yaxes(title_text="mean test cost", rangemode="tozero")
     return _ap_layout(fig, f"test cost vs {html.escape(entry_label)}", height,
