@@ -96,18 +96,14 @@ def _init_state() -> None:
             _set_costs(S["cost_matrix"])
             _set_mixture_base(S["spec"].mixture)
         return
-    cfg = None
     text = st.query_params.get(pg.QUERY_KEY)
     if text:
         try:
-            cfg = pg.decode_query(text)
-            pg.dataset_from_config(cfg)
+            _apply_config(pg.decode_query(text))
+            return
         except ValueError as exc:
-            cfg = None
             _flash("error", f"The link's configuration could not be used: {exc} Showing the default preset.")
-    S["hyper"] = dict(pg.DEFAULT_HYPER)
-    S["dataset"] = None
-    _apply_config(cfg or pg.preset_config(pg.DEFAULT_PRESET))
+    _apply_config(pg.preset_config(pg.DEFAULT_PRESET))
 
 
 # ---------------------------------------------------------------------------------------------------- callbacks
@@ -181,7 +177,8 @@ def _on_cost_preset() -> None:
         else:
             spec = {"preset": kind}
             if kind in ("fn", "fp"):
-                spec.update(c=S["w_cost_class"], m=float(S["w_cost_m"]))
+                # By index: class names from a CSV file may be numbers, which make_costs reads as indices.
+                spec.update(c=list(ds.classes).index(S["w_cost_class"]), m=float(S["w_cost_m"]))
             elif kind == "random":
                 spec["rng"] = int(S["w_cost_seed"])
             elif kind == "taxonomy":

@@ -155,6 +155,16 @@ def test_good_csv_upload_replaces_dataset(app):
     assert app.session_state["model"].classes_.tolist() == ["a", "b"]
 
 
+def test_csv_with_number_labels_and_fn_costs(app):
+    rows = "\n".join(f"{i % 7},{(i * 3) % 5},{(3, 7)[i % 2]}" for i in range(80))
+    app.file_uploader(key="w_csv_upload").set_value(("n.csv", f"x,y,label\n{rows}\n".encode(), "text/csv"))
+    _run(app)
+    assert app.session_state["dataset"].classes == (3, 7)
+    _apply_cost(app, "fn", c=7, m=4.0)
+    np.testing.assert_array_equal(app.session_state["cost_matrix"], [[0, 1], [4, 0]])
+    assert not app.error
+
+
 def test_bad_session_upload_keeps_configuration(app):
     before = app.session_state["cost_matrix"].copy()
     app.file_uploader(key="w_session_upload").set_value(("s.json", b"{not json", "application/json"))
