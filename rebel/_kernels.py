@@ -99,29 +99,35 @@ def root_scan(hist, dw_total, w_total, usable):
 
     Candidates run over usable features j ascending, thresholds i = 1..n_bins-1 ascending; a new best must be
     strictly lower (first wins ties). Returns (feature, threshold index, objective); feature -1 if none.
+    With delta = (sum over right - sum over left) of dw, sp = (T + delta) / 2 and sm = (T - delta) / 2, so
+    sqrt(sp sm) = sqrt(max((T + delta)(T - delta), 0)) / 2 exactly (powers of two scale without rounding); a
+    whole feature's thresholds are scored class by class in branch-free loops.
     """
     n_features, n_bins, n_classes = hist.shape
     best_j = -1
     best_i = 0
     best = np.inf
-    left = np.empty(n_classes)
+    obj = np.empty(n_bins - 1)
+    prod = np.empty(n_bins - 1)
     for j in range(n_features):
         if not usable[j]:
             continue
-        left[:] = 0.0
-        for i in range(1, n_bins):
-            obj = 0.0
-            for k in range(n_classes):
-                left[k] += hist[j, i - 1, k]
-                delta = dw_total[k] - 2.0 * left[k]  # sum over right minus sum over left of dw
-                sp = 0.5 * (w_total[k] + delta)
-                sm = 0.5 * (w_total[k] - delta)
-                if sp > 0.0 and sm > 0.0:
-                    obj += np.sqrt(sp * sm)
-            if obj < best:
-                best = obj
+        obj[:] = 0.0
+        for k in range(n_classes):
+            left = 0.0
+            T = w_total[k]
+            D = dw_total[k]
+            for i in range(n_bins - 1):
+                left += hist[j, i, k]
+                delta = D - 2.0 * left
+                prod[i] = (T + delta) * (T - delta)
+            for i in range(n_bins - 1):
+                obj[i] += 0.5 * np.sqrt(max(prod[i], 0.0))
+        for i in range(n_bins - 1):
+            if obj[i] < best:
+                best = obj[i]
                 best_j = j
-                best_i = i
+                best_i = i + 1
     return best_j, best_i, best
 
 
@@ -275,7 +281,11 @@ def _apply_round_rows(wp, wm, H, f, ea, ema, a, scale, cost_rows, dw, w_part, dw
             dw[n, k] = p - m
             w_part[k] += p + m
             dw_part[k] += p - m
-        risk += cost_rows[n, _argmax(H[n])]
+        best = 0
+        for k in range(1, n_classes):
+            if H[n, k] > H[n, best]:
+                best = k
+        risk += cost_rows[n, best]
     return risk
 
 
@@ -357,41 +367,52 @@ PREDICT_BLOCK = 128  # rows per block in decision_scores
 
 
 @njit(cache=True, nogil=True)
-def _decision_block(X, start, stop, a0, features, thresholds, leaf_signs, A, depth, out):
-    """decision_scores for rows start..stop, tree by tree over the whole block.
-
-    The block is transposed to feature-major so each node compares a contiguous row, and each tree's +-1
-    output is found bottom-up with selects (node value = right subtree's value where x > tau, else left's), so
-    the loops carry no data-dependent branch and vectorise.
-    """
-    n_rounds, n_classes = A.shape
-    n_features = X.shape[1]
-    size = stop - start
-    n_nodes = (1 << depth) - 1
-    Xt = np.empty((n_features, size))
-    for n in range(size):
-        for j in range(n_features):
+def _block_transpose(X, start, stop):
+    """Rows start..stop of X as a feature-major (d, rows) array."""
+    Xt = np.empty((X.shape[1], stop - start))
+    for n in range(stop - start):
+        for j in range(X.shape[1]):
             Xt[j, n] = X[start + n, j]
+    return Xt
+
+
+@njit(cache=True, nogil=True)
+def _block_tree_values(Xt, features, thresholds, leaf_signs, depth, val):
+    """val[0, n] = f(x_n) (+-1) for one tree on a feature-major block, without data-dependent branches.
+
+    Bottom-up: a node's value is its right subtree's value where x > tau and its left subtree's elsewhere.
+    """
+    n_nodes = (1 << depth) - 1
+    size = Xt.shape[1]
+    for i in range(n_nodes - 1, -1, -1):
+        xr = Xt[features[i]]
+        thr = thresholds[i]
+        vi = val[i]
+        left = 2 * i + 1
+        if left >= n_nodes:
+            s_left = np.float64(leaf_signs[left - n_nodes])
+            s_right = np.float64(leaf_signs[left + 1 - n_nodes])
+            for n in range(size):
+                vi[n] = s_right if xr[n] > thr else s_left
+        else:
+            v_left = val[left]
+            v_right = val[left + 1]
+            for n in range(size):
+                vi[n] = v_right[n] if xr[n] > thr else v_left[n]
+
+
+@njit(cache=True, nogil=True)
+def _decision_block(X, start, stop, a0, features, thresholds, leaf_signs, A, depth, out):
+    """decision_scores for rows start..stop, tree by tree over the whole block (feature-major, branch-free)."""
+    n_rounds, n_classes = A.shape
+    Xt = _block_transpose(X, start, stop)
+    size = stop - start
     acc = np.empty((n_classes, size))
     for k in range(n_classes):
         acc[k, :] = a0[k]
-    val = np.empty((n_nodes, size))
+    val = np.empty(((1 << depth) - 1, size))
     for t in range(n_rounds):
-        for i in range(n_nodes - 1, -1, -1):
-            xr = Xt[features[t, i]]
-            thr = thresholds[t, i]
-            vi = val[i]
-            left = 2 * i + 1
-            if left >= n_nodes:
-                s_left = np.float64(leaf_signs[t, left - n_nodes])
-                s_right = np.float64(leaf_signs[t, left + 1 - n_nodes])
-                for n in range(size):
-                    vi[n] = s_right if xr[n] > thr else s_left
-            else:
-                v_left = val[left]
-                v_right = val[left + 1]
-                for n in range(size):
-                    vi[n] = v_right[n] if xr[n] > thr else v_left[n]
+        _block_tree_values(Xt, features[t], thresholds[t], leaf_signs[t], depth, val)
         f = val[0]
         for k in range(n_classes):
             ak = A[t, k]
@@ -401,6 +422,39 @@ def _decision_block(X, start, stop, a0, features, thresholds, leaf_signs, A, dep
     for n in range(size):
         for k in range(n_classes):
             out[start + n, k] = acc[k, n]
+
+
+@njit(cache=True, nogil=True)
+def _staged_block(X, start, stop, a0, features, thresholds, leaf_signs, A, depth, out):
+    """staged_argmax for rows start..stop: out[t, n] = argmax_k H_t (ties to the lowest k), block-wise."""
+    n_rounds, n_classes = A.shape
+    Xt = _block_transpose(X, start, stop)
+    size = stop - start
+    acc = np.empty((n_classes, size))
+    for k in range(n_classes):
+        acc[k, :] = a0[k]
+    val = np.empty(((1 << depth) - 1, size))
+    best_val = np.empty(size)
+    best = np.empty(size, dtype=np.int64)
+    for t in range(n_rounds + 1):
+        if t > 0:
+            _block_tree_values(Xt, features[t - 1], thresholds[t - 1], leaf_signs[t - 1], depth, val)
+            f = val[0]
+            for k in range(n_classes):
+                ak = A[t - 1, k]
+                row = acc[k]
+                for n in range(size):
+                    row[n] += ak * f[n]
+        best_val[:] = acc[0]
+        best[:] = 0
+        for k in range(1, n_classes):
+            row = acc[k]
+            for n in range(size):
+                better = row[n] > best_val[n]
+                best_val[n] = row[n] if better else best_val[n]
+                best[n] = k if better else best[n]
+        for n in range(size):
+            out[t, start + n] = best[n]
 
 
 @njit(cache=True, nogil=True, parallel=True)
@@ -432,29 +486,24 @@ def _argmax(h):
     return best
 
 
-@njit(cache=True, nogil=True)
-def _staged_argmax_one(x, a0, features, thresholds, leaf_signs, A, depth, out, n):
-    h = a0.copy()
-    out[0, n] = _argmax(h)
-    for t in range(A.shape[0]):
-        s = np.float64(leaf_signs[t, _leaf_of(x, features[t], thresholds[t], depth)])
-        for k in range(h.shape[0]):
-            h[k] += s * A[t, k]
-        out[t + 1, n] = _argmax(h)
-
-
 @njit(cache=True, nogil=True, parallel=True)
 def staged_argmax(X, a0, features, thresholds, leaf_signs, A, depth, out):
     """out[t, n] = argmax_k H_t(X[n]) for t = 0..T (t = 0: a0 alone), ties to the lowest k."""
-    for n in prange(X.shape[0]):
-        _staged_argmax_one(X[n], a0, features, thresholds, leaf_signs, A, depth, out, n)
+    n_samples = X.shape[0]
+    n_blocks = (n_samples + PREDICT_BLOCK - 1) // PREDICT_BLOCK
+    for b in prange(n_blocks):
+        start = b * PREDICT_BLOCK
+        _staged_block(X, start, min(start + PREDICT_BLOCK, n_samples), a0, features, thresholds, leaf_signs, A,
+                      depth, out)
 
 
 @njit(cache=True, nogil=True)
 def staged_argmax_serial(X, a0, features, thresholds, leaf_signs, A, depth, out):
     """``staged_argmax`` on one thread."""
-    for n in range(X.shape[0]):
-        _staged_argmax_one(X[n], a0, features, thresholds, leaf_signs, A, depth, out, n)
+    n_samples = X.shape[0]
+    for start in range(0, n_samples, PREDICT_BLOCK):
+        _staged_block(X, start, min(start + PREDICT_BLOCK, n_samples), a0, features, thresholds, leaf_signs, A,
+                      depth, out)
 
 
 @njit(cache=True, nogil=True)
@@ -546,3 +595,26 @@ def grow_tree(bins, wp, wm, usable, depth, parallel, dw, w_total, dw_total, hist
         a_star(sp, sm, a_new)
         layer_totals[d] = _layer_choose_a(sp, sm, a, a_new)
     return True
+
+
+@njit(cache=True, nogil=True)
+def boost_rounds(t_start, t_stop, bins, wp, wm, H, usable, depth, parallel, cost_rows, dw, w_total, dw_total,
+                 hist, leaf_hist, f, leaf, e, u_tot, v_tot, sp, sm, n_chunks,
+                 features, thr_idx, leaf_signs, A, layer_totals, round_totals, risks):
+    """Rounds t_start..t_stop-1 of the REBEL loop in one call: grow a tree (``grow_tree``), then move H and the
+    weights past it (``apply_round``, rescaled by the closed-form ``round_total``).
+
+    Writes round t's tree into features[t], thr_idx[t], leaf_signs[t], its a into A[t], the per-layer weight
+    totals into layer_totals[t], the round's weight total (relative to 1 before it) into round_totals[t] and the
+    training risk after it into risks[t].
+    """
+    for t in range(t_start, t_stop):
+        grow_tree(bins, wp, wm, usable, depth, parallel, dw, w_total, dw_total, hist, leaf_hist, f, leaf, e,
+                  u_tot, v_tot, sp, sm, features[t], thr_idx[t], leaf_signs[t], A[t], layer_totals[t])
+        total = round_total(sp, sm, A[t])
+        scale = 1.0 / total if total > 0.0 else 1.0
+        if parallel:
+            risks[t] = apply_round(wp, wm, H, f, A[t], scale, cost_rows, dw, w_total, dw_total, n_chunks)
+        else:
+            risks[t] = apply_round_serial(wp, wm, H, f, A[t], scale, cost_rows, dw, w_total, dw_total, n_chunks)
+        round_totals[t] = total

@@ -18,7 +18,7 @@ import numpy as np
 
 from . import _kernels as kern
 from .costs import decompose
-from .tree import GrowBuffers, grow_tree
+from .tree import GrowBuffers, Tree
 
 
 @dataclass
@@ -67,37 +67,58 @@ def boost(
     total = kern.round_total(buf.sp, buf.sm, a0)  # relative to total0: the sums are of wp, wm before rescaling
     risk0 = _apply(buf, wp, wm, H, ones, a0, total, cost_rows)
     log_total += _log_or_neginf(total / total0) if total0 > 0 else 0.0
+    log_total0 = log_total
 
     n_nodes, n_leaves = (1 << depth) - 1, 1 << depth
     features = np.zeros((n_rounds, n_nodes), dtype=np.int32)
     thr_idx = np.zeros((n_rounds, n_nodes), dtype=np.int32)
     leaf_signs = np.zeros((n_rounds, n_leaves), dtype=np.int8)
     A = np.zeros((n_rounds, n_classes))
-    train_loss = np.empty(n_rounds + 1)
-    train_risk = np.empty(n_rounds + 1)
-    layer_loss = np.empty((n_rounds, depth))
-    train_loss[0] = loss_of(log_total)
-    train_risk[0] = risk0
+    layer_totals = np.ones((n_rounds, depth))
+    round_totals = np.ones(n_rounds)
+    risks = np.empty(n_rounds)
 
-    done = 0
-    if callback is not None and callback(0, {"loss": train_loss[0], "risk": train_risk[0], "a": a0}) is False:
-        return _truncate(a0, features, thr_idx, leaf_signs, A, train_loss, train_risk, layer_loss, H, 0)
-    for t in range(n_rounds):
-        tree, a, layer_totals = grow_tree(bins, wp, wm, usable, depth, buf)
-        for lyr in range(depth):
-            layer_loss[t, lyr] = loss_of(log_total + _log_or_neginf(layer_totals[lyr]))
-        total = kern.round_total(buf.sp, buf.sm, a)
-        risk = _apply(buf, wp, wm, H, buf.f, a, total, cost_rows)
-        log_total += _log_or_neginf(total)
-        features[t], thr_idx[t], leaf_signs[t], A[t] = tree.features, tree.thr_idx, tree.leaf_signs, a
-        train_loss[t + 1] = loss_of(log_total)
-        train_risk[t + 1] = risk
-        done = t + 1
-        if callback is not None:
-            info = {"loss": train_loss[t + 1], "risk": train_risk[t + 1], "a": a, "tree": tree}
+    def run(t_start: int, t_stop: int) -> None:
+        kern.boost_rounds(
+            t_start, t_stop, bins, wp, wm, H, usable, depth, buf.parallel, cost_rows, buf.dw, buf.w_total,
+            buf.dw_total, buf.hist, buf.leaf_hist, buf.f, buf.leaf, buf.e, buf.u_tot, buf.v_tot, buf.sp, buf.sm,
+            buf.n_chunks, features, thr_idx, leaf_signs, A, layer_totals, round_totals, risks,
+        )
+
+    done = n_rounds
+    if callback is None:
+        run(0, n_rounds)  # the whole loop in one compiled call
+    elif callback(0, {"loss": loss_of(log_total), "risk": risk0, "a": a0}) is False:
+        done = 0
+    else:
+        for t in range(n_rounds):
+            run(t, t + 1)
+            log_total += _log_or_neginf(round_totals[t])
+            tree = Tree(depth, features[t], thr_idx[t], leaf_signs[t])
+            info = {"loss": loss_of(log_total), "risk": risks[t], "a": A[t], "tree": tree}
             if callback(t + 1, info) is False:
+                done = t + 1
                 break
-    return _truncate(a0, features, thr_idx, leaf_signs, A, train_loss, train_risk, layer_loss, H, done)
+
+    # Loss after each round from the log of the running weight total (DESIGN.md section 1).
+    with np.errstate(divide="ignore"):
+        log_round = np.log(round_totals[:done])
+        log_layers = np.log(layer_totals[:done])
+    log_before = log_total0 + np.concatenate(([0.0], np.cumsum(log_round)))
+    train_loss = mean_beta + np.exp(log_before) / (2 * n_samples)
+    train_risk = np.concatenate(([risk0], risks[:done]))
+    layer_loss = mean_beta + np.exp(log_before[:-1, None] + log_layers) / (2 * n_samples)
+    return BoostResult(
+        a0=a0,
+        features=features[:done].copy(),
+        thr_idx=thr_idx[:done].copy(),
+        leaf_signs=leaf_signs[:done].copy(),
+        A=A[:done].copy(),
+        train_loss=train_loss,
+        train_risk=train_risk,
+        layer_loss=layer_loss,
+        H=H,
+    )
 
 
 def _apply(buf, wp, wm, H, f, a, total, cost_rows) -> float:
@@ -108,17 +129,3 @@ def _apply(buf, wp, wm, H, f, a, total, cost_rows) -> float:
 
 def _log_or_neginf(x: float) -> float:
     return math.log(x) if x > 0 else -math.inf
-
-
-def _truncate(a0, features, thr_idx, leaf_signs, A, train_loss, train_risk, layer_loss, H, done) -> BoostResult:
-    return BoostResult(
-        a0=a0,
-        features=features[:done].copy(),
-        thr_idx=thr_idx[:done].copy(),
-        leaf_signs=leaf_signs[:done].copy(),
-        A=A[:done].copy(),
-        train_loss=train_loss[: done + 1].copy(),
-        train_risk=train_risk[: done + 1].copy(),
-        layer_loss=layer_loss[:done].copy(),
-        H=H,
-    )

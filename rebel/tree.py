@@ -7,7 +7,8 @@ Depth 1 is the stump jointly optimised with a* (rho = +1). Each further layer: (
 its parent's split (the function is unchanged); (2) holding a fixed, each new stump's feature, threshold and
 polarity minimise the loss of the samples in that leaf; (3) a is recomputed in closed form. Step (3) keeps, per
 class, the previous a_k wherever the smoothed closed form would be worse, so no layer ever increases the loss.
-The whole round runs as one compiled call (``_kernels.grow_tree``); this module holds its buffers and result.
+The growth itself is compiled (``_kernels.grow_tree``, run round after round by ``_kernels.boost_rounds``);
+this module holds its work buffers and the ``Tree`` record handed to training callbacks.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ class Tree:
 
 
 class GrowBuffers:
-    """Work arrays for ``grow_tree``, allocated once per fit (nothing proportional to N per round)."""
+    """Work arrays for ``_kernels.grow_tree``, allocated once per fit (nothing proportional to N per round)."""
 
     def __init__(self, n_samples: int, n_features: int, n_classes: int, n_bins: int, max_depth: int):
         self.dw = np.empty((n_samples, n_classes))
@@ -50,25 +51,3 @@ class GrowBuffers:
         self.parallel = n_samples * n_features * n_classes >= kern.PARALLEL_MIN_WORK
         self.apply_round = kern.pick(kern.apply_round, kern.apply_round_serial, n_samples * n_classes * 8)
         self.n_chunks = max(1, min(numba.get_num_threads() * 4, n_samples // 1024))
-
-
-def grow_tree(bins, wp, wm, usable, depth: int, buf: GrowBuffers):
-    """Grow one depth-``depth`` tree on the current weights (one compiled call: ``kern.grow_tree``).
-
-    Expects ``buf.dw``, ``buf.w_total`` and ``buf.dw_total`` to hold ``wp - wm`` and the column totals of
-    ``wp + wm`` and of ``wp - wm`` (``kern.apply_round`` leaves them so). Returns ``(tree, a, layer_totals)``:
-    ``buf.f`` holds the tree's outputs on the training samples afterwards, and ``layer_totals[l]`` is the weight
-    total (relative to 1 before the round) after layer l + 1.
-    """
-    n_nodes = (1 << depth) - 1
-    features = np.empty(n_nodes, dtype=np.int32)
-    thr_idx = np.empty(n_nodes, dtype=np.int32)
-    leaf_signs = np.empty(n_nodes + 1, dtype=np.int8)
-    a = np.empty(buf.sp.shape[0])
-    layer_totals = np.empty(depth)
-    kern.grow_tree(
-        bins, wp, wm, usable, depth, buf.parallel, buf.dw, buf.w_total, buf.dw_total, buf.hist, buf.leaf_hist,
-        buf.f, buf.leaf, buf.e, buf.u_tot, buf.v_tot, buf.sp, buf.sm, features, thr_idx, leaf_signs, a,
-        layer_totals,
-    )
-    return Tree(depth, features, thr_idx, leaf_signs), a, layer_totals
