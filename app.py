@@ -22,7 +22,7 @@ def _warmup() -> bool:
 _warmup()
 
 PAGES = [
-    st.Page("pages/1_Playground.py", title="Playground", icon="🎛️", default=True),
+    st.Page("pages/1_Playground.py", title="Playground", icon=":material/tune:", default=True),
     st.Page("pages/2_REBEL_vs_two_step.py", title="REBEL vs two-step", icon="⚖️"),
     st.Page("pages/3_Risk_paths.py", title="Risk-score paths", icon="〰️"),
     st.Page("pages/4_Cost_gallery.py", title="Cost gallery", icon="🖼️"),
