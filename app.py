@@ -8,18 +8,16 @@ Cross-page state lives in plain ``st.session_state`` keys (set by the Playground
 
 import streamlit as st
 
-import rebel
-
 st.set_page_config(page_title="REBEL Explorer", page_icon="⚖️", layout="wide")
 
 
 @st.cache_resource(show_spinner="Compiling the boosting kernels (first start only)…")
 def _warmup() -> bool:
+    import rebel  # imported after st.navigation: importing numba takes seconds (see below)
+
     rebel.warmup()
     return True
 
-
-_warmup()
 
 PAGES = [
     st.Page("pages/1_Playground.py", title="Playground", icon=":material/tune:", default=True),
@@ -33,4 +31,8 @@ PAGES = [
     # Later pages register here, e.g. st.Page("pages/2_....py", title="...").
 ]
 
-st.navigation(PAGES).run()
+# Navigation first: on a server's first run Streamlit shows its automatic pages/ list (with an extra "app"
+# entry) until st.navigation runs, so nothing slow (numba import, kernel compilation) may come before it.
+page = st.navigation(PAGES)
+_warmup()
+page.run()
