@@ -30,6 +30,11 @@ def _as_float_array(value, name: str) -> np.ndarray:
     return arr
 
 
+# Largest accepted cost: the decomposition multiplies and sums costs (c+ * c- up to (K * max)^2 for K <= 50
+# classes), which must stay below the float64 maximum (about 1.8e308) or training yields NaN scores.
+MAX_COST = 1e150
+
+
 def _check_entries(arr: np.ndarray, name: str, row_label: str) -> None:
     bad = ~np.isfinite(arr)
     if bad.any():
@@ -44,6 +49,13 @@ def _check_entries(arr: np.ndarray, name: str, row_label: str) -> None:
         raise ValueError(
             f"{name}{list(idx)} is {float(arr[idx])!r}; costs must be >= 0. Use 0 for a free outcome and a "
             "positive number for a costly one."
+        )
+    huge = arr > MAX_COST
+    if huge.any():
+        idx = tuple(int(i) for i in np.argwhere(huge)[0])
+        raise ValueError(
+            f"{name}{list(idx)} is {float(arr[idx])!r}; costs must be at most {MAX_COST:g} (larger ones overflow "
+            "in training). Only the ratios between costs matter: divide all of them by the same number."
         )
 
 

@@ -179,6 +179,11 @@ def parse_session_json(data) -> Config:
             f"session file is not valid JSON ({exc.msg} at line {exc.lineno}); "
             "upload a .json file saved by this app."
         ) from None
+    except (ValueError, RecursionError):  # nested too deeply, or a number with thousands of digits
+        raise ValueError(
+            "session file could not be read (nested too deeply or a number too long); "
+            "upload a .json file saved by this app."
+        ) from None
     return Config.from_dict(obj)
 
 
@@ -202,7 +207,7 @@ def decode_query(text: str) -> Config:
         if inflate.unconsumed_tail:
             raise ValueError("too large")
         obj = json.loads(raw)
-    except (ValueError, zlib.error):
+    except (ValueError, RecursionError, zlib.error):
         raise ValueError(
             f"the link's '{QUERY_KEY}' parameter is damaged (could not decode it); "
             "copy the full address again or remove the parameter."
@@ -300,7 +305,7 @@ def parse_tree_json(text) -> dict:
     """Read the taxonomy tree typed by the user (a JSON parent map or nested mapping, see ``taxonomy_costs``)."""
     try:
         tree = json.loads(text)
-    except (TypeError, json.JSONDecodeError) as exc:
+    except (TypeError, ValueError, RecursionError) as exc:  # ValueError includes JSONDecodeError
         raise ValueError(
             f"the class tree is not valid JSON ({getattr(exc, 'msg', exc)}); write it like "
             '{"duck": "bird", "goose": "bird", "cat": "mammal"}.'
