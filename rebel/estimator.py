@@ -21,7 +21,6 @@ from .booster import boost
 from .costs import uniform_costs, validate_cost_matrix, validate_sample_cost
 
 MAX_DEPTH = 8
-_CHUNK = 65536  # rows per block in staged evaluation
 
 
 class RebelClassifier(ClassifierMixin, BaseEstimator):
@@ -153,25 +152,20 @@ class RebelClassifier(ClassifierMixin, BaseEstimator):
         return out
 
     def staged_decision_function(self, X):
-        """Yield H after each round t = 1..n_estimators_ (arrays of shape (N, K))."""
+        """Yield H after each round t = 1..n_estimators_ (arrays of shape (N, K)).
+
+        Holds one round's weak-learner outputs at a time (N bytes), whatever the number of rounds.
+        """
         X = self._validate_X(X)
-        F = self._tree_outputs(X)
+        f = np.empty((X.shape[0], 1), dtype=np.int8)
+        tree_outputs = kern.pick(kern.tree_outputs, kern.tree_outputs_serial, X.shape[0] * self.depth_)
         H = np.broadcast_to(self.a0_, (X.shape[0], self.a0_.shape[0])).copy()
         for t in range(self.n_estimators_):
-            H += F[:, t, None] * self.a_[t]
+            with parallel_guard():
+                tree_outputs(X, self.tree_features_[t : t + 1], self.tree_thresholds_[t : t + 1],
+                             self.tree_leaf_signs_[t : t + 1], self.depth_, f)
+            H += f * self.a_[t]
             yield H.copy()
-
-    def _tree_outputs(self, X):
-        F = np.empty((X.shape[0], self.n_estimators_), dtype=np.int8)
-        work = min(X.shape[0], _CHUNK) * self.n_estimators_ * self.depth_
-        tree_outputs = kern.pick(kern.tree_outputs, kern.tree_outputs_serial, work)
-        with parallel_guard():
-            for start in range(0, X.shape[0], _CHUNK):
-                sl = slice(start, start + _CHUNK)
-                tree_outputs(
-                    X[sl], self.tree_features_, self.tree_thresholds_, self.tree_leaf_signs_, self.depth_, F[sl]
-                )
-        return F
 
     def predict(self, X):
         """The estimated minimum-risk class argmax_k H_k(x) (ties to the first class)."""
