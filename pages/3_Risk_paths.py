@@ -152,8 +152,8 @@ with left:
         title=f"min-risk class ({region_model}) after t = {t} of {T} rounds", click_points=CLICK_LATTICE)
     event = st.plotly_chart(fig, key=f"rp_chart_{S.get('rp_chart_v', 0)}", config=plots.PNG_CONFIG,
                             on_select="rerun", selection_mode=("points", "box"))
-    st.caption("Arrows show each path's direction; nibs mark every 20 % of its length. Click or drag a box to add "
-               "a waypoint.")
+    st.caption("Arrows show each path's direction; nibs mark every 20 % of its length. **Click** the plot to add a "
+               "waypoint, or pick **Box select** in the chart's toolbar and drag a box to add its centre.")
     _add_clicked(event, edited, target)
 
 if not paths:

@@ -228,14 +228,15 @@ def paths_from_table(df: pd.DataFrame) -> dict:
 
 def waypoints_from_selection(selection) -> list:
     """Waypoints from a plotly selection state (``{"points": [{"x", "y"}, ...], "box": [{"x": [..], "y": [..]}]}``):
-    each clicked point, then the centre of each dragged box. Unusable entries are skipped."""
+    the centre of each dragged box, or without a box each clicked point (a box also selects every point inside
+    it; those are not waypoints). Unusable entries are skipped."""
     out = []
     try:
         points = selection.get("points", []) if isinstance(selection, Mapping) else getattr(selection, "points", [])
         boxes = selection.get("box", []) if isinstance(selection, Mapping) else getattr(selection, "box", [])
     except (AttributeError, TypeError):
         return out
-    for p in points or []:
+    for p in [] if boxes else points or []:
         try:
             xy = [float(p["x"]), float(p["y"])]
         except (KeyError, TypeError, ValueError):

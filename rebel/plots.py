@@ -458,12 +458,13 @@ def paths_regions_figure(grid_xs, grid_ys, regions, classes, paths: dict, *, tra
 
     paths : ``{name: waypoints (m, 2)}``; train : ``(X, y_idx, pred_idx)`` or None.
     click_points : if > 0, an invisible ``click_points`` x ``click_points`` lattice of points over the plane, so
-        that a click anywhere returns a point (a click on empty background returns nothing); the drag mode is
-        box-select.
+        that a click anywhere selects a point (a click on empty background selects nothing). The drag mode stays
+        zoom: streamlit turns click selection off while the box-select tool is active, so that tool is left to the
+        user (modebar).
     """
-    fig = regions_figure(grid_xs, grid_ys, regions, classes, train=train, title=title, height=height,
-                         box_select=click_points > 0)
+    fig = regions_figure(grid_xs, grid_ys, regions, classes, train=train, title=title, height=height)
     if click_points > 0:
+        fig.update_layout(clickmode="event+select")  # a click selects the point under the cursor
         gx, gy = np.meshgrid(np.linspace(grid_xs[0], grid_xs[-1], click_points),
                              np.linspace(grid_ys[0], grid_ys[-1], click_points))
         fig.add_trace(go.Scatter(

@@ -101,9 +101,11 @@ def test_waypoint_table_round_trip_and_errors():
 
 
 def test_clicks_and_boxes_become_waypoints():
-    selection = {"points": [{"x": 1.0, "y": 2.0}, {"x": "bad"}, {"y": 3.0}],
-                 "box": [{"x": [0.0, 2.0], "y": [4.0, 2.0]}, {"x": [], "y": []}]}
-    assert an.waypoints_from_selection(selection) == [[1.0, 2.0], [1.0, 3.0]]
+    clicks = {"points": [{"x": 1.0, "y": 2.0}, {"x": "bad"}, {"x": 3.0, "y": np.inf}], "box": []}
+    assert an.waypoints_from_selection(clicks) == [[1.0, 2.0]]
+    box = {"points": [{"x": 1.0, "y": 2.0}, {"x": 1.5, "y": 2.5}],  # a box also selects the points inside it
+           "box": [{"x": [0.0, 2.0], "y": [4.0, 2.0]}, {"x": [], "y": []}]}
+    assert an.waypoints_from_selection(box) == [[1.0, 3.0]]
     assert an.waypoints_from_selection(None) == [] and an.waypoints_from_selection({}) == []
     paths = an.add_waypoints({"A": [[0, 0]]}, "A", [[1.23456, 2]])
     assert paths == {"A": [[0, 0], [1.235, 2.0]]}
@@ -275,7 +277,7 @@ def test_paths_regions_figure_draws_arrows_nibs_and_click_targets():
     assert len(click.x) == 100
     arrows = [a for a in fig.layout.annotations if a.showarrow]
     assert len(arrows) == 2 and arrows[0].x == 4 and arrows[0].y == 1
-    assert fig.layout.dragmode == "select"
+    assert fig.layout.clickmode == "event+select" and fig.layout.dragmode == "zoom"  # clicks select points
 
 
 def test_path_scores_figure_bands_lines_and_change_markers():
