@@ -118,11 +118,11 @@ except ValueError as exc:
     st.stop()
 _init_paths(problem)
 T = min(m.n_estimators_ for m in models.values())
-if S.get("rp_t", T) > T:
+if S.get("rp_t", T + 1) > T:  # first visit, or fewer rounds than before: show the last round
     S["rp_t"] = T
 
 c = st.columns([4, 2, 2, 2], vertical_alignment="bottom")
-t = c[0].slider("Boosting round t", 0, T, value=T, key="rp_t",
+t = c[0].slider("Boosting round t", 0, T, key="rp_t",
                 help="Scores after the first t weak learners (t = 0: the bias a0 only, the same everywhere).")
 region_model = c[1].selectbox("Regions of", list(models), index=len(models) - 1, key="rp_regions")
 preset_paths = an.default_paths(problem)

@@ -11,6 +11,8 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from rebel import analysis as an
+from rebel import playground as pg
 from rebel.costs import uniform_costs
 from rebel.datasets import PRESETS
 
@@ -117,6 +119,11 @@ def test_paths_iteration_and_waypoints_change_the_scores():
                                                          {"path": "C", "x": 0.0, "y": 4.0}]}
     _run(at)
     assert set(at.session_state["rp_profiles"]) == {"A", "B", "C"}
+    at.slider(key="rp_t").set_value(15)
+    _run(at)
+    at.session_state["hyper"] = {**FAST, "n_estimators": 10}  # the Playground trains fewer rounds
+    _run(at)
+    assert at.slider(key="rp_t").value == 10 and not at.warning
     at.button(key="rp_clear").click()
     _run(at)
     assert "No paths yet" in " ".join(i.value for i in at.info)
@@ -157,6 +164,17 @@ def test_sweep_controls_change_the_curves():
     at.selectbox(key="sw_pred").set_value("B")
     _run(at)
     assert any("Sweep range" in e.value for e in at.error)
+
+
+def test_stopped_sweep_waits_for_run():
+    state = _fig7_state()
+    problem = an.problem_from_state(state)
+    key = pg.content_key(problem.key, (2, 0), an.sweep_values(0.1, 100, 13))
+    at = _open(SWEEP, **state, sw_stopped=key)  # as after a click on Stop during this sweep
+    assert "Sweep stopped" in " ".join(i.value for i in at.info) and "sw_result" not in at.session_state
+    at.button(key="sw_run").click()
+    _run(at)
+    assert at.session_state["sw_result"].complete
 
 
 def test_theory_depth_and_binary_controls():
