@@ -437,4 +437,5 @@ def make_costs(spec: dict, classes, priors=None) -> np.ndarray:
     else:
         allowed = [*COST_PRESETS, "taxonomy", "matrix"]
         raise ValueError(f"cost spec: preset is {kind!r}; choose one of {allowed}.")
-    return normalize_costs(C, priors) if normalize else C
+    C = normalize_costs(C, priors) if normalize else C
+    return validate_cost_matrix(C, n_classes=len(names))  # e.g. a huge multiplier m can exceed MAX_COST
