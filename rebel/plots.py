@@ -576,7 +576,7 @@ def path_scores_figure(profiles: dict, classes, t: int, height_per_row: int = 26
 
 
 def gallery_panel_figure(grid_xs, grid_ys, regions, classes, *, train=None, test=None, title: str = "",
-                         height: int = 330) -> go.Figure:
+                         height: int = 300) -> go.Figure:
     """One Fig. 7 panel: a model's min-risk regions with the points (mistakes marked), compact, no legend."""
     fig = regions_figure(grid_xs, grid_ys, regions, classes, train=train, test=test, title="", height=height)
     fig.update_layout(showlegend=False, margin={"l": 4, "r": 4, "t": 30, "b": 4},
