@@ -1,0 +1,151 @@
+"""Safe server defaults and safe handling of user text and files.
+
+- ``.streamlit/config.toml``: bound to localhost, XSRF protection on, uploads capped (and no larger than what
+  the parsers accept), error details hidden, no usage statistics.
+- The code: no ``unsafe_allow_html``/``st.html``/components with user text, no pickle anywhere a user file
+  could reach, every file uploader restricted to CSV or JSON.
+- Uploads are parsed as CSV/JSON only: a pickle whose unpickling would run code is rejected without running it,
+  and HTML in class names is shown as text (markdown elements never allow HTML).
+"""
+
+from __future__ import annotations
+
+import ast
+import pickle
+import tomllib
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from rebel import playground as pg
+from rebel.io import ModelFileError, loads_model
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = str(ROOT / "app.py")
+APP_FILES = [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py"))]
+ENGINE_FILES = sorted((ROOT / "rebel").glob("*.py"))
+
+
+@pytest.fixture(scope="module")
+def config() -> dict:
+    return tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
+
+
+def test_server_is_bound_to_localhost_with_xsrf_protection(config):
+    assert config["server"]["address"] in ("127.0.0.1", "localhost")
+    assert config["server"]["enableXsrfProtection"] is True
+    assert config["server"].get("enableCORS", True) is True  # CORS protection stays on
+
+
+def test_upload_size_is_capped_at_what_the_parsers_accept(config):
+    cap_mib = config["server"]["maxUploadSize"]
+    assert 0 < cap_mib <= 10
+    assert cap_mib * 1024 * 1024 <= pg.MAX_UPLOAD_BYTES
+
+
+def test_error_details_are_hidden_and_no_usage_statistics(config):
+    assert config["client"]["showErrorDetails"] in ("none", False)
+    assert config["browser"]["gatherUsageStats"] is False
+
+
+def _calls(path: Path):
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, ast.Call):
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            yield name, node
+
+
+@pytest.mark.parametrize("path", APP_FILES, ids=lambda p: p.name)
+def test_pages_never_render_raw_html(path):
+    for name, node in _calls(path):
+        assert name not in ("html", "iframe"), f"{path.name}:{node.lineno}: st.{name} renders raw HTML"
+        for kw in node.keywords:
+            if kw.arg == "unsafe_allow_html":
+                assert isinstance(kw.value, ast.Constant) and kw.value.value is False, (
+                    f"{path.name}:{node.lineno}: unsafe_allow_html"
+                )
+    assert "streamlit.components" not in path.read_text()
+
+
+@pytest.mark.parametrize("path", APP_FILES, ids=lambda p: p.name)
+def test_file_uploaders_accept_only_csv_or_json(path):
+    for name, node in _calls(path):
+        if name != "file_uploader":
+            continue
+        types = next((kw.value for kw in node.keywords if kw.arg == "type"), None)
+        assert types is not None, f"{path.name}:{node.lineno}: file_uploader without type="
+        values = (
+            {ast.literal_eval(types)} if isinstance(types, ast.Constant) else set(ast.literal_eval(types))
+        )
+        assert values <= {"csv", "json"}, f"{path.name}:{node.lineno}: accepts {values}"
+
+
+@pytest.mark.parametrize("path", APP_FILES + ENGINE_FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_no_pickle_or_eval_on_any_path_user_data_can_reach(path):
+    tree = ast.parse(path.read_text(), filename=str(path))
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names = [a.name for a in node.names] + [getattr(node, "module", None) or ""]
+            assert not {"pickle", "cPickle", "dill", "cloudpickle", "shelve", "marshal"} & set(names), (
+                f"{path.name}:{node.lineno}: imports a pickle-like module"
+            )
+        if isinstance(node, ast.Call):
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            assert name not in ("eval", "exec", "read_pickle"), f"{path.name}:{node.lineno}: {name}()"
+            for kw in node.keywords:
+                if kw.arg == "allow_pickle":
+                    assert isinstance(kw.value, ast.Constant) and kw.value.value is False, (
+                        f"{path.name}:{node.lineno}: allow_pickle"
+                    )
+
+
+class _Trap:
+    """Unpickling this object would call ``_Trap.spring`` (what a malicious pickle does with os.system)."""
+
+    sprung = False
+
+    def __reduce__(self):
+        return (_spring, ())
+
+
+def _spring():
+    _Trap.sprung = True
+
+
+@pytest.mark.parametrize(
+    "parse",
+    [
+        lambda b: pg.parse_dataset_csv(b),
+        lambda b: pg.parse_session_json(b),
+        lambda b: pg.decode_query(b.decode("latin-1")),
+        lambda b: loads_model(b),
+    ],
+    ids=["csv", "session", "link", "model"],
+)
+@pytest.mark.parametrize("protocol", [0, pickle.HIGHEST_PROTOCOL])
+def test_a_malicious_pickle_is_rejected_without_being_unpickled(parse, protocol):
+    payload = pickle.dumps(_Trap(), protocol=protocol)
+    _Trap.sprung = False
+    with pytest.raises((ValueError, ModelFileError)):
+        parse(payload)
+    assert not _Trap.sprung
+
+
+def test_html_in_class_names_is_shown_as_text():
+    evil = "<img src=x onerror=alert(1)>"
+    rows = "\n".join(f"{i % 7},{i % 5},{'ok' if i % 2 else evil}" for i in range(40))
+    at = AppTest.from_file(APP, default_timeout=90)
+    at.query_params[pg.QUERY_KEY] = pg.encode_query(
+        pg.preset_config("xor", {"n_estimators": 5, "max_depth": 1, "n_thresholds": 8})
+    )
+    at.run()
+    at.file_uploader(key="w_csv_upload").set_value(("evil.csv", f"x,y,label\n{rows}\n".encode(), "text/csv"))
+    at.run()
+    assert not at.exception
+    assert evil in at.session_state["dataset"].classes
+    for el in at.get("markdown"):
+        assert not el.proto.allow_html, f"markdown with HTML allowed: {el.value[:80]}"
+    for kind in ("success", "info", "error", "warning", "caption"):
+        for el in at.get(kind):
+            assert not getattr(el.proto, "allow_html", False), f"{kind} with HTML allowed"
