@@ -177,6 +177,10 @@ def loads_model(data) -> RebelClassifier:
         raise ModelFileError("model file is not UTF-8 text; expected the JSON written by save_model.") from None
     except json.JSONDecodeError as exc:
         raise ModelFileError(f"model file is not valid JSON ({exc.msg} at line {exc.lineno}).") from None
+    except RecursionError:
+        raise ModelFileError("model file nests JSON too deeply; expected the flat JSON written by save_model.") from None
+    except ValueError as exc:  # e.g. an integer with more digits than Python converts
+        raise ModelFileError(f"model file holds a value that cannot be read ({exc}).") from None
     return model_from_dict(obj)
 
 

@@ -510,11 +510,6 @@ ENGINE_XFAIL_CASES = [
 ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine bug (rebel/io.py loads_model): JSON nested too deeply raises RecursionError and a number with "
-    "thousands of digits a bare ValueError, not ModelFileError as documented",
-)
 @pytest.mark.parametrize("data", [c[1] for c in ENGINE_XFAIL_CASES], ids=[c[0] for c in ENGINE_XFAIL_CASES])
 def test_malformed_model_json_raises_model_file_error(data):
     with pytest.raises(ModelFileError):
