@@ -8,7 +8,7 @@ Cross-page state lives in plain ``st.session_state`` keys (set by the Playground
 
 import streamlit as st
 
-st.set_page_config(page_title="REBEL Explorer", page_icon="⚖️", layout="wide")
+st.set_page_config(page_title="REBEL Explorer", page_icon=":material/balance:", layout="wide")
 
 
 @st.cache_resource(show_spinner="Compiling the boosting kernels (first start only)…")
@@ -21,18 +21,19 @@ def _warmup() -> bool:
 
 PAGES = [
     st.Page("pages/1_Playground.py", title="Playground", icon=":material/tune:", default=True),
-    st.Page("pages/2_REBEL_vs_two_step.py", title="REBEL vs two-step", icon="⚖️"),
-    st.Page("pages/3_Risk_paths.py", title="Risk-score paths", icon="〰️"),
-    st.Page("pages/4_Cost_gallery.py", title="Cost gallery", icon="🖼️"),
-    st.Page("pages/5_Trees_and_depth.py", title="Trees and depth", icon="🌳"),
-    st.Page("pages/6_Real_data.py", title="Real data", icon="🔢"),
-    st.Page("pages/8_Cost_sweep.py", title="Cost sweep", icon="📈"),
-    st.Page("pages/9_Theory.py", title="Theory", icon="📐"),
-    # Later pages register here, e.g. st.Page("pages/2_....py", title="...").
+    st.Page("pages/2_REBEL_vs_two_step.py", title="REBEL vs two-step", icon=":material/balance:"),
+    st.Page("pages/3_Risk_paths.py", title="Risk-score paths", icon=":material/timeline:"),
+    st.Page("pages/4_Cost_gallery.py", title="Cost gallery", icon=":material/grid_view:"),
+    st.Page("pages/5_Trees_and_depth.py", title="Trees and depth", icon=":material/account_tree:"),
+    st.Page("pages/6_Real_data.py", title="Real data", icon=":material/pin:"),
+    st.Page("pages/8_Cost_sweep.py", title="Cost sweep", icon=":material/show_chart:"),
+    st.Page("pages/9_Theory.py", title="Theory", icon=":material/functions:"),
 ]
 
 # Navigation first: on a server's first run Streamlit shows its automatic pages/ list (with an extra "app"
 # entry) until st.navigation runs, so nothing slow (numba import, kernel compilation) may come before it.
+# (A first visitor who opens a sub-page URL directly on a freshly started server still gets that list for that
+# one run, because Streamlit runs the file from pages/ without app.py; opening "/" once ends it for everyone.)
 page = st.navigation(PAGES)
 _warmup()
 page.run()

@@ -43,7 +43,7 @@ def test_playground_renders_and_scrubs(app_url, browser, screenshot_dir):
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.goto(app_url, wait_until="domcontentloaded")
     # Charts: the regions plot (title with t), the cost heatmap, the curves and the confusion matrix.
-    page.wait_for_selector(".js-plotly-plot .gtitle", timeout=90_000)
+    page.wait_for_selector(".js-plotly-plot .gtitle", timeout=240_000)  # cold numba cache compiles
     page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 4", timeout=60_000)
     t, T = _regions_title(page)
     assert t == T > 0
