@@ -389,16 +389,17 @@ def _block_tree_values(Xt, features, thresholds, leaf_signs, depth, val):
         thr = thresholds[i]
         vi = val[i]
         left = 2 * i + 1
+        # Arithmetic blends (exact: every value is +-1) vectorise where a select on the comparison does not.
         if left >= n_nodes:
             s_left = np.float64(leaf_signs[left - n_nodes])
-            s_right = np.float64(leaf_signs[left + 1 - n_nodes])
+            step = np.float64(leaf_signs[left + 1 - n_nodes]) - s_left
             for n in range(size):
-                vi[n] = s_right if xr[n] > thr else s_left
+                vi[n] = s_left + step * np.float64(xr[n] > thr)
         else:
             v_left = val[left]
             v_right = val[left + 1]
             for n in range(size):
-                vi[n] = v_right[n] if xr[n] > thr else v_left[n]
+                vi[n] = v_left[n] + (v_right[n] - v_left[n]) * np.float64(xr[n] > thr)
 
 
 @njit(cache=True, nogil=True)
