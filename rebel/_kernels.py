@@ -363,7 +363,7 @@ def tree_outputs_serial(X, features, thresholds, leaf_signs, depth, out):
         _tree_outputs_one(X[n], features, thresholds, leaf_signs, depth, out[n])
 
 
-PREDICT_BLOCK = 128  # rows per block in decision_scores
+PREDICT_BLOCK = 128  # rows per block in predict_blocks
 
 
 @njit(cache=True, nogil=True)
@@ -403,31 +403,12 @@ def _block_tree_values(Xt, features, thresholds, leaf_signs, depth, val):
 
 
 @njit(cache=True, nogil=True)
-def _decision_block(X, start, stop, a0, features, thresholds, leaf_signs, A, depth, out):
-    """decision_scores for rows start..stop, tree by tree over the whole block (feature-major, branch-free)."""
-    n_rounds, n_classes = A.shape
-    Xt = _block_transpose(X, start, stop)
-    size = stop - start
-    acc = np.empty((n_classes, size))
-    for k in range(n_classes):
-        acc[k, :] = a0[k]
-    val = np.empty(((1 << depth) - 1, size))
-    for t in range(n_rounds):
-        _block_tree_values(Xt, features[t], thresholds[t], leaf_signs[t], depth, val)
-        f = val[0]
-        for k in range(n_classes):
-            ak = A[t, k]
-            row = acc[k]
-            for n in range(size):
-                row[n] += ak * f[n]
-    for n in range(size):
-        for k in range(n_classes):
-            out[start + n, k] = acc[k, n]
+def _predict_block(X, start, stop, a0, features, thresholds, leaf_signs, A, depth, out, staged):
+    """Scores of rows start..stop, tree by tree over the whole block (feature-major, branch-free).
 
-
-@njit(cache=True, nogil=True)
-def _staged_block(X, start, stop, a0, features, thresholds, leaf_signs, A, depth, out):
-    """staged_argmax for rows start..stop: out[t, n] = argmax_k H_t (ties to the lowest k), block-wise."""
+    ``staged`` False: out[n] = a0 + sum_t f_t(x_n) A[t] (Eq. 3). ``staged`` True: out[t, n] = argmax_k of the
+    scores after t rounds, t = 0..T (t = 0: a0 alone), ties to the lowest k.
+    """
     n_rounds, n_classes = A.shape
     Xt = _block_transpose(X, start, stop)
     size = stop - start
@@ -446,65 +427,42 @@ def _staged_block(X, start, stop, a0, features, thresholds, leaf_signs, A, depth
                 row = acc[k]
                 for n in range(size):
                     row[n] += ak * f[n]
-        best_val[:] = acc[0]
-        best[:] = 0
-        for k in range(1, n_classes):
-            row = acc[k]
+        if staged:
+            best_val[:] = acc[0]
+            best[:] = 0
+            for k in range(1, n_classes):
+                row = acc[k]
+                for n in range(size):
+                    better = row[n] > best_val[n]
+                    best_val[n] = row[n] if better else best_val[n]
+                    best[n] = k if better else best[n]
             for n in range(size):
-                better = row[n] > best_val[n]
-                best_val[n] = row[n] if better else best_val[n]
-                best[n] = k if better else best[n]
+                out[t, start + n] = best[n]
+    if not staged:
         for n in range(size):
-            out[t, start + n] = best[n]
+            for k in range(n_classes):
+                out[start + n, k] = acc[k, n]
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def decision_scores(X, a0, features, thresholds, leaf_signs, A, depth, out):
-    """out[n] = a0 + sum_t f_t(X[n]) A[t] (Eq. 3) on raw features; threads own blocks of rows."""
+def predict_blocks(X, a0, features, thresholds, leaf_signs, A, depth, out, staged):
+    """Scores (``staged`` False, out: (N, K)) or staged class indices (``staged`` True, out: (T + 1, N)) on raw
+    features; threads own blocks of PREDICT_BLOCK rows."""
     n_samples = X.shape[0]
     n_blocks = (n_samples + PREDICT_BLOCK - 1) // PREDICT_BLOCK
     for b in prange(n_blocks):
         start = b * PREDICT_BLOCK
-        _decision_block(X, start, min(start + PREDICT_BLOCK, n_samples), a0, features, thresholds, leaf_signs, A,
-                        depth, out)
+        _predict_block(X, start, min(start + PREDICT_BLOCK, n_samples), a0, features, thresholds, leaf_signs, A,
+                       depth, out, staged)
 
 
 @njit(cache=True, nogil=True)
-def decision_scores_serial(X, a0, features, thresholds, leaf_signs, A, depth, out):
-    """``decision_scores`` on one thread."""
+def predict_blocks_serial(X, a0, features, thresholds, leaf_signs, A, depth, out, staged):
+    """``predict_blocks`` on one thread."""
     n_samples = X.shape[0]
     for start in range(0, n_samples, PREDICT_BLOCK):
-        _decision_block(X, start, min(start + PREDICT_BLOCK, n_samples), a0, features, thresholds, leaf_signs, A,
-                        depth, out)
-
-
-@njit(cache=True, nogil=True)
-def _argmax(h):
-    best = 0
-    for k in range(1, h.shape[0]):
-        if h[k] > h[best]:
-            best = k
-    return best
-
-
-@njit(cache=True, nogil=True, parallel=True)
-def staged_argmax(X, a0, features, thresholds, leaf_signs, A, depth, out):
-    """out[t, n] = argmax_k H_t(X[n]) for t = 0..T (t = 0: a0 alone), ties to the lowest k."""
-    n_samples = X.shape[0]
-    n_blocks = (n_samples + PREDICT_BLOCK - 1) // PREDICT_BLOCK
-    for b in prange(n_blocks):
-        start = b * PREDICT_BLOCK
-        _staged_block(X, start, min(start + PREDICT_BLOCK, n_samples), a0, features, thresholds, leaf_signs, A,
-                      depth, out)
-
-
-@njit(cache=True, nogil=True)
-def staged_argmax_serial(X, a0, features, thresholds, leaf_signs, A, depth, out):
-    """``staged_argmax`` on one thread."""
-    n_samples = X.shape[0]
-    for start in range(0, n_samples, PREDICT_BLOCK):
-        _staged_block(X, start, min(start + PREDICT_BLOCK, n_samples), a0, features, thresholds, leaf_signs, A,
-                      depth, out)
+        _predict_block(X, start, min(start + PREDICT_BLOCK, n_samples), a0, features, thresholds, leaf_signs, A,
+                       depth, out, staged)
 
 
 @njit(cache=True, nogil=True)

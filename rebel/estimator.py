@@ -145,9 +145,9 @@ class RebelClassifier(ClassifierMixin, BaseEstimator):
         out = np.empty((X.shape[0], self.a0_.shape[0]))
         work = X.shape[0] * self.n_estimators_ * self.depth_
         with parallel_guard():
-            kern.pick(kern.decision_scores, kern.decision_scores_serial, work)(
+            kern.pick(kern.predict_blocks, kern.predict_blocks_serial, work)(
                 X, self.a0_, self.tree_features_, self.tree_thresholds_, self.tree_leaf_signs_, self.a_,
-                self.depth_, out,
+                self.depth_, out, False,
             )
         return out
 
@@ -183,9 +183,9 @@ class RebelClassifier(ClassifierMixin, BaseEstimator):
         out = np.empty((self.n_estimators_ + 1, X.shape[0]), dtype=np.int16)
         work = X.shape[0] * self.n_estimators_ * self.depth_
         with parallel_guard():
-            kern.pick(kern.staged_argmax, kern.staged_argmax_serial, work)(
+            kern.pick(kern.predict_blocks, kern.predict_blocks_serial, work)(
                 X, self.a0_, self.tree_features_, self.tree_thresholds_, self.tree_leaf_signs_, self.a_,
-                self.depth_, out,
+                self.depth_, out, True,
             )
         return out
 

@@ -97,14 +97,14 @@ def test_tree_evaluation_binned_and_raw(depth, shape):
     naive_staged = naive.staged_argmax(X, a0, features, thresholds, leaf_signs, A, depth)
     for suffix in ("", "_serial"):
         scores = np.empty((N, wp.shape[1]))
-        getattr(kern, "decision_scores" + suffix)(X, a0, features, thresholds, leaf_signs, A, depth, scores)
+        getattr(kern, "predict_blocks" + suffix)(X, a0, features, thresholds, leaf_signs, A, depth, scores, False)
         np.testing.assert_allclose(scores, naive_scores, rtol=1e-12)
         for dtype in (np.int8, np.float64):
             out = np.empty((N, n_rounds), dtype)
             getattr(kern, "tree_outputs" + suffix)(X, features, thresholds, leaf_signs, depth, out)
             np.testing.assert_array_equal(out, naive_out)
         staged = np.empty((n_rounds + 1, N), np.int16)
-        getattr(kern, "staged_argmax" + suffix)(X, a0, features, thresholds, leaf_signs, A, depth, staged)
+        getattr(kern, "predict_blocks" + suffix)(X, a0, features, thresholds, leaf_signs, A, depth, staged, True)
         np.testing.assert_array_equal(staged, naive_staged)
 
 
