@@ -17,14 +17,6 @@ NEW_PATH = "➕ new path"
 S = st.session_state
 
 
-def _problem() -> an.Problem:
-    try:
-        return an.problem_from_state(S, DEFAULT_PRESET)
-    except ValueError as exc:
-        st.warning(f"The Playground's data could not be used ({exc}); showing the {DEFAULT_PRESET!r} preset.")
-        return an.default_problem(DEFAULT_PRESET)
-
-
 def _models(problem: an.Problem) -> dict:
     """Stumps and depth-2 models for this problem, trained once per problem (kept for this session)."""
     store = S.setdefault("rp_models", {})
@@ -104,7 +96,9 @@ st.markdown("REBEL's output is a score vector **H(x)**, one entry per class; the
             "minimum-risk class. Walk along a path through the plane and watch the scores: they change across "
             "class boundaries and stay fairly flat inside each region (paper Fig. 8). Left: **stumps**; "
             "right: **depth-2 trees**, both with the same costs and rounds.")
-problem = _problem()
+problem, _note = an.problem_or_default(S, DEFAULT_PRESET)
+if _note:
+    st.warning(_note)
 st.caption(an.problem_caption(problem))
 ds = problem.dataset
 if ds.X_train.shape[1] != 2:

@@ -17,14 +17,6 @@ DEFAULT_PRESET = "fig7"
 S = st.session_state
 
 
-def _problem() -> an.Problem:
-    try:
-        return an.problem_from_state(S, DEFAULT_PRESET)
-    except ValueError as exc:
-        st.warning(f"The Playground's data could not be used ({exc}); showing the {DEFAULT_PRESET!r} preset.")
-        return an.default_problem(DEFAULT_PRESET)
-
-
 def _gallery(problem: an.Problem, c: int, m: float, other: int) -> an.Gallery:
     """The four trained panels, computed once per setting (the last few are kept for this session)."""
     key = pg.content_key(problem.key, c, m, other)
@@ -69,7 +61,9 @@ st.markdown("The same data, four cost matrices (paper Fig. 7): **(a)** every mis
             "*other* class costs ×m; **(c)** wrongly *predicting* class c costs ×m (false positive); **(d)** "
             "*missing* class c costs ×m (false negative). REBEL moves its boundaries accordingly: in (c) it "
             "predicts c only where it is sure (high precision), in (d) it rarely misses a c point (high recall).")
-problem = _problem()
+problem, _note = an.problem_or_default(S, DEFAULT_PRESET)
+if _note:
+    st.warning(_note)
 st.caption(an.problem_caption(problem) + f" Each panel: {problem.hyper['n_estimators']} rounds of depth-"
            f"{problem.hyper['max_depth']} trees.")
 ds = problem.dataset

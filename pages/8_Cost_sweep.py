@@ -17,14 +17,6 @@ DEFAULT_PRESET = pg.DEFAULT_PRESET
 S = st.session_state
 
 
-def _problem() -> an.Problem:
-    try:
-        return an.problem_from_state(S, DEFAULT_PRESET)
-    except ValueError as exc:
-        st.warning(f"The Playground's data could not be used ({exc}); showing the {DEFAULT_PRESET!r} preset.")
-        return an.default_problem(DEFAULT_PRESET)
-
-
 def _stop(key: str) -> None:
     S["sw_stopped"] = key
 
@@ -71,7 +63,9 @@ st.markdown("Pick one mistake of the cost matrix and make it cheaper or dearer, 
             "its usual price. REBEL is retrained at every value; the **two-step** method keeps one cost-blind "
             "model and only changes its decision rule. Watch how recall and precision trade off and which method "
             "pays less on the test set.")
-problem = _problem()
+problem, _note = an.problem_or_default(S, DEFAULT_PRESET)
+if _note:
+    st.warning(_note)
 st.caption(an.problem_caption(problem) + f" Depth-{problem.hyper['max_depth']} trees.")
 ds = problem.dataset
 classes = [str(k) for k in ds.classes]

@@ -17,14 +17,6 @@ S = st.session_state
 NUM = st.column_config.NumberColumn
 
 
-def _problem() -> an.Problem:
-    try:
-        return an.problem_from_state(S, DEFAULT_PRESET)
-    except ValueError as exc:
-        st.warning(f"The Playground's data could not be used ({exc}); showing the {DEFAULT_PRESET!r} preset.")
-        return an.default_problem(DEFAULT_PRESET)
-
-
 def _cached(name: str, key: str, compute):
     """Session cache of one page result per setting (the last few kept)."""
     store = S.setdefault(name, {})
@@ -157,7 +149,9 @@ def _binary(problem: an.Problem) -> None:
 
 # ---------------------------------------------------------------------------------------------------------- page
 st.title("Theory on your problem")
-problem = _problem()
+problem, _note = an.problem_or_default(S, DEFAULT_PRESET)
+if _note:
+    st.warning(_note)
 st.caption(an.problem_caption(problem))
 _decomposition(problem)
 try:

@@ -95,6 +95,16 @@ def problem_from_state(state: Mapping, default_preset: str = pg.DEFAULT_PRESET) 
     return Problem(ds, C, hyper, preset, "playground")
 
 
+def problem_or_default(state: Mapping, default_preset: str = pg.DEFAULT_PRESET) -> tuple[Problem, str | None]:
+    """``problem_from_state``, falling back to the default preset when the shared state cannot be used; the
+    second value is then the warning a page shows (else None)."""
+    try:
+        return problem_from_state(state, default_preset), None
+    except ValueError as exc:
+        note = f"The Playground's data could not be used ({exc}); showing the {default_preset!r} preset."
+        return default_problem(default_preset), note
+
+
 def problem_caption(problem: Problem) -> str:
     """One line (markdown) saying which data and costs a page uses."""
     ds, h = problem.dataset, problem.hyper
