@@ -4,6 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 PORT   ?= 8501
+LINTED := rebel tests benchmarks pages app.py
 export NUMBA_CACHE_DIR ?= $(CURDIR)/.numba_cache
 
 .PHONY: run test bench lint clean install
@@ -27,13 +28,16 @@ run: $(STAMP)
 	$(BIN)/python -m streamlit run app.py --server.address 127.0.0.1 --server.port $(PORT)
 
 test: $(STAMP)
+	$(BIN)/ruff check $(LINTED)
+	$(BIN)/ruff format --check $(LINTED)
 	$(BIN)/python -m pytest
 
 bench: $(VENV)/.bench-installed
 	$(BIN)/python -m benchmarks
 
 lint: $(STAMP)
-	$(BIN)/ruff check rebel tests benchmarks pages app.py
+	$(BIN)/ruff format $(LINTED)
+	$(BIN)/ruff check --fix $(LINTED)
 
 clean:
 	rm -rf $(VENV) .numba_cache .pytest_cache build *.egg-info

@@ -38,8 +38,13 @@ def peers(n_estimators: int, depth: int, threads: int):
         import lightgbm as lgb
 
         out["LightGBM"] = lambda: lgb.LGBMClassifier(
-            n_estimators=n_estimators, num_leaves=2**depth, max_depth=depth, max_bin=255,
-            min_child_samples=1, n_jobs=threads, verbose=-1,
+            n_estimators=n_estimators,
+            num_leaves=2**depth,
+            max_depth=depth,
+            max_bin=255,
+            min_child_samples=1,
+            n_jobs=threads,
+            verbose=-1,
         )
     except ImportError:
         pass
@@ -47,14 +52,21 @@ def peers(n_estimators: int, depth: int, threads: int):
         import xgboost as xgb
 
         out["XGBoost hist"] = lambda: xgb.XGBClassifier(
-            n_estimators=n_estimators, max_depth=depth, tree_method="hist", max_bin=256, n_jobs=threads,
+            n_estimators=n_estimators,
+            max_depth=depth,
+            tree_method="hist",
+            max_bin=256,
+            n_jobs=threads,
         )
     except ImportError:
         pass
     from sklearn.ensemble import HistGradientBoostingClassifier
 
     out["sklearn HGB"] = lambda: HistGradientBoostingClassifier(
-        max_iter=n_estimators, max_depth=depth, max_leaf_nodes=2**depth, early_stopping=False,
+        max_iter=n_estimators,
+        max_depth=depth,
+        max_leaf_nodes=2**depth,
+        early_stopping=False,
         min_samples_leaf=1,
     )
     return out

@@ -27,7 +27,11 @@ def main(argv=None):
     args = ap.parse_args(argv)
     threads = n_threads()
     X, y = make_classification(
-        n_samples=args.n, n_features=args.d, n_informative=20, n_classes=args.k, n_clusters_per_class=2,
+        n_samples=args.n,
+        n_features=args.d,
+        n_informative=20,
+        n_classes=args.k,
+        n_clusters_per_class=2,
         random_state=0,
     )
     X = X.astype(np.float64)
@@ -35,10 +39,12 @@ def main(argv=None):
     print(f"fit: N={args.n} d={args.d} K={args.k} rounds={args.rounds} threads={threads}")
     rows = []
     for depth in (2, 1):
-        rebel_t = best_of(lambda: RebelClassifier(n_estimators=args.rounds, max_depth=depth).fit(X, y), args.repeat)
+        rebel_t = best_of(
+            lambda d=depth: RebelClassifier(n_estimators=args.rounds, max_depth=d).fit(X, y), args.repeat
+        )
         rows.append((f"REBEL depth {depth}", f"{rebel_t:.2f}", "1.00"))
         for name, make in peers(args.rounds, depth, threads).items():
-            t = best_of(lambda: make().fit(X, y), args.repeat)
+            t = best_of(lambda m=make: m().fit(X, y), args.repeat)
             rows.append((f"{name} depth {depth}", f"{t:.2f}", f"{rebel_t / t:.2f}"))
     print_table(rows, ["model", "fit seconds", "REBEL / this"])
 

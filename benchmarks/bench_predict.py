@@ -24,8 +24,14 @@ def main(argv=None):
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args(argv)
     warmup()
-    X, y = make_classification(n_samples=20_000, n_features=50, n_informative=20, n_classes=10,
-                               n_clusters_per_class=2, random_state=0)
+    X, y = make_classification(
+        n_samples=20_000,
+        n_features=50,
+        n_informative=20,
+        n_classes=10,
+        n_clusters_per_class=2,
+        random_state=0,
+    )
     X_big = np.random.default_rng(0).normal(size=(args.rows, 50))
     model = RebelClassifier(n_estimators=args.rounds, max_depth=2).fit(X, y)
     model.decision_function(X_big[:1000])
@@ -34,7 +40,7 @@ def main(argv=None):
     for name, make in peers(args.rounds, 2, n_threads()).items():
         peer = make().fit(X, y)
         fn = peer.predict_proba if hasattr(peer, "predict_proba") else peer.predict
-        t = best_of(lambda: fn(X_big), 1)  # peers once: some take minutes here
+        t = best_of(lambda f=fn: f(X_big), 1)  # peers once: some take minutes here
         rows.append((f"{name} predict_proba", f"{t:.3f}", f"{t_rebel / t:.2f}"))
     print(f"predict: {args.rows} rows x {args.rounds} rounds of depth 2, K=10, d=50, threads={n_threads()}")
     print_table(rows, ["model", "seconds", "REBEL / this"])

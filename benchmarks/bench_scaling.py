@@ -32,8 +32,15 @@ QUICK = {"N": [1_000, 10_000, 100_000], "d": [2, 20, 100], "K": [2, 5, 20]}
 def _data(N, d, K):
     informative = max(2, min(d, 10))
     per_class = max(1, min(2, 2**informative // (2 * K)))
-    X, y = make_classification(n_samples=N, n_features=d, n_informative=informative, n_redundant=0,
-                               n_classes=K, n_clusters_per_class=per_class, random_state=0)
+    X, y = make_classification(
+        n_samples=N,
+        n_features=d,
+        n_informative=informative,
+        n_redundant=0,
+        n_classes=K,
+        n_clusters_per_class=per_class,
+        random_state=0,
+    )
     return X, y
 
 
@@ -55,9 +62,17 @@ def main(argv=None):
             for name, make in fitters.items():
                 if name == "sklearn HGB" and shape["N"] * shape["d"] * shape["K"] > 5e7:
                     continue  # minutes per fit on 2 cores; the other peers cover this size
-                t = best_of(lambda: make().fit(X, y), 1)
-                records.append({"axis": axis, "value": v, **shape, "model": name, "seconds": t,
-                                "us_per_NdK": 1e6 * t / (shape["N"] * shape["d"] * shape["K"] * args.rounds)})
+                t = best_of(lambda m=make, X=X, y=y: m().fit(X, y), 1)
+                records.append(
+                    {
+                        "axis": axis,
+                        "value": v,
+                        **shape,
+                        "model": name,
+                        "seconds": t,
+                        "us_per_NdK": 1e6 * t / (shape["N"] * shape["d"] * shape["K"] * args.rounds),
+                    }
+                )
                 print(f"{axis}={v:>8}  {name:14s} {t:8.3f} s", flush=True)
     df = pd.DataFrame(records)
     os.makedirs(RESULTS, exist_ok=True)
@@ -67,8 +82,17 @@ def main(argv=None):
         table["REBEL / LightGBM"] = table["REBEL"] / table.get("LightGBM", np.nan)
         print(f"\nfit seconds vs {axis} (others at {BASE}, {args.rounds} depth-2 rounds, threads={threads})")
         print(table.round(3).to_string())
-    fig = px.line(df, x="value", y="seconds", color="model", facet_col="axis", log_x=True, log_y=True, markers=True,
-                  title=f"Fit time vs N, d, K ({args.rounds} rounds of depth-2 trees)")
+    fig = px.line(
+        df,
+        x="value",
+        y="seconds",
+        color="model",
+        facet_col="axis",
+        log_x=True,
+        log_y=True,
+        markers=True,
+        title=f"Fit time vs N, d, K ({args.rounds} rounds of depth-2 trees)",
+    )
     fig.update_xaxes(matches=None)
     fig.write_html(os.path.join(RESULTS, "scaling.html"), include_plotlyjs="cdn")
     print(f"\nchart: {os.path.join(RESULTS, 'scaling.html')}")

@@ -50,15 +50,23 @@ def _init_paths(problem: an.Problem) -> None:
 
 
 def _waypoint_editor():
-    st.caption("Waypoints, one row each (rows with the same **path** name form one path, in order). Add, edit or "
-               "delete rows, or click on the plot.")
+    st.caption(
+        "Waypoints, one row each (rows with the same **path** name form one path, in order). Add, edit or "
+        "delete rows, or click on the plot."
+    )
     col = st.column_config
     edited = st.data_editor(
-        S["rp_table"], key=f"rp_editor_{S['rp_table_v']}", num_rows="dynamic", hide_index=True, width="stretch",
+        S["rp_table"],
+        key=f"rp_editor_{S['rp_table_v']}",
+        num_rows="dynamic",
+        hide_index=True,
+        width="stretch",
         height=300,
-        column_config={"path": col.TextColumn("path", required=True, help="Path name, e.g. A"),
-                       "x": col.NumberColumn("x", format="%.2f", required=True),
-                       "y": col.NumberColumn("y", format="%.2f", required=True)},
+        column_config={
+            "path": col.TextColumn("path", required=True, help="Path name, e.g. A"),
+            "x": col.NumberColumn("x", format="%.2f", required=True),
+            "y": col.NumberColumn("y", format="%.2f", required=True),
+        },
     )
     try:
         S["rp_paths"] = an.paths_from_table(edited)
@@ -92,18 +100,22 @@ def _add_clicked(event, edited, target: str) -> None:
 
 # ---------------------------------------------------------------------------------------------------------- page
 st.title("Risk-score paths")
-st.markdown("REBEL's output is a score vector **H(x)**, one entry per class; the largest entry is the estimated "
-            "minimum-risk class. Walk along a path through the plane and watch the scores: they change across "
-            "class boundaries and stay fairly flat inside each region (paper Fig. 8). Left: **stumps**; "
-            "right: **depth-2 trees**, both with the same costs and rounds.")
+st.markdown(
+    "REBEL's output is a score vector **H(x)**, one entry per class; the largest entry is the estimated "
+    "minimum-risk class. Walk along a path through the plane and watch the scores: they change across "
+    "class boundaries and stay fairly flat inside each region (paper Fig. 8). Left: **stumps**; "
+    "right: **depth-2 trees**, both with the same costs and rounds."
+)
 problem, _note = an.problem_or_default(S, DEFAULT_PRESET)
 if _note:
     st.warning(_note)
 st.caption(an.problem_caption(problem))
 ds = problem.dataset
 if ds.X_train.shape[1] != 2:
-    st.warning(f"This page draws the plane, so it needs 2 features; the dataset has {ds.X_train.shape[1]}. "
-               "Load a 2-D dataset on the Playground.")
+    st.warning(
+        f"This page draws the plane, so it needs 2 features; the dataset has {ds.X_train.shape[1]}. "
+        "Load a 2-D dataset on the Playground."
+    )
     st.stop()
 try:
     models = _models(problem)
@@ -116,15 +128,30 @@ if S.get("rp_t", T + 1) > T:  # first visit, or fewer rounds than before: show t
     S["rp_t"] = T
 
 c = st.columns([4, 2, 2, 2], vertical_alignment="bottom")
-t = c[0].slider("Boosting round t", 0, T, key="rp_t",
-                help="Scores after the first t weak learners (t = 0: the bias a0 only, the same everywhere).")
+t = c[0].slider(
+    "Boosting round t",
+    0,
+    T,
+    key="rp_t",
+    help="Scores after the first t weak learners (t = 0: the bias a0 only, the same everywhere).",
+)
 region_model = c[1].selectbox("Regions of", list(models), index=len(models) - 1, key="rp_regions")
 preset_paths = an.default_paths(problem)
 label = "Preset paths" if problem.preset and an.PRESETS[problem.preset].paths else "Default paths"
-c[2].button(label, on_click=_on_preset_paths, args=(preset_paths,), key="rp_reset",
-            help="Put back the paths of this dataset (the Fig. 8 preset has paths A and B).")
-c[3].button("Clear paths", on_click=_set_table, args=({},), key="rp_clear",
-            help="Remove every waypoint; then click on the plot to draw a new path.")
+c[2].button(
+    label,
+    on_click=_on_preset_paths,
+    args=(preset_paths,),
+    key="rp_reset",
+    help="Put back the paths of this dataset (the Fig. 8 preset has paths A and B).",
+)
+c[3].button(
+    "Clear paths",
+    on_click=_set_table,
+    args=({},),
+    key="rp_clear",
+    help="Remove every waypoint; then click on the plot to draw a new path.",
+)
 
 left, right = st.columns([3, 2])
 with right:
@@ -133,30 +160,51 @@ with right:
     options = names + [NEW_PATH]
     if S.get("rp_target") not in options:
         S["rp_target"] = options[0]
-    target = st.selectbox("Clicks and box-drags add a waypoint to", options, key="rp_target",
-                          help="A click adds the clicked spot; a dragged box adds its centre.")
+    target = st.selectbox(
+        "Clicks and box-drags add a waypoint to",
+        options,
+        key="rp_target",
+        help="A click adds the clicked spot; a dragged box adds its centre.",
+    )
 paths = S["rp_paths"]
 with left:
     model = models[region_model]
     grid = pg.make_grid(ds.X_train, 150)
     regions = an.scores_at(model, grid.points, t).argmax(axis=1).reshape(grid.shape)
     fig = plots.paths_regions_figure(
-        grid.xs, grid.ys, regions, ds.classes, paths,
+        grid.xs,
+        grid.ys,
+        regions,
+        ds.classes,
+        paths,
         train=(ds.X_train, problem.y_train_idx, an.scores_at(model, ds.X_train, t).argmax(axis=1)),
-        title=f"min-risk class ({region_model}) after t = {t} of {T} rounds", click_points=CLICK_LATTICE)
-    event = st.plotly_chart(fig, key=f"rp_chart_{S.get('rp_chart_v', 0)}", config=plots.PNG_CONFIG,
-                            on_select="rerun", selection_mode=("points", "box"))
-    st.caption("Arrows show each path's direction; nibs mark every 20 % of its length. **Click** the plot to add a "
-               "waypoint, or pick **Box select** in the chart's toolbar and drag a box to add its centre.")
+        title=f"min-risk class ({region_model}) after t = {t} of {T} rounds",
+        click_points=CLICK_LATTICE,
+    )
+    event = st.plotly_chart(
+        fig,
+        key=f"rp_chart_{S.get('rp_chart_v', 0)}",
+        config=plots.PNG_CONFIG,
+        on_select="rerun",
+        selection_mode=("points", "box"),
+    )
+    st.caption(
+        "Arrows show each path's direction; nibs mark every 20 % of its length. **Click** the plot to add a "
+        "waypoint, or pick **Box select** in the chart's toolbar and drag a box to add its centre."
+    )
     _add_clicked(event, edited, target)
 
 if not paths:
     st.info("No paths yet: click twice on the plot (or add two table rows with the same path name).")
     st.stop()
 scores = {label_: an.path_scores(m, paths) for label_, m in models.items()}
-profiles = {name: {label_: (scores[label_][name].s, scores[label_][name].at(t)) for label_ in models}
-            for name in paths}
+profiles = {
+    name: {label_: (scores[label_][name].s, scores[label_][name].at(t)) for label_ in models}
+    for name in paths
+}
 S["rp_profiles"] = profiles  # what the score figure shows (read by tests)
 st.plotly_chart(plots.path_scores_figure(profiles, ds.classes, t), config=plots.PNG_CONFIG, key="rp_scores")
-st.caption("Lines: the score H_k(x) of each class along the path (x axis: share of the path's length). "
-           "Background: the min-risk class argmax_k H_k(x); diamonds and dotted lines: where it changes.")
+st.caption(
+    "Lines: the score H_k(x) of each class along the path (x axis: share of the path's length). "
+    "Background: the min-risk class argmax_k H_k(x); diamonds and dotted lines: where it changes."
+)

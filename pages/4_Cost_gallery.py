@@ -23,8 +23,9 @@ def _gallery(problem: an.Problem, c: int, m: float, other: int) -> an.Gallery:
     store = S.setdefault("gal_cache", {})
     if key not in store:
         bar = st.progress(0.0, text="Training the four models…")
-        gallery = an.train_gallery(problem, c, m, other,
-                                   progress=lambda i, n, label: bar.progress(i / n, text=label))
+        gallery = an.train_gallery(
+            problem, c, m, other, progress=lambda i, n, label: bar.progress(i / n, text=label)
+        )
         bar.empty()
         while len(store) >= 3:
             store.pop(next(iter(store)))
@@ -38,10 +39,18 @@ def _fmt(v) -> str:
 
 def _panel_numbers(gallery: an.Gallery, panel: an.GalleryPanel, cls: str) -> None:
     r = panel.report(gallery.problem.y_train_idx, gallery.problem.y_test_idx, gallery.c)
-    table = pd.DataFrame({split: [_fmt(r[split]["precision"]), _fmt(r[split]["recall"]), str(r[split]["wrong"]),
-                                  str(r[split]["missed"])] for split in ("train", "test")},
-                         index=[f"precision of {cls}", f"recall of {cls}", f"wrong {cls} predictions",
-                                f"{cls} points missed"])
+    table = pd.DataFrame(
+        {
+            split: [
+                _fmt(r[split]["precision"]),
+                _fmt(r[split]["recall"]),
+                str(r[split]["wrong"]),
+                str(r[split]["missed"]),
+            ]
+            for split in ("train", "test")
+        },
+        index=[f"precision of {cls}", f"recall of {cls}", f"wrong {cls} predictions", f"{cls} points missed"],
+    )
     st.dataframe(table, width="stretch")
     if panel.key == "c":
         if r["train"]["wrong"] == 0:
@@ -57,20 +66,26 @@ def _panel_numbers(gallery: an.Gallery, panel: an.GalleryPanel, cls: str) -> Non
 
 # ---------------------------------------------------------------------------------------------------------- page
 st.title("Cost-sensitivity gallery")
-st.markdown("The same data, four cost matrices (paper Fig. 7): **(a)** every mistake costs 1; **(b)** missing the "
-            "*other* class costs ×m; **(c)** wrongly *predicting* class c costs ×m (false positive); **(d)** "
-            "*missing* class c costs ×m (false negative). REBEL moves its boundaries accordingly: in (c) it "
-            "predicts c only where it is sure (high precision), in (d) it rarely misses a c point (high recall).")
+st.markdown(
+    "The same data, four cost matrices (paper Fig. 7): **(a)** every mistake costs 1; **(b)** missing the "
+    "*other* class costs ×m; **(c)** wrongly *predicting* class c costs ×m (false positive); **(d)** "
+    "*missing* class c costs ×m (false negative). REBEL moves its boundaries accordingly: in (c) it "
+    "predicts c only where it is sure (high precision), in (d) it rarely misses a c point (high recall)."
+)
 problem, _note = an.problem_or_default(S, DEFAULT_PRESET)
 if _note:
     st.warning(_note)
-st.caption(an.problem_caption(problem) + f" Each panel: {problem.hyper['n_estimators']} rounds of depth-"
-           f"{problem.hyper['max_depth']} trees.")
+st.caption(
+    an.problem_caption(problem) + f" Each panel: {problem.hyper['n_estimators']} rounds of depth-"
+    f"{problem.hyper['max_depth']} trees."
+)
 ds = problem.dataset
 classes = [str(k) for k in ds.classes]
 if ds.X_train.shape[1] != 2:
-    st.warning(f"This page draws the plane, so it needs 2 features; the dataset has {ds.X_train.shape[1]}. "
-               "Load a 2-D dataset on the Playground.")
+    st.warning(
+        f"This page draws the plane, so it needs 2 features; the dataset has {ds.X_train.shape[1]}. "
+        "Load a 2-D dataset on the Playground."
+    )
     st.stop()
 c_default, other_default = an.default_gallery_classes(problem)
 if S.get("gal_c") not in classes:
@@ -81,12 +96,23 @@ if S.get("gal_other") not in classes:
 w = st.columns([2, 2, 2, 2], vertical_alignment="bottom")
 c_name = w[0].selectbox("Class c (the “red” class of Fig. 7)", classes, key="gal_c")
 other_name = w[1].selectbox("Other class (panel b)", classes, key="gal_other")
-m = w[2].number_input("Multiplier m", min_value=0.01, max_value=1000.0, value=10.0, step=1.0, key="gal_m",
-                      help="The chosen costs are m instead of 1 (on top of 0-1 costs, as in the paper).")
-show_test = w[3].toggle("Show test points", key="gal_test", help="Rings: test points; filled: training points.")
+m = w[2].number_input(
+    "Multiplier m",
+    min_value=0.01,
+    max_value=1000.0,
+    value=10.0,
+    step=1.0,
+    key="gal_m",
+    help="The chosen costs are m instead of 1 (on top of 0-1 costs, as in the paper).",
+)
+show_test = w[3].toggle(
+    "Show test points", key="gal_test", help="Rings: test points; filled: training points."
+)
 c, other = classes.index(c_name), classes.index(other_name)
 if c == other:
-    st.warning("Pick an *other* class different from class c for panel (b); the other three panels are shown.")
+    st.warning(
+        "Pick an *other* class different from class c for panel (b); the other three panels are shown."
+    )
     other = (c - 1) % len(classes)
 try:
     gallery = _gallery(problem, c, float(m), other)
@@ -100,14 +126,29 @@ cols = st.columns(4)
 for col, panel in zip(cols, gallery.panels.values()):
     with col:
         test = (ds.X_test, problem.y_test_idx, panel.test_pred) if show_test else None
-        st.plotly_chart(plots.gallery_panel_figure(
-            grid.xs, grid.ys, panel.regions, ds.classes, train=(ds.X_train, problem.y_train_idx, panel.train_pred),
-            test=test, title=panel.title), config=plots.PNG_CONFIG, key=f"gal_fig_{panel.key}")
+        st.plotly_chart(
+            plots.gallery_panel_figure(
+                grid.xs,
+                grid.ys,
+                panel.regions,
+                ds.classes,
+                train=(ds.X_train, problem.y_train_idx, panel.train_pred),
+                test=test,
+                title=panel.title,
+            ),
+            config=plots.PNG_CONFIG,
+            key=f"gal_fig_{panel.key}",
+        )
         _panel_numbers(gallery, panel, c_name)
-st.caption("Background: each model's min-risk class; dots: training points (× marks a mistake). Precision of c: "
-           "share of c predictions that are right; recall: share of c points found.")
+st.caption(
+    "Background: each model's min-risk class; dots: training points (× marks a mistake). Precision of c: "
+    "share of c predictions that are right; recall: share of c points found."
+)
 with st.expander("The four cost matrices"):
     hc = st.columns(4)
     for col, panel in zip(hc, gallery.panels.values()):
-        col.plotly_chart(plots.cost_heatmap(panel.cost_matrix, ds.classes, height=240), config=plots.PNG_CONFIG,
-                         key=f"gal_cost_{panel.key}")
+        col.plotly_chart(
+            plots.cost_heatmap(panel.cost_matrix, ds.classes, height=240),
+            config=plots.PNG_CONFIG,
+            key=f"gal_cost_{panel.key}",
+        )

@@ -39,8 +39,12 @@ def _sweep(problem: an.Problem, entry: tuple, values, key: str) -> an.SweepResul
     bar = a.progress(0.0, text="Starting the sweep…")
     stop = b.empty()
     stop.button("Stop", on_click=_stop, args=(key,), key="sw_stop", icon=":material/stop:")
-    result = an.run_sweep(problem, entry, values,
-                          progress=lambda i, n, label: bar.progress(i / n, text=f"Training: {label} ({i}/{n})"))
+    result = an.run_sweep(
+        problem,
+        entry,
+        values,
+        progress=lambda i, n, label: bar.progress(i / n, text=f"Training: {label} ({i}/{n})"),
+    )
     bar.empty()
     stop.empty()
     while len(store) >= 4:
@@ -59,10 +63,12 @@ def _default_entry(problem: an.Problem, classes: list) -> tuple:
 
 # ---------------------------------------------------------------------------------------------------------- page
 st.title("Cost sweep")
-st.markdown("Pick one mistake of the cost matrix and make it cheaper or dearer, from a tenth to a hundred times "
-            "its usual price. REBEL is retrained at every value; the **two-step** method keeps one cost-blind "
-            "model and only changes its decision rule. Watch how recall and precision trade off and which method "
-            "pays less on the test set.")
+st.markdown(
+    "Pick one mistake of the cost matrix and make it cheaper or dearer, from a tenth to a hundred times "
+    "its usual price. REBEL is retrained at every value; the **two-step** method keeps one cost-blind "
+    "model and only changes its decision rule. Watch how recall and precision trade off and which method "
+    "pays less on the test set."
+)
 problem, _note = an.problem_or_default(S, DEFAULT_PRESET)
 if _note:
     st.warning(_note)
@@ -92,8 +98,10 @@ except ValueError as exc:
     st.stop()
 label = f"C[{truth} → {pred}]"
 current = float(problem.cost_matrix[i, j])
-st.caption(f"Sweeping the cost of predicting **{pred}** when the truth is **{truth}** (currently {current:g}); "
-           "every other entry keeps its value.")
+st.caption(
+    f"Sweeping the cost of predicting **{pred}** when the truth is **{truth}** (currently {current:g}); "
+    "every other entry keeps its value."
+)
 try:
     result = _sweep(problem, (i, j), values, pg.content_key(problem.key, (i, j), values))
 except ValueError as exc:
@@ -104,13 +112,21 @@ if result is None:
 S["sw_result"] = result  # read by tests
 show = st.multiselect("Classes in the recall/precision plot", classes, default=[truth, pred], key="sw_show")
 current_line = current if current > 0 else None
-st.plotly_chart(plots.sweep_cost_figure(result.costs, label, current_line), config=plots.PNG_CONFIG,
-                key="sw_cost_fig")
-st.plotly_chart(plots.sweep_metrics_figure(result.metrics, ds.classes, [classes.index(s) for s in show], label,
-                                           current_line), config=plots.PNG_CONFIG, key="sw_metrics_fig")
-st.caption("Solid lines: REBEL (retrained for each value); dashed: two-step (one 0-1 model, decisions by the "
-           "swept matrix); dotted vertical line: the entry's current value. Test cost is the mean cost of the test points under the swept matrix. Precision is "
-           "missing where a method never predicts the class.")
+st.plotly_chart(
+    plots.sweep_cost_figure(result.costs, label, current_line), config=plots.PNG_CONFIG, key="sw_cost_fig"
+)
+st.plotly_chart(
+    plots.sweep_metrics_figure(
+        result.metrics, ds.classes, [classes.index(s) for s in show], label, current_line
+    ),
+    config=plots.PNG_CONFIG,
+    key="sw_metrics_fig",
+)
+st.caption(
+    "Solid lines: REBEL (retrained for each value); dashed: two-step (one 0-1 model, decisions by the "
+    "swept matrix); dotted vertical line: the entry's current value. Test cost is the mean cost of the test points under the swept matrix. Precision is "
+    "missing where a method never predicts the class."
+)
 with st.expander("Numbers"):
     table = result.costs.pivot(index="value", columns="method", values="test_cost")
     st.dataframe(table.rename(columns=lambda m: f"{m} test cost"), width="stretch")

@@ -50,14 +50,22 @@ def _decomposition(problem: an.Problem) -> None:
     with b:
         levels = an.loss_levels(problem.cost_matrix, problem.y_train_idx)
         m = st.columns(2)
-        m[0].metric("L* (loss floor)", f"{levels['L*']:.4g}",
-                    help="Eq. 4: the loss if every training sample had its optimal scores H*.")
-        m[1].metric("L• (zero-cost level)", f"{levels['L_bullet']:.4g}",
-                    help="S.4/S.5: once the loss is below L•, no training sample is misclassified at a cost. "
-                         "We weight the single-sample excess by 1/(2N), as the mean loss does.")
+        m[0].metric(
+            "L* (loss floor)",
+            f"{levels['L*']:.4g}",
+            help="Eq. 4: the loss if every training sample had its optimal scores H*.",
+        )
+        m[1].metric(
+            "L• (zero-cost level)",
+            f"{levels['L_bullet']:.4g}",
+            help="S.4/S.5: once the loss is below L•, no training sample is misclassified at a cost. "
+            "We weight the single-sample excess by 1/(2N), as the mean loss does.",
+        )
         st.caption("Computed with the training labels of the current data.")
     c = st.columns(3)
-    for col, (name, title) in zip(c, (("c+", "c⁺ = c − β"), ("c-", "c⁻ = max(c) − c"), ("H*", "H* = ½ (ln c⁻ − ln c⁺)"))):
+    for col, (name, title) in zip(
+        c, (("c+", "c⁺ = c − β"), ("c-", "c⁻ = max(c) − c"), ("H*", "H* = ½ (ln c⁻ − ln c⁺)"))
+    ):
         with col:
             st.caption(f"**{title}** (rows = truth, columns = class k)")
             _table(tables[name], "%.3g")
@@ -75,23 +83,35 @@ def _bound(problem: an.Problem) -> None:
     )
     hyper = problem.hyper
     w = st.columns([2, 2, 4], vertical_alignment="bottom")
-    depth = w[0].selectbox("Weak learner depth", [1, 2, 3, 4], index=int(hyper["max_depth"]) - 1, key="th_depth",
-                           help="Defaults to the Playground's depth; then the Playground's own model is used.")
+    depth = w[0].selectbox(
+        "Weak learner depth",
+        [1, 2, 3, 4],
+        index=int(hyper["max_depth"]) - 1,
+        key="th_depth",
+        help="Defaults to the Playground's depth; then the Playground's own model is used.",
+    )
     rounds = w[1].number_input("Rounds", 1, 1000, int(hyper["n_estimators"]), step=10, key="th_rounds")
     model = an.shared_model(S, problem, depth) if rounds == hyper["n_estimators"] else None
     if model is not None:
         w[2].caption("Showing the Playground's trained model.")
     else:
-        w[2].caption(f"Showing a model trained here: {rounds} rounds of depth-{depth} trees, the current costs.")
+        w[2].caption(
+            f"Showing a model trained here: {rounds} rounds of depth-{depth} trees, the current costs."
+        )
 
         def fit():
-            return an.fit_rebel(problem.dataset, problem.cost_matrix, hyper, max_depth=depth, n_estimators=rounds)
+            return an.fit_rebel(
+                problem.dataset, problem.cost_matrix, hyper, max_depth=depth, n_estimators=rounds
+            )
 
         with st.spinner("Training…"):
             model = _cached("th_models", pg.content_key(problem.key, depth, rounds), fit)
     ds = problem.dataset
-    diag = _cached("th_diag", pg.content_key(problem.key, depth, rounds, id(model)),
-                   lambda: an.round_diagnostics(model, ds.X_train, ds.y_train))
+    diag = _cached(
+        "th_diag",
+        pg.content_key(problem.key, depth, rounds, id(model)),
+        lambda: an.round_diagnostics(model, ds.X_train, ds.y_train),
+    )
     S["th_diagnostics"] = diag  # read by tests
     if diag.empty:
         st.info("The model has no rounds yet.")
@@ -100,18 +120,26 @@ def _bound(problem: an.Problem) -> None:
     held = float((diag["ratio"] <= diag["bound"] * (1 + 1e-9)).mean())
     m[0].metric("median edge γ_t", f"{diag['gamma'].median():.3f}")
     m[1].metric("smallest edge γ_t", f"{diag['gamma'].min():.3f}")
-    m[2].metric("rounds within the bound", f"{held:.0%}",
-                help="Share of rounds with (L_t − L*)/(L_{t−1} − L*) ≤ √(1 − φ_t²).")
-    m[3].metric("loss above L* after T", f"{diag['cum_ratio'].iloc[-1]:.3g} of L₀ − L*",
-                help=f"The bound ∏ e^(−φ²/2) allows {diag['cum_bound'].iloc[-1]:.3g}.")
+    m[2].metric(
+        "rounds within the bound",
+        f"{held:.0%}",
+        help="Share of rounds with (L_t − L*)/(L_{t−1} − L*) ≤ √(1 − φ_t²).",
+    )
+    m[3].metric(
+        "loss above L* after T",
+        f"{diag['cum_ratio'].iloc[-1]:.3g} of L₀ − L*",
+        help=f"The bound ∏ e^(−φ²/2) allows {diag['cum_bound'].iloc[-1]:.3g}.",
+    )
     a, b = st.columns([2, 3])
     a.plotly_chart(plots.edge_figure(diag), config=plots.PNG_CONFIG, key="th_edge")
     b.plotly_chart(plots.bound_figure(diag), config=plots.PNG_CONFIG, key="th_bound")
     with st.expander("Per-round numbers"):
         _table(diag.set_index("t"))
-        st.caption("f_t on the training points is recovered from the staged scores (H_t − H_(t−1) = f_t a_t); "
-                   "a_star_err compares ½(ln s⁻ − ln s⁺) with the model's a_t (they agree up to the engine's "
-                   "smoothing). ratio uses the engine's train_loss_.")
+        st.caption(
+            "f_t on the training points is recovered from the staged scores (H_t − H_(t−1) = f_t a_t); "
+            "a_star_err compares ½(ln s⁻ − ln s⁺) with the model's a_t (they agree up to the engine's "
+            "smoothing). ratio uses the engine's train_loss_."
+        )
 
 
 def _binary(problem: an.Problem) -> None:
@@ -131,8 +159,11 @@ def _binary(problem: an.Problem) -> None:
         st.warning("Pick two different classes for the binary example.")
         return
     try:
-        demo = _cached("th_binary", pg.content_key(problem.key, c1, c2, n),
-                       lambda: an.binary_reduction(problem.dataset, (c1, c2), n, problem.hyper["n_thresholds"]))
+        demo = _cached(
+            "th_binary",
+            pg.content_key(problem.key, c1, c2, n),
+            lambda: an.binary_reduction(problem.dataset, (c1, c2), n, problem.hyper["n_thresholds"]),
+        )
     except ValueError as exc:
         st.error(f"Binary example not trained: {exc}")
         return

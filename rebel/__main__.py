@@ -61,29 +61,65 @@ def _mean_std(mean: pd.Series, std: pd.Series, digits: int) -> pd.Series:
 
 def _run_fig3(args, progress) -> tuple:
     n_datasets = 10 if args.datasets is None else int(args.datasets)
-    df = ex.fig3(n_datasets, args.costs, args.rounds, args.depth, args.seed, args.posterior,
-                 args.cost_distribution, args.jobs, args.backend, progress)
+    df = ex.fig3(
+        n_datasets,
+        args.costs,
+        args.rounds,
+        args.depth,
+        args.seed,
+        args.posterior,
+        args.cost_distribution,
+        args.jobs,
+        args.backend,
+        progress,
+    )
     summary = ex.fig3_summary(df)
     wins, ties = int(df["win"].sum()), int(df["tie"].sum())
-    headline = (f"REBEL (cost-sensitive) beats the two-step method in {wins} of {len(df)} trials "
-                f"(win rate {wins / len(df):.1%}, ties {ties}); mean test cost REBEL "
-                f"{df['rebel_cost'].mean():.4f} vs two-step {df['two_step_cost'].mean():.4f} "
-                f"(Bayes {df['bayes_cost'].mean():.4f}).")
+    headline = (
+        f"REBEL (cost-sensitive) beats the two-step method in {wins} of {len(df)} trials "
+        f"(win rate {wins / len(df):.1%}, ties {ties}); mean test cost REBEL "
+        f"{df['rebel_cost'].mean():.4f} vs two-step {df['two_step_cost'].mean():.4f} "
+        f"(Bayes {df['bayes_cost'].mean():.4f})."
+    )
     return df, summary.round(4).to_string(), headline
 
 
 def _run_table1(args, progress) -> tuple:
-    trials = ex.table1(_names(args.datasets, ex.TABLE1_DATASETS), args.depths, args.splits, args.rounds,
-                       args.seed, None, args.jobs, args.backend, progress)
-    return trials, ex.table1_summary(trials).round(4).to_string(), (
-        "Rows: mean test 0-1 error of REBEL trained with 0-1 costs, and mean test cost of REBEL trained with the "
-        f"dataset's random cost matrix; rounds (<= {args.rounds}) chosen on validation, {args.splits} splits.")
+    trials = ex.table1(
+        _names(args.datasets, ex.TABLE1_DATASETS),
+        args.depths,
+        args.splits,
+        args.rounds,
+        args.seed,
+        None,
+        args.jobs,
+        args.backend,
+        progress,
+    )
+    return (
+        trials,
+        ex.table1_summary(trials).round(4).to_string(),
+        (
+            "Rows: mean test 0-1 error of REBEL trained with 0-1 costs, and mean test cost of REBEL trained with the "
+            f"dataset's random cost matrix; rounds (<= {args.rounds}) chosen on validation, {args.splits} splits."
+        ),
+    )
 
 
 def _run_fig4(args, progress) -> tuple:
     methods = args.methods.split(",") if args.methods else list(ex.FIG4_METHODS)
-    curves = ex.fig4(_names(args.datasets, ex.FIG4_DATASETS), methods, args.splits, args.rounds, args.depth,
-                     args.seed, None, args.jobs, args.backend, progress)
+    curves = ex.fig4(
+        _names(args.datasets, ex.FIG4_DATASETS),
+        methods,
+        args.splits,
+        args.rounds,
+        args.depth,
+        args.seed,
+        None,
+        args.jobs,
+        args.backend,
+        progress,
+    )
     if args.curves:
         curves.to_csv(args.curves, index=False)
     trials = ex.select_rounds(curves)
@@ -93,10 +129,12 @@ def _run_fig4(args, progress) -> tuple:
     error = blind.assign(v=_mean_std(100 * blind["test_error_mean"], 100 * blind["test_error_std"], 1))
     cost = summary[(summary["training"] == "cost") | (summary["decision"] == "min-risk")]
     cost = cost.assign(v=_mean_std(cost["test_cost_mean"], cost["test_cost_std"], 3))
-    text = ("Test error % (cost-blind, rounds chosen on validation error):\n"
-            + error.pivot(index="label", columns="dataset", values="v").to_string()
-            + "\n\nTest cost (random cost matrix; rounds chosen on validation cost):\n"
-            + cost.pivot(index="label", columns="dataset", values="v").to_string())
+    text = (
+        "Test error % (cost-blind, rounds chosen on validation error):\n"
+        + error.pivot(index="label", columns="dataset", values="v").to_string()
+        + "\n\nTest cost (random cost matrix; rounds chosen on validation cost):\n"
+        + cost.pivot(index="label", columns="dataset", values="v").to_string()
+    )
     return trials, text, f"{args.splits} random 50/25/25 splits per dataset, up to {args.rounds} rounds."
 
 
@@ -106,26 +144,42 @@ RUNNERS = {"fig3": _run_fig3, "table1": _run_table1, "fig4": _run_fig4}
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m rebel", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    rep = sub.add_parser("reproduce", help="run one of the paper's experiments",
-                         description="Run one of the paper's experiments and print its summary table.")
+    rep = sub.add_parser(
+        "reproduce",
+        help="run one of the paper's experiments",
+        description="Run one of the paper's experiments and print its summary table.",
+    )
     rep.add_argument("experiment", choices=sorted(RUNNERS))
-    rep.add_argument("--datasets", default=None,
-                     help="fig3: number of random datasets (10); table1/fig4: a count of the default datasets "
-                          "or comma-separated names (iris, wine, breast_cancer, digits, random_<i>, presets)")
+    rep.add_argument(
+        "--datasets",
+        default=None,
+        help="fig3: number of random datasets (10); table1/fig4: a count of the default datasets "
+        "or comma-separated names (iris, wine, breast_cancer, digits, random_<i>, presets)",
+    )
     rep.add_argument("--costs", type=int, default=20, help="fig3: random cost matrices per dataset (20)")
     rep.add_argument("--rounds", type=int, default=None, help="boosting rounds (fig3/table1: 100, fig4: 200)")
     rep.add_argument("--depth", type=int, default=1, help="tree depth of the weak learners (1 = stumps)")
     rep.add_argument("--depths", type=_ints, default=(1, 2, 3, 4), help="table1: depths to compare (1,2,3,4)")
     rep.add_argument("--splits", type=int, default=5, help="table1/fig4: random 50/25/25 splits (5)")
-    rep.add_argument("--methods", default=None, help=f"fig4: comma-separated subset of {','.join(ESTIMATORS)}")
-    rep.add_argument("--posterior", default="rebel", choices=list(ESTIMATORS),
-                     help="fig3: posterior estimator of the two-step method (rebel = REBEL with 0-1 costs)")
-    rep.add_argument("--cost-distribution", default="paper",
-                     help="fig3: paper (half-normal), lognormal[:s] or spike[:m]")
+    rep.add_argument(
+        "--methods", default=None, help=f"fig4: comma-separated subset of {','.join(ESTIMATORS)}"
+    )
+    rep.add_argument(
+        "--posterior",
+        default="rebel",
+        choices=list(ESTIMATORS),
+        help="fig3: posterior estimator of the two-step method (rebel = REBEL with 0-1 costs)",
+    )
+    rep.add_argument(
+        "--cost-distribution", default="paper", help="fig3: paper (half-normal), lognormal[:s] or spike[:m]"
+    )
     rep.add_argument("--seed", type=int, default=PAPER_SEED, help=f"base seed ({PAPER_SEED})")
     rep.add_argument("--jobs", type=int, default=2, help="joblib workers (2)")
-    rep.add_argument("--backend", default=None,
-                     help="joblib backend: threading (default), loky, or dask/ray when registered")
+    rep.add_argument(
+        "--backend",
+        default=None,
+        help="joblib backend: threading (default), loky, or dask/ray when registered",
+    )
     rep.add_argument("--out", default=None, help="write the per-trial table to this CSV file")
     rep.add_argument("--curves", default=None, help="fig4: write the per-round curves to this CSV file")
     rep.add_argument("--quiet", action="store_true", help="no progress bar")

@@ -308,7 +308,9 @@ def apply_round(wp, wm, H, f, a, scale, cost_rows, dw, w_total, dw_total, n_chun
     for c in prange(n_chunks):
         start = min(c * size, n_samples)
         stop = min(start + size, n_samples)
-        risks[c] = _apply_round_rows(wp, wm, H, f, ea, ema, a, scale, cost_rows, dw, w_parts[c], dw_parts[c], start, stop)
+        risks[c] = _apply_round_rows(
+            wp, wm, H, f, ea, ema, a, scale, cost_rows, dw, w_parts[c], dw_parts[c], start, stop
+        )
     for k in range(n_classes):
         w_total[k] = w_parts[:, k].sum()
         dw_total[k] = dw_parts[:, k].sum()
@@ -320,7 +322,9 @@ def apply_round_serial(wp, wm, H, f, a, scale, cost_rows, dw, w_total, dw_total,
     """``apply_round`` on one thread (one chunk)."""
     ea = np.exp(a)
     ema = np.exp(-a)
-    risk = _apply_round_rows(wp, wm, H, f, ea, ema, a, scale, cost_rows, dw, w_total, dw_total, 0, wp.shape[0])
+    risk = _apply_round_rows(
+        wp, wm, H, f, ea, ema, a, scale, cost_rows, dw, w_total, dw_total, 0, wp.shape[0]
+    )
     return risk / max(wp.shape[0], 1)
 
 
@@ -452,8 +456,19 @@ def predict_blocks(X, a0, features, thresholds, leaf_signs, A, depth, out, stage
     n_blocks = (n_samples + PREDICT_BLOCK - 1) // PREDICT_BLOCK
     for b in prange(n_blocks):
         start = b * PREDICT_BLOCK
-        _predict_block(X, start, min(start + PREDICT_BLOCK, n_samples), a0, features, thresholds, leaf_signs, A,
-                       depth, out, staged)
+        _predict_block(
+            X,
+            start,
+            min(start + PREDICT_BLOCK, n_samples),
+            a0,
+            features,
+            thresholds,
+            leaf_signs,
+            A,
+            depth,
+            out,
+            staged,
+        )
 
 
 @njit(cache=True, nogil=True)
@@ -461,8 +476,19 @@ def predict_blocks_serial(X, a0, features, thresholds, leaf_signs, A, depth, out
     """``predict_blocks`` on one thread."""
     n_samples = X.shape[0]
     for start in range(0, n_samples, PREDICT_BLOCK):
-        _predict_block(X, start, min(start + PREDICT_BLOCK, n_samples), a0, features, thresholds, leaf_signs, A,
-                       depth, out, staged)
+        _predict_block(
+            X,
+            start,
+            min(start + PREDICT_BLOCK, n_samples),
+            a0,
+            features,
+            thresholds,
+            leaf_signs,
+            A,
+            depth,
+            out,
+            staged,
+        )
 
 
 @njit(cache=True, nogil=True)
@@ -484,8 +510,31 @@ def _layer_choose_a(sp, sm, a, a_new):
 
 
 @njit(cache=True, nogil=True)
-def grow_tree(bins, wp, wm, usable, depth, parallel, dw, w_total, dw_total, hist, leaf_hist, f, leaf, e,
-              u_tot, v_tot, sp, sm, features, thr_idx, leaf_signs, a, layer_totals):
+def grow_tree(
+    bins,
+    wp,
+    wm,
+    usable,
+    depth,
+    parallel,
+    dw,
+    w_total,
+    dw_total,
+    hist,
+    leaf_hist,
+    f,
+    leaf,
+    e,
+    u_tot,
+    v_tot,
+    sp,
+    sm,
+    features,
+    thr_idx,
+    leaf_signs,
+    a,
+    layer_totals,
+):
     """Grow one depth-``depth`` tree and its a on the current weights (paper Sec. 4, DESIGN.md section 2).
 
     Reads dw = wp - wm and the column totals of wp + wm and of dw (as ``apply_round`` leaves them). Writes the
@@ -533,8 +582,16 @@ def grow_tree(bins, wp, wm, usable, depth, parallel, dw, w_total, dw_total, hist
         best_thr = np.empty(n_leaves, dtype=np.int32)
         best_polarity = np.empty(n_leaves, dtype=np.int8)
         old_signs = leaf_signs[:n_leaves].copy()
-        leaf_scan(leaf_hist[:n_leaves], u_tot[:n_leaves], v_tot[:n_leaves], old_signs, usable,
-                  best_feature, best_thr, best_polarity)
+        leaf_scan(
+            leaf_hist[:n_leaves],
+            u_tot[:n_leaves],
+            v_tot[:n_leaves],
+            old_signs,
+            usable,
+            best_feature,
+            best_thr,
+            best_polarity,
+        )
         for lf in range(n_leaves):
             pos = first_leaf + lf
             if best_feature[lf] >= 0:
@@ -557,9 +614,38 @@ def grow_tree(bins, wp, wm, usable, depth, parallel, dw, w_total, dw_total, hist
 
 
 @njit(cache=True, nogil=True)
-def boost_rounds(t_start, t_stop, bins, wp, wm, H, usable, depth, parallel, cost_rows, dw, w_total, dw_total,
-                 hist, leaf_hist, f, leaf, e, u_tot, v_tot, sp, sm, n_chunks,
-                 features, thr_idx, leaf_signs, A, layer_totals, round_totals, risks):
+def boost_rounds(
+    t_start,
+    t_stop,
+    bins,
+    wp,
+    wm,
+    H,
+    usable,
+    depth,
+    parallel,
+    cost_rows,
+    dw,
+    w_total,
+    dw_total,
+    hist,
+    leaf_hist,
+    f,
+    leaf,
+    e,
+    u_tot,
+    v_tot,
+    sp,
+    sm,
+    n_chunks,
+    features,
+    thr_idx,
+    leaf_signs,
+    A,
+    layer_totals,
+    round_totals,
+    risks,
+):
     """Rounds t_start..t_stop-1 of the REBEL loop in one call: grow a tree (``grow_tree``), then move H and the
     weights past it (``apply_round``, rescaled by the closed-form ``round_total``).
 
@@ -568,12 +654,37 @@ def boost_rounds(t_start, t_stop, bins, wp, wm, H, usable, depth, parallel, cost
     training risk after it into risks[t].
     """
     for t in range(t_start, t_stop):
-        grow_tree(bins, wp, wm, usable, depth, parallel, dw, w_total, dw_total, hist, leaf_hist, f, leaf, e,
-                  u_tot, v_tot, sp, sm, features[t], thr_idx[t], leaf_signs[t], A[t], layer_totals[t])
+        grow_tree(
+            bins,
+            wp,
+            wm,
+            usable,
+            depth,
+            parallel,
+            dw,
+            w_total,
+            dw_total,
+            hist,
+            leaf_hist,
+            f,
+            leaf,
+            e,
+            u_tot,
+            v_tot,
+            sp,
+            sm,
+            features[t],
+            thr_idx[t],
+            leaf_signs[t],
+            A[t],
+            layer_totals[t],
+        )
         total = round_total(sp, sm, A[t])
         scale = 1.0 / total if total > 0.0 else 1.0
         if parallel:
             risks[t] = apply_round(wp, wm, H, f, A[t], scale, cost_rows, dw, w_total, dw_total, n_chunks)
         else:
-            risks[t] = apply_round_serial(wp, wm, H, f, A[t], scale, cost_rows, dw, w_total, dw_total, n_chunks)
+            risks[t] = apply_round_serial(
+                wp, wm, H, f, A[t], scale, cost_rows, dw, w_total, dw_total, n_chunks
+            )
         round_totals[t] = total

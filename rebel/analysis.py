@@ -89,8 +89,11 @@ def problem_from_state(state: Mapping, default_preset: str = pg.DEFAULT_PRESET) 
     C = validate_cost_matrix(C, n_classes=ds.n_classes)
     hyper = pg.validate_hyper(dict(state.get("hyper") or pg.DEFAULT_HYPER))
     preset = str(state.get("preset") or "")
-    if state.get("data_source", "mixture") != "mixture" or preset not in PRESETS \
-            or tuple(PRESETS[preset].classes) != tuple(ds.classes):
+    if (
+        state.get("data_source", "mixture") != "mixture"
+        or preset not in PRESETS
+        or tuple(PRESETS[preset].classes) != tuple(ds.classes)
+    ):
         preset = ""
     return Problem(ds, C, hyper, preset, "playground")
 
@@ -108,12 +111,16 @@ def problem_or_default(state: Mapping, default_preset: str = pg.DEFAULT_PRESET) 
 def problem_caption(problem: Problem) -> str:
     """One line (markdown) saying which data and costs a page uses."""
     ds, h = problem.dataset, problem.hyper
-    what = (f"{len(ds.y_train)} training / {len(ds.y_test)} test points, classes "
-            f"{', '.join(map(str, ds.classes))}; {h['n_estimators']} rounds, {h['n_thresholds']} thresholds")
+    what = (
+        f"{len(ds.y_train)} training / {len(ds.y_test)} test points, classes "
+        f"{', '.join(map(str, ds.classes))}; {h['n_estimators']} rounds, {h['n_thresholds']} thresholds"
+    )
     if problem.source == "playground":
         return f"Using the Playground's dataset and cost matrix ({what}). Change them on the Playground page."
-    return (f"The Playground has not been opened yet: using the **{problem.preset}** preset with its suggested "
-            f"costs ({what}). Open the Playground to work on your own problem.")
+    return (
+        f"The Playground has not been opened yet: using the **{problem.preset}** preset with its suggested "
+        f"costs ({what}). Open the Playground to work on your own problem."
+    )
 
 
 def shared_model(state: Mapping, problem: Problem, max_depth: int) -> RebelClassifier | None:
@@ -122,8 +129,11 @@ def shared_model(state: Mapping, problem: Problem, max_depth: int) -> RebelClass
     if pair is None or problem.source != "playground" or int(problem.hyper["max_depth"]) != int(max_depth):
         return None
     try:
-        same = (pg.dataset_key(pair.dataset) == pg.dataset_key(problem.dataset)
-                and np.array_equal(pair.cost_matrix, problem.cost_matrix) and dict(pair.hyper) == problem.hyper)
+        same = (
+            pg.dataset_key(pair.dataset) == pg.dataset_key(problem.dataset)
+            and np.array_equal(pair.cost_matrix, problem.cost_matrix)
+            and dict(pair.hyper) == problem.hyper
+        )
     except AttributeError:
         return None
     return pair.rebel if same else None
@@ -195,7 +205,9 @@ def default_paths(problem: Problem) -> dict:
 
 def paths_table(paths: dict) -> pd.DataFrame:
     """Waypoints as an editable table: one row per waypoint, columns path, x, y (paths in order)."""
-    rows = [{"path": str(name), "x": float(p[0]), "y": float(p[1])} for name, pts in paths.items() for p in pts]
+    rows = [
+        {"path": str(name), "x": float(p[0]), "y": float(p[1])} for name, pts in paths.items() for p in pts
+    ]
     return pd.DataFrame(rows, columns=["path", "x", "y"]).astype({"path": object, "x": float, "y": float})
 
 
@@ -211,21 +223,28 @@ def paths_from_table(df: pd.DataFrame) -> dict:
     for i, (name, x, y) in enumerate(zip(df["path"], df["x"], df["y"]), start=1):
         label = "" if name is None or (isinstance(name, float) and np.isnan(name)) else str(name).strip()
         if not label:
-            raise ValueError(f"waypoint row {i} has no path name; type a name such as A (rows with the same "
-                             "name form one path).")
+            raise ValueError(
+                f"waypoint row {i} has no path name; type a name such as A (rows with the same "
+                "name form one path)."
+            )
         try:
             xy = [float(x), float(y)]
         except (TypeError, ValueError):
             xy = [np.nan, np.nan]
         if not np.all(np.isfinite(xy)):
-            raise ValueError(f"waypoint row {i} (path {label!r}) has x = {x!r}, y = {y!r}; enter two finite "
-                             "numbers.")
+            raise ValueError(
+                f"waypoint row {i} (path {label!r}) has x = {x!r}, y = {y!r}; enter two finite numbers."
+            )
         paths.setdefault(label, []).append(xy)
     if not paths:
-        raise ValueError("the waypoint table is empty; add at least two rows with the same path name, or load "
-                         "the preset paths.")
+        raise ValueError(
+            "the waypoint table is empty; add at least two rows with the same path name, or load "
+            "the preset paths."
+        )
     if len(paths) > MAX_PATHS:
-        raise ValueError(f"the table has {len(paths)} paths; at most {MAX_PATHS} are drawn. Delete some rows.")
+        raise ValueError(
+            f"the table has {len(paths)} paths; at most {MAX_PATHS} are drawn. Delete some rows."
+        )
     for name, pts in paths.items():
         if len(pts) < 2:
             raise ValueError(f"path {name!r} has 1 waypoint; add a second one (a row with path {name!r}).")
@@ -242,7 +261,11 @@ def waypoints_from_selection(selection) -> list:
     it; those are not waypoints). Unusable entries are skipped."""
     out = []
     try:
-        points = selection.get("points", []) if isinstance(selection, Mapping) else getattr(selection, "points", [])
+        points = (
+            selection.get("points", [])
+            if isinstance(selection, Mapping)
+            else getattr(selection, "points", [])
+        )
         boxes = selection.get("box", []) if isinstance(selection, Mapping) else getattr(selection, "box", [])
     except (AttributeError, TypeError):
         return out
@@ -348,15 +371,23 @@ def gallery_costs(n_classes: int, c: int, m: float, other: int) -> dict:
     (c) ×m false positives of c, (d) ×m false negatives of c. Keys are the panel letters."""
     if int(other) == int(c):
         raise ValueError("the other class must differ from class c; pick another class for panel (b).")
-    return {"a": uniform_costs(n_classes), "b": fn_costs(n_classes, int(other), m),
-            "c": fp_costs(n_classes, int(c), m), "d": fn_costs(n_classes, int(c), m)}
+    return {
+        "a": uniform_costs(n_classes),
+        "b": fn_costs(n_classes, int(other), m),
+        "c": fp_costs(n_classes, int(c), m),
+        "d": fn_costs(n_classes, int(c), m),
+    }
 
 
 def gallery_titles(classes, c: int, m: float, other: int) -> dict:
     """Panel titles, e.g. ``{"c": "(c) ×10 false-positive cost for C"}``."""
     cls, oth, mm = str(classes[c]), str(classes[other]), f"{m:g}"
-    return {"a": "(a) uniform costs", "b": f"(b) ×{mm} false-negative cost for {oth}",
-            "c": f"(c) ×{mm} false-positive cost for {cls}", "d": f"(d) ×{mm} false-negative cost for {cls}"}
+    return {
+        "a": "(a) uniform costs",
+        "b": f"(b) ×{mm} false-negative cost for {oth}",
+        "c": f"(c) ×{mm} false-positive cost for {cls}",
+        "d": f"(d) ×{mm} false-negative cost for {cls}",
+    }
 
 
 def class_report(y_idx, pred_idx, c: int) -> dict:
@@ -367,9 +398,14 @@ def class_report(y_idx, pred_idx, c: int) -> dict:
     is_c, said_c = y_idx == c, pred_idx == c
     tp = int(np.sum(is_c & said_c))
     predicted, support = int(said_c.sum()), int(is_c.sum())
-    return {"precision": tp / predicted if predicted else float("nan"),
-            "recall": tp / support if support else float("nan"),
-            "wrong": predicted - tp, "missed": support - tp, "predicted": predicted, "support": support}
+    return {
+        "precision": tp / predicted if predicted else float("nan"),
+        "recall": tp / support if support else float("nan"),
+        "wrong": predicted - tp,
+        "missed": support - tp,
+        "predicted": predicted,
+        "support": support,
+    }
 
 
 @dataclass
@@ -386,8 +422,10 @@ class GalleryPanel:
 
     def report(self, y_train_idx, y_test_idx, c: int) -> dict:
         """``{"train": class_report, "test": class_report}`` of class c."""
-        return {"train": class_report(y_train_idx, self.train_pred, c),
-                "test": class_report(y_test_idx, self.test_pred, c)}
+        return {
+            "train": class_report(y_train_idx, self.train_pred, c),
+            "test": class_report(y_test_idx, self.test_pred, c),
+        }
 
 
 @dataclass
@@ -412,8 +450,9 @@ class Gallery:
         return pd.DataFrame(rows)
 
 
-def train_gallery(problem: Problem, c: int, m: float, other: int, grid_size: int = 120,
-                  progress: Progress | None = None) -> Gallery:
+def train_gallery(
+    problem: Problem, c: int, m: float, other: int, grid_size: int = 120, progress: Progress | None = None
+) -> Gallery:
     """Train the four Fig. 7 models (the problem's rounds, depth and thresholds) and evaluate them on a grid,
     the training and the test points. ``progress`` returning False stops after the current panel."""
     ds = problem.dataset
@@ -431,9 +470,14 @@ def train_gallery(problem: Problem, c: int, m: float, other: int, grid_size: int
         model = fit_rebel(ds, C, problem.hyper)
         test_pred = model.staged_class_indices(ds.X_test)[-1] if ds.X_test.shape[0] else np.empty(0, np.int16)
         out.panels[key] = GalleryPanel(
-            key, titles[key], C, model,
+            key,
+            titles[key],
+            C,
+            model,
             np.argmax(model.decision_function(grid.points), axis=1).reshape(grid.shape).astype(np.int16),
-            np.argmax(model.decision_function(ds.X_train), axis=1), np.asarray(test_pred, dtype=np.int64))
+            np.argmax(model.decision_function(ds.X_train), axis=1),
+            np.asarray(test_pred, dtype=np.int64),
+        )
     _report(progress, 4, 4, "done")
     return out
 
@@ -461,7 +505,9 @@ def swept_matrix(cost_matrix, entry: tuple, value: float) -> np.ndarray:
     i, j = map(int, entry)
     C = np.array(cost_matrix, dtype=np.float64)
     if i == j:
-        raise ValueError("a correct decision costs 0 by definition; pick a truth and a prediction that differ.")
+        raise ValueError(
+            "a correct decision costs 0 by definition; pick a truth and a prediction that differ."
+        )
     C[i, j] = float(value)
     return C
 
@@ -497,18 +543,28 @@ def run_sweep(problem: Problem, entry: tuple, values, progress: Progress | None 
         if not _report(progress, i + 1, len(values) + 1, f"C = {v:.3g}"):
             break
         C = swept_matrix(problem.cost_matrix, entry, v)
-        preds = {"REBEL": np.argmax(fit_rebel(ds, C, problem.hyper).decision_function(ds.X_test), axis=1),
-                 "two-step": min_risk_class(posterior, C)}
+        preds = {
+            "REBEL": np.argmax(fit_rebel(ds, C, problem.hyper).decision_function(ds.X_test), axis=1),
+            "two-step": min_risk_class(posterior, C),
+        }
         for method, pred in preds.items():
             costs.append({"value": v, "method": method, "test_cost": float(C[y, pred].mean())})
             for k in range(K):
                 r = class_report(y, pred, k)
-                metrics.append({"value": v, "method": method, "class": k, "recall": r["recall"],
-                                "precision": r["precision"]})
+                metrics.append(
+                    {
+                        "value": v,
+                        "method": method,
+                        "class": k,
+                        "recall": r["recall"],
+                        "precision": r["precision"],
+                    }
+                )
         done = i + 1
     _report(progress, len(values) + 1, len(values) + 1, "done")
-    return SweepResult(tuple(entry), values[:done], pd.DataFrame(metrics), pd.DataFrame(costs),
-                       done == len(values))
+    return SweepResult(
+        tuple(entry), values[:done], pd.DataFrame(metrics), pd.DataFrame(costs), done == len(values)
+    )
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -526,11 +582,16 @@ def decomposition_tables(cost_matrix, classes) -> dict:
     d = decompose(C)
     names = [str(c) for c in classes]
     idx = pd.Index(names, name="truth")
-    summary = pd.DataFrame({"β": d.beta, "φ = max c": C.max(axis=1), "Σb = φ − β": C.max(axis=1) - d.beta,
-                            "c*": d.c_star}, index=idx)
-    return {"summary": summary, "c+": pd.DataFrame(d.cp, index=idx, columns=names),
-            "c-": pd.DataFrame(d.cm, index=idx, columns=names), "H*": pd.DataFrame(d.H_star, index=idx,
-                                                                                    columns=names)}
+    summary = pd.DataFrame(
+        {"β": d.beta, "φ = max c": C.max(axis=1), "Σb = φ − β": C.max(axis=1) - d.beta, "c*": d.c_star},
+        index=idx,
+    )
+    return {
+        "summary": summary,
+        "c+": pd.DataFrame(d.cp, index=idx, columns=names),
+        "c-": pd.DataFrame(d.cm, index=idx, columns=names),
+        "H*": pd.DataFrame(d.H_star, index=idx, columns=names),
+    }
 
 
 def loss_levels(cost_matrix, y_idx) -> dict:
@@ -552,10 +613,17 @@ def loss_levels(cost_matrix, y_idx) -> dict:
     for y in np.unique(y_idx):
         cp, cm = d.cp[y], d.cm[y]
         for k in np.flatnonzero(C[y] > 0):
-            excess = (2 * np.sqrt((cp[y] + cp[k]) * (cm[y] + cm[k])) - 2 * np.sqrt(cp[y] * cm[y])
-                      - 2 * np.sqrt(cp[k] * cm[k]))
+            excess = (
+                2 * np.sqrt((cp[y] + cp[k]) * (cm[y] + cm[k]))
+                - 2 * np.sqrt(cp[y] * cm[y])
+                - 2 * np.sqrt(cp[k] * cm[k])
+            )
             best = min(best, float(excess))
-    return {"L*": L_star, "L_bullet": L_star + best / (2 * N), "c*_mean": float(d.c_star[y_idx].sum() / (2 * N))}
+    return {
+        "L*": L_star,
+        "L_bullet": L_star + best / (2 * N),
+        "c*_mean": float(d.c_star[y_idx].sum() / (2 * N)),
+    }
 
 
 def _label_index(classes, y) -> np.ndarray:
@@ -563,7 +631,9 @@ def _label_index(classes, y) -> np.ndarray:
     idx = np.clip(np.searchsorted(classes, y), 0, len(classes) - 1)
     if np.any(classes[idx] != y):
         bad = y[np.flatnonzero(classes[idx] != y)[0]]
-        raise ValueError(f"label {bad!r} is not one of the model's classes {list(classes)}; retrain the model.")
+        raise ValueError(
+            f"label {bad!r} is not one of the model's classes {list(classes)}; retrain the model."
+        )
     return idx
 
 
@@ -631,15 +701,23 @@ def round_diagnostics(model: RebelClassifier, X, y) -> pd.DataFrame:
         phi = D / S if S > 0 else np.nan
         before, after = loss[t - 1] - L_star, loss[t] - L_star
         paper = gamma * (1 - c_bar / (L_bullet - L_star + c_bar)) if loss[t - 1] >= L_bullet else np.nan
-        rows.append({
-            "t": t, "gamma": gamma,
-            "gamma_wlc": float(np.abs((diff * f[:, None]).sum(axis=0)).sum()) / wlc_den if wlc_den > 0 else np.nan,
-            "phi": phi, "phi_paper": paper,
-            "ratio": after / before if before > 0 else np.nan,
-            "bound": float(np.sqrt(max(0.0, 1 - phi**2))), "bound_exp": float(np.exp(-(phi**2) / 2)),
-            "loss_before": L_star + S - c_bar, "loss_after": float(loss[t]),
-            "a_star_err": float(np.nanmax(np.abs(np.where(np.isfinite(a_star), a_star - a, 0.0)))),
-        })
+        rows.append(
+            {
+                "t": t,
+                "gamma": gamma,
+                "gamma_wlc": float(np.abs((diff * f[:, None]).sum(axis=0)).sum()) / wlc_den
+                if wlc_den > 0
+                else np.nan,
+                "phi": phi,
+                "phi_paper": paper,
+                "ratio": after / before if before > 0 else np.nan,
+                "bound": float(np.sqrt(max(0.0, 1 - phi**2))),
+                "bound_exp": float(np.exp(-(phi**2) / 2)),
+                "loss_before": L_star + S - c_bar,
+                "loss_after": float(loss[t]),
+                "a_star_err": float(np.nanmax(np.abs(np.where(np.isfinite(a_star), a_star - a, 0.0)))),
+            }
+        )
         H_prev = H
     df = pd.DataFrame(rows)
     if df.empty:
@@ -699,7 +777,9 @@ def adaboost_scores(X, y_pm, thresholds, usable, n_rounds: int) -> tuple:
     return np.array(scores), np.array(alphas), np.array(errs), np.array(feats), np.array(thr)
 
 
-def binary_reduction(dataset: Dataset, pair: tuple, n_rounds: int = 30, n_thresholds: int = 200) -> BinaryDemo:
+def binary_reduction(
+    dataset: Dataset, pair: tuple, n_rounds: int = 30, n_thresholds: int = 200
+) -> BinaryDemo:
     """Train REBEL (0-1 costs, stumps) on the training points of the two classes ``pair`` and binary AdaBoost on
     the same thresholds (class pair[0] = +1). S.8 predicts H_1 = -H_2 = h at every round and equal losses."""
     classes = tuple(sorted(map(str, pair)))
@@ -713,18 +793,26 @@ def binary_reduction(dataset: Dataset, pair: tuple, n_rounds: int = 30, n_thresh
             raise ValueError(f"class {c!r} has no training points; pick two classes that have some.")
     model = RebelClassifier(n_estimators=int(n_rounds), max_depth=1, n_thresholds=int(n_thresholds)).fit(X, y)
     y_pm = np.where(y == model.classes_[0], 1.0, -1.0)
-    h, alpha, err, feats, thr = adaboost_scores(X, y_pm, model.thresholds_, model.feature_usable_,
-                                               model.n_estimators_)
+    h, alpha, err, feats, thr = adaboost_scores(
+        X, y_pm, model.thresholds_, model.feature_usable_, model.n_estimators_
+    )
     H = staged_scores(model, X)
     ada_loss = np.exp(-y_pm[None, :] * h).mean(axis=1)
-    rounds = pd.DataFrame({
-        "t": np.arange(1, model.n_estimators_ + 1),
-        "feature": model.tree_features_[:, 0], "threshold": model.tree_thresholds_[:, 0],
-        "a_t (class 1)": model.a_[:, 0], "a_t (class 2)": model.a_[:, 1],
-        "AdaBoost feature": feats, "AdaBoost threshold": model.thresholds_[feats, thr - 1],
-        "AdaBoost alpha_t": alpha, "AdaBoost error": err,
-        "REBEL loss": model.train_loss_[1:], "AdaBoost loss": ada_loss[1:],
-        "max |H1 + H2|": np.abs(H[1:, :, 0] + H[1:, :, 1]).max(axis=1),
-        "max |H1 - h|": np.abs(H[1:, :, 0] - h[1:]).max(axis=1),
-    })
+    rounds = pd.DataFrame(
+        {
+            "t": np.arange(1, model.n_estimators_ + 1),
+            "feature": model.tree_features_[:, 0],
+            "threshold": model.tree_thresholds_[:, 0],
+            "a_t (class 1)": model.a_[:, 0],
+            "a_t (class 2)": model.a_[:, 1],
+            "AdaBoost feature": feats,
+            "AdaBoost threshold": model.thresholds_[feats, thr - 1],
+            "AdaBoost alpha_t": alpha,
+            "AdaBoost error": err,
+            "REBEL loss": model.train_loss_[1:],
+            "AdaBoost loss": ada_loss[1:],
+            "max |H1 + H2|": np.abs(H[1:, :, 0] + H[1:, :, 1]).max(axis=1),
+            "max |H1 - h|": np.abs(H[1:, :, 0] - h[1:]).max(axis=1),
+        }
+    )
     return BinaryDemo(tuple(model.classes_), model, H, h, rounds)

@@ -37,7 +37,9 @@ except ImportError:  # pragma: no cover - depends on the environment
     lightgbm = None
 
 HAS_LIGHTGBM = lightgbm is not None
-EDGE_SMOOTHING = 1e-10  # alpha = 1/2 ln((1 + r + eps) / (1 - r + eps)): finite when a stump is perfect (r = 1)
+EDGE_SMOOTHING = (
+    1e-10  # alpha = 1/2 ln((1 + r + eps) / (1 - r + eps)): finite when a stump is perfect (r = 1)
+)
 TIE_TOLERANCE = 1e-12  # edges within this (relative to the best) are tied; the first stump in order wins
 _CHUNK = 16384  # rows per block when evaluating stumps
 
@@ -148,7 +150,9 @@ class TwoStepClassifier(ClassifierMixin, BaseEstimator):
         """Fit the posterior estimator on (X, y) (costs are not used here) and validate ``cost_matrix``."""
         est = RebelClassifier() if self.estimator is None else self.estimator
         self.estimator_ = clone(est).fit(X, y, **fit_params)
-        if not hasattr(self.estimator_, "predict_proba"):  # checked after fit: REBEL has it only for 0-1 costs
+        if not hasattr(
+            self.estimator_, "predict_proba"
+        ):  # checked after fit: REBEL has it only for 0-1 costs
             raise ValueError(
                 f"estimator {type(est).__name__} has no predict_proba; the two-step method needs posterior "
                 "estimates (use e.g. RebelClassifier() with 0-1 costs, HistGradientBoostingClassifier() or "
@@ -157,8 +161,10 @@ class TwoStepClassifier(ClassifierMixin, BaseEstimator):
         self.classes_ = np.asarray(self.estimator_.classes_)
         self.n_features_in_ = getattr(self.estimator_, "n_features_in_", np.shape(X)[1])
         K = len(self.classes_)
-        self.cost_matrix_ = uniform_costs(K) if self.cost_matrix is None else validate_cost_matrix(
-            self.cost_matrix, n_classes=K
+        self.cost_matrix_ = (
+            uniform_costs(K)
+            if self.cost_matrix is None
+            else validate_cost_matrix(self.cost_matrix, n_classes=K)
         )
         return self
 
@@ -416,8 +422,14 @@ def available_estimators() -> list:
     return [name for name in ESTIMATORS if name != "lightgbm" or HAS_LIGHTGBM]
 
 
-def make_estimator(name: str, n_estimators: int = 100, max_depth: int = 1, cost_matrix=None,
-                   random_state=None, n_thresholds: int = 200):
+def make_estimator(
+    name: str,
+    n_estimators: int = 100,
+    max_depth: int = 1,
+    cost_matrix=None,
+    random_state=None,
+    n_thresholds: int = 200,
+):
     """A cost-blind estimator by name (see ``ESTIMATORS``) with ``n_estimators`` rounds of depth ``max_depth``.
 
     ``cost_matrix`` is only accepted for ``rebel`` (cost-sensitive training); every other method is trained
@@ -432,8 +444,13 @@ def make_estimator(name: str, n_estimators: int = 100, max_depth: int = 1, cost_
     if name in ("adaboost_mh", "one_vs_all") and max_depth != 1:
         raise ValueError(f"{name} uses stumps by definition; got max_depth={max_depth}, use max_depth=1.")
     if name == "rebel":
-        return RebelClassifier(cost_matrix=cost_matrix, n_estimators=n_estimators, max_depth=max_depth,
-                               n_thresholds=n_thresholds, random_state=random_state)
+        return RebelClassifier(
+            cost_matrix=cost_matrix,
+            n_estimators=n_estimators,
+            max_depth=max_depth,
+            n_thresholds=n_thresholds,
+            random_state=random_state,
+        )
     if name == "adaboost_mh":
         return AdaBoostMH(n_estimators=n_estimators, n_thresholds=n_thresholds)
     if name == "one_vs_all":
@@ -442,17 +459,28 @@ def make_estimator(name: str, n_estimators: int = 100, max_depth: int = 1, cost_
         from sklearn.ensemble import AdaBoostClassifier
         from sklearn.tree import DecisionTreeClassifier
 
-        return AdaBoostClassifier(DecisionTreeClassifier(max_depth=max_depth), n_estimators=n_estimators,
-                                  random_state=random_state)
+        return AdaBoostClassifier(
+            DecisionTreeClassifier(max_depth=max_depth), n_estimators=n_estimators, random_state=random_state
+        )
     if name == "hgb":
         from sklearn.ensemble import HistGradientBoostingClassifier
 
-        return HistGradientBoostingClassifier(max_iter=n_estimators, max_depth=max_depth,
-                                              max_leaf_nodes=max(2, 2**max_depth), early_stopping=False,
-                                              random_state=random_state)
+        return HistGradientBoostingClassifier(
+            max_iter=n_estimators,
+            max_depth=max_depth,
+            max_leaf_nodes=max(2, 2**max_depth),
+            early_stopping=False,
+            random_state=random_state,
+        )
     if not HAS_LIGHTGBM:
         raise ValueError("lightgbm is not installed; install it (pip install lightgbm) or drop 'lightgbm'.")
-    return lightgbm.LGBMClassifier(n_estimators=n_estimators, max_depth=max_depth, num_leaves=max(2, 2**max_depth),
-                                   n_jobs=1, deterministic=True, force_row_wise=True,
-                                   verbose=-1, random_state=0 if random_state is None else random_state)
-
+    return lightgbm.LGBMClassifier(
+        n_estimators=n_estimators,
+        max_depth=max_depth,
+        num_leaves=max(2, 2**max_depth),
+        n_jobs=1,
+        deterministic=True,
+        force_row_wise=True,
+        verbose=-1,
+        random_state=0 if random_state is None else random_state,
+    )

@@ -23,7 +23,8 @@ BINNINGS = ("uniform", "quantile")
 
 def check_n_thresholds(n_thresholds) -> int:
     if isinstance(n_thresholds, bool) or not isinstance(n_thresholds, (int, np.integer)):
-        raise ValueError(f"n_thresholds must be an integer in [1, {MAX_THRESHOLDS}]; got {n_thresholds!r}.")
+        # ValueError like every other bad parameter (scikit-learn's parameter errors are ValueErrors too).
+        raise ValueError(f"n_thresholds must be an integer in [1, {MAX_THRESHOLDS}]; got {n_thresholds!r}.")  # noqa: TRY004
     if not 1 <= n_thresholds <= MAX_THRESHOLDS:
         raise ValueError(
             f"n_thresholds must be in [1, {MAX_THRESHOLDS}] (bin codes are uint8); got {n_thresholds}. "

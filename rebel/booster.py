@@ -11,8 +11,8 @@ training samples is kept alongside for the empirical risk.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
@@ -64,7 +64,9 @@ def boost(
     kern.split_sums(wp, wm, ones, buf.sp, buf.sm)
     a0 = np.empty(n_classes)
     kern.a_star(buf.sp, buf.sm, a0)
-    total = kern.round_total(buf.sp, buf.sm, a0)  # relative to total0: the sums are of wp, wm before rescaling
+    total = kern.round_total(
+        buf.sp, buf.sm, a0
+    )  # relative to total0: the sums are of wp, wm before rescaling
     risk0 = _apply(buf, wp, wm, H, ones, a0, total, cost_rows)
     log_total += _log_or_neginf(total / total0) if total0 > 0 else 0.0
     log_total0 = log_total
@@ -80,9 +82,36 @@ def boost(
 
     def run(t_start: int, t_stop: int) -> None:
         kern.boost_rounds(
-            t_start, t_stop, bins, wp, wm, H, usable, depth, buf.parallel, cost_rows, buf.dw, buf.w_total,
-            buf.dw_total, buf.hist, buf.leaf_hist, buf.f, buf.leaf, buf.e, buf.u_tot, buf.v_tot, buf.sp, buf.sm,
-            buf.n_chunks, features, thr_idx, leaf_signs, A, layer_totals, round_totals, risks,
+            t_start,
+            t_stop,
+            bins,
+            wp,
+            wm,
+            H,
+            usable,
+            depth,
+            buf.parallel,
+            cost_rows,
+            buf.dw,
+            buf.w_total,
+            buf.dw_total,
+            buf.hist,
+            buf.leaf_hist,
+            buf.f,
+            buf.leaf,
+            buf.e,
+            buf.u_tot,
+            buf.v_tot,
+            buf.sp,
+            buf.sm,
+            buf.n_chunks,
+            features,
+            thr_idx,
+            leaf_signs,
+            A,
+            layer_totals,
+            round_totals,
+            risks,
         )
 
     done = n_rounds

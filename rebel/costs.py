@@ -96,7 +96,9 @@ def validate_cost_matrix(cost_matrix, n_classes: int | None = None, name: str = 
     return C
 
 
-def validate_sample_cost(sample_cost, n_samples: int, n_classes: int, name: str = "sample_cost") -> np.ndarray:
+def validate_sample_cost(
+    sample_cost, n_samples: int, n_classes: int, name: str = "sample_cost"
+) -> np.ndarray:
     """Return example-dependent costs as a validated float64 (N, K) array (one cost row per sample)."""
     S = _as_float_array(sample_cost, name)
     if S.ndim != 2 or S.shape != (n_samples, n_classes):

@@ -70,7 +70,7 @@ class RebelClassifier(ClassifierMixin, BaseEstimator):
         for name, lo, hi in (("n_estimators", 1, None), ("max_depth", 1, MAX_DEPTH)):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-                raise ValueError(f"{name} must be an integer; got {value!r}.")
+                raise ValueError(f"{name} must be an integer; got {value!r}.")  # noqa: TRY004 (sklearn convention)
             if value < lo or (hi is not None and value > hi):
                 rng = f">= {lo}" if hi is None else f"in [{lo}, {hi}]"
                 raise ValueError(f"{name} must be {rng}; got {value}.")
@@ -146,8 +146,15 @@ class RebelClassifier(ClassifierMixin, BaseEstimator):
         work = X.shape[0] * self.n_estimators_ * self.depth_
         with parallel_guard():
             kern.pick(kern.predict_blocks, kern.predict_blocks_serial, work)(
-                X, self.a0_, self.tree_features_, self.tree_thresholds_, self.tree_leaf_signs_, self.a_,
-                self.depth_, out, False,
+                X,
+                self.a0_,
+                self.tree_features_,
+                self.tree_thresholds_,
+                self.tree_leaf_signs_,
+                self.a_,
+                self.depth_,
+                out,
+                False,
             )
         return out
 
@@ -162,8 +169,14 @@ class RebelClassifier(ClassifierMixin, BaseEstimator):
         H = np.broadcast_to(self.a0_, (X.shape[0], self.a0_.shape[0])).copy()
         for t in range(self.n_estimators_):
             with parallel_guard():
-                tree_outputs(X, self.tree_features_[t : t + 1], self.tree_thresholds_[t : t + 1],
-                             self.tree_leaf_signs_[t : t + 1], self.depth_, f)
+                tree_outputs(
+                    X,
+                    self.tree_features_[t : t + 1],
+                    self.tree_thresholds_[t : t + 1],
+                    self.tree_leaf_signs_[t : t + 1],
+                    self.depth_,
+                    f,
+                )
             H += f * self.a_[t]
             yield H.copy()
 
@@ -184,8 +197,15 @@ class RebelClassifier(ClassifierMixin, BaseEstimator):
         work = X.shape[0] * self.n_estimators_ * self.depth_
         with parallel_guard():
             kern.pick(kern.predict_blocks, kern.predict_blocks_serial, work)(
-                X, self.a0_, self.tree_features_, self.tree_thresholds_, self.tree_leaf_signs_, self.a_,
-                self.depth_, out, True,
+                X,
+                self.a0_,
+                self.tree_features_,
+                self.tree_thresholds_,
+                self.tree_leaf_signs_,
+                self.a_,
+                self.depth_,
+                out,
+                True,
             )
         return out
 
@@ -206,7 +226,9 @@ class RebelClassifier(ClassifierMixin, BaseEstimator):
         pred = np.argmax(self.decision_function(X), axis=1)
         y_idx = self._label_indices(y)
         if y_idx.shape[0] != pred.shape[0]:
-            raise ValueError(f"X has {pred.shape[0]} rows but y has {y_idx.shape[0]} labels; give one per row.")
+            raise ValueError(
+                f"X has {pred.shape[0]} rows but y has {y_idx.shape[0]} labels; give one per row."
+            )
         return float(self.cost_matrix_[y_idx, pred].mean())
 
     def _check_uniform_costs(self):

@@ -67,8 +67,9 @@ def _keyed(key, func, args, one_thread=False):
     return key, func(*args)
 
 
-def run_tasks(tasks: Sequence, n_jobs: int | None = 2, backend: str | None = None,
-              progress: Progress | None = None) -> dict:
+def run_tasks(
+    tasks: Sequence, n_jobs: int | None = 2, backend: str | None = None, progress: Progress | None = None
+) -> dict:
     """Run ``tasks`` = [(key, func, args), ...] through joblib; return ``{key: func(*args)}``.
 
     ``backend=None`` prefers threads but yields to a backend chosen with ``joblib.parallel_config`` (Dask, Ray,
@@ -122,7 +123,9 @@ def _as_split(data, name: str) -> Split:
     if isinstance(data, (tuple, list)) and len(data) == 4:
         data = dict(zip(("X_train", "y_train", "X_test", "y_test"), data))
     elif not isinstance(data, dict):
-        data = {k: getattr(data, k, None) for k in ("X_train", "y_train", "X_test", "y_test", "name", "mixture")}
+        data = {
+            k: getattr(data, k, None) for k in ("X_train", "y_train", "X_test", "y_test", "name", "mixture")
+        }
     missing = [k for k in ("X_train", "y_train", "X_test", "y_test") if data.get(k) is None]
     if missing:
         raise ValueError(
@@ -135,14 +138,19 @@ def _as_split(data, name: str) -> Split:
         y = np.asarray(y)
         idx = np.clip(np.searchsorted(classes, y), 0, len(classes) - 1)
         if y.size and np.any(classes[idx] != y):
-            raise ValueError(f"dataset {name!r}: {part} has a label that is not in y_train; classes {list(classes)}.")
+            raise ValueError(
+                f"dataset {name!r}: {part} has a label that is not in y_train; classes {list(classes)}."
+            )
         return idx
 
     X_val = data.get("X_val")
     return Split(
-        name=str(data.get("name") or name), classes=classes,
-        X_train=np.asarray(data["X_train"], dtype=np.float64), y_train=y_train,
-        X_test=np.asarray(data["X_test"], dtype=np.float64), y_test=index(data["y_test"], "y_test"),
+        name=str(data.get("name") or name),
+        classes=classes,
+        X_train=np.asarray(data["X_train"], dtype=np.float64),
+        y_train=y_train,
+        X_test=np.asarray(data["X_test"], dtype=np.float64),
+        y_test=index(data["y_test"], "y_test"),
         X_val=None if X_val is None else np.asarray(X_val, dtype=np.float64),
         y_val=None if X_val is None else index(data["y_val"], "y_val"),
         mixture=data.get("mixture"),
@@ -171,8 +179,9 @@ def load_named(name: str, seed: int = PAPER_SEED):
     return X, np.asarray(y), spec.mixture
 
 
-def three_way_splits(X, y, n_splits: int = 5, seed: int = 0, fractions=(0.5, 0.25, 0.25), name: str = "",
-                     mixture=None) -> list:
+def three_way_splits(
+    X, y, n_splits: int = 5, seed: int = 0, fractions=(0.5, 0.25, 0.25), name: str = "", mixture=None
+) -> list:
     """``n_splits`` random stratified train/validation/test splits (default 50/25/25 %, Sec. 5.1)."""
     classes, y_idx = np.unique(np.asarray(y), return_inverse=True)
     X = np.asarray(X, dtype=np.float64)
@@ -183,7 +192,9 @@ def three_way_splits(X, y, n_splits: int = 5, seed: int = 0, fractions=(0.5, 0.2
         train, rest = train_test_split(idx, train_size=fractions[0], stratify=y_idx, random_state=rs)
         val_share = fractions[1] / (fractions[1] + fractions[2])
         val, test = train_test_split(rest, train_size=val_share, stratify=y_idx[rest], random_state=rs)
-        out.append(Split(name, classes, X[train], y_idx[train], X[test], y_idx[test], X[val], y_idx[val], mixture))
+        out.append(
+            Split(name, classes, X[train], y_idx[train], X[test], y_idx[test], X[val], y_idx[val], mixture)
+        )
     return out
 
 
@@ -222,9 +233,16 @@ def _costs_per_dataset(cost_matrices, n_datasets: int) -> list:
     return [list(c) for c in cost_matrices]
 
 
-def compare_cost_sensitive(datasets, cost_matrices, n_rounds: int = 100, max_depth: int = 1,
-                           posterior=None, n_jobs: int | None = 2, backend: str | None = None,
-                           progress: Progress | None = None) -> pd.DataFrame:
+def compare_cost_sensitive(
+    datasets,
+    cost_matrices,
+    n_rounds: int = 100,
+    max_depth: int = 1,
+    posterior=None,
+    n_jobs: int | None = 2,
+    backend: str | None = None,
+    progress: Progress | None = None,
+) -> pd.DataFrame:
     """REBEL trained with each cost matrix against the two-step method, on the caller's data (Fig. 3 protocol).
 
     ``datasets``: a list of ``rebel.datasets.Dataset``, dicts or (X_train, y_train, X_test, y_test) tuples.
@@ -243,10 +261,15 @@ def compare_cost_sensitive(datasets, cost_matrices, n_rounds: int = 100, max_dep
         estimator = make_estimator(posterior or "rebel", n_rounds, max_depth, random_state=0)
     else:
         estimator = posterior
-    per_dataset = [[validate_cost_matrix(C, n_classes=s.n_classes) for C in cs] for s, cs in zip(splits, per_dataset)]
+    per_dataset = [
+        [validate_cost_matrix(C, n_classes=s.n_classes) for C in cs] for s, cs in zip(splits, per_dataset)
+    ]
     tasks = [(("post", i), _posterior_task, (s, estimator)) for i, s in enumerate(splits)]
-    tasks += [(("cs", i, j), _rebel_cost_task, (s, C, n_rounds, max_depth))
-              for i, (s, cs) in enumerate(zip(splits, per_dataset)) for j, C in enumerate(cs)]
+    tasks += [
+        (("cs", i, j), _rebel_cost_task, (s, C, n_rounds, max_depth))
+        for i, (s, cs) in enumerate(zip(splits, per_dataset))
+        for j, C in enumerate(cs)
+    ]
     results = run_tasks(tasks, n_jobs, backend, progress)
     rows = []
     for i, (s, cs) in enumerate(zip(splits, per_dataset)):
@@ -258,15 +281,19 @@ def compare_cost_sensitive(datasets, cost_matrices, n_rounds: int = 100, max_dep
             bayes = np.nan
             if s.mixture is not None:
                 bayes = bayes_cost(s.mixture, s.X_test, s.classes[s.y_test], C)
-            rows.append({
-                "dataset": s.name, "cost_id": j, "n_classes": s.n_classes,
-                "rebel_cost": float(C[s.y_test, rebel_pred].mean()),
-                "two_step_cost": float(C[s.y_test, two_step_pred[j]].mean()),
-                "blind_cost": float(C[s.y_test, blind_pred].mean()),
-                "rebel_error": float(np.mean(rebel_pred != s.y_test)),
-                "two_step_error": float(np.mean(two_step_pred[j] != s.y_test)),
-                "bayes_cost": bayes,
-            })
+            rows.append(
+                {
+                    "dataset": s.name,
+                    "cost_id": j,
+                    "n_classes": s.n_classes,
+                    "rebel_cost": float(C[s.y_test, rebel_pred].mean()),
+                    "two_step_cost": float(C[s.y_test, two_step_pred[j]].mean()),
+                    "blind_cost": float(C[s.y_test, blind_pred].mean()),
+                    "rebel_error": float(np.mean(rebel_pred != s.y_test)),
+                    "two_step_error": float(np.mean(two_step_pred[j] != s.y_test)),
+                    "bayes_cost": bayes,
+                }
+            )
     df = pd.DataFrame(rows)
     df["win"] = df["rebel_cost"] < df["two_step_cost"]
     df["tie"] = df["rebel_cost"] == df["two_step_cost"]
@@ -286,8 +313,10 @@ def sample_cost_matrix(n_classes: int, rng, distribution: str = "paper") -> np.n
     rng = np.random.default_rng(rng)
     kind, _, arg = str(distribution).partition(":")
     if kind not in COST_DISTRIBUTIONS:
-        raise ValueError(f"cost distribution {distribution!r} is unknown; choose one of {COST_DISTRIBUTIONS} "
-                         "(optionally with a parameter, e.g. 'lognormal:2' or 'spike:20').")
+        raise ValueError(
+            f"cost distribution {distribution!r} is unknown; choose one of {COST_DISTRIBUTIONS} "
+            "(optionally with a parameter, e.g. 'lognormal:2' or 'spike:20')."
+        )
     K = int(n_classes)
     if kind == "paper":
         return random_costs(K, rng)
@@ -301,9 +330,18 @@ def sample_cost_matrix(n_classes: int, rng, distribution: str = "paper") -> np.n
     return normalize_costs(C)
 
 
-def fig3(n_datasets: int = 10, n_costs: int = 20, n_rounds: int = 100, max_depth: int = 1,
-         seed: int = PAPER_SEED, posterior=None, cost_distribution: str = "paper", n_jobs: int | None = 2,
-         backend: str | None = None, progress: Progress | None = None) -> pd.DataFrame:
+def fig3(
+    n_datasets: int = 10,
+    n_costs: int = 20,
+    n_rounds: int = 100,
+    max_depth: int = 1,
+    seed: int = PAPER_SEED,
+    posterior=None,
+    cost_distribution: str = "paper",
+    n_jobs: int | None = 2,
+    backend: str | None = None,
+    progress: Progress | None = None,
+) -> pd.DataFrame:
     """Fig. 3: ``n_datasets`` random mixtures (1000 training / 500 test points) x ``n_costs`` random cost matrices
     (zero diagonal, half-normal entries, random guessing costs 1), ``n_rounds`` weak learners; see
     ``compare_cost_sensitive`` for the columns and ``posterior``. Datasets and costs come from
@@ -312,8 +350,10 @@ def fig3(n_datasets: int = 10, n_costs: int = 20, n_rounds: int = 100, max_depth
     datasets = [make_dataset(spec, f"random_{i}") for i, (spec, _) in enumerate(trials)]
     costs = [c for _, c in trials]
     if cost_distribution != "paper":
-        costs = [[sample_cost_matrix(len(c[0]), [seed, i, 1 + j, 99], cost_distribution) for j in range(n_costs)]
-                 for i, c in enumerate(costs)]
+        costs = [
+            [sample_cost_matrix(len(c[0]), [seed, i, 1 + j, 99], cost_distribution) for j in range(n_costs)]
+            for i, c in enumerate(costs)
+        ]
     return compare_cost_sensitive(datasets, costs, n_rounds, max_depth, posterior, n_jobs, backend, progress)
 
 
@@ -321,18 +361,31 @@ def fig3_summary(df: pd.DataFrame) -> pd.DataFrame:
     """Per dataset and overall: trials, REBEL win rate (strictly lower test cost), ties, mean costs, and the win
     rate on the harder half of the trials (two-step cost above the median; the paper: "especially on the harder
     classification problems")."""
+
     def stats(g):
-        return pd.Series({
-            "trials": len(g), "win_rate": g["win"].mean(), "tie_rate": g["tie"].mean(),
-            "rebel_cost": g["rebel_cost"].mean(), "two_step_cost": g["two_step_cost"].mean(),
-            "blind_cost": g["blind_cost"].mean(), "bayes_cost": g["bayes_cost"].mean(),
-        })
+        return pd.Series(
+            {
+                "trials": len(g),
+                "win_rate": g["win"].mean(),
+                "tie_rate": g["tie"].mean(),
+                "rebel_cost": g["rebel_cost"].mean(),
+                "two_step_cost": g["two_step_cost"].mean(),
+                "blind_cost": g["blind_cost"].mean(),
+                "bayes_cost": g["bayes_cost"].mean(),
+            }
+        )
 
     out = df.groupby("dataset", sort=False).apply(stats, include_groups=False)
     overall = stats(df).rename("all")
     hard = df["two_step_cost"] > df["two_step_cost"].median()
-    out = pd.concat([out, overall.to_frame().T, stats(df[hard]).rename("harder half").to_frame().T,
-                     stats(df[~hard]).rename("easier half").to_frame().T])
+    out = pd.concat(
+        [
+            out,
+            overall.to_frame().T,
+            stats(df[hard]).rename("harder half").to_frame().T,
+            stats(df[~hard]).rename("easier half").to_frame().T,
+        ]
+    )
     out["trials"] = out["trials"].astype(int)
     return out
 
@@ -356,12 +409,21 @@ def _curves_from_preds(preds: np.ndarray, y: np.ndarray, C: np.ndarray, n_rounds
     return _pad(error, n_rounds), _pad(cost, n_rounds)
 
 
-def _method_task(split: Split, method: str, training: str, C: np.ndarray, n_rounds: int, max_depth: int,
-                 random_state: int, min_risk: bool = True) -> pd.DataFrame:
+def _method_task(
+    split: Split,
+    method: str,
+    training: str,
+    C: np.ndarray,
+    n_rounds: int,
+    max_depth: int,
+    random_state: int,
+    min_risk: bool = True,
+) -> pd.DataFrame:
     """Fit one method on one split; its validation and test error and cost after every round, per decision rule
     (``argmax`` of the scores; ``min-risk`` from the posteriors and C, for models trained with 0-1 costs)."""
-    model = make_estimator(method, n_rounds, max_depth, cost_matrix=C if training == "cost" else None,
-                           random_state=random_state)
+    model = make_estimator(
+        method, n_rounds, max_depth, cost_matrix=C if training == "cost" else None, random_state=random_state
+    )
     model.fit(split.X_train, split.y_train)
     frames = []
     decisions = ["argmax"] + (["min-risk"] if training == "0-1" and min_risk else [])
@@ -388,7 +450,9 @@ def _resolve_datasets(datasets, seed: int) -> list:
         elif isinstance(d, (tuple, list)) and len(d) == 3:
             out.append((str(d[0]), np.asarray(d[1], dtype=np.float64), np.asarray(d[2]), None))
         else:
-            raise ValueError(f"dataset {d!r}: give a name ({list(BUNDLED)}, random_<i>, a preset) or (name, X, y).")
+            raise ValueError(
+                f"dataset {d!r}: give a name ({list(BUNDLED)}, random_<i>, a preset) or (name, X, y)."
+            )
     return out
 
 
@@ -400,9 +464,18 @@ def _check_methods(methods) -> list:
     return [m for m in methods if m in available_estimators()]
 
 
-def fig4(datasets=FIG4_DATASETS, methods=FIG4_METHODS, n_splits: int = 5, n_rounds: int = 200,
-         max_depth: int = 1, seed: int = PAPER_SEED, cost_matrices: dict | None = None,
-         n_jobs: int | None = 2, backend: str | None = None, progress: Progress | None = None) -> pd.DataFrame:
+def fig4(
+    datasets=FIG4_DATASETS,
+    methods=FIG4_METHODS,
+    n_splits: int = 5,
+    n_rounds: int = 200,
+    max_depth: int = 1,
+    seed: int = PAPER_SEED,
+    cost_matrices: dict | None = None,
+    n_jobs: int | None = 2,
+    backend: str | None = None,
+    progress: Progress | None = None,
+) -> pd.DataFrame:
     """Fig. 4 and Fig. 6: every method on every dataset and split, error and cost after every round.
 
     ``datasets``: names (see ``load_named``) or (name, X, y) triples; ``methods``: names from
@@ -434,8 +507,18 @@ def fig4(datasets=FIG4_DATASETS, methods=FIG4_METHODS, n_splits: int = 5, n_roun
         frame = results[key]
         name, s_idx, method, training = key
         frames.append(frame.assign(dataset=name, split=s_idx, method=ESTIMATORS[method], training=training))
-    cols = ["dataset", "split", "method", "training", "decision", "t", "val_error", "val_cost", "test_error",
-            "test_cost"]
+    cols = [
+        "dataset",
+        "split",
+        "method",
+        "training",
+        "decision",
+        "t",
+        "val_error",
+        "val_cost",
+        "test_error",
+        "test_cost",
+    ]
     return pd.concat(frames, ignore_index=True)[cols]
 
 
@@ -450,8 +533,15 @@ def select_rounds(curves: pd.DataFrame, keys=TRIAL_KEYS) -> pd.DataFrame:
         g = g.sort_values("t")
         best_e = g.iloc[int(np.argmin(g["val_error"].to_numpy()))]
         best_c = g.iloc[int(np.argmin(g["val_cost"].to_numpy()))]
-        rows.append({**dict(zip(keys, key)), "t_error": int(best_e["t"]), "test_error": best_e["test_error"],
-                     "t_cost": int(best_c["t"]), "test_cost": best_c["test_cost"]})
+        rows.append(
+            {
+                **dict(zip(keys, key)),
+                "t_error": int(best_e["t"]),
+                "test_error": best_e["test_error"],
+                "t_cost": int(best_c["t"]),
+                "test_cost": best_c["test_cost"],
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -459,9 +549,13 @@ def fig4_summary(trials: pd.DataFrame, keys=("dataset", "method", "training", "d
     """Mean and std over splits of the selected trials' test error and test cost."""
     keys = list(keys)
     out = trials.groupby(keys, sort=False).agg(
-        test_error_mean=("test_error", "mean"), test_error_std=("test_error", "std"),
-        test_cost_mean=("test_cost", "mean"), test_cost_std=("test_cost", "std"),
-        t_error=("t_error", "median"), t_cost=("t_cost", "median"), splits=("test_error", "size"),
+        test_error_mean=("test_error", "mean"),
+        test_error_std=("test_error", "std"),
+        test_cost_mean=("test_cost", "mean"),
+        test_cost_std=("test_cost", "std"),
+        t_error=("t_error", "median"),
+        t_cost=("t_cost", "median"),
+        splits=("test_error", "size"),
     )
     return out.reset_index()
 
@@ -478,9 +572,17 @@ def method_label(row) -> str:
 # --------------------------------------------------------------------------------------------------------------
 
 
-def table1(datasets=TABLE1_DATASETS, depths=(1, 2, 3, 4), n_splits: int = 5, n_rounds: int = 100,
-           seed: int = PAPER_SEED, cost_matrices: dict | None = None, n_jobs: int | None = 2,
-           backend: str | None = None, progress: Progress | None = None) -> pd.DataFrame:
+def table1(
+    datasets=TABLE1_DATASETS,
+    depths=(1, 2, 3, 4),
+    n_splits: int = 5,
+    n_rounds: int = 100,
+    seed: int = PAPER_SEED,
+    cost_matrices: dict | None = None,
+    n_jobs: int | None = 2,
+    backend: str | None = None,
+    progress: Progress | None = None,
+) -> pd.DataFrame:
     """Table 1: REBEL with trees of each depth, trained with 0-1 costs (test error) and with the dataset's cost
     matrix (test cost), rounds chosen on validation; one row per (dataset, split, depth, training) with
     ``t_error, test_error, t_cost, test_cost`` (read ``test_error`` for 0-1 rows, ``test_cost`` for cost rows)."""
@@ -495,7 +597,9 @@ def table1(datasets=TABLE1_DATASETS, depths=(1, 2, 3, 4), n_splits: int = 5, n_r
             for depth in depths:
                 for training in ("0-1", "cost"):
                     key = (name, s_idx, depth, training)
-                    tasks.append((key, _method_task, (split, "rebel", training, C, n_rounds, depth, s_idx, False)))
+                    tasks.append(
+                        (key, _method_task, (split, "rebel", training, C, n_rounds, depth, s_idx, False))
+                    )
     results = run_tasks(tasks, n_jobs, backend, progress)
     for key, *_ in tasks:
         name, s_idx, depth, training = key

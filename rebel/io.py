@@ -63,9 +63,18 @@ def _classes_to_json(classes: np.ndarray) -> dict:
 
 
 def _classes_from_json(obj: Any) -> np.ndarray:
-    kinds = {"int": np.int64, "float": np.float64, "bool": bool, "str": str, "object-str": object, "object-int": object}
+    kinds = {
+        "int": np.int64,
+        "float": np.float64,
+        "bool": bool,
+        "str": str,
+        "object-str": object,
+        "object-int": object,
+    }
     if not isinstance(obj, dict) or obj.get("kind") not in kinds or not isinstance(obj.get("values"), list):
-        raise ModelFileError("field 'classes' must be {'kind': ..., 'values': [...]} as written by save_model.")
+        raise ModelFileError(
+            "field 'classes' must be {'kind': ..., 'values': [...]} as written by save_model."
+        )
     return np.array(obj["values"], dtype=kinds[obj["kind"]])
 
 
@@ -81,7 +90,9 @@ def model_to_dict(model: RebelClassifier) -> dict:
         "format": FORMAT,
         "version": VERSION,
         "params": params,
-        "cost_matrix_param": None if model.cost_matrix is None else np.asarray(model.cost_matrix, float).tolist(),
+        "cost_matrix_param": None
+        if model.cost_matrix is None
+        else np.asarray(model.cost_matrix, float).tolist(),
         "uses_sample_cost": bool(getattr(model, "_uses_sample_cost", False)),
         "n_features_in": int(model.n_features_in_),
         "classes": _classes_to_json(model.classes_),
@@ -92,7 +103,7 @@ def model_to_dict(model: RebelClassifier) -> dict:
 def model_from_dict(obj: Any) -> RebelClassifier:
     """Rebuild a fitted model from ``model_to_dict`` output, checking every field."""
     if not isinstance(obj, dict) or obj.get("format") != FORMAT:
-        raise ModelFileError(f"not a REBEL Explorer model file (expected \"format\": \"{FORMAT}\").")
+        raise ModelFileError(f'not a REBEL Explorer model file (expected "format": "{FORMAT}").')
     if obj.get("version") != VERSION:
         raise ModelFileError(
             f"model file version {obj.get('version')!r} is not supported (this version reads {VERSION}); "
@@ -174,11 +185,15 @@ def loads_model(data) -> RebelClassifier:
         text = data.decode("utf-8") if isinstance(data, (bytes, bytearray)) else data
         obj = json.loads(text)
     except UnicodeDecodeError:
-        raise ModelFileError("model file is not UTF-8 text; expected the JSON written by save_model.") from None
+        raise ModelFileError(
+            "model file is not UTF-8 text; expected the JSON written by save_model."
+        ) from None
     except json.JSONDecodeError as exc:
         raise ModelFileError(f"model file is not valid JSON ({exc.msg} at line {exc.lineno}).") from None
     except RecursionError:
-        raise ModelFileError("model file nests JSON too deeply; expected the flat JSON written by save_model.") from None
+        raise ModelFileError(
+            "model file nests JSON too deeply; expected the flat JSON written by save_model."
+        ) from None
     except ValueError as exc:  # e.g. an integer with more digits than Python converts
         raise ModelFileError(f"model file holds a value that cannot be read ({exc}).") from None
     return model_from_dict(obj)

@@ -80,7 +80,13 @@ def decision_scores(X, a0, features, thresholds, leaf_signs, A, depth):
 
 def tree_outputs(X, features, thresholds, leaf_signs, depth):
     return np.array(
-        [[tree_output(x, features[t], thresholds[t], leaf_signs[t], depth) for t in range(features.shape[0])] for x in X],
+        [
+            [
+                tree_output(x, features[t], thresholds[t], leaf_signs[t], depth)
+                for t in range(features.shape[0])
+            ]
+            for x in X
+        ],
         dtype=np.int8,
     ).reshape(X.shape[0], features.shape[0])
 
@@ -89,7 +95,9 @@ def staged_argmax(X, a0, features, thresholds, leaf_signs, A, depth):
     T = A.shape[0]
     out = np.empty((T + 1, X.shape[0]), dtype=np.int64)
     for t in range(T + 1):
-        out[t] = np.argmax(decision_scores(X, a0, features[:t], thresholds[:t], leaf_signs[:t], A[:t], depth), axis=1)
+        out[t] = np.argmax(
+            decision_scores(X, a0, features[:t], thresholds[:t], leaf_signs[:t], A[:t], depth), axis=1
+        )
     return out
 
 
@@ -156,7 +164,7 @@ def fit(bins, usable, cost_rows, n_rounds, depth, n_thresholds):
     Returns a0, per-round (features, thr_idx, leaf_signs, a) and the loss after a0 and each round.
     """
     dec = decompose(cost_rows)
-    N, K = cost_rows.shape
+    N, _K = cost_rows.shape
     ones = np.ones(N, dtype=np.int8)
     sp, sm = sp_sm(dec.cp, dec.cm, ones)
     a0 = a_star(sp, sm)
@@ -168,7 +176,11 @@ def fit(bins, usable, cost_rows, n_rounds, depth, n_thresholds):
         wp, wm = wp / scale, wm / scale
         j, i, _ = best_root_stump(bins, wp, wm, usable, n_thresholds)
         if j < 0:
-            feats, thr, signs = np.zeros(2**depth - 1, int), np.ones(2**depth - 1, int), np.ones(2**depth, int)
+            feats, thr, signs = (
+                np.zeros(2**depth - 1, int),
+                np.ones(2**depth - 1, int),
+                np.ones(2**depth, int),
+            )
             f = ones
             a = a_star(*sp_sm(wp, wm, f))
         else:

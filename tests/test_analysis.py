@@ -41,7 +41,9 @@ def _naive_tree_outputs(model, X) -> np.ndarray:
         for n, x in enumerate(X):
             node = 0
             while node < n_nodes:
-                node = 2 * node + (2 if x[model.tree_features_[t, node]] > model.tree_thresholds_[t, node] else 1)
+                node = 2 * node + (
+                    2 if x[model.tree_features_[t, node]] > model.tree_thresholds_[t, node] else 1
+                )
             out[t, n] = model.tree_leaf_signs_[t, node - n_nodes]
     return out
 
@@ -49,22 +51,40 @@ def _naive_tree_outputs(model, X) -> np.ndarray:
 # ------------------------------------------------------------------------------------------------ the problem
 def test_problem_defaults_and_shared_state(fig7):
     default = an.problem_from_state({}, "fig7")
-    assert default.source == "default" and default.preset == "fig7" and default.classes == ("A", "B", "C", "D")
+    assert (
+        default.source == "default" and default.preset == "fig7" and default.classes == ("A", "B", "C", "D")
+    )
     np.testing.assert_array_equal(default.cost_matrix, PRESETS["fig7"].cost_matrix)
-    state = {"dataset": fig7.dataset, "cost_matrix": uniform_costs(4), "hyper": SMALL, "preset": "fig7",
-             "data_source": "mixture"}
+    state = {
+        "dataset": fig7.dataset,
+        "cost_matrix": uniform_costs(4),
+        "hyper": SMALL,
+        "preset": "fig7",
+        "data_source": "mixture",
+    }
     shared = an.problem_from_state(state)
     assert shared.source == "playground" and shared.preset == "fig7" and shared.hyper == SMALL
     assert "Playground's dataset" in an.problem_caption(shared)
-    assert an.problem_from_state({**state, "data_source": "csv"}).preset == ""  # uploaded points: no preset paths
+    assert (
+        an.problem_from_state({**state, "data_source": "csv"}).preset == ""
+    )  # uploaded points: no preset paths
     with pytest.raises(ValueError):
         an.problem_from_state({**state, "cost_matrix": uniform_costs(3)})
 
 
 def test_shared_model_only_when_it_matches(fig7):
     model = an.fit_rebel(fig7.dataset, fig7.cost_matrix, SMALL)
-    pair = pg.TrainedPair(fig7.dataset, fig7.cost_matrix, SMALL, model, model, pg.make_grid(fig7.dataset.X_train, 5),
-                          np.zeros((1, 5, 5), np.int16), 0.0, 0.0)
+    pair = pg.TrainedPair(
+        fig7.dataset,
+        fig7.cost_matrix,
+        SMALL,
+        model,
+        model,
+        pg.make_grid(fig7.dataset.X_train, 5),
+        np.zeros((1, 5, 5), np.int16),
+        0.0,
+        0.0,
+    )
     state = {"dataset": fig7.dataset, "cost_matrix": fig7.cost_matrix, "hyper": SMALL, "trained": pair}
     problem = an.problem_from_state(state)
     assert an.shared_model(state, problem, 2) is model
@@ -103,8 +123,10 @@ def test_waypoint_table_round_trip_and_errors():
 def test_clicks_and_boxes_become_waypoints():
     clicks = {"points": [{"x": 1.0, "y": 2.0}, {"x": "bad"}, {"x": 3.0, "y": np.inf}], "box": []}
     assert an.waypoints_from_selection(clicks) == [[1.0, 2.0]]
-    box = {"points": [{"x": 1.0, "y": 2.0}, {"x": 1.5, "y": 2.5}],  # a box also selects the points inside it
-           "box": [{"x": [0.0, 2.0], "y": [4.0, 2.0]}, {"x": [], "y": []}]}
+    box = {
+        "points": [{"x": 1.0, "y": 2.0}, {"x": 1.5, "y": 2.5}],  # a box also selects the points inside it
+        "box": [{"x": [0.0, 2.0], "y": [4.0, 2.0]}, {"x": [], "y": []}],
+    }
     assert an.waypoints_from_selection(box) == [[1.0, 3.0]]
     assert an.waypoints_from_selection(None) == [] and an.waypoints_from_selection({}) == []
     paths = an.add_waypoints({"A": [[0, 0]]}, "A", [[1.23456, 2]])
@@ -190,12 +212,16 @@ def test_sweep_trades_recall_for_the_costly_mistake():
     weapon, harmless = 2, 0
     res = an.run_sweep(problem, (weapon, harmless), an.sweep_values(0.1, 100, 3))
     assert res.complete and len(res.costs) == 6 and len(res.metrics) == 3 * 2 * 3
-    recall = res.metrics[res.metrics["class"] == weapon].pivot(index="value", columns="method", values="recall")
+    recall = res.metrics[res.metrics["class"] == weapon].pivot(
+        index="value", columns="method", values="recall"
+    )
     # Two-step: the posterior is fixed, so a dearer miss can only raise the weapon recall.
     assert recall["two-step"].is_monotonic_increasing
     assert recall["REBEL"].iloc[-1] > recall["REBEL"].iloc[0]
     assert (res.costs["test_cost"] >= 0).all()
-    stopped = an.run_sweep(problem, (weapon, harmless), an.sweep_values(0.1, 100, 3), progress=lambda i, n, s: i < 2)
+    stopped = an.run_sweep(
+        problem, (weapon, harmless), an.sweep_values(0.1, 100, 3), progress=lambda i, n, s: i < 2
+    )
     assert not stopped.complete and len(stopped.values) == 1
 
 
@@ -283,8 +309,9 @@ def test_paths_regions_figure_draws_arrows_nibs_and_click_targets():
 def test_path_scores_figure_bands_lines_and_change_markers():
     s = np.linspace(0, 1, 11)
     H = np.c_[1 - 2 * s, 2 * s - 1, np.full(11, -2.0)]  # class 0 wins, then class 1
-    fig = plots.path_scores_figure({"A": {"stumps": (s, H), "depth-2 trees": (s, H[:, [1, 0, 2]])}},
-                                   ["a", "b", "c"], 7)
+    fig = plots.path_scores_figure(
+        {"A": {"stumps": (s, H), "depth-2 trees": (s, H[:, [1, 0, 2]])}}, ["a", "b", "c"], 7
+    )
     rects = [sh for sh in fig.layout.shapes if sh.type == "rect"]
     assert len(rects) == 4  # two stretches per panel
     lines = [tr for tr in fig.data if tr.mode == "lines"]
@@ -298,11 +325,19 @@ def test_gallery_sweep_and_theory_figures():
     xs, ys = np.linspace(0, 1, 5), np.linspace(0, 1, 5)
     fig = plots.gallery_panel_figure(xs, ys, np.zeros((5, 5), int), ["a", "b"], title="(a) uniform costs")
     assert fig.layout.showlegend is False and fig.layout.title.text == "(a) uniform costs"
-    metrics = pd.DataFrame([{"value": v, "method": m, "class": k, "recall": 0.5, "precision": 0.5}
-                            for v in (0.1, 1, 10) for m in ("REBEL", "two-step") for k in (0, 1)])
+    metrics = pd.DataFrame(
+        [
+            {"value": v, "method": m, "class": k, "recall": 0.5, "precision": 0.5}
+            for v in (0.1, 1, 10)
+            for m in ("REBEL", "two-step")
+            for k in (0, 1)
+        ]
+    )
     fig = plots.sweep_metrics_figure(metrics, ["a", "b"], [1], "C[a → b]", current=1.0)
     assert len(fig.data) == 2 * 2 and fig.layout.xaxis.type == "log"
-    costs = pd.DataFrame([{"value": v, "method": m, "test_cost": v} for v in (0.1, 1) for m in ("REBEL", "two-step")])
+    costs = pd.DataFrame(
+        [{"value": v, "method": m, "test_cost": v} for v in (0.1, 1) for m in ("REBEL", "two-step")]
+    )
     fig = plots.sweep_cost_figure(costs, "C[a → b]", current=1.0)
     assert [tr.name for tr in fig.data] == ["REBEL", "two-step"] and not fig.layout.annotations
     X, y = _blobs(120, K=3)

@@ -18,8 +18,12 @@ from rebel.datasets import PRESETS
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 TIMEOUT = 60  # the first run compiles (or loads) the numba kernels
-PATHS, GALLERY, SWEEP, THEORY = ("pages/3_Risk_paths.py", "pages/4_Cost_gallery.py", "pages/8_Cost_sweep.py",
-                                 "pages/9_Theory.py")
+PATHS, GALLERY, SWEEP, THEORY = (
+    "pages/3_Risk_paths.py",
+    "pages/4_Cost_gallery.py",
+    "pages/8_Cost_sweep.py",
+    "pages/9_Theory.py",
+)
 FAST = {"n_estimators": 20, "max_depth": 2, "n_thresholds": 64}
 
 
@@ -59,8 +63,13 @@ def _captions(at: AppTest) -> str:
 def _fig7_state(hyper=FAST) -> dict:
     """What the Playground shares after loading the fig7 preset (without running the Playground page)."""
     p = PRESETS["fig7"]
-    return {"dataset": p.dataset(), "cost_matrix": p.cost_matrix.copy(), "hyper": dict(hyper), "preset": "fig7",
-            "data_source": "mixture"}
+    return {
+        "dataset": p.dataset(),
+        "cost_matrix": p.cost_matrix.copy(),
+        "hyper": dict(hyper),
+        "preset": "fig7",
+        "data_source": "mixture",
+    }
 
 
 # ------------------------------------------------------------------------------------- defaults, shared state
@@ -85,7 +94,10 @@ def test_pages_read_the_playgrounds_state():
         assert not at.error, [e.value for e in at.error]
     np.testing.assert_array_equal(at.session_state["cost_matrix"], cost_before)
     assert at.session_state["gal_result"].problem.classes == ("harmless", "liquid", "weapon")
-    assert at.session_state["sw_result"].entry == (2, 0)  # the airport's costly mistake: weapon taken for harmless
+    assert at.session_state["sw_result"].entry == (
+        2,
+        0,
+    )  # the airport's costly mistake: weapon taken for harmless
     assert "Showing the Playground's trained model." in _captions(at)  # Theory reuses the Playground's model
     assert len(at.session_state["th_diagnostics"]) == 30
 
@@ -114,9 +126,11 @@ def test_paths_iteration_and_waypoints_change_the_scores():
     assert any("along the paths at t = 0" in t for t in _titles(at))
     # Typed waypoints: a third path C
     v = at.session_state["rp_table_v"]
-    at.session_state[f"rp_editor_{v}"] = {"edited_rows": {}, "deleted_rows": [],
-                                          "added_rows": [{"path": "C", "x": 0.0, "y": -4.0},
-                                                         {"path": "C", "x": 0.0, "y": 4.0}]}
+    at.session_state[f"rp_editor_{v}"] = {
+        "edited_rows": {},
+        "deleted_rows": [],
+        "added_rows": [{"path": "C", "x": 0.0, "y": -4.0}, {"path": "C", "x": 0.0, "y": 4.0}],
+    }
     _run(at)
     assert set(at.session_state["rp_profiles"]) == {"A", "B", "C"}
     at.slider(key="rp_t").set_value(15)

@@ -256,8 +256,9 @@ def test_staged_scores_equal_fresh_fits_with_fewer_rounds(name, mixture_data):
     for t in (1, 3):
         short = make_estimator(name, t, random_state=0).fit(X, y)
         np.testing.assert_allclose(posts[t - 1], short.predict_proba(Xt), rtol=1e-7, atol=1e-10)
-        np.testing.assert_array_equal(np.argmax(scores[t - 1], axis=1),
-                                      np.searchsorted(short.classes_, short.predict(Xt)))
+        np.testing.assert_array_equal(
+            np.argmax(scores[t - 1], axis=1), np.searchsorted(short.classes_, short.predict(Xt))
+        )
     np.testing.assert_allclose(posts[-1], full.predict_proba(Xt), rtol=1e-7, atol=1e-10)
 
 

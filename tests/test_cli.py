@@ -13,8 +13,23 @@ from rebel.__main__ import ProgressBar, main
 def test_fig3_ci_command_runs_prints_table_and_writes_csv(tmp_path):
     out = tmp_path / "fig3.csv"
     proc = subprocess.run(
-        [sys.executable, "-m", "rebel", "reproduce", "fig3", "--datasets", "2", "--costs", "3", "--out", str(out)],
-        capture_output=True, text=True, timeout=120, check=False,
+        [
+            sys.executable,
+            "-m",
+            "rebel",
+            "reproduce",
+            "fig3",
+            "--datasets",
+            "2",
+            "--costs",
+            "3",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
     assert proc.returncode == 0, proc.stderr
     assert "win_rate" in proc.stdout and "harder half" in proc.stdout
@@ -26,14 +41,52 @@ def test_fig3_ci_command_runs_prints_table_and_writes_csv(tmp_path):
 
 def test_table1_and_fig4_in_process(tmp_path, capsys):
     out = tmp_path / "t1.csv"
-    assert main(["reproduce", "table1", "--datasets", "iris", "--depths", "1,2", "--splits", "1",
-                 "--rounds", "3", "--quiet", "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "reproduce",
+                "table1",
+                "--datasets",
+                "iris",
+                "--depths",
+                "1,2",
+                "--splits",
+                "1",
+                "--rounds",
+                "3",
+                "--quiet",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     text = capsys.readouterr().out
     assert "stumps" in text and "depth 2" in text
     assert len(pd.read_csv(out)) == 4
     curves = tmp_path / "curves.csv"
-    assert main(["reproduce", "fig4", "--datasets", "iris", "--methods", "rebel,adaboost_mh", "--splits", "2",
-                 "--rounds", "3", "--jobs", "1", "--quiet", "--curves", str(curves)]) == 0
+    assert (
+        main(
+            [
+                "reproduce",
+                "fig4",
+                "--datasets",
+                "iris",
+                "--methods",
+                "rebel,adaboost_mh",
+                "--splits",
+                "2",
+                "--rounds",
+                "3",
+                "--jobs",
+                "1",
+                "--quiet",
+                "--curves",
+                str(curves),
+            ]
+        )
+        == 0
+    )
     text = capsys.readouterr().out
     assert "Test error %" in text and "AdaBoost.MH two-step" in text and "REBEL (cost-sensitive)" in text
     assert len(pd.read_csv(curves)) == 2 * (2 * 2 + 1) * 3

@@ -64,16 +64,26 @@ def test_a_star_is_the_numerical_optimum_of_the_round_loss(depth):
             captured["tree"] = info["tree"]
             return False
 
-    model = RebelClassifier(cost_matrix=C, n_estimators=10, max_depth=depth, n_thresholds=20).fit(X, y, callback=grab)
+    model = RebelClassifier(cost_matrix=C, n_estimators=10, max_depth=depth, n_thresholds=20).fit(
+        X, y, callback=grab
+    )
     # Rebuild the weights before round 3 from the model's first two rounds and a0.
     H = model.a0_ + sum(
-        naive.tree_outputs(X, model.tree_features_[t : t + 1], model.tree_thresholds_[t : t + 1],
-                           model.tree_leaf_signs_[t : t + 1], depth)[:, 0:1] * model.a_[t]
+        naive.tree_outputs(
+            X,
+            model.tree_features_[t : t + 1],
+            model.tree_thresholds_[t : t + 1],
+            model.tree_leaf_signs_[t : t + 1],
+            depth,
+        )[:, 0:1]
+        * model.a_[t]
         for t in range(2)
     )
     dec = decompose(C[y])
     wp, wm = dec.cp * np.exp(H), dec.cm * np.exp(-H)
-    f = naive.tree_outputs(X, model.tree_features_[2:3], model.tree_thresholds_[2:3], model.tree_leaf_signs_[2:3], depth)[:, 0]
+    f = naive.tree_outputs(
+        X, model.tree_features_[2:3], model.tree_thresholds_[2:3], model.tree_leaf_signs_[2:3], depth
+    )[:, 0]
 
     def round_loss(a):
         return (wp * np.exp(f[:, None] * a)).sum() + (wm * np.exp(-f[:, None] * a)).sum()
@@ -104,7 +114,9 @@ def test_loss_non_increasing_and_bounds_the_risk(depth, costs):
 @pytest.mark.parametrize("depth", [2, 3, 4])
 def test_each_added_layer_never_increases_the_loss(depth):
     X, y = _blobs(500, K=5, seed=11, spread=2.5)
-    model = RebelClassifier(cost_matrix=_random_costs(5, 2), n_estimators=40, max_depth=depth, n_thresholds=25).fit(X, y)
+    model = RebelClassifier(
+        cost_matrix=_random_costs(5, 2), n_estimators=40, max_depth=depth, n_thresholds=25
+    ).fit(X, y)
     before = model.train_loss_[:-1, None]
     layers = np.hstack([before, model.layer_loss_])  # loss before the round, then after each layer
     assert np.all(np.diff(layers, axis=1) <= 1e-12 * layers[:, :-1])
@@ -140,7 +152,9 @@ def test_binary_case_reduces_to_adaboost():
     np.testing.assert_allclose(model.a0_[0], -model.a0_[1], rtol=1e-12)
     np.testing.assert_allclose(model.a_[:, 0], -model.a_[:, 1], rtol=1e-8, atol=1e-12)
     ada = _adaboost_same_stumps(X, np.where(y == 1, 1.0, -1.0), model.thresholds_, model.feature_usable_, 25)
-    staged = [model.decision_function(X)[:, 1] * 0 + model.a0_[1]] + [H[:, 1] for H in model.staged_decision_function(X)]
+    staged = [model.decision_function(X)[:, 1] * 0 + model.a0_[1]] + [
+        H[:, 1] for H in model.staged_decision_function(X)
+    ]
     np.testing.assert_allclose(np.array(staged), ada, rtol=1e-6, atol=1e-8)
     np.testing.assert_array_equal(model.predict(X), np.where(ada[-1] > 0, 1, 0))
 
@@ -176,7 +190,7 @@ def test_fn_costs_reduce_missed_points_of_that_class():
     C[0, 1:] *= 10
     plain = RebelClassifier(n_estimators=80, max_depth=2).fit(X, y)
     costly = RebelClassifier(cost_matrix=C, n_estimators=80, max_depth=2).fit(X, y)
-    missed = lambda m: np.sum((y == 0) & (m.predict(X) != 0))  # noqa: E731
+    missed = lambda m: np.sum((y == 0) & (m.predict(X) != 0))
     assert missed(costly) < missed(plain)
 
 
@@ -203,13 +217,17 @@ def test_5000_rounds_on_separable_data_with_extreme_costs(depth):
             assert model.train_risk_[-1] == 0.0
         else:
             incurred = C[y, model.predict(X)]
-            assert np.all(incurred <= 1e-6 * C[y].max(axis=1))  # only mistakes below float64 resolution remain
+            assert np.all(
+                incurred <= 1e-6 * C[y].max(axis=1)
+            )  # only mistakes below float64 resolution remain
             assert model.train_risk_[-1] <= 1e-5 * model.train_risk_[0]
     # Example-dependent costs: one positive cost per sample spanning 1e-6..1e6 (two-valued rows, c* = 0).
     sample_cost = np.zeros((120, 3))
     sample_cost[np.arange(120), (y + 1) % 3] = 10.0 ** rng.uniform(-6, 6, size=120)
     sample_cost[np.arange(120), (y + 2) % 3] = sample_cost[np.arange(120), (y + 1) % 3]
-    model2 = RebelClassifier(n_estimators=5000, max_depth=depth, n_thresholds=50).fit(X, y, sample_cost=sample_cost)
+    model2 = RebelClassifier(n_estimators=5000, max_depth=depth, n_thresholds=50).fit(
+        X, y, sample_cost=sample_cost
+    )
     assert np.all(np.isfinite(model2.decision_function(X))) and np.all(np.isfinite(model2.train_loss_))
     assert model2.train_risk_[-1] == 0.0
 
@@ -253,10 +271,19 @@ def test_staged_outputs_equal_fresh_fits_with_fewer_rounds():
 def test_decision_function_equals_the_definition(depth):
     """H = a0 + sum_t f_t(x) a_t evaluated naively, on more rows than one block of F (several blocks)."""
     X, y = _blobs(300, K=4, seed=12, spread=2.0)
-    model = RebelClassifier(cost_matrix=_random_costs(4, 1), n_estimators=1500, max_depth=depth, n_thresholds=30).fit(X, y)
+    model = RebelClassifier(
+        cost_matrix=_random_costs(4, 1), n_estimators=1500, max_depth=depth, n_thresholds=30
+    ).fit(X, y)
     X_new = np.random.default_rng(0).normal(scale=3, size=(1500, 2))
-    expected = naive.decision_scores(X_new[:40], model.a0_, model.tree_features_, model.tree_thresholds_,
-                                     model.tree_leaf_signs_, model.a_, depth)
+    expected = naive.decision_scores(
+        X_new[:40],
+        model.a0_,
+        model.tree_features_,
+        model.tree_thresholds_,
+        model.tree_leaf_signs_,
+        model.a_,
+        depth,
+    )
     H = model.decision_function(X_new)
     np.testing.assert_allclose(H[:40], expected, rtol=1e-10, atol=1e-10 * np.abs(expected).max())
     np.testing.assert_array_equal(model.staged_class_indices(X_new)[-1], np.argmax(H, axis=1))
@@ -295,11 +322,35 @@ X_OK, Y_OK = _blobs(30, K=3)
         ({}, np.empty((0, 2)), np.empty(0), {}, "0 sample"),
         ({"cost_matrix": np.ones((3, 2))}, X_OK, Y_OK, {}, r"square K x K"),
         ({"cost_matrix": 1 - np.eye(4)}, X_OK, Y_OK, {}, "data has 3 classes"),
-        ({"cost_matrix": [[0, -1, 1], [1, 0, 1], [1, 1, 0]]}, X_OK, Y_OK, {}, r"cost_matrix\[0, 1\] is -1.0; costs must be >= 0"),
-        ({"cost_matrix": [[0, np.nan, 1], [1, 0, 1], [1, 1, 0]]}, X_OK, Y_OK, {}, r"cost_matrix\[0, 1\] is nan"),
+        (
+            {"cost_matrix": [[0, -1, 1], [1, 0, 1], [1, 1, 0]]},
+            X_OK,
+            Y_OK,
+            {},
+            r"cost_matrix\[0, 1\] is -1.0; costs must be >= 0",
+        ),
+        (
+            {"cost_matrix": [[0, np.nan, 1], [1, 0, 1], [1, 1, 0]]},
+            X_OK,
+            Y_OK,
+            {},
+            r"cost_matrix\[0, 1\] is nan",
+        ),
         ({"cost_matrix": np.zeros((3, 3))}, X_OK, Y_OK, {}, "all zeros"),
-        ({"cost_matrix": [["0", "a", "1"], ["1", "0", "1"], ["1", "1", "0"]]}, X_OK, Y_OK, {}, "only numbers"),
-        ({}, X_OK, Y_OK, {"sample_cost": np.ones((29, 3))}, r"sample_cost must have shape \(n_samples, n_classes\) = \(30, 3\)"),
+        (
+            {"cost_matrix": [["0", "a", "1"], ["1", "0", "1"], ["1", "1", "0"]]},
+            X_OK,
+            Y_OK,
+            {},
+            "only numbers",
+        ),
+        (
+            {},
+            X_OK,
+            Y_OK,
+            {"sample_cost": np.ones((29, 3))},
+            r"sample_cost must have shape \(n_samples, n_classes\) = \(30, 3\)",
+        ),
         ({}, X_OK, Y_OK, {"sample_cost": -np.ones((30, 3))}, r"sample_cost\[0, 0\] is -1.0"),
         ({}, X_OK, np.zeros(30), {}, "only one class"),
         ({"n_estimators": 0}, X_OK, Y_OK, {}, "n_estimators must be >= 1"),

@@ -31,9 +31,13 @@ def _problem(N, d, K, T, seed):
 @pytest.mark.parametrize("binning", ["uniform", "quantile"])
 def test_binning_kernel_equals_searchsorted(kernel, binning):
     rng = np.random.default_rng(8)
-    X = np.column_stack([rng.normal(size=500), np.round(rng.normal(size=500), 1), np.full(500, 2.0), rng.integers(0, 3, 500)])
+    X = np.column_stack(
+        [rng.normal(size=500), np.round(rng.normal(size=500), 1), np.full(500, 2.0), rng.integers(0, 3, 500)]
+    )
     thresholds, _ = fit_thresholds(X, 40, binning)
-    X_new = np.vstack([X, thresholds.T, thresholds.T + 1e-12, [[-np.inf] * 4], [[np.inf] * 4]])  # edges included
+    X_new = np.vstack(
+        [X, thresholds.T, thresholds.T + 1e-12, [[-np.inf] * 4], [[np.inf] * 4]]
+    )  # edges included
     bins = np.empty((4, X_new.shape[0]), np.uint8)
     kernel(X_new, thresholds, bins)
     for j in range(4):
@@ -43,16 +47,18 @@ def test_binning_kernel_equals_searchsorted(kernel, binning):
 @pytest.mark.parametrize("kernel", [kern.root_histograms, kern.root_histograms_serial])
 @pytest.mark.parametrize("shape", SHAPES)
 def test_root_histograms(shape, kernel):
-    X, thr, usable, bins, wp, wm, _ = _problem(*shape, seed=1)
+    _X, thr, _usable, bins, wp, wm, _ = _problem(*shape, seed=1)
     hist = np.empty((bins.shape[0], thr.shape[1] + 1, wp.shape[1]))
     kernel(bins, wp - wm, hist)
-    np.testing.assert_allclose(hist, naive.root_histograms(bins, wp - wm)[:, : thr.shape[1] + 1], rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(
+        hist, naive.root_histograms(bins, wp - wm)[:, : thr.shape[1] + 1], rtol=1e-12, atol=1e-15
+    )
 
 
 @pytest.mark.parametrize("shape", SHAPES)
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_root_scan_finds_the_naive_best_stump(shape, seed):
-    X, thr, usable, bins, wp, wm, _ = _problem(*shape, seed=seed)
+    _X, thr, usable, bins, wp, wm, _ = _problem(*shape, seed=seed)
     T = thr.shape[1]
     dw, dw_total, w_total = wp - wm, (wp - wm).sum(0), (wp + wm).sum(0)
     hist = np.empty((bins.shape[0], T + 1, wp.shape[1]))
@@ -64,16 +70,16 @@ def test_root_scan_finds_the_naive_best_stump(shape, seed):
 
 
 def test_root_scan_skips_constant_features_and_reports_none():
-    bins = np.zeros((2, 10), dtype=np.uint8)
+    np.zeros((2, 10), dtype=np.uint8)
     hist = np.zeros((2, 5, 3))
-    j, i, obj = kern.root_scan(hist, np.zeros(3), np.ones(3), np.array([False, False]))
+    j, _i, _obj = kern.root_scan(hist, np.zeros(3), np.ones(3), np.array([False, False]))
     assert j == -1
 
 
 @pytest.mark.parametrize("depth", [1, 2, 3])
 @pytest.mark.parametrize("shape", SHAPES[:4])
 def test_tree_evaluation_binned_and_raw(depth, shape):
-    X, thr, usable, bins, wp, wm, rng = _problem(*shape, seed=3)
+    X, thr, _usable, bins, wp, _wm, rng = _problem(*shape, seed=3)
     d, T = thr.shape
     n_rounds = 4
     features = rng.integers(0, d, size=(n_rounds, 2**depth - 1)).astype(np.int32)
@@ -97,20 +103,24 @@ def test_tree_evaluation_binned_and_raw(depth, shape):
     naive_staged = naive.staged_argmax(X, a0, features, thresholds, leaf_signs, A, depth)
     for suffix in ("", "_serial"):
         scores = np.empty((N, wp.shape[1]))
-        getattr(kern, "predict_blocks" + suffix)(X, a0, features, thresholds, leaf_signs, A, depth, scores, False)
+        getattr(kern, "predict_blocks" + suffix)(
+            X, a0, features, thresholds, leaf_signs, A, depth, scores, False
+        )
         np.testing.assert_allclose(scores, naive_scores, rtol=1e-12)
         for dtype in (np.int8, np.float64):
             out = np.empty((N, n_rounds), dtype)
             getattr(kern, "tree_outputs" + suffix)(X, features, thresholds, leaf_signs, depth, out)
             np.testing.assert_array_equal(out, naive_out)
         staged = np.empty((n_rounds + 1, N), np.int16)
-        getattr(kern, "predict_blocks" + suffix)(X, a0, features, thresholds, leaf_signs, A, depth, staged, True)
+        getattr(kern, "predict_blocks" + suffix)(
+            X, a0, features, thresholds, leaf_signs, A, depth, staged, True
+        )
         np.testing.assert_array_equal(staged, naive_staged)
 
 
 @pytest.mark.parametrize("shape", SHAPES)
 def test_split_sums_and_a_star(shape):
-    X, thr, usable, bins, wp, wm, rng = _problem(*shape, seed=4)
+    X, _thr, _usable, _bins, wp, wm, rng = _problem(*shape, seed=4)
     f = rng.choice(np.array([-1, 1], np.int8), size=X.shape[0])
     sp, sm = np.empty(wp.shape[1]), np.empty(wp.shape[1])
     kern.split_sums(wp, wm, f, sp, sm)
@@ -125,7 +135,7 @@ def test_split_sums_and_a_star(shape):
 @pytest.mark.parametrize("n_leaves", [2, 4, 8])
 @pytest.mark.parametrize("shape", SHAPES[:4])
 def test_leaf_costs_histograms_and_scan(n_leaves, shape):
-    X, thr, usable, bins, wp, wm, rng = _problem(*shape, seed=5)
+    _X, thr, usable, bins, wp, wm, rng = _problem(*shape, seed=5)
     N, K = wp.shape
     T = thr.shape[1]
     leaf = rng.integers(0, n_leaves, size=N).astype(np.int32)
@@ -151,7 +161,7 @@ def test_leaf_costs_histograms_and_scan(n_leaves, shape):
 
 @pytest.mark.parametrize("shape", SHAPES)
 def test_apply_round(shape):
-    X, thr, usable, bins, wp, wm, rng = _problem(*shape, seed=6)
+    _X, _thr, _usable, _bins, wp, wm, rng = _problem(*shape, seed=6)
     N, K = wp.shape
     H = rng.normal(size=(N, K))
     H[0, 1] = H[0, 0] = 5.0  # a tie: argmax takes the lower class
@@ -176,7 +186,9 @@ def test_apply_round(shape):
 
 
 @pytest.mark.parametrize("depth", [1, 2, 3])
-@pytest.mark.parametrize("N,d,K,T,cost_kind", [(60, 2, 3, 9, "01"), (80, 3, 4, 15, "matrix"), (50, 4, 3, 6, "sample")])
+@pytest.mark.parametrize(
+    "N,d,K,T,cost_kind", [(60, 2, 3, 9, "01"), (80, 3, 4, 15, "matrix"), (50, 4, 3, 6, "sample")]
+)
 def test_whole_fit_equals_naive_fit(depth, N, d, K, T, cost_kind):
     rng = np.random.default_rng(depth * 100 + N)
     X = rng.normal(size=(N, d))

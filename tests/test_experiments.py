@@ -42,8 +42,16 @@ def test_fig3_small_run_is_tidy_and_consistent():
     progress = []
     df = fig3(n_datasets=2, n_costs=2, n_rounds=10, n_jobs=2, progress=lambda d, t: progress.append(d))
     assert len(df) == 4 and progress[-1] == 2 + 4  # one posterior fit per dataset + one fit per trial
-    assert set(df.columns) >= {"dataset", "cost_id", "rebel_cost", "two_step_cost", "blind_cost", "bayes_cost",
-                               "win", "tie"}
+    assert set(df.columns) >= {
+        "dataset",
+        "cost_id",
+        "rebel_cost",
+        "two_step_cost",
+        "blind_cost",
+        "bayes_cost",
+        "win",
+        "tie",
+    }
     assert (df["bayes_cost"] <= df[["rebel_cost", "two_step_cost"]].min(axis=1) + 0.05).all()
     summary = fig3_summary(df)
     assert summary.loc["all", "trials"] == 4
@@ -82,8 +90,9 @@ def test_compare_cost_sensitive_checks_cost_shapes():
 
 
 def test_fig3_accepts_other_posteriors_and_cost_distributions():
-    df = fig3(n_datasets=1, n_costs=2, n_rounds=6, posterior="adaboost_mh", cost_distribution="spike:20",
-              n_jobs=1)
+    df = fig3(
+        n_datasets=1, n_costs=2, n_rounds=6, posterior="adaboost_mh", cost_distribution="spike:20", n_jobs=1
+    )
     assert len(df) == 2
     C = sample_cost_matrix(4, 0, "spike:20")
     assert np.allclose(np.diag(C), 0) and np.isclose(C.mean(axis=1).mean(), 1.0)
@@ -110,17 +119,28 @@ def test_experiment_costs_normalised_under_class_frequencies():
 
 
 def test_fig4_curves_selection_and_summary():
-    curves = fig4(datasets=["iris", "random_2"], methods=["rebel", "adaboost_mh", "samme"], n_splits=2,
-                  n_rounds=6, n_jobs=2)
+    curves = fig4(
+        datasets=["iris", "random_2"],
+        methods=["rebel", "adaboost_mh", "samme"],
+        n_splits=2,
+        n_rounds=6,
+        n_jobs=2,
+    )
     # per dataset and split: 3 methods x (argmax + min-risk) + REBEL cost-sensitive, 6 rounds each
     assert len(curves) == 2 * 2 * (3 * 2 + 1) * 6
     assert curves["t"].max() == 6 and curves[["val_error", "test_cost"]].notna().all().all()
     trials = select_rounds(curves)
     assert len(trials) == 2 * 2 * 7
-    one = curves[(curves["dataset"] == "iris") & (curves["split"] == 0) & (curves["method"] == "REBEL")
-                 & (curves["training"] == "cost")]
+    one = curves[
+        (curves["dataset"] == "iris")
+        & (curves["split"] == 0)
+        & (curves["method"] == "REBEL")
+        & (curves["training"] == "cost")
+    ]
     best = one.iloc[int(np.argmin(one["val_cost"].to_numpy()))]
-    row = trials[(trials["dataset"] == "iris") & (trials["split"] == 0) & (trials["training"] == "cost")].iloc[0]
+    row = trials[
+        (trials["dataset"] == "iris") & (trials["split"] == 0) & (trials["training"] == "cost")
+    ].iloc[0]
     assert row["t_cost"] == best["t"] and row["test_cost"] == best["test_cost"]
     summary = fig4_summary(trials)
     assert (summary["splits"] == 2).all()
@@ -130,7 +150,9 @@ def test_fig4_rebel_curve_equals_fresh_fit():
     X, y, _ = load_named("wine")
     split = three_way_splits(X, y, n_splits=1, seed=2016)[0]  # fig4 uses seed + dataset index
     curves = fig4(datasets=["wine"], methods=["rebel"], n_splits=1, n_rounds=5, seed=2016, n_jobs=1)
-    row = curves[(curves["training"] == "0-1") & (curves["decision"] == "argmax") & (curves["t"] == 3)].iloc[0]
+    row = curves[(curves["training"] == "0-1") & (curves["decision"] == "argmax") & (curves["t"] == 3)].iloc[
+        0
+    ]
     model = RebelClassifier(n_estimators=3).fit(split.X_train, split.y_train)
     assert row["test_error"] == pytest.approx(np.mean(model.predict(split.X_test) != split.y_test))
 
@@ -155,15 +177,15 @@ def test_table1_rows_and_layout():
     assert set(table.index.get_level_values("metric")) == {"0-1 error", "cost"}
 
 
-
-
 def test_sweep_on_a_local_dask_cluster():
     pytest.importorskip("distributed")
     import joblib
     from distributed import Client, LocalCluster, get_task_stream
 
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster, \
-            Client(cluster):
+    with (
+        LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster,
+        Client(cluster),
+    ):
         with joblib.parallel_config(backend="dask"), get_task_stream() as stream:
             df = fig3(n_datasets=1, n_costs=2, n_rounds=5, n_jobs=-1)
         assert len(stream.data) >= 3  # the 3 fits ran as tasks on the cluster

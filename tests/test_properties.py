@@ -50,7 +50,7 @@ def _fit(X, y, C, S, depth, n_thresholds, rounds):
 @settings(max_examples=EXAMPLES, suppress_health_check=[HealthCheck.too_slow])
 @given(problems())
 def test_invariants_hold_on_random_problems(problem):
-    X, y, C, S, depth, n_thresholds, rounds = problem
+    X, y, _C, S, _depth, _n_thresholds, _rounds = problem
     model = _fit(*problem)
     H = model.decision_function(X)
     for arr in (H, model.a0_, model.a_, model.train_loss_, model.train_risk_, model.layer_loss_):
@@ -60,7 +60,9 @@ def test_invariants_hold_on_random_problems(problem):
     assert np.all(loss >= risk - 1e-9 * np.abs(risk) - 1e-300)  # the loss bounds the risk
     # The reported risk is the risk of the model's own predictions on the training data.
     rows = S if S is not None else model.cost_matrix_[np.searchsorted(model.classes_, y)]
-    np.testing.assert_allclose(risk[-1], rows[np.arange(len(y)), np.argmax(H, axis=1)].mean(), rtol=1e-9, atol=0)
+    np.testing.assert_allclose(
+        risk[-1], rows[np.arange(len(y)), np.argmax(H, axis=1)].mean(), rtol=1e-9, atol=0
+    )
     # Staged scores end at decision_function and agree with the staged class indices.
     staged = list(model.staged_decision_function(X))
     np.testing.assert_allclose(staged[-1], H, rtol=1e-9, atol=1e-9 * np.abs(H).max())
@@ -95,7 +97,9 @@ def test_predictions_do_not_depend_on_training_row_order(N, d, K, depth, seed):
     S[np.arange(N), y] = 0.0
     perm = rng.permutation(N)
     a = RebelClassifier(n_estimators=10, max_depth=depth, n_thresholds=20).fit(X, y, sample_cost=S)
-    b = RebelClassifier(n_estimators=10, max_depth=depth, n_thresholds=20).fit(X[perm], y[perm], sample_cost=S[perm])
+    b = RebelClassifier(n_estimators=10, max_depth=depth, n_thresholds=20).fit(
+        X[perm], y[perm], sample_cost=S[perm]
+    )
     np.testing.assert_array_equal(a.tree_features_, b.tree_features_)
     np.testing.assert_array_equal(a.tree_thresholds_, b.tree_thresholds_)
     np.testing.assert_allclose(a.a_, b.a_, rtol=1e-8, atol=1e-10)
