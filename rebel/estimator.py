@@ -139,24 +139,26 @@ class RebelClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         return validate_data(self, X, reset=False, dtype=np.float64, order="C")
 
+    def _predict_blocks(self, X, out, staged: bool):
+        """The one path of all prediction: ``kern.predict_blocks`` (scores, or staged class indices)."""
+        work = X.shape[0] * self.n_estimators_ * self.depth_
+        model = (
+            self.a0_,
+            self.tree_features_,
+            self.tree_thresholds_,
+            self.tree_leaf_signs_,
+            self.a_,
+            self.depth_,
+        )
+        with parallel_guard():
+            kern.pick(kern.predict_blocks, kern.predict_blocks_serial, work)(X, *model, out, staged)
+        return out
+
     def decision_function(self, X):
         """Scores H(x) = a0 + sum_t f_t(x) a_t (Eq. 3), shape (N, K); the prediction is their argmax."""
         X = self._validate_X(X)
         out = np.empty((X.shape[0], self.a0_.shape[0]))
-        work = X.shape[0] * self.n_estimators_ * self.depth_
-        with parallel_guard():
-            kern.pick(kern.predict_blocks, kern.predict_blocks_serial, work)(
-                X,
-                self.a0_,
-                self.tree_features_,
-                self.tree_thresholds_,
-                self.tree_leaf_signs_,
-                self.a_,
-                self.depth_,
-                out,
-                False,
-            )
-        return out
+        return self._predict_blocks(X, out, staged=False)
 
     def staged_decision_function(self, X):
         """Yield H after each round t = 1..n_estimators_ (arrays of shape (N, K)).
@@ -194,20 +196,7 @@ class RebelClassifier(ClassifierMixin, BaseEstimator):
         """Class index argmax_k H_t(x) for t = 0 (a0 only) .. n_estimators_: array (T + 1, N), fast."""
         X = self._validate_X(X)
         out = np.empty((self.n_estimators_ + 1, X.shape[0]), dtype=np.int16)
-        work = X.shape[0] * self.n_estimators_ * self.depth_
-        with parallel_guard():
-            kern.pick(kern.predict_blocks, kern.predict_blocks_serial, work)(
-                X,
-                self.a0_,
-                self.tree_features_,
-                self.tree_thresholds_,
-                self.tree_leaf_signs_,
-                self.a_,
-                self.depth_,
-                out,
-                True,
-            )
-        return out
+        return self._predict_blocks(X, out, staged=True)
 
     def _label_indices(self, y):
         y = np.asarray(y)
