@@ -25,6 +25,8 @@ $(VENV)/.bench-installed: $(STAMP)
 install: $(STAMP)
 
 run: $(STAMP)
+	@echo "Compiling the boosting kernels into $(NUMBA_CACHE_DIR) (about 20 s the first time, instant afterwards)..."
+	$(BIN)/python -c "import rebel; rebel.warmup()"
 	$(BIN)/python -m streamlit run app.py --server.address 127.0.0.1 --server.port $(PORT)
 
 test: $(STAMP)

@@ -355,7 +355,7 @@ def _tree_outputs_one(x, features, thresholds, leaf_signs, depth, out):
 
 @njit(cache=True, nogil=True, parallel=True)
 def tree_outputs(X, features, thresholds, leaf_signs, depth, out):
-    """out[n, t] = f_t(X[n]) in {-1, +1} for every round t, on raw features (out: int8 or float64)."""
+    """out[n, t] = f_t(X[n]) in {-1, +1} for every round t, on raw features."""
     for n in prange(X.shape[0]):
         _tree_outputs_one(X[n], features, thresholds, leaf_signs, depth, out[n])
 
@@ -407,11 +407,12 @@ def _block_tree_values(Xt, features, thresholds, leaf_signs, depth, val):
 
 
 @njit(cache=True, nogil=True)
-def _predict_block(X, start, stop, a0, features, thresholds, leaf_signs, A, depth, out, staged):
+def _predict_block(X, start, stop, a0, features, thresholds, leaf_signs, A, depth, scores, staged):
     """Scores of rows start..stop, tree by tree over the whole block (feature-major, branch-free).
 
-    ``staged`` False: out[n] = a0 + sum_t f_t(x_n) A[t] (Eq. 3). ``staged`` True: out[t, n] = argmax_k of the
-    scores after t rounds, t = 0..T (t = 0: a0 alone), ties to the lowest k.
+    Writes scores[n] = a0 + sum_t f_t(x_n) A[t] (Eq. 3) when ``scores`` has rows, and staged[t, n] = argmax_k
+    of the scores after t rounds, t = 0..T (t = 0: a0 alone; ties to the lowest k) when ``staged`` has rows.
+    (One signature for both uses: the unused output is an empty array, which halves compilation.)
     """
     n_rounds, n_classes = A.shape
     Xt = _block_transpose(X, start, stop)
@@ -431,7 +432,7 @@ def _predict_block(X, start, stop, a0, features, thresholds, leaf_signs, A, dept
                 row = acc[k]
                 for n in range(size):
                     row[n] += ak * f[n]
-        if staged:
+        if staged.shape[0] > 0:
             best_val[:] = acc[0]
             best[:] = 0
             for k in range(1, n_classes):
@@ -441,17 +442,17 @@ def _predict_block(X, start, stop, a0, features, thresholds, leaf_signs, A, dept
                     best_val[n] = row[n] if better else best_val[n]
                     best[n] = k if better else best[n]
             for n in range(size):
-                out[t, start + n] = best[n]
-    if not staged:
+                staged[t, start + n] = best[n]
+    if scores.shape[0] > 0:
         for n in range(size):
             for k in range(n_classes):
-                out[start + n, k] = acc[k, n]
+                scores[start + n, k] = acc[k, n]
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def predict_blocks(X, a0, features, thresholds, leaf_signs, A, depth, out, staged):
-    """Scores (``staged`` False, out: (N, K)) or staged class indices (``staged`` True, out: (T + 1, N)) on raw
-    features; threads own blocks of PREDICT_BLOCK rows."""
+def predict_blocks(X, a0, features, thresholds, leaf_signs, A, depth, scores, staged):
+    """Scores (N, K) and/or staged class indices (T + 1, N) int16 on raw features (see ``_predict_block``);
+    threads own blocks of PREDICT_BLOCK rows."""
     n_samples = X.shape[0]
     n_blocks = (n_samples + PREDICT_BLOCK - 1) // PREDICT_BLOCK
     for b in prange(n_blocks):
@@ -466,13 +467,13 @@ def predict_blocks(X, a0, features, thresholds, leaf_signs, A, depth, out, stage
             leaf_signs,
             A,
             depth,
-            out,
+            scores,
             staged,
         )
 
 
 @njit(cache=True, nogil=True)
-def predict_blocks_serial(X, a0, features, thresholds, leaf_signs, A, depth, out, staged):
+def predict_blocks_serial(X, a0, features, thresholds, leaf_signs, A, depth, scores, staged):
     """``predict_blocks`` on one thread."""
     n_samples = X.shape[0]
     for start in range(0, n_samples, PREDICT_BLOCK):
@@ -486,7 +487,7 @@ def predict_blocks_serial(X, a0, features, thresholds, leaf_signs, A, depth, out
             leaf_signs,
             A,
             depth,
-            out,
+            scores,
             staged,
         )
 

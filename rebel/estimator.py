@@ -139,8 +139,9 @@ class RebelClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         return validate_data(self, X, reset=False, dtype=np.float64, order="C")
 
-    def _predict_blocks(self, X, out, staged: bool):
-        """The one path of all prediction: ``kern.predict_blocks`` (scores, or staged class indices)."""
+    def _predict_blocks(self, X, scores, staged):
+        """The one path of all prediction: ``kern.predict_blocks`` fills ``scores`` (N, K) and/or ``staged``
+        (T + 1, N) int16, whichever is not empty."""
         work = X.shape[0] * self.n_estimators_ * self.depth_
         model = (
             self.a0_,
@@ -151,14 +152,14 @@ class RebelClassifier(ClassifierMixin, BaseEstimator):
             self.depth_,
         )
         with parallel_guard():
-            kern.pick(kern.predict_blocks, kern.predict_blocks_serial, work)(X, *model, out, staged)
-        return out
+            kern.pick(kern.predict_blocks, kern.predict_blocks_serial, work)(X, *model, scores, staged)
 
     def decision_function(self, X):
         """Scores H(x) = a0 + sum_t f_t(x) a_t (Eq. 3), shape (N, K); the prediction is their argmax."""
         X = self._validate_X(X)
-        out = np.empty((X.shape[0], self.a0_.shape[0]))
-        return self._predict_blocks(X, out, staged=False)
+        scores = np.empty((X.shape[0], self.a0_.shape[0]))
+        self._predict_blocks(X, scores, np.empty((0, 0), dtype=np.int16))
+        return scores
 
     def staged_decision_function(self, X):
         """Yield H after each round t = 1..n_estimators_ (arrays of shape (N, K)).
@@ -195,8 +196,9 @@ class RebelClassifier(ClassifierMixin, BaseEstimator):
     def staged_class_indices(self, X):
         """Class index argmax_k H_t(x) for t = 0 (a0 only) .. n_estimators_: array (T + 1, N), fast."""
         X = self._validate_X(X)
-        out = np.empty((self.n_estimators_ + 1, X.shape[0]), dtype=np.int16)
-        return self._predict_blocks(X, out, staged=True)
+        staged = np.empty((self.n_estimators_ + 1, X.shape[0]), dtype=np.int16)
+        self._predict_blocks(X, np.empty((0, 0)), staged)
+        return staged
 
     def _label_indices(self, y):
         y = np.asarray(y)

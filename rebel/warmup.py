@@ -6,15 +6,22 @@ import numpy as np
 
 
 def warmup() -> None:
-    """Fit and evaluate tiny models touching every kernel (root and leaf searches, staged scores)."""
+    """Fit and evaluate a tiny model (serial drivers; the round loop compiles its parallel callees with it), then
+    call the parallel drivers that prediction and binning pick for large inputs, on the same tiny data."""
+    from . import _kernels as kern
     from .estimator import RebelClassifier
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(24, 2))
     y = np.arange(24) % 3
-    for depth in (1, 2):
-        model = RebelClassifier(n_estimators=2, max_depth=depth, n_thresholds=4).fit(X, y)
-        model.decision_function(X)
-        model.staged_class_indices(X)
-        next(model.staged_decision_function(X))
-        model.predict_proba(X)
+    model = RebelClassifier(n_estimators=2, max_depth=2, n_thresholds=4).fit(X, y)
+    model.decision_function(X)
+    model.staged_class_indices(X)
+    next(model.staged_decision_function(X))
+    model.predict_proba(X)
+    trees = (model.tree_features_, model.tree_thresholds_, model.tree_leaf_signs_)
+    kern.predict_blocks(
+        X, model.a0_, *trees, model.a_, 2, np.empty((24, 3)), np.empty((3, 24), dtype=np.int16)
+    )
+    kern.tree_outputs(X, *trees, 2, np.empty((24, 2), dtype=np.int8))
+    kern.bin_features(X, model.thresholds_, np.empty((2, 24), dtype=np.uint8))

@@ -101,21 +101,22 @@ def test_tree_evaluation_binned_and_raw(depth, shape):
     naive_out = naive.tree_outputs(X, features, thresholds, leaf_signs, depth)
     naive_scores = naive.decision_scores(X, a0, features, thresholds, leaf_signs, A, depth)
     naive_staged = naive.staged_argmax(X, a0, features, thresholds, leaf_signs, A, depth)
+    no_scores, no_staged = np.empty((0, 0)), np.empty((0, 0), np.int16)
     for suffix in ("", "_serial"):
+        predict_blocks = getattr(kern, "predict_blocks" + suffix)
         scores = np.empty((N, wp.shape[1]))
-        getattr(kern, "predict_blocks" + suffix)(
-            X, a0, features, thresholds, leaf_signs, A, depth, scores, False
-        )
+        predict_blocks(X, a0, features, thresholds, leaf_signs, A, depth, scores, no_staged)
         np.testing.assert_allclose(scores, naive_scores, rtol=1e-12)
-        for dtype in (np.int8, np.float64):
-            out = np.empty((N, n_rounds), dtype)
-            getattr(kern, "tree_outputs" + suffix)(X, features, thresholds, leaf_signs, depth, out)
-            np.testing.assert_array_equal(out, naive_out)
         staged = np.empty((n_rounds + 1, N), np.int16)
-        getattr(kern, "predict_blocks" + suffix)(
-            X, a0, features, thresholds, leaf_signs, A, depth, staged, True
-        )
+        predict_blocks(X, a0, features, thresholds, leaf_signs, A, depth, no_scores, staged)
         np.testing.assert_array_equal(staged, naive_staged)
+        both_scores, both_staged = np.empty_like(scores), np.empty_like(staged)
+        predict_blocks(X, a0, features, thresholds, leaf_signs, A, depth, both_scores, both_staged)
+        np.testing.assert_array_equal(both_scores, scores)
+        np.testing.assert_array_equal(both_staged, staged)
+        out = np.empty((N, n_rounds), np.int8)
+        getattr(kern, "tree_outputs" + suffix)(X, features, thresholds, leaf_signs, depth, out)
+        np.testing.assert_array_equal(out, naive_out)
 
 
 @pytest.mark.parametrize("shape", SHAPES)
