@@ -64,9 +64,8 @@ def boost(
     kern.split_sums(wp, wm, ones, buf.sp, buf.sm)
     a0 = np.empty(n_classes)
     kern.a_star(buf.sp, buf.sm, a0)
-    total = kern.round_total(
-        buf.sp, buf.sm, a0
-    )  # relative to total0: the sums are of wp, wm before rescaling
+    # The total after a0, in the units of total0 (sp and sm are sums of the weights before any rescaling).
+    total = kern.round_total(buf.sp, buf.sm, a0)
     risk0 = _apply(buf, wp, wm, H, ones, a0, total, cost_rows)
     log_total += _log_or_neginf(total / total0) if total0 > 0 else 0.0
     log_total0 = log_total
