@@ -49,8 +49,10 @@ def _panel_numbers(gallery: an.Gallery, panel: an.GalleryPanel, cls: str) -> Non
             ]
             for split in ("train", "test")
         },
-        index=[f"precision of {cls}", f"recall of {cls}", f"wrong {cls} predictions", f"{cls} points missed"],
+        index=["precision", "recall", "wrong calls", "missed"],
     )
+    # Short row labels so train and test both fit in a quarter-width panel; the caption below the panels says
+    # what each row counts.
     st.dataframe(table, width="stretch")
     if panel.key == "c":
         if r["train"]["wrong"] == 0:
@@ -141,8 +143,9 @@ for col, panel in zip(cols, gallery.panels.values()):
         )
         _panel_numbers(gallery, panel, c_name)
 st.caption(
-    "Background: each model's min-risk class; dots: training points (× marks a mistake). Precision of c: "
-    "share of c predictions that are right; recall: share of c points found."
+    "Background: each model's min-risk class; dots: training points (× marks a mistake). Under each panel, for "
+    "class c: precision = share of c predictions that are right; recall = share of c points found; wrong calls "
+    "= points wrongly predicted as c; missed = c points predicted as another class."
 )
 with st.expander("The four cost matrices"):
     hc = st.columns(4)
