@@ -145,14 +145,7 @@ def fit_rebel(dataset: Dataset, cost_matrix, hyper: dict, **override) -> RebelCl
     return RebelClassifier(cost_matrix=cost_matrix, **params).fit(dataset.X_train, dataset.y_train)
 
 
-def staged_scores(model: RebelClassifier, X) -> np.ndarray:
-    """H_t(x) for t = 0 (a0 only) .. T, shape (T + 1, N, K) (Eq. 3)."""
-    X = np.asarray(X, dtype=np.float64)
-    out = np.empty((model.n_estimators_ + 1, X.shape[0], model.a0_.shape[0]))
-    out[0] = model.a0_
-    for t, H in enumerate(model.staged_decision_function(X), start=1):
-        out[t] = H
-    return out
+staged_scores = pg.staged_scores  # H_t(x) for t = 0 (a0 only) .. T, shape (T + 1, N, K)
 
 
 def scores_at(model: RebelClassifier, X, t: int) -> np.ndarray:

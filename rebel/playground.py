@@ -429,7 +429,7 @@ def dataset_key(ds: Dataset) -> str:
     return content_key(ds.X_train, ds.y_train, ds.X_test, ds.y_test, list(ds.classes))
 
 
-def _stage_scores(model: RebelClassifier, X) -> np.ndarray:
+def staged_scores(model: RebelClassifier, X) -> np.ndarray:
     """H after a0 (t = 0) and after every round, shape (T + 1, N, K): the staged scores of Eq. 3."""
     X = np.asarray(X, dtype=np.float64)
     out = np.empty((model.n_estimators_ + 1, X.shape[0], model.a0_.shape[0]))
@@ -460,7 +460,7 @@ def boosting_weights(model: RebelClassifier, X, y_idx, cost_matrix) -> np.ndarra
     """Weight of each training sample at t = 0..T, ``sum_k c+_nk e^{H_nk} + c-_nk e^{-H_nk}`` (S.6), each stage
     normalised to mean 1. Shape (T + 1, N) float32."""
     d = decompose(np.asarray(cost_matrix)[np.asarray(y_idx)])
-    H = _stage_scores(model, X)
+    H = staged_scores(model, X)
     w = (d.cp[None] * np.exp(np.clip(H, -300, 300)) + d.cm[None] * np.exp(-np.clip(H, -300, 300))).sum(axis=2)
     w /= np.maximum(w.mean(axis=1, keepdims=True), np.finfo(np.float64).tiny)
     return w.astype(np.float32)
