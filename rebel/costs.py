@@ -163,15 +163,6 @@ def min_risk_class(posterior, cost_matrix) -> np.ndarray:
     return np.argmin(P @ C, axis=1)
 
 
-def empirical_risk(cost_rows, pred_idx) -> float:
-    """Mean cost ``mean_n c_n[pred_n]`` of predictions (class indices) given each sample's cost row."""
-    cost_rows = np.asarray(cost_rows, dtype=np.float64)
-    pred_idx = np.asarray(pred_idx)
-    if cost_rows.shape[0] == 0:
-        return 0.0
-    return float(cost_rows[np.arange(cost_rows.shape[0]), pred_idx].mean())
-
-
 def random_guess_cost(cost_matrix, priors=None) -> float:
     """Expected cost of guessing a class uniformly at random: ``sum_y p(y) mean_k C[y, k]``.
 
