@@ -13,7 +13,8 @@ import streamlit as st
 
 from rebel import playground as pg
 from rebel import plots
-from rebel.costs import COST_PRESETS, CostWarning, make_costs, normalize_costs, validate_cost_matrix
+from rebel.cost_presets import COST_PRESETS, make_costs, normalize_costs
+from rebel.costs import CostWarning, validate_cost_matrix
 from rebel.datasets import PRESETS, DatasetSpec, validate_mixture
 
 PLAY_INTERVAL = 0.4  # seconds between animation frames

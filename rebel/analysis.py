@@ -26,7 +26,8 @@ import pandas as pd
 from rebel import playground as pg
 from rebel.baselines import first_best
 from rebel.binning import bin_data
-from rebel.costs import decompose, fn_costs, fp_costs, min_risk_class, uniform_costs, validate_cost_matrix
+from rebel.cost_presets import fn_costs, fp_costs
+from rebel.costs import decompose, min_risk_class, uniform_costs, validate_cost_matrix
 from rebel.datasets import PRESETS, Dataset, sample_path
 from rebel.estimator import RebelClassifier
 

@@ -30,14 +30,8 @@ from scipy.stats import binomtest
 
 from . import experiments as ex
 from .baselines import ESTIMATORS, available_estimators, make_estimator, staged_posteriors
-from .costs import (
-    min_risk_class,
-    normalize_costs,
-    random_costs,
-    taxonomy_costs,
-    uniform_costs,
-    validate_cost_matrix,
-)
+from .cost_presets import normalize_costs, random_costs, taxonomy_costs
+from .costs import min_risk_class, uniform_costs, validate_cost_matrix
 from .datasets import (
     BUNDLED,
     PAPER_SEED,

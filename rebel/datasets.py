@@ -36,14 +36,8 @@ import numpy as np
 import pandas as pd
 from scipy.special import logsumexp
 
-from rebel.costs import (
-    fn_costs,
-    fp_costs,
-    min_risk_class,
-    random_costs,
-    uniform_costs,
-    validate_cost_matrix,
-)
+from rebel.cost_presets import fn_costs, fp_costs, random_costs
+from rebel.costs import min_risk_class, uniform_costs, validate_cost_matrix
 
 MAX_ROWS = 200_000  # rows of an imported CSV file
 MAX_CLASSES = 50

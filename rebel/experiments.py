@@ -32,7 +32,8 @@ from .baselines import (
     staged_posteriors,
     staged_scores,
 )
-from .costs import min_risk_class, normalize_costs, random_costs, validate_cost_matrix
+from .cost_presets import normalize_costs, random_costs
+from .costs import min_risk_class, validate_cost_matrix
 from .datasets import (
     BUNDLED,
     PAPER_SEED,
@@ -306,7 +307,7 @@ COST_DISTRIBUTIONS = ("paper", "lognormal", "spike")
 def sample_cost_matrix(n_classes: int, rng, distribution: str = "paper") -> np.ndarray:
     """A random cost matrix (zero diagonal) normalised so random guessing costs 1 (uniform priors).
 
-    ``"paper"``: half-normal off-diagonal entries (``rebel.costs.random_costs``); ``"lognormal[:s]"``:
+    ``"paper"``: half-normal off-diagonal entries (``rebel.cost_presets.random_costs``); ``"lognormal[:s]"``:
     ``exp(s z)``, z ~ N(0, 1), s = 1.5 by default (a few mistakes much costlier than the rest);
     ``"spike[:m]"``: 0-1 costs with one random mistake costing m (default 10), as in Fig. 7.
     """

@@ -19,7 +19,7 @@ from rebel.baselines import (
     staged_scores,
 )
 from rebel.binning import fit_thresholds
-from rebel.costs import random_costs
+from rebel.cost_presets import random_costs
 from rebel.datasets import bayes_min_risk, bayes_posterior, make_dataset, mixture_classes, paper_random_spec
 
 

@@ -1,21 +1,20 @@
-"""Cost-matrix presets of rebel.costs: x m FN/FP (Fig. 7), random (Sec. 5), taxonomy, normalization, specs."""
+"""Cost-matrix presets of rebel.cost_presets: x m FN/FP (Fig. 7), random (Sec. 5), taxonomy, normalization, specs."""
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rebel.costs import (
+from rebel.cost_presets import (
     COST_PRESETS,
     fn_costs,
     fp_costs,
     make_costs,
     normalize_costs,
     random_costs,
-    random_guess_cost,
     taxonomy_costs,
-    uniform_costs,
 )
+from rebel.costs import random_guess_cost, uniform_costs
 
 BIRDS = {"bird": {"waterfowl": ["duck", "goose"], "raptor": ["vulture", "eagle"]}}
 BIRD_PARENTS = {

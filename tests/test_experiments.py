@@ -5,7 +5,8 @@ import pandas as pd
 import pytest
 
 from rebel import RebelClassifier
-from rebel.costs import min_risk_class, random_costs
+from rebel.cost_presets import random_costs
+from rebel.costs import min_risk_class
 from rebel.datasets import make_dataset, paper_random_spec
 from rebel.experiments import (
     compare_cost_sensitive,

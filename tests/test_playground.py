@@ -12,7 +12,8 @@ import pytest
 
 from rebel import RebelClassifier
 from rebel import playground as pg
-from rebel.costs import decompose, fn_costs, min_risk_class, uniform_costs
+from rebel.cost_presets import fn_costs
+from rebel.costs import decompose, min_risk_class, uniform_costs
 from rebel.datasets import PRESETS, DatasetSpec
 
 
