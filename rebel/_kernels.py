@@ -1,4 +1,28 @@
-"""Compiled kernels of the REBEL engine (numba). Each one has a slow, obvious twin in ``tests/naive.py``.
+"""Compiled kernels of the REBEL engine (numba). Each one has a slow, obvious twin of the same name in
+``tests/naive.py``, and a test comparing the two.
+
+Stages, in the order data flows through them (one section each below):
+
+1. binning            raw X -> uint8 bin codes
+2. histograms         per-feature (root) and per-leaf (deeper layers) sums over bins
+3. split search       the root stump criterion and the deeper-layer leaf criterion
+4. a*                 the closed-form output vector and the weight total it leaves
+5. round update       H and the weights move past a round (the weight update)
+6. tree growth        one depth-D tree (``grow_tree``) and the round loop (``boost_rounds``)
+7. prediction         tree outputs, leaf ids, scores and staged class indices on raw features
+
+Paper equation -> function (the decomposition and the loss live in Python, the rest here):
+
+=====================================================  ===========================================
+decomposition c = beta 1 + c+, c- (S.3-S.5)            ``rebel.costs.decompose``
+loss L (Eq. 2, F = exp)                                ``rebel.booster.training_loss``
+stump criterion sum_k sqrt(sp_k sm_k) (S.6)            ``stump_criterion``; all candidates: ``root_scan``
+leaf criterion of a deeper layer u_n, v_n (Sec. 4)     ``leaf_costs``; all candidates: ``leaf_scan``
+a* = 1/2 (ln sm - ln sp) (S.6)                         ``a_star`` (sums: ``split_sums``)
+loss after a round sum_k sp e^a + sm e^-a (Eq. 7)      ``round_total``
+weight update wp e^{f a}, wm e^{-f a} (S.6)            ``apply_round``
+model H(x) = a0 + sum_t f_t(x) a_t (Eq. 3)             ``predict_blocks``
+=====================================================  ===========================================
 
 Arrays they read and write:
 - ``bins``      (d, N) uint8, feature-major bin codes: ``bins[j, n]`` = number of thresholds of feature j that are
@@ -12,11 +36,14 @@ Arrays they read and write:
 - trees         heap-ordered: internal node ``i`` has children ``2i+1`` (left, ``x <= tau``) and ``2i+2``
                 (right, ``x > tau``); ``features``/``thr_idx``/``thresholds`` have ``2^D - 1`` entries and
                 ``leaf_signs`` (+1/-1) has ``2^D``.
+- ``TrainState``, ``RoundWork``, ``Forest``: the training loop's arrays, passed as three named tuples.
 
 Every kernel writes into preallocated outputs and allocates nothing proportional to N.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit, prange
@@ -31,9 +58,54 @@ LEAF_TOL = 1e-12
 PARALLEL_MIN_WORK = 200_000
 
 
+class TrainState(NamedTuple):
+    """What the round loop moves forward: the weights, the training scores and the cost rows they are built on."""
+
+    wp: np.ndarray  # (N, K) c+ e^H, total 1 after every round
+    wm: np.ndarray  # (N, K) c- e^-H
+    H: np.ndarray  # (N, K) training scores
+    cost_rows: np.ndarray  # (N, K) per-sample costs (for the training risk)
+
+
+class RoundWork(NamedTuple):
+    """Work arrays of one round, allocated once per fit (``rebel.grower.round_work``)."""
+
+    dw: np.ndarray  # (N, K) wp - wm
+    w_total: np.ndarray  # (K,) column totals of wp + wm
+    dw_total: np.ndarray  # (K,) column totals of dw
+    hist: np.ndarray  # (d, n_bins, K) root histograms of dw
+    leaf_hist: np.ndarray  # (2^(D-1), d, n_bins) leaf histograms of u - v (empty for stumps)
+    f: np.ndarray  # (N,) int8 the tree's outputs on the training samples
+    leaf: np.ndarray  # (N,) int32 their leaf ids
+    e: np.ndarray  # (N,) u - v (leaf criterion)
+    u_tot: np.ndarray  # (2^(D-1),) per-leaf totals of u
+    v_tot: np.ndarray  # (2^(D-1),) per-leaf totals of v
+    sp: np.ndarray  # (K,) split sums
+    sm: np.ndarray  # (K,)
+    parallel: bool  # parallel histogram and update drivers
+    n_chunks: int  # row chunks of the parallel update
+
+
+class Forest(NamedTuple):
+    """Per-round outputs of the round loop (T rows each)."""
+
+    features: np.ndarray  # (T, 2^D - 1) int32
+    thr_idx: np.ndarray  # (T, 2^D - 1) int32
+    leaf_signs: np.ndarray  # (T, 2^D) int8
+    A: np.ndarray  # (T, K) output vectors
+    layer_totals: np.ndarray  # (T, D) weight total after each layer, relative to 1 before the round
+    round_totals: np.ndarray  # (T,) weight total after the round, relative to 1 before it
+    risks: np.ndarray  # (T,) training risk after the round
+
+
 def pick(parallel_kernel, serial_kernel, work):
     """The parallel or the serial driver of a kernel, by the amount of work."""
     return parallel_kernel if work >= PARALLEL_MIN_WORK else serial_kernel
+
+
+# --------------------------------------------------------------------------------------------------------------
+# 1. Binning: raw X -> uint8 bin codes
+# --------------------------------------------------------------------------------------------------------------
 
 
 @njit(cache=True, nogil=True)
@@ -66,6 +138,11 @@ def bin_features_serial(X, thresholds, bins):
         _bin_one(X[:, j], thresholds[j], bins[j])
 
 
+# --------------------------------------------------------------------------------------------------------------
+# 2. Histograms: per feature (root) and per leaf (deeper layers)
+# --------------------------------------------------------------------------------------------------------------
+
+
 @njit(cache=True, nogil=True)
 def _root_histogram_one(row, dw, h):
     h[:, :] = 0.0
@@ -91,6 +168,42 @@ def root_histograms_serial(bins, dw, hist):
     """``root_histograms`` on one thread (small problems, where launching threads costs more than it saves)."""
     for j in range(bins.shape[0]):
         _root_histogram_one(bins[j], dw, hist[j])
+
+
+@njit(cache=True, nogil=True)
+def _leaf_histogram_one(row, leaf, e, h):
+    h[:, :] = 0.0
+    for n in range(row.shape[0]):
+        h[leaf[n], row[n]] += e[n]
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def leaf_histograms(bins, leaf, e, hist):
+    """hist[l, j, b] = sum of e[n] over samples in leaf l with bins[j, n] == b. hist: (n_leaves, d, n_bins)."""
+    for j in prange(bins.shape[0]):
+        _leaf_histogram_one(bins[j], leaf, e, hist[:, j, :])
+
+
+@njit(cache=True, nogil=True)
+def leaf_histograms_serial(bins, leaf, e, hist):
+    """``leaf_histograms`` on one thread."""
+    for j in range(bins.shape[0]):
+        _leaf_histogram_one(bins[j], leaf, e, hist[:, j, :])
+
+
+# --------------------------------------------------------------------------------------------------------------
+# 3. Split search: the root stump criterion and the leaf criterion of a deeper layer
+# --------------------------------------------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def stump_criterion(sp, sm):
+    """The root stump criterion sum_k sqrt(sp_k sm_k) (S.6): the loss after the round with a = a* is
+    proportional to twice it, so the best stump minimises it. ``root_scan`` evaluates it on every candidate."""
+    total = 0.0
+    for k in range(sp.shape[0]):
+        total += np.sqrt(sp[k] * sm[k])
+    return total
 
 
 @njit(cache=True, nogil=True)
@@ -132,49 +245,6 @@ def root_scan(hist, dw_total, w_total, usable):
 
 
 @njit(cache=True, nogil=True)
-def eval_tree_binned(bins, features, thr_idx, leaf_signs, depth, f_out, leaf_out):
-    """f_out[n] = tree output (+1/-1) and leaf_out[n] = leaf index for each binned sample."""
-    n_samples = bins.shape[1]
-    first_leaf = (1 << depth) - 1
-    for n in range(n_samples):
-        node = 0
-        for _ in range(depth):
-            node = 2 * node + 1 + np.int64(bins[features[node], n] >= thr_idx[node])
-        leaf = node - first_leaf
-        leaf_out[n] = leaf
-        f_out[n] = leaf_signs[leaf]
-
-
-@njit(cache=True, nogil=True)
-def split_sums(wp, wm, f, sp, sm):
-    """sp = sum_{f=+1} wp + sum_{f=-1} wm and sm = sum_{f=+1} wm + sum_{f=-1} wp (S.6), K-vectors."""
-    n_samples, n_classes = wp.shape
-    sp[:] = 0.0
-    sm[:] = 0.0
-    for n in range(n_samples):
-        if f[n] > 0:
-            for k in range(n_classes):
-                sp[k] += wp[n, k]
-                sm[k] += wm[n, k]
-        else:
-            for k in range(n_classes):
-                sp[k] += wm[n, k]
-                sm[k] += wp[n, k]
-
-
-@njit(cache=True, nogil=True)
-def a_star(sp, sm, out):
-    """Closed-form a* = (ln(sm + eps) - ln(sp + eps)) / 2 with eps = SMOOTHING * total / K (S.6)."""
-    n_classes = sp.shape[0]
-    total = 0.0
-    for k in range(n_classes):
-        total += sp[k] + sm[k]
-    eps = max(SMOOTHING * total / n_classes, 1e-300)
-    for k in range(n_classes):
-        out[k] = 0.5 * (np.log(sm[k] + eps) - np.log(sp[k] + eps))
-
-
-@njit(cache=True, nogil=True)
 def leaf_costs(wp, wm, leaf, a, e_out, u_tot, v_tot):
     """Per-sample u - v for the deeper-layer search (Sec. 4, step 2), and per-leaf totals of u and v.
 
@@ -194,27 +264,6 @@ def leaf_costs(wp, wm, leaf, a, e_out, u_tot, v_tot):
         e_out[n] = u - v
         u_tot[leaf[n]] += u
         v_tot[leaf[n]] += v
-
-
-@njit(cache=True, nogil=True)
-def _leaf_histogram_one(row, leaf, e, h):
-    h[:, :] = 0.0
-    for n in range(row.shape[0]):
-        h[leaf[n], row[n]] += e[n]
-
-
-@njit(cache=True, nogil=True, parallel=True)
-def leaf_histograms(bins, leaf, e, hist):
-    """hist[l, j, b] = sum of e[n] over samples in leaf l with bins[j, n] == b. hist: (n_leaves, d, n_bins)."""
-    for j in prange(bins.shape[0]):
-        _leaf_histogram_one(bins[j], leaf, e, hist[:, j, :])
-
-
-@njit(cache=True, nogil=True)
-def leaf_histograms_serial(bins, leaf, e, hist):
-    """``leaf_histograms`` on one thread."""
-    for j in range(bins.shape[0]):
-        _leaf_histogram_one(bins[j], leaf, e, hist[:, j, :])
 
 
 @njit(cache=True, nogil=True)
@@ -256,6 +305,72 @@ def leaf_scan(hist, u_tot, v_tot, base_signs, usable, best_feature, best_thr, be
                     best_feature[lf] = j
                     best_thr[lf] = i
                     best_polarity[lf] = -1
+
+
+# --------------------------------------------------------------------------------------------------------------
+# 4. a*: split sums, the closed form, the weight total it leaves
+# --------------------------------------------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def split_sums(wp, wm, f, sp, sm):
+    """sp = sum_{f=+1} wp + sum_{f=-1} wm and sm = sum_{f=+1} wm + sum_{f=-1} wp (S.6), K-vectors."""
+    n_samples, n_classes = wp.shape
+    sp[:] = 0.0
+    sm[:] = 0.0
+    for n in range(n_samples):
+        if f[n] > 0:
+            for k in range(n_classes):
+                sp[k] += wp[n, k]
+                sm[k] += wm[n, k]
+        else:
+            for k in range(n_classes):
+                sp[k] += wm[n, k]
+                sm[k] += wp[n, k]
+
+
+@njit(cache=True, nogil=True)
+def a_star(sp, sm, out):
+    """Closed-form a* = (ln(sm + eps) - ln(sp + eps)) / 2 with eps = SMOOTHING * total / K (S.6)."""
+    n_classes = sp.shape[0]
+    total = 0.0
+    for k in range(n_classes):
+        total += sp[k] + sm[k]
+    eps = max(SMOOTHING * total / n_classes, 1e-300)
+    for k in range(n_classes):
+        out[k] = 0.5 * (np.log(sm[k] + eps) - np.log(sp[k] + eps))
+
+
+@njit(cache=True, nogil=True)
+def round_total(sp, sm, a):
+    """Weight total after adding f a: sum_k sp_k e^{a_k} + sm_k e^{-a_k} (Eq. 7 without constants)."""
+    total = 0.0
+    for k in range(sp.shape[0]):
+        total += sp[k] * np.exp(a[k]) + sm[k] * np.exp(-a[k])
+    return total
+
+
+@njit(cache=True, nogil=True)
+def _layer_choose_a(sp, sm, a, a_new):
+    """Step (3) of a deeper layer: per class, the closed-form a_k unless the previous a_k gives a lower loss.
+
+    Returns the weight total after the round with the chosen a (written into ``a``).
+    """
+    total = 0.0
+    for k in range(sp.shape[0]):
+        new_loss = sp[k] * np.exp(a_new[k]) + sm[k] * np.exp(-a_new[k])
+        old_loss = sp[k] * np.exp(a[k]) + sm[k] * np.exp(-a[k])
+        if new_loss <= old_loss:
+            a[k] = a_new[k]
+            total += new_loss
+        else:
+            total += old_loss
+    return total
+
+
+# --------------------------------------------------------------------------------------------------------------
+# 5. Round update: H and the weights move past a round (the weight update)
+# --------------------------------------------------------------------------------------------------------------
 
 
 @njit(cache=True, nogil=True)
@@ -328,13 +443,147 @@ def apply_round_serial(wp, wm, H, f, a, scale, cost_rows, dw, w_total, dw_total,
     return risk / max(wp.shape[0], 1)
 
 
+# --------------------------------------------------------------------------------------------------------------
+# 6. Tree growth and the round loop
+# --------------------------------------------------------------------------------------------------------------
+
+
 @njit(cache=True, nogil=True)
-def round_total(sp, sm, a):
-    """Weight total after adding f a: sum_k sp_k e^{a_k} + sm_k e^{-a_k} (Eq. 7 without constants)."""
-    total = 0.0
-    for k in range(sp.shape[0]):
-        total += sp[k] * np.exp(a[k]) + sm[k] * np.exp(-a[k])
-    return total
+def eval_tree_binned(bins, features, thr_idx, leaf_signs, depth, f_out, leaf_out):
+    """f_out[n] = tree output (+1/-1) and leaf_out[n] = leaf index for each binned sample."""
+    n_samples = bins.shape[1]
+    first_leaf = (1 << depth) - 1
+    for n in range(n_samples):
+        node = 0
+        for _ in range(depth):
+            node = 2 * node + 1 + np.int64(bins[features[node], n] >= thr_idx[node])
+        leaf = node - first_leaf
+        leaf_out[n] = leaf
+        f_out[n] = leaf_signs[leaf]
+
+
+@njit(cache=True, nogil=True)
+def grow_tree(bins, usable, depth, state, work, features, thr_idx, leaf_signs, a, layer_totals):
+    """Grow one depth-``depth`` tree and its a on the current weights (paper Sec. 4, DESIGN.md section 2).
+
+    Reads ``state`` (wp, wm) and ``work``'s dw = wp - wm and the column totals of wp + wm and of dw (as
+    ``apply_round`` leaves them). Writes the heap-ordered tree (features, thr_idx: 2^depth - 1; leaf_signs:
+    2^depth), a (K,), the tree's outputs ``work.f`` and leaf ids ``work.leaf`` on the training samples, and
+    layer_totals[l] = weight total after layer l + 1 (relative to the total 1 before the round). Depth 1 is the
+    root stump (rho = +1) jointly optimised with a*. Each further layer copies every leaf's parent split,
+    chooses per leaf the stump that minimises the leaf's loss with a fixed (``leaf_scan``), then recomputes a
+    (``_layer_choose_a``). Returns False when no feature is usable (then the tree is f == +1 and a is the
+    bias step).
+    """
+    wp, wm = state.wp, state.wm
+    w = work
+    n_classes = wp.shape[1]
+    if w.parallel:
+        root_histograms(bins, w.dw, w.hist)
+    else:
+        root_histograms_serial(bins, w.dw, w.hist)
+    j, i, _ = root_scan(w.hist, w.dw_total, w.w_total, usable)
+    if j < 0:
+        features[:] = 0
+        thr_idx[:] = 1
+        leaf_signs[:] = 1
+        w.f[:] = 1
+        w.leaf[:] = 0
+        split_sums(wp, wm, w.f, w.sp, w.sm)
+        a_star(w.sp, w.sm, a)
+        layer_totals[:] = round_total(w.sp, w.sm, a)
+        return False
+    features[0] = j
+    thr_idx[0] = i
+    leaf_signs[0] = -1
+    leaf_signs[1] = 1
+    eval_tree_binned(bins, features, thr_idx, leaf_signs, 1, w.f, w.leaf)
+    split_sums(wp, wm, w.f, w.sp, w.sm)
+    a_star(w.sp, w.sm, a)
+    layer_totals[0] = round_total(w.sp, w.sm, a)
+    a_new = np.empty(n_classes)
+    for d in range(1, depth):
+        n_leaves = 1 << d
+        first_leaf = n_leaves - 1
+        u_tot = w.u_tot[:n_leaves]
+        v_tot = w.v_tot[:n_leaves]
+        leaf_costs(wp, wm, w.leaf, a, w.e, u_tot, v_tot)
+        if w.parallel:
+            leaf_histograms(bins, w.leaf, w.e, w.leaf_hist[:n_leaves])
+        else:
+            leaf_histograms_serial(bins, w.leaf, w.e, w.leaf_hist[:n_leaves])
+        best_feature = np.empty(n_leaves, dtype=np.int32)
+        best_thr = np.empty(n_leaves, dtype=np.int32)
+        best_polarity = np.empty(n_leaves, dtype=np.int8)
+        old_signs = leaf_signs[:n_leaves].copy()
+        leaf_scan(
+            w.leaf_hist[:n_leaves], u_tot, v_tot, old_signs, usable, best_feature, best_thr, best_polarity
+        )
+        for lf in range(n_leaves):
+            pos = first_leaf + lf
+            if best_feature[lf] >= 0:
+                features[pos] = best_feature[lf]
+                thr_idx[pos] = best_thr[lf]
+                rho = best_polarity[lf]
+            else:
+                # Copy of the parent: the leaf's samples take the same branch again and keep their sign s.
+                parent = (pos - 1) // 2
+                features[pos] = features[parent]
+                thr_idx[pos] = thr_idx[parent]
+                rho = -old_signs[lf] if pos % 2 == 1 else old_signs[lf]
+            leaf_signs[2 * lf] = -rho
+            leaf_signs[2 * lf + 1] = rho
+        eval_tree_binned(bins, features, thr_idx, leaf_signs, d + 1, w.f, w.leaf)
+        split_sums(wp, wm, w.f, w.sp, w.sm)
+        a_star(w.sp, w.sm, a_new)
+        layer_totals[d] = _layer_choose_a(w.sp, w.sm, a, a_new)
+    return True
+
+
+@njit(cache=True, nogil=True)
+def boost_rounds(t_start, t_stop, bins, usable, depth, state, work, forest):
+    """Rounds t_start..t_stop-1 of the REBEL loop in one call: grow a tree (``grow_tree``), then move H and the
+    weights past it (``apply_round``, rescaled by the closed-form ``round_total``).
+
+    Writes round t's tree into forest.features[t], thr_idx[t], leaf_signs[t], its a into A[t], the per-layer
+    weight totals into layer_totals[t], the round's weight total (relative to 1 before it) into round_totals[t]
+    and the training risk after it into risks[t].
+    """
+    for t in range(t_start, t_stop):
+        a = forest.A[t]
+        grow_tree(
+            bins,
+            usable,
+            depth,
+            state,
+            work,
+            forest.features[t],
+            forest.thr_idx[t],
+            forest.leaf_signs[t],
+            a,
+            forest.layer_totals[t],
+        )
+        total = round_total(work.sp, work.sm, a)
+        forest.round_totals[t] = total
+        forest.risks[t] = _update_weights(state, work, work.f, a, total)
+
+
+@njit(cache=True, nogil=True)
+def _update_weights(state, work, f, a, total):
+    """``apply_round`` (parallel or serial driver, as ``work.parallel`` says) with scale = 1 / ``total``;
+    returns the training risk after the round."""
+    scale = 1.0 / total if total > 0.0 else 1.0
+    s, w = state, work
+    if w.parallel:
+        return apply_round(s.wp, s.wm, s.H, f, a, scale, s.cost_rows, w.dw, w.w_total, w.dw_total, w.n_chunks)
+    return apply_round_serial(
+        s.wp, s.wm, s.H, f, a, scale, s.cost_rows, w.dw, w.w_total, w.dw_total, w.n_chunks
+    )
+
+
+# --------------------------------------------------------------------------------------------------------------
+# 7. Prediction on raw features: tree outputs, leaf ids, scores, staged class indices
+# --------------------------------------------------------------------------------------------------------------
 
 
 @njit(cache=True, nogil=True)
@@ -365,6 +614,26 @@ def tree_outputs_serial(X, features, thresholds, leaf_signs, depth, out):
     """``tree_outputs`` on one thread."""
     for n in range(X.shape[0]):
         _tree_outputs_one(X[n], features, thresholds, leaf_signs, depth, out[n])
+
+
+@njit(cache=True, nogil=True)
+def _tree_leaves_one(x, features, thresholds, depth, out):
+    for t in range(features.shape[0]):
+        out[t] = _leaf_of(x, features[t], thresholds[t], depth)
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def tree_leaves(X, features, thresholds, depth, out):
+    """out[n, t] = leaf id (0 .. 2^depth - 1) of X[n] in round t's tree, on raw features."""
+    for n in prange(X.shape[0]):
+        _tree_leaves_one(X[n], features, thresholds, depth, out[n])
+
+
+@njit(cache=True, nogil=True)
+def tree_leaves_serial(X, features, thresholds, depth, out):
+    """``tree_leaves`` on one thread."""
+    for n in range(X.shape[0]):
+        _tree_leaves_one(X[n], features, thresholds, depth, out[n])
 
 
 PREDICT_BLOCK = 128  # rows per block in predict_blocks
@@ -490,202 +759,3 @@ def predict_blocks_serial(X, a0, features, thresholds, leaf_signs, A, depth, sco
             scores,
             staged,
         )
-
-
-@njit(cache=True, nogil=True)
-def _layer_choose_a(sp, sm, a, a_new):
-    """Step (3) of a deeper layer: per class, the closed-form a_k unless the previous a_k gives a lower loss.
-
-    Returns the weight total after the round with the chosen a (written into ``a``).
-    """
-    total = 0.0
-    for k in range(sp.shape[0]):
-        new_loss = sp[k] * np.exp(a_new[k]) + sm[k] * np.exp(-a_new[k])
-        old_loss = sp[k] * np.exp(a[k]) + sm[k] * np.exp(-a[k])
-        if new_loss <= old_loss:
-            a[k] = a_new[k]
-            total += new_loss
-        else:
-            total += old_loss
-    return total
-
-
-@njit(cache=True, nogil=True)
-def grow_tree(
-    bins,
-    wp,
-    wm,
-    usable,
-    depth,
-    parallel,
-    dw,
-    w_total,
-    dw_total,
-    hist,
-    leaf_hist,
-    f,
-    leaf,
-    e,
-    u_tot,
-    v_tot,
-    sp,
-    sm,
-    features,
-    thr_idx,
-    leaf_signs,
-    a,
-    layer_totals,
-):
-    """Grow one depth-``depth`` tree and its a on the current weights (paper Sec. 4, DESIGN.md section 2).
-
-    Reads dw = wp - wm and the column totals of wp + wm and of dw (as ``apply_round`` leaves them). Writes the
-    heap-ordered tree (features, thr_idx: 2^depth - 1; leaf_signs: 2^depth), a (K,), the tree's outputs f and
-    leaf indices on the training samples, and layer_totals[l] = weight total after layer l + 1 (relative to the
-    total 1 before the round). Depth 1 is the root stump (rho = +1) jointly optimised with a*. Each further
-    layer copies every leaf's parent split, chooses per leaf the stump that minimises the leaf's loss with a
-    fixed (``leaf_scan``), then recomputes a (``_layer_choose_a``). Returns False when no feature is usable
-    (then the tree is f == +1 and a is the bias step).
-    """
-    n_classes = wp.shape[1]
-    if parallel:
-        root_histograms(bins, dw, hist)
-    else:
-        root_histograms_serial(bins, dw, hist)
-    j, i, _ = root_scan(hist, dw_total, w_total, usable)
-    if j < 0:
-        features[:] = 0
-        thr_idx[:] = 1
-        leaf_signs[:] = 1
-        f[:] = 1
-        leaf[:] = 0
-        split_sums(wp, wm, f, sp, sm)
-        a_star(sp, sm, a)
-        layer_totals[:] = round_total(sp, sm, a)
-        return False
-    features[0] = j
-    thr_idx[0] = i
-    leaf_signs[0] = -1
-    leaf_signs[1] = 1
-    eval_tree_binned(bins, features, thr_idx, leaf_signs, 1, f, leaf)
-    split_sums(wp, wm, f, sp, sm)
-    a_star(sp, sm, a)
-    layer_totals[0] = round_total(sp, sm, a)
-    a_new = np.empty(n_classes)
-    for d in range(1, depth):
-        n_leaves = 1 << d
-        first_leaf = n_leaves - 1
-        leaf_costs(wp, wm, leaf, a, e, u_tot[:n_leaves], v_tot[:n_leaves])
-        if parallel:
-            leaf_histograms(bins, leaf, e, leaf_hist[:n_leaves])
-        else:
-            leaf_histograms_serial(bins, leaf, e, leaf_hist[:n_leaves])
-        best_feature = np.empty(n_leaves, dtype=np.int32)
-        best_thr = np.empty(n_leaves, dtype=np.int32)
-        best_polarity = np.empty(n_leaves, dtype=np.int8)
-        old_signs = leaf_signs[:n_leaves].copy()
-        leaf_scan(
-            leaf_hist[:n_leaves],
-            u_tot[:n_leaves],
-            v_tot[:n_leaves],
-            old_signs,
-            usable,
-            best_feature,
-            best_thr,
-            best_polarity,
-        )
-        for lf in range(n_leaves):
-            pos = first_leaf + lf
-            if best_feature[lf] >= 0:
-                features[pos] = best_feature[lf]
-                thr_idx[pos] = best_thr[lf]
-                rho = best_polarity[lf]
-            else:
-                # Copy of the parent: the leaf's samples take the same branch again and keep their sign s.
-                parent = (pos - 1) // 2
-                features[pos] = features[parent]
-                thr_idx[pos] = thr_idx[parent]
-                rho = -old_signs[lf] if pos % 2 == 1 else old_signs[lf]
-            leaf_signs[2 * lf] = -rho
-            leaf_signs[2 * lf + 1] = rho
-        eval_tree_binned(bins, features, thr_idx, leaf_signs, d + 1, f, leaf)
-        split_sums(wp, wm, f, sp, sm)
-        a_star(sp, sm, a_new)
-        layer_totals[d] = _layer_choose_a(sp, sm, a, a_new)
-    return True
-
-
-@njit(cache=True, nogil=True)
-def boost_rounds(
-    t_start,
-    t_stop,
-    bins,
-    wp,
-    wm,
-    H,
-    usable,
-    depth,
-    parallel,
-    cost_rows,
-    dw,
-    w_total,
-    dw_total,
-    hist,
-    leaf_hist,
-    f,
-    leaf,
-    e,
-    u_tot,
-    v_tot,
-    sp,
-    sm,
-    n_chunks,
-    features,
-    thr_idx,
-    leaf_signs,
-    A,
-    layer_totals,
-    round_totals,
-    risks,
-):
-    """Rounds t_start..t_stop-1 of the REBEL loop in one call: grow a tree (``grow_tree``), then move H and the
-    weights past it (``apply_round``, rescaled by the closed-form ``round_total``).
-
-    Writes round t's tree into features[t], thr_idx[t], leaf_signs[t], its a into A[t], the per-layer weight
-    totals into layer_totals[t], the round's weight total (relative to 1 before it) into round_totals[t] and the
-    training risk after it into risks[t].
-    """
-    for t in range(t_start, t_stop):
-        grow_tree(
-            bins,
-            wp,
-            wm,
-            usable,
-            depth,
-            parallel,
-            dw,
-            w_total,
-            dw_total,
-            hist,
-            leaf_hist,
-            f,
-            leaf,
-            e,
-            u_tot,
-            v_tot,
-            sp,
-            sm,
-            features[t],
-            thr_idx[t],
-            leaf_signs[t],
-            A[t],
-            layer_totals[t],
-        )
-        total = round_total(sp, sm, A[t])
-        scale = 1.0 / total if total > 0.0 else 1.0
-        if parallel:
-            risks[t] = apply_round(wp, wm, H, f, A[t], scale, cost_rows, dw, w_total, dw_total, n_chunks)
-        else:
-            risks[t] = apply_round_serial(
-                wp, wm, H, f, A[t], scale, cost_rows, dw, w_total, dw_total, n_chunks
-            )
-        round_totals[t] = total

@@ -5,7 +5,7 @@ Reads binned training data and per-sample cost rows (N, K); writes a ``BoostResu
 Weights: ``wp = c+ * e^H`` and ``wm = c- * e^-H`` are updated multiplicatively each round and rescaled to total 1
 (a global rescale changes neither the chosen f nor a*), while ``log_total`` tracks the log of their true
 total, so the loss ``L = mean(beta) + exp(log_total) / (2N)`` (DESIGN.md section 1) never overflows. ``H`` on the
-training samples is kept alongside for the empirical risk.
+training samples is kept alongside for the empirical risk. ``training_loss`` is the same L straight from scores.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import numpy as np
 
 from . import _kernels as kern
 from .costs import decompose
-from .tree import GrowBuffers, Tree
+from .grower import new_forest, round_work, tree_of
 
 
 @dataclass
@@ -32,6 +32,17 @@ class BoostResult:
     train_risk: np.ndarray  # (T + 1,) empirical risk after a0 and after each round
     layer_loss: np.ndarray  # (T, D) loss L of the model if round t's tree stopped after layer l + 1
     H: np.ndarray  # (N, K) final training scores
+
+
+def training_loss(H, cost_rows) -> float:
+    """The loss L of Eq. 2 (F = exp) on scores H (N, K) and cost rows (N, K), DESIGN.md section 1:
+    ``L = mean_n beta_n + (1/2N) sum_n (<c+_n, e^H_n> + <c-_n, e^-H_n>)``, an upper bound of the empirical risk.
+    (The booster tracks the same L through the log of the running weight total instead of from H.)"""
+    dec = decompose(cost_rows)
+    H = np.asarray(H, dtype=np.float64)
+    return float(
+        dec.beta.mean() + ((dec.cp * np.exp(H)).sum() + (dec.cm * np.exp(-H)).sum()) / (2 * H.shape[0])
+    )
 
 
 def boost(
@@ -48,111 +59,74 @@ def boost(
     n_features, n_samples = bins.shape
     n_classes = cost_rows.shape[1]
     dec = decompose(cost_rows)
-    wp = np.ascontiguousarray(dec.cp)
-    wm = np.ascontiguousarray(dec.cm)
+    state = kern.TrainState(
+        np.ascontiguousarray(dec.cp),
+        np.ascontiguousarray(dec.cm),
+        np.zeros((n_samples, n_classes)),
+        cost_rows,
+    )
     mean_beta = float(dec.beta.mean())
-    H = np.zeros((n_samples, n_classes))
-    total0 = float(wp.sum() + wm.sum())
-    log_total = math.log(total0) if total0 > 0 else -math.inf
+    work = round_work(n_samples, n_features, n_classes, n_bins, depth)
+    a0, risk0, log_total0 = _bias_step(state, work)
+    forest = new_forest(n_rounds, depth, n_classes)
 
     def loss_of(log_t: float) -> float:
         return mean_beta + math.exp(log_t) / (2 * n_samples)
 
-    # a0: the closed form with f == +1 on the initial weights (H = 0); apply_round rescales to total 1.
-    buf = GrowBuffers(n_samples, n_features, n_classes, n_bins, depth)
-    ones = np.ones(n_samples, dtype=np.int8)
-    kern.split_sums(wp, wm, ones, buf.sp, buf.sm)
-    a0 = np.empty(n_classes)
-    kern.a_star(buf.sp, buf.sm, a0)
-    # The total after a0, in the units of total0 (sp and sm are sums of the weights before any rescaling).
-    total = kern.round_total(buf.sp, buf.sm, a0)
-    risk0 = _apply(buf, wp, wm, H, ones, a0, total, cost_rows)
-    log_total += _log_or_neginf(total / total0) if total0 > 0 else 0.0
-    log_total0 = log_total
-
-    n_nodes, n_leaves = (1 << depth) - 1, 1 << depth
-    features = np.zeros((n_rounds, n_nodes), dtype=np.int32)
-    thr_idx = np.zeros((n_rounds, n_nodes), dtype=np.int32)
-    leaf_signs = np.zeros((n_rounds, n_leaves), dtype=np.int8)
-    A = np.zeros((n_rounds, n_classes))
-    layer_totals = np.ones((n_rounds, depth))
-    round_totals = np.ones(n_rounds)
-    risks = np.empty(n_rounds)
-
-    def run(t_start: int, t_stop: int) -> None:
-        kern.boost_rounds(
-            t_start,
-            t_stop,
-            bins,
-            wp,
-            wm,
-            H,
-            usable,
-            depth,
-            buf.parallel,
-            cost_rows,
-            buf.dw,
-            buf.w_total,
-            buf.dw_total,
-            buf.hist,
-            buf.leaf_hist,
-            buf.f,
-            buf.leaf,
-            buf.e,
-            buf.u_tot,
-            buf.v_tot,
-            buf.sp,
-            buf.sm,
-            buf.n_chunks,
-            features,
-            thr_idx,
-            leaf_signs,
-            A,
-            layer_totals,
-            round_totals,
-            risks,
-        )
-
     done = n_rounds
     if callback is None:
-        run(0, n_rounds)  # the whole loop in one compiled call
-    elif callback(0, {"loss": loss_of(log_total), "risk": risk0, "a": a0}) is False:
+        kern.boost_rounds(0, n_rounds, bins, usable, depth, state, work, forest)  # one compiled call
+    elif callback(0, {"loss": loss_of(log_total0), "risk": risk0, "a": a0}) is False:
         done = 0
     else:
+        log_total = log_total0
         for t in range(n_rounds):
-            run(t, t + 1)
-            log_total += _log_or_neginf(round_totals[t])
-            tree = Tree(depth, features[t], thr_idx[t], leaf_signs[t])
-            info = {"loss": loss_of(log_total), "risk": risks[t], "a": A[t], "tree": tree}
-            if callback(t + 1, info) is False:
+            kern.boost_rounds(t, t + 1, bins, usable, depth, state, work, forest)
+            log_total += _log_or_neginf(forest.round_totals[t])
+            info = {"loss": loss_of(log_total), "risk": forest.risks[t], "a": forest.A[t]}
+            if callback(t + 1, {**info, "tree": tree_of(forest, t, depth)}) is False:
                 done = t + 1
                 break
 
     # Loss after each round from the log of the running weight total (DESIGN.md section 1).
     with np.errstate(divide="ignore"):
-        log_round = np.log(round_totals[:done])
-        log_layers = np.log(layer_totals[:done])
+        log_round = np.log(forest.round_totals[:done])
+        log_layers = np.log(forest.layer_totals[:done])
     log_before = log_total0 + np.concatenate(([0.0], np.cumsum(log_round)))
-    train_loss = mean_beta + np.exp(log_before) / (2 * n_samples)
-    train_risk = np.concatenate(([risk0], risks[:done]))
-    layer_loss = mean_beta + np.exp(log_before[:-1, None] + log_layers) / (2 * n_samples)
     return BoostResult(
         a0=a0,
-        features=features[:done].copy(),
-        thr_idx=thr_idx[:done].copy(),
-        leaf_signs=leaf_signs[:done].copy(),
-        A=A[:done].copy(),
-        train_loss=train_loss,
-        train_risk=train_risk,
-        layer_loss=layer_loss,
-        H=H,
+        features=forest.features[:done].copy(),
+        thr_idx=forest.thr_idx[:done].copy(),
+        leaf_signs=forest.leaf_signs[:done].copy(),
+        A=forest.A[:done].copy(),
+        train_loss=mean_beta + np.exp(log_before) / (2 * n_samples),
+        train_risk=np.concatenate(([risk0], forest.risks[:done])),
+        layer_loss=mean_beta + np.exp(log_before[:-1, None] + log_layers) / (2 * n_samples),
+        H=state.H,
     )
 
 
-def _apply(buf, wp, wm, H, f, a, total, cost_rows) -> float:
-    """Move H and the weights past a round (``kern.apply_round``) and return the training risk."""
+def _bias_step(state: kern.TrainState, work: kern.RoundWork) -> tuple[np.ndarray, float, float]:
+    """a0: the closed form with f == +1 on the initial weights (H = 0); the weights move past it and are
+    rescaled to total 1. Returns a0, the training risk after it and the log of the true weight total."""
+    wp, wm = state.wp, state.wm
+    n_samples, n_classes = wp.shape
+    total0 = float(wp.sum() + wm.sum())
+    log_total = math.log(total0) if total0 > 0 else -math.inf
+    ones = np.ones(n_samples, dtype=np.int8)
+    kern.split_sums(wp, wm, ones, work.sp, work.sm)
+    a0 = np.empty(n_classes)
+    kern.a_star(work.sp, work.sm, a0)
+    # The total after a0, in the units of total0 (sp and sm are sums of the weights before any rescaling).
+    total = kern.round_total(work.sp, work.sm, a0)
     scale = 1.0 / total if total > 0 else 1.0
-    return buf.apply_round(wp, wm, H, f, a, scale, cost_rows, buf.dw, buf.w_total, buf.dw_total, buf.n_chunks)
+    apply_round = kern.pick(kern.apply_round, kern.apply_round_serial, n_samples * n_classes * 8)
+    w = work
+    risk0 = apply_round(
+        wp, wm, state.H, ones, a0, scale, state.cost_rows, w.dw, w.w_total, w.dw_total, w.n_chunks
+    )
+    log_total += _log_or_neginf(total / total0) if total0 > 0 else 0.0
+    return a0, risk0, log_total
 
 
 def _log_or_neginf(x: float) -> float:

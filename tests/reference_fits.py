@@ -38,6 +38,13 @@ def problems():
                 n_thresholds=40,
             )
             out.append((f"d{depth}_{kind}", est, X, y, S if kind == "sample" else None, X_eval))
+    # Large enough (N d K >= PARALLEL_MIN_WORK) for the parallel histogram and update drivers.
+    y_big = np.arange(12_000) % 5
+    X_big = rng.normal(size=(12_000, 4)) + 0.5 * y_big[:, None] * np.array([1.0, -1.0, 0.5, 0.0])
+    C_big = np.abs(rng.normal(size=(5, 5)))
+    np.fill_diagonal(C_big, 0.0)
+    est = RebelClassifier(cost_matrix=C_big, n_estimators=12, max_depth=3, n_thresholds=200)
+    out.append(("d3_parallel", est, X_big, y_big, None, X_big[:2000]))
     return out
 
 

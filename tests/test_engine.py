@@ -108,7 +108,7 @@ def test_loss_non_increasing_and_bounds_the_risk(depth, costs):
     assert np.all(loss >= risk - 1e-12)
     # The loss agrees with L computed from scratch on the final scores.
     rows = (C if C is not None else 1 - np.eye(4))[y] if sample_cost is None else sample_cost
-    np.testing.assert_allclose(loss[-1], naive.loss(model.decision_function(X), rows), rtol=1e-9)
+    np.testing.assert_allclose(loss[-1], naive.training_loss(model.decision_function(X), rows), rtol=1e-9)
 
 
 @pytest.mark.parametrize("depth", [2, 3, 4])

@@ -5,8 +5,9 @@ import pytest
 
 from rebel import _kernels as kern
 from rebel.binning import bin_data, fit_thresholds
-from rebel.booster import boost
+from rebel.booster import boost, training_loss
 from rebel.costs import decompose
+from rebel.grower import round_work
 
 from . import naive
 
@@ -42,6 +43,7 @@ def test_binning_kernel_equals_searchsorted(kernel, binning):
     kernel(X_new, thresholds, bins)
     for j in range(4):
         np.testing.assert_array_equal(bins[j], np.searchsorted(thresholds[j], X_new[:, j], side="left"))
+    np.testing.assert_array_equal(bins, naive.bin_features(X_new, thresholds))
 
 
 @pytest.mark.parametrize("kernel", [kern.root_histograms, kern.root_histograms_serial])
@@ -64,7 +66,7 @@ def test_root_scan_finds_the_naive_best_stump(shape, seed):
     hist = np.empty((bins.shape[0], T + 1, wp.shape[1]))
     kern.root_histograms(bins, dw, hist)
     j, i, obj = kern.root_scan(hist, dw_total, w_total, usable)
-    nj, ni, nobj = naive.best_root_stump(bins, wp, wm, usable, T)
+    nj, ni, nobj = naive.root_scan(bins, wp, wm, usable, T)
     assert (j, i) == (nj, ni)
     np.testing.assert_allclose(obj, nobj, rtol=1e-9)
 
@@ -99,8 +101,8 @@ def test_tree_evaluation_binned_and_raw(depth, shape):
         raw = [naive.tree_output(x, features[t], thresholds[t], leaf_signs[t], depth) for x in X]
         np.testing.assert_array_equal(f, raw)
     naive_out = naive.tree_outputs(X, features, thresholds, leaf_signs, depth)
-    naive_scores = naive.decision_scores(X, a0, features, thresholds, leaf_signs, A, depth)
-    naive_staged = naive.staged_argmax(X, a0, features, thresholds, leaf_signs, A, depth)
+    naive_scores, naive_staged = naive.predict_blocks(X, a0, features, thresholds, leaf_signs, A, depth)
+    naive_leaves = naive.tree_leaves(X, features, thresholds, depth)
     no_scores, no_staged = np.empty((0, 0)), np.empty((0, 0), np.int16)
     for suffix in ("", "_serial"):
         predict_blocks = getattr(kern, "predict_blocks" + suffix)
@@ -117,6 +119,9 @@ def test_tree_evaluation_binned_and_raw(depth, shape):
         out = np.empty((N, n_rounds), np.int8)
         getattr(kern, "tree_outputs" + suffix)(X, features, thresholds, leaf_signs, depth, out)
         np.testing.assert_array_equal(out, naive_out)
+        leaves = np.empty((N, n_rounds), np.int32)
+        getattr(kern, "tree_leaves" + suffix)(X, features, thresholds, depth, leaves)
+        np.testing.assert_array_equal(leaves, naive_leaves)
 
 
 @pytest.mark.parametrize("shape", SHAPES)
@@ -125,7 +130,7 @@ def test_split_sums_and_a_star(shape):
     f = rng.choice(np.array([-1, 1], np.int8), size=X.shape[0])
     sp, sm = np.empty(wp.shape[1]), np.empty(wp.shape[1])
     kern.split_sums(wp, wm, f, sp, sm)
-    nsp, nsm = naive.sp_sm(wp, wm, f)
+    nsp, nsm = naive.split_sums(wp, wm, f)
     np.testing.assert_allclose(sp, nsp, rtol=1e-12)
     np.testing.assert_allclose(sm, nsm, rtol=1e-12)
     a = np.empty_like(sp)
@@ -156,7 +161,7 @@ def test_leaf_costs_histograms_and_scan(n_leaves, shape):
     base = rng.choice(np.array([-1, 1], np.int8), size=n_leaves)
     bf, bt, bp = np.empty(n_leaves, np.int32), np.empty(n_leaves, np.int32), np.empty(n_leaves, np.int8)
     kern.leaf_scan(hist, U, V, base, usable, bf, bt, bp)
-    for lf, (j, i, rho, _) in enumerate(naive.best_leaf_stumps(bins, leaf, u, v, base, usable, T)):
+    for lf, (j, i, rho, _) in enumerate(naive.leaf_scan(bins, leaf, u, v, base, usable, T)):
         assert (bf[lf], bt[lf], bp[lf]) == (j, i, rho), f"leaf {lf}"
 
 
@@ -170,9 +175,10 @@ def test_apply_round(shape):
     a = rng.normal(size=K)
     cost_rows = rng.exponential(size=(N, K))
     nwp, nwm, nH, ntotal, nrisk = naive.apply_round(wp, wm, H, f, a, cost_rows)
-    sp, sm = naive.sp_sm(wp, wm, f)
+    sp, sm = naive.split_sums(wp, wm, f)
     total = kern.round_total(sp, sm, a)
     np.testing.assert_allclose(total, ntotal, rtol=1e-12)  # the closed form equals the summed total
+    np.testing.assert_allclose(total, naive.round_total(sp, sm, a), rtol=1e-14)
     for kernel, n_chunks in ((kern.apply_round, 3), (kern.apply_round, 1), (kern.apply_round_serial, 1)):
         wp2, wm2, H2 = wp.copy(), wm.copy(), H.copy()
         dw, w_total, dw_total = np.empty((N, K)), np.empty(K), np.empty(K)
@@ -217,3 +223,56 @@ def test_whole_fit_equals_naive_fit(depth, N, d, K, T, cost_kind):
     np.testing.assert_allclose(res.train_loss, losses, rtol=1e-9)
     dec = decompose(cost_rows)
     assert np.all(dec.cp >= 0) and np.all(dec.cm >= 0)
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_stump_criterion_and_the_root_scan_objective(shape):
+    _X, thr, usable, bins, wp, wm, _ = _problem(*shape, seed=9)
+    dw = wp - wm
+    hist = np.empty((bins.shape[0], thr.shape[1] + 1, wp.shape[1]))
+    kern.root_histograms_serial(bins, dw, hist)
+    j, i, obj = kern.root_scan(hist, dw.sum(0), (wp + wm).sum(0), usable)
+    f = np.where(bins[j] >= i, 1, -1).astype(np.int8)
+    sp, sm = naive.split_sums(wp, wm, f)
+    np.testing.assert_allclose(kern.stump_criterion(sp, sm), naive.stump_criterion(sp, sm), rtol=1e-14)
+    np.testing.assert_allclose(obj, kern.stump_criterion(sp, sm), rtol=1e-10)
+
+
+@pytest.mark.parametrize("depth", [1, 2, 3])
+@pytest.mark.parametrize("shape", SHAPES[:4])
+def test_grow_tree_equals_the_naive_tree(depth, shape):
+    from rebel._kernels import TrainState
+
+    _X, thr, usable, bins, wp, wm, rng = _problem(*shape, seed=10 + depth)
+    N, K = wp.shape
+    work = round_work(N, bins.shape[0], K, thr.shape[1] + 1, depth)
+    work.dw[:] = wp - wm
+    work.w_total[:] = (wp + wm).sum(0)
+    work.dw_total[:] = (wp - wm).sum(0)
+    state = TrainState(wp, wm, np.zeros((N, K)), rng.exponential(size=(N, K)))
+    feats = np.empty(2**depth - 1, np.int32)
+    thr_idx = np.empty(2**depth - 1, np.int32)
+    signs = np.empty(2**depth, np.int8)
+    a, layer_totals = np.empty(K), np.empty(depth)
+    kern.grow_tree(bins, usable, depth, state, work, feats, thr_idx, signs, a, layer_totals)
+    nfeats, nthr, nsigns, na, nf = naive.grow_tree(bins, wp, wm, usable, depth, thr.shape[1])
+    np.testing.assert_array_equal(feats, nfeats)
+    np.testing.assert_array_equal(thr_idx, nthr)
+    np.testing.assert_array_equal(signs, nsigns)
+    np.testing.assert_allclose(a, na, rtol=1e-8, atol=1e-10)
+    np.testing.assert_array_equal(work.f, nf)
+    np.testing.assert_allclose(
+        layer_totals[-1], naive.round_total(*naive.split_sums(wp, wm, nf), na), rtol=1e-10
+    )
+
+
+def test_training_loss_is_the_naive_loss_and_the_fit_s_last_loss():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(120, 2))
+    cost_rows = rng.exponential(size=(120, 3))
+    thresholds, usable = fit_thresholds(X, 20, "uniform")
+    res = boost(bin_data(X, thresholds), usable, cost_rows, 8, 2, n_bins=21)
+    np.testing.assert_allclose(
+        training_loss(res.H, cost_rows), naive.training_loss(res.H, cost_rows), rtol=1e-13
+    )
+    np.testing.assert_allclose(training_loss(res.H, cost_rows), res.train_loss[-1], rtol=1e-9)

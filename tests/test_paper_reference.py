@@ -18,7 +18,8 @@ def test_fit_reproduces_the_recorded_reference_exactly(case):
 
 
 def test_reference_covers_depths_and_cost_kinds():
-    assert set(RECORDED) == {f"d{d}_{k}" for d in (1, 2, 3) for k in ("zero_one", "matrix", "sample")}
+    cases = {f"d{d}_{k}" for d in (1, 2, 3) for k in ("zero_one", "matrix", "sample")}
+    assert set(RECORDED) == {*cases, "d3_parallel"}
 
 
 def test_fit_with_a_callback_reproduces_the_reference_too():
