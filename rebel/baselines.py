@@ -19,17 +19,16 @@ label-vs-rest problems, Friedman, Hastie & Tibshirani 2000), the same formula as
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .binning import BINNINGS, bin_data, check_n_thresholds, fit_thresholds
+from .binning import BINNINGS, bin_data, fit_thresholds
 from .costs import min_risk_class, uniform_costs, validate_cost_matrix
-from .estimator import RebelClassifier
+from .estimator import RebelClassifier, posterior_from_scores
+from .params import check_param
 
 try:  # LightGBM is optional (the "bench" extra)
     import lightgbm
@@ -44,12 +43,6 @@ TIE_TOLERANCE = 1e-12  # edges within this (relative to the best) are tied; the 
 _CHUNK = 16384  # rows per block when evaluating stumps
 
 
-def posterior_from_scores(H: np.ndarray) -> np.ndarray:
-    """Posterior estimate ``sigma(2 H_k)`` normalised over k (exponential-loss minimiser, 0-1 training)."""
-    p = 1.0 / (1.0 + np.exp(-2.0 * np.clip(H, -350, 350)))
-    return p / p.sum(axis=-1, keepdims=True)
-
-
 # --------------------------------------------------------------------------------------------------------------
 # Two-step (standard) method
 # --------------------------------------------------------------------------------------------------------------
@@ -62,6 +55,14 @@ def _unfrozen(estimator):
     return estimator.estimator if isinstance(estimator, FrozenEstimator) else estimator
 
 
+def _check_rebel_posterior(est) -> None:
+    if not hasattr(est, "predict_proba"):
+        raise ValueError(
+            "this RebelClassifier was trained with a cost matrix, so it estimates the minimum-risk class, "
+            "not posteriors; fit it with cost_matrix=None to use it as a posterior estimator."
+        )
+
+
 def staged_posteriors(estimator, X):
     """Yield the fitted ``estimator``'s posterior estimates p(y|x) (N, K) after each boosting round.
 
@@ -70,11 +71,7 @@ def staged_posteriors(estimator, X):
     """
     est = _unfrozen(estimator)
     if isinstance(est, RebelClassifier):
-        if not hasattr(est, "predict_proba"):
-            raise ValueError(
-                "this RebelClassifier was trained with a cost matrix, so it estimates the minimum-risk class, "
-                "not posteriors; fit it with cost_matrix=None to use it as a posterior estimator."
-            )
+        _check_rebel_posterior(est)
         for H in est.staged_decision_function(X):
             yield posterior_from_scores(H)
     elif hasattr(est, "staged_predict_proba"):
@@ -100,6 +97,23 @@ def staged_scores(estimator, X):
             yield _as_2d_scores(S)
     else:
         yield from staged_posteriors(est, X)
+
+
+def staged_min_risk_indices(estimator, X, cost_matrix, include_bias=True) -> np.ndarray:
+    """The two-step decision after every round: class index ``argmin_k sum_y p_t(y|x) C[y, k]`` of the fitted
+    posterior ``estimator`` (see ``staged_posteriors``) at t = 1..T, or t = 0..T for a ``RebelClassifier`` with
+    ``include_bias`` (t = 0: a0 alone). Shape (stages, N) int16, one stage in memory at a time; a REBEL
+    posterior runs on the compiled staged scores."""
+    C = np.asarray(cost_matrix, dtype=np.float64)
+    est = _unfrozen(estimator)
+    if isinstance(est, RebelClassifier):
+        _check_rebel_posterior(est)
+        stages = (
+            posterior_from_scores(H) for H in est.staged_decision_function(X, include_bias=include_bias)
+        )
+    else:
+        stages = staged_posteriors(est, X)
+    return np.array([min_risk_class(P, C) for P in stages], dtype=np.int16).reshape(-1, np.shape(X)[0])
 
 
 def _as_2d_scores(S: np.ndarray) -> np.ndarray:
@@ -260,10 +274,8 @@ class _StumpBoosting(ClassifierMixin, BaseEstimator):
         self.binning = binning
 
     def _check_params(self):
-        value = self.n_estimators
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-            raise ValueError(f"n_estimators must be an integer >= 1; got {value!r}.")
-        check_n_thresholds(self.n_thresholds)
+        check_param("n_estimators", self.n_estimators)
+        check_param("n_thresholds", self.n_thresholds)
         if self.binning not in BINNINGS:
             raise ValueError(f"binning must be one of {BINNINGS}; got {self.binning!r}.")
 

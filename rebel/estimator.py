@@ -7,8 +7,6 @@ it computed during training.
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
@@ -16,11 +14,17 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _kernels as kern
 from ._threading import parallel_guard
-from .binning import BINNINGS, bin_data, check_n_thresholds, fit_thresholds
+from .binning import BINNINGS, bin_data, fit_thresholds
 from .booster import boost
 from .costs import uniform_costs, validate_cost_matrix, validate_sample_cost
+from .params import check_n_classes, check_param
 
-MAX_DEPTH = 8
+
+def posterior_from_scores(H: np.ndarray) -> np.ndarray:
+    """Posterior estimate ``sigma(2 H_k)`` normalised over k: the population minimiser of the exponential loss
+    under 0-1 costs (Friedman, Hastie & Tibshirani 2000). H: (..., K) scores; returns the same shape."""
+    p = 1.0 / (1.0 + np.exp(-2.0 * np.clip(H, -350, 350)))
+    return p / p.sum(axis=-1, keepdims=True)
 
 
 class RebelClassifier(ClassifierMixin, BaseEstimator):
@@ -67,14 +71,9 @@ class RebelClassifier(ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ fitting
     def _check_params(self):
-        for name, lo, hi in (("n_estimators", 1, None), ("max_depth", 1, MAX_DEPTH)):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-                raise ValueError(f"{name} must be an integer; got {value!r}.")  # noqa: TRY004 (sklearn convention)
-            if value < lo or (hi is not None and value > hi):
-                rng = f">= {lo}" if hi is None else f"in [{lo}, {hi}]"
-                raise ValueError(f"{name} must be {rng}; got {value}.")
-        check_n_thresholds(self.n_thresholds)
+        """Integer limits come from the one table in ``rebel.params``."""
+        for name in ("n_estimators", "max_depth", "n_thresholds"):
+            check_param(name, getattr(self, name))
         if self.binning not in BINNINGS:
             raise ValueError(f"binning must be one of {BINNINGS}; got {self.binning!r}.")
 
@@ -89,7 +88,7 @@ class RebelClassifier(ClassifierMixin, BaseEstimator):
         X, y = validate_data(self, X, y, dtype=np.float64, order="C")
         check_classification_targets(y)
         self.classes_, y_idx = np.unique(y, return_inverse=True)
-        n_classes = self.classes_.shape[0]
+        n_classes = check_n_classes(self.classes_.shape[0], "y")  # also keeps staged int16 indices in range
         if n_classes < 2:
             raise ValueError(
                 f"y has only one class ({self.classes_[0]!r}); a classifier needs at least 2 classes. "
@@ -161,8 +160,9 @@ class RebelClassifier(ClassifierMixin, BaseEstimator):
         self._predict_blocks(X, scores, np.empty((0, 0), dtype=np.int16))
         return scores
 
-    def staged_decision_function(self, X):
-        """Yield H after each round t = 1..n_estimators_ (arrays of shape (N, K)).
+    def staged_decision_function(self, X, include_bias=False):
+        """Yield H after each round t = 1..n_estimators_ (arrays of shape (N, K)); with ``include_bias`` first
+        the scores at t = 0 (a0 alone), so T + 1 arrays.
 
         Holds one round's weak-learner outputs at a time (N bytes), whatever the number of rounds.
         """
@@ -170,6 +170,8 @@ class RebelClassifier(ClassifierMixin, BaseEstimator):
         f = np.empty((X.shape[0], 1), dtype=np.int8)
         tree_outputs = kern.pick(kern.tree_outputs, kern.tree_outputs_serial, X.shape[0] * self.depth_)
         H = np.broadcast_to(self.a0_, (X.shape[0], self.a0_.shape[0])).copy()
+        if include_bias:
+            yield H.copy()
         for t in range(self.n_estimators_):
             with parallel_guard():
                 tree_outputs(
@@ -182,6 +184,24 @@ class RebelClassifier(ClassifierMixin, BaseEstimator):
                 )
             H += f * self.a_[t]
             yield H.copy()
+
+    def apply(self, X):
+        """Leaf id (0 .. 2^D - 1, heap order left to right) of every row in every round's tree: (N, T) int32."""
+        X = self._validate_X(X)
+        out = np.empty((X.shape[0], self.n_estimators_), dtype=np.int32)
+        kernel = kern.pick(kern.tree_leaves, kern.tree_leaves_serial, out.size * self.depth_)
+        with parallel_guard():
+            kernel(X, self.tree_features_, self.tree_thresholds_, self.depth_, out)
+        return out
+
+    def weak_learner_outputs(self, X):
+        """The weak learners' outputs f_t(x) in {-1, +1} for every row and round: (N, T) int8."""
+        X = self._validate_X(X)
+        out = np.empty((X.shape[0], self.n_estimators_), dtype=np.int8)
+        kernel = kern.pick(kern.tree_outputs, kern.tree_outputs_serial, out.size * self.depth_)
+        with parallel_guard():
+            kernel(X, self.tree_features_, self.tree_thresholds_, self.tree_leaf_signs_, self.depth_, out)
+        return out
 
     def predict(self, X):
         """The estimated minimum-risk class argmax_k H_k(x) (ties to the first class)."""
@@ -243,9 +263,7 @@ class RebelClassifier(ClassifierMixin, BaseEstimator):
         return self._predict_proba
 
     def _predict_proba(self, X):
-        H = self.decision_function(X)
-        p = 1.0 / (1.0 + np.exp(-2.0 * np.clip(H, -350, 350)))
-        return p / p.sum(axis=1, keepdims=True)
+        return posterior_from_scores(self.decision_function(X))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -18,10 +18,13 @@ def warmup() -> None:
     model.decision_function(X)
     model.staged_class_indices(X)
     next(model.staged_decision_function(X))
+    model.apply(X)
+    model.weak_learner_outputs(X)
     model.predict_proba(X)
     trees = (model.tree_features_, model.tree_thresholds_, model.tree_leaf_signs_)
     kern.predict_blocks(
         X, model.a0_, *trees, model.a_, 2, np.empty((24, 3)), np.empty((3, 24), dtype=np.int16)
     )
     kern.tree_outputs(X, *trees, 2, np.empty((24, 2), dtype=np.int8))
+    kern.tree_leaves(X, trees[0], trees[1], 2, np.empty((24, 2), dtype=np.int32))
     kern.bin_features(X, model.thresholds_, np.empty((2, 24), dtype=np.uint8))

@@ -477,7 +477,7 @@ ENGINE_CASES = [
         "model-wrong-param-type",
         lambda: loads_model(_with(_model_dict(), params__n_estimators="many")),
         ModelFileError,
-        "n_estimators must be an integer",
+        "n_estimators must be a whole number",
     ),
     (
         "model-wrong-shape",

@@ -353,7 +353,7 @@ X_OK, Y_OK = _blobs(30, K=3)
         ),
         ({}, X_OK, Y_OK, {"sample_cost": -np.ones((30, 3))}, r"sample_cost\[0, 0\] is -1.0"),
         ({}, X_OK, np.zeros(30), {}, "only one class"),
-        ({"n_estimators": 0}, X_OK, Y_OK, {}, "n_estimators must be >= 1"),
+        ({"n_estimators": 0}, X_OK, Y_OK, {}, r"n_estimators must be in \[1, 100000\]; got 0"),
         ({"max_depth": 9}, X_OK, Y_OK, {}, r"max_depth must be in \[1, 8\]"),
         ({"n_thresholds": 256}, X_OK, Y_OK, {}, r"n_thresholds must be in \[1, 255\]"),
         ({"binning": "log"}, X_OK, Y_OK, {}, "binning must be one of"),
