@@ -39,22 +39,24 @@ def _base_costs(n_classes: int, base) -> np.ndarray:
     return validate_cost_matrix(base, n_classes=int(n_classes), name="base").copy()
 
 
-def fn_costs(n_classes: int, c: int, m: float = 10.0, base=None) -> np.ndarray:
-    """Missing class ``c`` costs ``m`` times more: row ``c``'s off-diagonal entries of ``base`` (0-1) times m."""
+def _scaled_line(n_classes: int, c, m, base, column: bool) -> np.ndarray:
+    """``base`` (0-1 by default) with class c's row (``column=False``) or column off the diagonal times m."""
     c = _check_class_index(n_classes, c)
     C = _base_costs(n_classes, base)
     off = np.arange(C.shape[0]) != c
-    C[c, off] *= _check_multiplier(m)
+    line = (off, c) if column else (c, off)
+    C[line] *= _check_multiplier(m)
     return C
+
+
+def fn_costs(n_classes: int, c: int, m: float = 10.0, base=None) -> np.ndarray:
+    """Missing class ``c`` costs ``m`` times more: row ``c``'s off-diagonal entries of ``base`` (0-1) times m."""
+    return _scaled_line(n_classes, c, m, base, column=False)
 
 
 def fp_costs(n_classes: int, c: int, m: float = 10.0, base=None) -> np.ndarray:
     """Wrongly predicting class ``c`` costs ``m`` times more: column ``c``'s off-diagonal entries times m."""
-    c = _check_class_index(n_classes, c)
-    C = _base_costs(n_classes, base)
-    off = np.arange(C.shape[0]) != c
-    C[off, c] *= _check_multiplier(m)
-    return C
+    return _scaled_line(n_classes, c, m, base, column=True)
 
 
 def _check_priors(priors, n_classes: int) -> np.ndarray | None:
