@@ -14,7 +14,7 @@ import streamlit as st
 from rebel import playground as pg
 from rebel import plots
 from rebel.costs import COST_PRESETS, CostWarning, make_costs, normalize_costs, validate_cost_matrix
-from rebel.datasets import PRESETS, DatasetSpec, validate_mixture
+from rebel.data import PRESETS, DatasetSpec, validate_mixture
 
 PLAY_INTERVAL = 0.4  # seconds between animation frames
 PLAY_FRAMES = 50  # frames for a full replay t = 0..T

@@ -27,7 +27,7 @@ from rebel import playground as pg
 from rebel.baselines import first_best
 from rebel.binning import bin_data
 from rebel.costs import decompose, fn_costs, fp_costs, min_risk_class, uniform_costs, validate_cost_matrix
-from rebel.datasets import PRESETS, Dataset, sample_path
+from rebel.data import PRESETS, Dataset, sample_path
 from rebel.estimator import RebelClassifier
 
 PATH_SAMPLES = 201  # points per path (0 %, 0.5 %, ..., 100 % of its length)

@@ -13,7 +13,7 @@ import pytest
 from rebel import RebelClassifier
 from rebel import playground as pg
 from rebel.costs import decompose, fn_costs, min_risk_class, uniform_costs
-from rebel.datasets import PRESETS, DatasetSpec
+from rebel.data import PRESETS, DatasetSpec
 
 
 @pytest.fixture(scope="module")
