@@ -126,8 +126,12 @@ def _ring(cls: str, n: int, radius: float, std: float, total_weight: float, phas
     ]
 
 
-def _spec(rows: list, seed: int) -> DatasetSpec:
-    return DatasetSpec(pd.DataFrame(rows), n_points=1500, test_fraction=1 / 3, seed=seed)
+def _preset(
+    name: str, story: str, source: str, rows: list, seed: int, costs, costly: tuple, **extra
+) -> Preset:
+    """A preset of 1500 points (1000 training, 500 test) drawn from the mixture ``rows`` with ``seed``."""
+    spec = DatasetSpec(pd.DataFrame(rows), n_points=1500, test_fraction=1 / 3, seed=seed)
+    return Preset(name, story, source, spec, costs, costly, **extra)
 
 
 def _airport() -> Preset:
@@ -142,11 +146,12 @@ def _airport() -> Preset:
     ]
     # rows = truth (harmless, liquid, weapon), columns = decision
     C = [[0, 1, 1], [3, 0, 1], [20, 20, 0]]
-    return Preset(
+    return _preset(
         "airport",
         "Airport checkpoint: a false alarm costs one bag check, but letting a weapon through costs 20.",
         "Fig. 1",
-        _spec(rows, 1),
+        rows,
+        1,
         C,
         (("weapon", "harmless"), ("weapon", "liquid")),
     )
@@ -168,14 +173,15 @@ def _fig7() -> Preset:
         "(c) x10 false-positive C": fp_costs(4, 2, 10),
         "(d) x10 false-negative C": fn_costs(4, 2, 10),
     }
-    return Preset(
+    return _preset(
         "fig7",
         "Four classes as in Fig. 7: missing a C point costs 10 (compare the four panels' cost matrices).",
         "Fig. 7 (S.9)",
-        _spec(rows, 7),
+        rows,
+        7,
         fn_costs(4, 2, 10),
         (("C", "A"), ("C", "B"), ("C", "D")),
-        variants,
+        cost_variants=variants,
     )
 
 
@@ -188,12 +194,13 @@ def _paths() -> Preset:
         _comp("C", 1.5, -3.0, 0.8, 0.6, weight=0.5),
     ]
     paths = {"A": [[-5.0, -1.0], [5.0, 1.0]], "B": [[-3.0, 4.0], [0.0, -2.5], [3.0, 4.0]]}
-    return Preset(
+    return _preset(
         "paths",
         "Fig. 8 layout: walk paths A and B across the class boundaries and watch the "
         "min-risk scores H(x); missing a B point costs 5.",
         "Fig. 8 (S.9)",
-        _spec(rows, 8),
+        rows,
+        8,
         fn_costs(3, 1, 5),
         (("B", "A"), ("B", "C")),
         paths=paths,
@@ -207,12 +214,13 @@ def _xor() -> Preset:
         _comp("ok", 2.0, -2.0, 1.1, weight=0.35),
         _comp("ok", -2.0, 2.0, 1.1, weight=0.35),
     ]
-    return Preset(
+    return _preset(
         "xor",
         "XOR of four clusters (no single stump separates them): shipping a defect costs 5 "
         "times a false reject.",
         "classic",
-        _spec(rows, 11),
+        rows,
+        11,
         fn_costs(2, 0, 5),
         (("defect", "ok"),),
     )
@@ -224,11 +232,12 @@ def _rings() -> Preset:
         *_ring("middle", 6, 2.5, 0.6, 0.35),
         *_ring("outer", 10, 5.0, 0.7, 0.45, phase=0.3),
     ]
-    return Preset(
+    return _preset(
         "rings",
         "Concentric rings made of clusters: missing the core costs 5.",
         "classic",
-        _spec(rows, 12),
+        rows,
+        12,
         fn_costs(3, 0, 5),
         (("core", "middle"), ("core", "outer")),
     )
@@ -242,12 +251,13 @@ def _imbalanced() -> Preset:
         _comp("severe", 3.2, 3.2, 0.6, weight=0.03),
         _comp("severe", -1.5, 1.5, 0.5, weight=0.02),
     ]
-    return Preset(
+    return _preset(
         "imbalanced",
         "Imbalanced triage: 1 patient in 20 is severe; sending a severe patient home or "
         "to the mild queue costs 10.",
         "classic",
-        _spec(rows, 13),
+        rows,
+        13,
         fn_costs(3, 2, 10),
         (("severe", "healthy"), ("severe", "mild")),
     )
