@@ -1,7 +1,7 @@
 """REBEL Explorer: page config, kernel warm-up and navigation. Run with ``make run``.
 
 Cross-page state lives in plain ``st.session_state`` keys (set by the Playground, read by later pages):
-``"dataset"`` (rebel.datasets.Dataset), ``"spec"`` (DatasetSpec of the designed mixture), ``"cost_matrix"``
+``"dataset"`` (rebel.data.Dataset), ``"spec"`` (DatasetSpec of the designed mixture), ``"cost_matrix"``
 (K x K ndarray, sorted class order), ``"hyper"`` (dict), ``"model"`` and ``"two_step_model"``
 (fitted RebelClassifier), ``"trained"`` (rebel.playground.TrainedPair). Class colours: ``rebel.palette``.
 """

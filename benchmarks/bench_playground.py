@@ -13,7 +13,7 @@ import os
 
 from rebel import RebelClassifier, plots, warmup
 from rebel import playground as pg
-from rebel.datasets import PRESETS
+from rebel.data import PRESETS
 
 from ._common import median_of, print_table
 

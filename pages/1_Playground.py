@@ -15,7 +15,7 @@ from rebel import playground as pg
 from rebel import plots
 from rebel.cost_presets import COST_PRESETS, make_costs, normalize_costs
 from rebel.costs import CostWarning, validate_cost_matrix
-from rebel.datasets import PRESETS, DatasetSpec, validate_mixture
+from rebel.data import PRESETS, DatasetSpec, validate_mixture
 
 PLAY_INTERVAL = 0.4  # seconds between animation frames
 PLAY_FRAMES = 50  # frames for a full replay t = 0..T

@@ -10,7 +10,7 @@ import streamlit as st
 
 from rebel import analysis_runs as ar
 from rebel import plots
-from rebel.datasets import PAPER_SEED
+from rebel.data import PAPER_SEED
 
 S = st.session_state
 SOURCES = {

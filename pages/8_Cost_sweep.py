@@ -11,7 +11,7 @@ import streamlit as st
 from rebel import analysis as an
 from rebel import playground as pg
 from rebel import plots
-from rebel.datasets import PRESETS
+from rebel.data import PRESETS
 
 DEFAULT_PRESET = pg.DEFAULT_PRESET
 S = st.session_state

@@ -14,13 +14,14 @@ import pandas as pd
 
 from . import experiments as ex
 from .baselines import ESTIMATORS
-from .datasets import PAPER_SEED
+from .data.mixture import PAPER_SEED
 
 DEFAULT_ROUNDS = {"fig3": 100, "table1": 100, "fig4": 200}
 
 
 class ProgressBar:
-    """``progress(done, total)`` callback drawing a one-line bar on a stream (redrawn in place on a terminal)."""
+    """A ``progress(done, total, label)`` callback (``rebel.experiments.runner.Progress``) drawing a one-line bar
+    on a stream (redrawn in place on a terminal)."""
 
     def __init__(self, label: str, stream=None, width: int = 30):
         self.label, self.stream, self.width = label, stream or sys.stderr, width
@@ -28,7 +29,7 @@ class ProgressBar:
         self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
         self._last_decile = -1
 
-    def __call__(self, done: int, total: int) -> None:
+    def __call__(self, done: int, total: int, label: str = "") -> None:
         frac = done / total if total else 1.0
         decile = int(frac * 10)
         if not self.tty and decile == self._last_decile and done < total:

@@ -28,7 +28,7 @@ from rebel.baselines import first_best
 from rebel.binning import bin_data
 from rebel.cost_presets import fn_costs, fp_costs
 from rebel.costs import decompose, min_risk_class, uniform_costs, validate_cost_matrix
-from rebel.datasets import PRESETS, Dataset, sample_path
+from rebel.data import PRESETS, Dataset, sample_path
 from rebel.estimator import RebelClassifier
 
 PATH_SAMPLES = 201  # points per path (0 %, 0.5 %, ..., 100 % of its length)

@@ -32,7 +32,7 @@ from . import experiments as ex
 from .baselines import ESTIMATORS, available_estimators, make_estimator, staged_posteriors
 from .cost_presets import normalize_costs, random_costs, taxonomy_costs
 from .costs import min_risk_class, uniform_costs, validate_cost_matrix
-from .datasets import (
+from .data import (
     BUNDLED,
     PAPER_SEED,
     SAMPLE_DIR,
@@ -48,19 +48,7 @@ from .estimator import RebelClassifier
 Progress = Callable[[int, int], object]
 ShouldStop = Callable[[], bool]
 
-FIG3_COLUMNS = [
-    "dataset",
-    "cost_id",
-    "n_classes",
-    "rebel_cost",
-    "two_step_cost",
-    "blind_cost",
-    "rebel_error",
-    "two_step_error",
-    "bayes_cost",
-    "win",
-    "tie",
-]
+FIG3_COLUMNS = ex.FIG3_COLUMNS
 PAPER_WIN_RATE = 0.9  # Sec. 5: "REBEL outperforms the standard method in ~90% of the trials"
 FIG3_DEFAULTS = {"n_datasets": 10, "n_costs": 10, "n_rounds": 100, "max_depth": 1}
 FIG3_LIMITS = {"n_datasets": (1, 20), "n_costs": (1, 40), "n_rounds": (1, 500), "max_depth": (1, 4)}

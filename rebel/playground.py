@@ -10,7 +10,7 @@ here imports streamlit.
   ``TrainedPair`` holds the staged class indices of both on the grid, train and test points (t = 0 is after
   a0), the boosting weights per round, and ``metrics(t)``.
 - Small pure helpers the page needs: cost-matrix tables, resizing a matrix when classes change, a cluster from
-  a dragged box, CSV import/export of 2-D point datasets (on top of ``rebel.datasets.read_csv``/``to_csv``).
+  a dragged box, CSV import/export of 2-D point datasets (on top of ``rebel.data.read_csv``/``to_csv``).
 
 Every error is a ``ValueError`` whose message names the entry and the fix; the page shows it with st.error.
 """
@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from rebel.costs import decompose, min_risk_class, validate_cost_matrix
-from rebel.datasets import (
+from rebel.data import (
     PRESETS,
     Dataset,
     DatasetSpec,
@@ -89,7 +89,7 @@ class Config:
 
     def __post_init__(self):
         if not isinstance(self.spec, DatasetSpec):
-            # A dict, or a spec made by a reloaded copy of rebel.datasets (streamlit re-imports edited modules).
+            # A dict, or a spec made by a reloaded copy of rebel.data (streamlit re-imports edited modules).
             self.spec = DatasetSpec.from_dict(
                 self.spec if isinstance(self.spec, dict) else self.spec.to_dict()
             )
@@ -323,12 +323,12 @@ def parse_tree_json(text) -> dict:
 
 
 def dataset_to_csv(ds: Dataset) -> str:
-    """Training and test points as CSV (columns x, y, label, split), via ``rebel.datasets.to_csv``."""
+    """Training and test points as CSV (columns x, y, label, split), via ``rebel.data.to_csv``."""
     return to_csv(ds)
 
 
 def parse_dataset_csv(data, test_fraction: float = 1 / 3, seed: int = 0, name: str = "uploaded") -> Dataset:
-    """Read an uploaded point dataset with ``rebel.datasets.read_csv`` (CSV text only, never pickle) and check
+    """Read an uploaded point dataset with ``rebel.data.read_csv`` (CSV text only, never pickle) and check
     what the Playground needs: two feature columns (it draws the plane) and training points in every class.
 
     Without a split column the points are split at random (``test_fraction``, ``seed``). Raises ``ValueError``

@@ -10,7 +10,7 @@ from rebel import analysis as an
 from rebel import playground as pg
 from rebel import plots
 from rebel.costs import uniform_costs
-from rebel.datasets import PRESETS
+from rebel.data import PRESETS
 from rebel.estimator import RebelClassifier
 
 SMALL = {"n_estimators": 25, "max_depth": 2, "n_thresholds": 64}

@@ -12,7 +12,7 @@ from rebel import analysis_runs as ar
 from rebel import playground as pg
 from rebel import plots
 from rebel.costs import random_guess_cost
-from rebel.datasets import load_bundled, split_dataset
+from rebel.data import load_bundled, split_dataset
 from rebel.estimator import RebelClassifier
 
 

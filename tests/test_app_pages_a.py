@@ -14,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 from rebel import analysis as an
 from rebel import playground as pg
 from rebel.costs import uniform_costs
-from rebel.datasets import PRESETS
+from rebel.data import PRESETS
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 TIMEOUT = 60  # the first run compiles (or loads) the numba kernels

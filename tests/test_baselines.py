@@ -20,7 +20,7 @@ from rebel.baselines import (
 )
 from rebel.binning import fit_thresholds
 from rebel.cost_presets import random_costs
-from rebel.datasets import bayes_min_risk, bayes_posterior, make_dataset, mixture_classes, paper_random_spec
+from rebel.data import bayes_min_risk, bayes_posterior, make_dataset, mixture_classes, paper_random_spec
 
 
 # ------------------------------------------------------------------------------------------- naive references

@@ -1,4 +1,4 @@
-"""rebel.datasets: mixture tables, sampling, exact Bayes posterior/risk, random protocol, presets, CSV, samples."""
+"""rebel.data: mixture tables, sampling, exact Bayes posterior/risk, random protocol, presets, CSV, samples."""
 
 import io
 import json
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import rebel.datasets as d
+import rebel.data as d
 from rebel import RebelClassifier
 from rebel.costs import min_risk_class, random_guess_cost, uniform_costs
 
@@ -535,3 +535,93 @@ def test_bayes_rule_beats_rebel_and_two_step(name):
     assert rebel.expected_cost(X_test, y_test) == pytest.approx(
         C[truth, ds.class_index(rebel.predict(X_test))].mean()
     )
+
+
+# ---- one label -> index helper; the class cap of rebel.params
+
+
+def test_label_indices_maps_labels_and_names_the_unknown_one():
+    np.testing.assert_array_equal(d.label_indices(["b", "a", "c", "b"], ("a", "b", "c")), [1, 0, 2, 1])
+    np.testing.assert_array_equal(d.label_indices(np.array([10, 2]), np.array([2, 10])), [1, 0])
+    assert d.label_indices([], ("a", "b")).shape == (0,)
+    with pytest.raises(ValueError, match=r"label 'z' is not one of the classes \['a', 'b'\]; add it"):
+        d.label_indices(["a", "z"], ("a", "b"), fix="add it")
+    with pytest.raises(ValueError, match="label 'a' is not one of the classes"):
+        d.label_indices(["a"], np.array([0, 1]))  # another type than the classes
+
+
+def test_csv_and_mixture_refuse_more_classes_than_params_allow():
+    from rebel.params import MAX_CLASSES
+
+    K = MAX_CLASSES + 1
+    text = "x,label\n" + "".join(f"{i},{i % K}\n" for i in range(2 * K))
+    with pytest.raises(ValueError, match=f"{K} classes; REBEL Explorer takes at most {MAX_CLASSES}"):
+        d.read_csv(text.encode(), test_fraction=0)
+    rows = [{"class": f"c{k}", "mean_x": k, "mean_y": 0, "std_x": 1, "std_y": 1} for k in range(K)]
+    with pytest.raises(ValueError, match=f"at most {MAX_CLASSES}"):
+        d.validate_mixture(rows)
+
+
+# ---- sample_data/ inside an installed (non-editable) package
+
+
+def test_pyproject_lists_every_package_of_the_tree():
+    import tomllib
+    from pathlib import Path
+
+    from setuptools import find_packages
+
+    root = Path(__file__).resolve().parent.parent
+    config = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]
+    listed = set(config["packages"])
+    assert config["package-dir"]["rebel._sample_data"] == "sample_data"
+    assert listed == set(find_packages(str(root), include=["rebel*"])) | {"rebel._sample_data"}
+
+
+def test_wheel_carries_sample_data_and_the_installed_package_finds_it(tmp_path):
+    import os
+    import shutil
+    import subprocess
+    import sys
+    import zipfile
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    src = tmp_path / "src"  # build from a copy: setuptools writes build/ and *.egg-info next to the sources
+    skip = shutil.ignore_patterns("__pycache__", "*.pyc", ".numba_cache")
+    for part in ("rebel", "sample_data"):
+        shutil.copytree(root / part, src / part, ignore=skip)
+    for part in ("pyproject.toml", "README.md"):
+        shutil.copy(root / part, src / part)
+    build = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path / "dist"), str(src)],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert build.returncode == 0, build.stderr[-2000:]
+    (wheel,) = (tmp_path / "dist").glob("*.whl")
+    with zipfile.ZipFile(wheel) as zf:
+        names = set(zf.namelist())
+        zf.extractall(tmp_path / "site")  # a pure-Python wheel unpacked = its installed layout
+    shipped = sorted(p.name for p in (root / "sample_data").iterdir() if p.suffix in (".csv", ".json", ".md"))
+    assert shipped and {f"rebel/_sample_data/{n}" for n in shipped} <= names
+    code = (
+        "import rebel.data as d; ds = d.load_sample('xor'); "
+        "print(d.sample_dir()); print(len(ds.y_train), d.load_preset('airport').name)"
+    )
+    env = {**os.environ, "PYTHONPATH": str(tmp_path / "site"), "NUMBA_CACHE_DIR": str(tmp_path / "numba")}
+    run = subprocess.run(
+        [sys.executable, "-c", code],
+        check=False,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    found, counts = run.stdout.splitlines()
+    assert Path(found) == tmp_path / "site" / "rebel" / "_sample_data"
+    assert counts == "1000 airport"

@@ -7,15 +7,17 @@ import pytest
 from rebel import RebelClassifier
 from rebel.cost_presets import random_costs
 from rebel.costs import min_risk_class
-from rebel.datasets import make_dataset, paper_random_spec
+from rebel.data import make_dataset, paper_random_spec
 from rebel.experiments import (
     compare_cost_sensitive,
+    drive,
     experiment_costs,
     fig3,
     fig3_summary,
     fig4,
     fig4_summary,
     load_named,
+    report,
     run_tasks,
     sample_cost_matrix,
     select_rounds,
@@ -34,14 +36,62 @@ def test_run_tasks_returns_every_key_and_reports_progress():
     tasks = [(i, _square, (i,)) for i in range(7)]
     for n_jobs, backend in ((1, None), (2, None), (2, "loky")):
         calls.clear()
-        out = run_tasks(tasks, n_jobs, backend, lambda d, t: calls.append((d, t)))
+        out = run_tasks(tasks, n_jobs, backend, lambda d, t, label: calls.append((d, t)))
         assert out == {i: i * i for i in range(7)}
         assert calls[0] == (0, 7) and calls[-1] == (7, 7) and len(calls) == 8
 
 
+def test_report_goes_on_unless_the_callback_returns_false():
+    seen = []
+    assert report(None, 1, 2) is True
+    assert report(lambda d, t, label: seen.append((d, t, label)), 1, 2, "fits") is True  # None = go on
+    assert report(lambda d, t, label: False, 1, 2) is False
+    assert seen == [(1, 2, "fits")]
+
+
+def _steps(n):
+    for i in range(n + 1):
+        yield list(range(i))
+
+
+def test_drive_runs_to_the_end_or_stops_between_steps():
+    calls = []
+    last, cancelled = drive(
+        _steps(3), lambda d, t, label: calls.append((d, t, label)), lambda r: (len(r), 3), "x"
+    )
+    assert last == [0, 1, 2] and cancelled is False
+    assert calls == [(0, 3, "x"), (1, 3, "x"), (2, 3, "x"), (3, 3, "x")]
+    # asked to stop after the second partial result: the generator is closed, the partial result kept
+    gen = _steps(5)
+    last, cancelled = drive(gen, lambda d, t, label: d < 1, lambda r: (len(r), 5))
+    assert last == [0] and cancelled is True
+    with pytest.raises(StopIteration):
+        next(gen)
+    # a stop request after the last step changes nothing; an empty generator gives (None, False)
+    assert drive(_steps(1), lambda d, t, label: d < t, lambda r: (len(r), 1)) == ([0], False)
+    assert drive(iter(()), None, lambda r: (0, 0)) == (None, False)
+
+
+def test_run_tasks_stops_when_asked_and_returns_the_finished_tasks():
+    tasks = [(i, _square, (i,)) for i in range(20)]
+    for n_jobs in (1, 2):
+        out = run_tasks(tasks, n_jobs, progress=lambda d, t, label: d < 3)
+        assert 3 <= len(out) < 20 and all(out[k] == k * k for k in out)
+    assert run_tasks(tasks, 1, progress=lambda d, t, label: False) == {}
+
+
+def test_stopped_fig3_keeps_the_finished_trials():
+    df = fig3(n_datasets=2, n_costs=3, n_rounds=5, n_jobs=1, progress=lambda d, t, label: d < 4)
+    # serial order: posterior 0, posterior 1, then the cost-sensitive fits of dataset 0
+    assert 0 < len(df) < 6 and set(df["dataset"]) == {"random_0"}
+    assert {"win", "tie", "rebel_cost"} <= set(df.columns)
+    empty = fig3(n_datasets=1, n_costs=1, n_rounds=5, n_jobs=1, progress=lambda d, t, label: False)
+    assert len(empty) == 0 and "win" in empty.columns
+
+
 def test_fig3_small_run_is_tidy_and_consistent():
     progress = []
-    df = fig3(n_datasets=2, n_costs=2, n_rounds=10, n_jobs=2, progress=lambda d, t: progress.append(d))
+    df = fig3(n_datasets=2, n_costs=2, n_rounds=10, n_jobs=2, progress=lambda d, t, label: progress.append(d))
     assert len(df) == 4 and progress[-1] == 2 + 4  # one posterior fit per dataset + one fit per trial
     assert set(df.columns) >= {
         "dataset",

@@ -14,7 +14,7 @@ from rebel import RebelClassifier
 from rebel import playground as pg
 from rebel.cost_presets import fn_costs
 from rebel.costs import decompose, min_risk_class, uniform_costs
-from rebel.datasets import PRESETS, DatasetSpec
+from rebel.data import PRESETS, DatasetSpec
 
 
 @pytest.fixture(scope="module")

@@ -8,23 +8,18 @@
   round (the cost-vs-iterations curves of Fig. 6); ``select_rounds`` picks each trial's number of rounds on
   the validation split (Fig. 4) and ``fig4_summary`` gives mean +- std over the splits.
 
-Every sweep runs its fits through joblib (``n_jobs`` workers; threads by default because the numba kernels
-release the GIL, or any backend set with ``joblib.parallel_config``, e.g. Dask or Ray) and reports progress
-through ``progress(done, total)``.
+Every sweep runs its fits through ``rebel.experiments.runner.run_tasks`` (``n_jobs`` workers; threads by
+default because the numba kernels release the GIL, or any backend set with ``joblib.parallel_config``, e.g. Dask
+or Ray) and reports ``progress(done, total, label)``; a callback returning False stops the sweep, which then
+returns the trials finished so far.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-
-import numba
 import numpy as np
 import pandas as pd
-from joblib import Parallel, delayed
-from sklearn.model_selection import train_test_split
 
-from .baselines import (
+from rebel.baselines import (
     ESTIMATORS,
     TwoStepClassifier,
     available_estimators,
@@ -32,179 +27,39 @@ from .baselines import (
     staged_posteriors,
     staged_scores,
 )
-from .cost_presets import normalize_costs, random_costs
-from .costs import min_risk_class, validate_cost_matrix
-from .datasets import (
-    BUNDLED,
-    PAPER_SEED,
-    PRESETS,
-    bayes_cost,
-    load_bundled,
-    make_dataset,
-    paper_protocol,
-    paper_random_spec,
-    sample_mixture,
-)
-from .estimator import RebelClassifier
+from rebel.costs import min_risk_class, validate_cost_matrix
+from rebel.data.bayes import bayes_cost
+from rebel.data.mixture import PAPER_SEED, make_dataset, paper_protocol
+from rebel.estimator import RebelClassifier
+from rebel.experiments.runner import Progress, run_tasks
+from rebel.experiments.splits import Split, _as_split, dataset_splits, sample_cost_matrix
 
-Progress = Callable[[int, int], object]
-
-DEFAULT_BACKEND = "threading"  # measured faster than loky on 2 cores for Fig. 3 (docs/REPRODUCTION.md)
 FIG4_DATASETS = ("iris", "wine", "breast_cancer", "digits", "random_0", "random_1")
 TABLE1_DATASETS = ("wine", "digits", "random_0", "random_1")
 FIG4_METHODS = ("rebel", "adaboost_mh", "one_vs_all", "samme", "hgb", "lightgbm")
+FIG3_COLUMNS = [
+    "dataset",
+    "cost_id",
+    "n_classes",
+    "rebel_cost",
+    "two_step_cost",
+    "blind_cost",
+    "rebel_error",
+    "two_step_error",
+    "bayes_cost",
+    "win",
+    "tie",
+]  # one row per Fig. 3 trial (compare_cost_sensitive)
+CURVE_COLUMNS = ["decision", "t", "val_error", "val_cost", "test_error", "test_cost"]
 
 
-# --------------------------------------------------------------------------------------------------------------
-# Parallel map with progress
-# --------------------------------------------------------------------------------------------------------------
+def _finished(tasks, results: dict) -> list:
+    """The keys of the tasks that ran, in task order (fewer than planned when the sweep was stopped)."""
+    return [key for key, *_ in tasks if key in results]
 
 
-def _keyed(key, func, args, one_thread=False):
-    if one_thread:
-        # The engine's parallel kernels would start n_cores threads inside each of n_jobs workers; one fit per
-        # worker thread is faster for these small fits (numba's thread count is per calling thread).
-        numba.set_num_threads(1)
-    return key, func(*args)
-
-
-def run_tasks(
-    tasks: Sequence, n_jobs: int | None = 2, backend: str | None = None, progress: Progress | None = None
-) -> dict:
-    """Run ``tasks`` = [(key, func, args), ...] through joblib; return ``{key: func(*args)}``.
-
-    ``backend=None`` prefers threads but yields to a backend chosen with ``joblib.parallel_config`` (Dask, Ray,
-    loky). ``progress(done, total)`` is called in this process after every finished task.
-    """
-    total = len(tasks)
-    results = {}
-    if progress is not None:
-        progress(0, total)
-    if n_jobs == 1 and backend is None:
-        outputs = (_keyed(key, func, args) for key, func, args in tasks)
-    else:
-        parallel = Parallel(n_jobs=n_jobs, backend=backend, prefer="threads", return_as="generator_unordered")
-        outputs = parallel(delayed(_keyed)(key, func, args, True) for key, func, args in tasks)
-    for key, value in outputs:
-        results[key] = value
-        if progress is not None:
-            progress(len(results), total)
-    return results
-
-
-# --------------------------------------------------------------------------------------------------------------
-# Data: named datasets, caller-given datasets, splits, cost matrices
-# --------------------------------------------------------------------------------------------------------------
-
-
-@dataclass
-class Split:
-    """One train/test (and optional validation) split with labels as class indices into ``classes``."""
-
-    name: str
-    classes: np.ndarray
-    X_train: np.ndarray
-    y_train: np.ndarray
-    X_test: np.ndarray
-    y_test: np.ndarray
-    X_val: np.ndarray | None = None
-    y_val: np.ndarray | None = None
-    mixture: pd.DataFrame | None = None
-
-    @property
-    def n_classes(self) -> int:
-        return len(self.classes)
-
-
-def _as_split(data, name: str) -> Split:
-    """A caller's dataset as a ``Split``: a ``rebel.datasets.Dataset``, a dict with X_train/y_train/X_test/y_test
-    (optionally X_val/y_val, name, mixture) or a tuple (X_train, y_train, X_test, y_test)."""
-    if isinstance(data, Split):
-        return data
-    if isinstance(data, (tuple, list)) and len(data) == 4:
-        data = dict(zip(("X_train", "y_train", "X_test", "y_test"), data))
-    elif not isinstance(data, dict):
-        data = {
-            k: getattr(data, k, None) for k in ("X_train", "y_train", "X_test", "y_test", "name", "mixture")
-        }
-    missing = [k for k in ("X_train", "y_train", "X_test", "y_test") if data.get(k) is None]
-    if missing:
-        raise ValueError(
-            f"dataset {name!r} has no {missing[0]}; give a rebel.datasets.Dataset, a dict with X_train, y_train, "
-            "X_test, y_test or a tuple (X_train, y_train, X_test, y_test)."
-        )
-    classes, y_train = np.unique(np.asarray(data["y_train"]), return_inverse=True)
-
-    def index(y, part):
-        y = np.asarray(y)
-        idx = np.clip(np.searchsorted(classes, y), 0, len(classes) - 1)
-        if y.size and np.any(classes[idx] != y):
-            raise ValueError(
-                f"dataset {name!r}: {part} has a label that is not in y_train; classes {list(classes)}."
-            )
-        return idx
-
-    X_val = data.get("X_val")
-    return Split(
-        name=str(data.get("name") or name),
-        classes=classes,
-        X_train=np.asarray(data["X_train"], dtype=np.float64),
-        y_train=y_train,
-        X_test=np.asarray(data["X_test"], dtype=np.float64),
-        y_test=index(data["y_test"], "y_test"),
-        X_val=None if X_val is None else np.asarray(X_val, dtype=np.float64),
-        y_val=None if X_val is None else index(data["y_val"], "y_val"),
-        mixture=data.get("mixture"),
-    )
-
-
-def load_named(name: str, seed: int = PAPER_SEED):
-    """All labelled points of a named dataset: ``(X, y, mixture or None)``.
-
-    Names: scikit-learn's bundled ``iris``, ``wine``, ``breast_cancer``, ``digits``; ``random_<i>`` (dataset i of
-    the paper's random protocol, 1500 points); any preset of ``rebel.datasets.PRESETS`` (sampled from its spec).
-    """
-    if name in BUNDLED:
-        ds = load_bundled(name, test_fraction=0.0)
-        return ds.X_train, np.asarray(ds.y_train), None
-    if name.startswith("random_") and name[7:].isdigit():
-        spec = paper_random_spec(int(name[7:]), seed)
-    elif name in PRESETS:
-        spec = PRESETS[name].spec
-    else:
-        raise ValueError(
-            f"dataset name {name!r} is unknown; choose one of {list(BUNDLED)}, random_<i> or a preset "
-            f"({list(PRESETS)})."
-        )
-    X, y = sample_mixture(spec.mixture, spec.n_points, spec.seed)
-    return X, np.asarray(y), spec.mixture
-
-
-def three_way_splits(
-    X, y, n_splits: int = 5, seed: int = 0, fractions=(0.5, 0.25, 0.25), name: str = "", mixture=None
-) -> list:
-    """``n_splits`` random stratified train/validation/test splits (default 50/25/25 %, Sec. 5.1)."""
-    classes, y_idx = np.unique(np.asarray(y), return_inverse=True)
-    X = np.asarray(X, dtype=np.float64)
-    out = []
-    for s in range(n_splits):
-        rs = np.random.RandomState(np.random.SeedSequence([seed, s]).generate_state(1)[0])
-        idx = np.arange(len(y_idx))
-        train, rest = train_test_split(idx, train_size=fractions[0], stratify=y_idx, random_state=rs)
-        val_share = fractions[1] / (fractions[1] + fractions[2])
-        val, test = train_test_split(rest, train_size=val_share, stratify=y_idx[rest], random_state=rs)
-        out.append(
-            Split(name, classes, X[train], y_idx[train], X[test], y_idx[test], X[val], y_idx[val], mixture)
-        )
-    return out
-
-
-def experiment_costs(n_classes: int, y=None, seed: int = PAPER_SEED) -> np.ndarray:
-    """A random cost matrix of the paper's protocol, normalised so that random guessing costs 1 under the class
-    frequencies of ``y`` (uniform priors when ``y`` is None)."""
-    C = random_costs(n_classes, np.random.default_rng([seed, 7, n_classes]))
-    priors = None if y is None else np.bincount(np.asarray(y), minlength=n_classes)
-    return normalize_costs(C, priors)
+def _concat(frames: list, columns: list) -> pd.DataFrame:
+    return pd.concat(frames, ignore_index=True)[columns] if frames else pd.DataFrame(columns=columns)
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -246,7 +101,7 @@ def compare_cost_sensitive(
 ) -> pd.DataFrame:
     """REBEL trained with each cost matrix against the two-step method, on the caller's data (Fig. 3 protocol).
 
-    ``datasets``: a list of ``rebel.datasets.Dataset``, dicts or (X_train, y_train, X_test, y_test) tuples.
+    ``datasets``: a list of ``rebel.data.Dataset``, dicts or (X_train, y_train, X_test, y_test) tuples.
     ``cost_matrices``: one list of (K, K) matrices per dataset (sorted class order), or one list for all.
     ``posterior``: the two-step method's posterior estimator, an estimator or a name of
     ``rebel.baselines.ESTIMATORS`` (default ``"rebel"``: REBEL with 0-1 costs), with ``n_rounds`` rounds of depth
@@ -274,10 +129,14 @@ def compare_cost_sensitive(
     results = run_tasks(tasks, n_jobs, backend, progress)
     rows = []
     for i, (s, cs) in enumerate(zip(splits, per_dataset)):
+        if ("post", i) not in results:  # stopped before this dataset's posterior was fitted
+            continue
         posterior = results[("post", i)]
         blind_pred = np.argmax(posterior, axis=1)  # the cost-blind max-posterior class
         two_step_pred = [min_risk_class(posterior, C) for C in cs]
         for j, C in enumerate(cs):
+            if ("cs", i, j) not in results:
+                continue
             rebel_pred = results[("cs", i, j)]
             bayes = np.nan
             if s.mixture is not None:
@@ -295,40 +154,10 @@ def compare_cost_sensitive(
                     "bayes_cost": bayes,
                 }
             )
-    df = pd.DataFrame(rows)
+    df = pd.DataFrame(rows, columns=FIG3_COLUMNS[:-2])
     df["win"] = df["rebel_cost"] < df["two_step_cost"]
     df["tie"] = df["rebel_cost"] == df["two_step_cost"]
     return df
-
-
-COST_DISTRIBUTIONS = ("paper", "lognormal", "spike")
-
-
-def sample_cost_matrix(n_classes: int, rng, distribution: str = "paper") -> np.ndarray:
-    """A random cost matrix (zero diagonal) normalised so random guessing costs 1 (uniform priors).
-
-    ``"paper"``: half-normal off-diagonal entries (``rebel.cost_presets.random_costs``); ``"lognormal[:s]"``:
-    ``exp(s z)``, z ~ N(0, 1), s = 1.5 by default (a few mistakes much costlier than the rest);
-    ``"spike[:m]"``: 0-1 costs with one random mistake costing m (default 10), as in Fig. 7.
-    """
-    rng = np.random.default_rng(rng)
-    kind, _, arg = str(distribution).partition(":")
-    if kind not in COST_DISTRIBUTIONS:
-        raise ValueError(
-            f"cost distribution {distribution!r} is unknown; choose one of {COST_DISTRIBUTIONS} "
-            "(optionally with a parameter, e.g. 'lognormal:2' or 'spike:20')."
-        )
-    K = int(n_classes)
-    if kind == "paper":
-        return random_costs(K, rng)
-    if kind == "lognormal":
-        C = np.exp(float(arg or 1.5) * rng.standard_normal((K, K)))
-    else:
-        C = 1.0 - np.eye(K)
-        y, k = rng.choice(K, size=2, replace=False)
-        C[y, k] = float(arg or 10.0)
-    np.fill_diagonal(C, 0.0)
-    return normalize_costs(C)
 
 
 def fig3(
@@ -346,7 +175,7 @@ def fig3(
     """Fig. 3: ``n_datasets`` random mixtures (1000 training / 500 test points) x ``n_costs`` random cost matrices
     (zero diagonal, half-normal entries, random guessing costs 1), ``n_rounds`` weak learners; see
     ``compare_cost_sensitive`` for the columns and ``posterior``. Datasets and costs come from
-    ``rebel.datasets.paper_protocol``; ``cost_distribution`` (see ``sample_cost_matrix``) swaps the costs."""
+    ``rebel.data.paper_protocol``; ``cost_distribution`` (see ``sample_cost_matrix``) swaps the costs."""
     trials = paper_protocol(n_datasets, n_costs, seed)
     datasets = [make_dataset(spec, f"random_{i}") for i, (spec, _) in enumerate(trials)]
     costs = [c for _, c in trials]
@@ -442,21 +271,6 @@ def _method_task(
     return pd.concat(frames, ignore_index=True)
 
 
-def _resolve_datasets(datasets, seed: int) -> list:
-    """Names or caller-given (name, X, y) triples -> [(name, X, y, mixture)]."""
-    out = []
-    for d in datasets:
-        if isinstance(d, str):
-            out.append((d, *load_named(d, seed)))
-        elif isinstance(d, (tuple, list)) and len(d) == 3:
-            out.append((str(d[0]), np.asarray(d[1], dtype=np.float64), np.asarray(d[2]), None))
-        else:
-            raise ValueError(
-                f"dataset {d!r}: give a name ({list(BUNDLED)}, random_<i>, a preset) or (name, X, y)."
-            )
-    return out
-
-
 def _check_methods(methods) -> list:
     methods = list(methods)
     unknown = [m for m in methods if m not in ESTIMATORS]
@@ -490,13 +304,8 @@ def fig4(
     test_error, test_cost``. ``select_rounds`` turns it into one row per trial.
     """
     methods = _check_methods(methods)
-    cost_matrices = dict(cost_matrices or {})
     tasks = []
-    for d_idx, (name, X, y, mixture) in enumerate(_resolve_datasets(datasets, seed)):
-        splits = three_way_splits(X, y, n_splits, seed + d_idx, name=name, mixture=mixture)
-        K = splits[0].n_classes
-        C = cost_matrices.get(name)
-        C = experiment_costs(K, splits[0].y_train, seed + d_idx) if C is None else validate_cost_matrix(C, K)
+    for name, splits, C in dataset_splits(datasets, n_splits, seed, cost_matrices):
         for s_idx, split in enumerate(splits):
             runs = [(m, "0-1") for m in methods] + ([("rebel", "cost")] if "rebel" in methods else [])
             for method, training in runs:
@@ -504,23 +313,11 @@ def fig4(
                 tasks.append((key, _method_task, (split, method, training, C, n_rounds, max_depth, s_idx)))
     results = run_tasks(tasks, n_jobs, backend, progress)
     frames = []
-    for key, *_ in tasks:
+    for key in _finished(tasks, results):
         frame = results[key]
         name, s_idx, method, training = key
         frames.append(frame.assign(dataset=name, split=s_idx, method=ESTIMATORS[method], training=training))
-    cols = [
-        "dataset",
-        "split",
-        "method",
-        "training",
-        "decision",
-        "t",
-        "val_error",
-        "val_cost",
-        "test_error",
-        "test_cost",
-    ]
-    return pd.concat(frames, ignore_index=True)[cols]
+    return _concat(frames, ["dataset", "split", "method", "training", *CURVE_COLUMNS])
 
 
 TRIAL_KEYS = ["dataset", "split", "method", "training", "decision"]
@@ -587,13 +384,8 @@ def table1(
     """Table 1: REBEL with trees of each depth, trained with 0-1 costs (test error) and with the dataset's cost
     matrix (test cost), rounds chosen on validation; one row per (dataset, split, depth, training) with
     ``t_error, test_error, t_cost, test_cost`` (read ``test_error`` for 0-1 rows, ``test_cost`` for cost rows)."""
-    frames = []
     tasks = []
-    for d_idx, (name, X, y, mixture) in enumerate(_resolve_datasets(datasets, seed)):
-        splits = three_way_splits(X, y, n_splits, seed + d_idx, name=name, mixture=mixture)
-        K = splits[0].n_classes
-        C = (cost_matrices or {}).get(name)
-        C = experiment_costs(K, splits[0].y_train, seed + d_idx) if C is None else validate_cost_matrix(C, K)
+    for name, splits, C in dataset_splits(datasets, n_splits, seed, cost_matrices):
         for s_idx, split in enumerate(splits):
             for depth in depths:
                 for training in ("0-1", "cost"):
@@ -602,10 +394,11 @@ def table1(
                         (key, _method_task, (split, "rebel", training, C, n_rounds, depth, s_idx, False))
                     )
     results = run_tasks(tasks, n_jobs, backend, progress)
-    for key, *_ in tasks:
+    frames = []
+    for key in _finished(tasks, results):
         name, s_idx, depth, training = key
         frames.append(results[key].assign(dataset=name, split=s_idx, depth=depth, training=training))
-    curves = pd.concat(frames, ignore_index=True)
+    curves = _concat(frames, ["dataset", "split", "depth", "training", *CURVE_COLUMNS])
     return select_rounds(curves, keys=["dataset", "split", "depth", "training"])
 
 
@@ -620,18 +413,17 @@ def table1_summary(trials: pd.DataFrame) -> pd.DataFrame:
 
 
 __all__ = [
-    "Split",
+    "FIG3_COLUMNS",
+    "FIG4_DATASETS",
+    "FIG4_METHODS",
+    "TABLE1_DATASETS",
     "compare_cost_sensitive",
-    "experiment_costs",
     "fig3",
     "fig3_summary",
     "fig4",
     "fig4_summary",
-    "load_named",
-    "run_tasks",
-    "sample_cost_matrix",
+    "method_label",
     "select_rounds",
     "table1",
     "table1_summary",
-    "three_way_splits",
 ]

@@ -1,0 +1,338 @@
+"""Files: labelled points as CSV (read and write), scikit-learn's bundled datasets, and ``sample_data/``.
+
+A CSV file holds numeric feature columns, a label column and optionally a ``split`` column of "train"/"test";
+``read_csv`` returns a ``Dataset`` (X_train (N, d) float64, y_train (N,) labels, X_test, y_test, class names)
+and ``to_csv`` writes one back exactly. The presets' points and recipes live in ``sample_data/`` at the top of
+the repository; an installed package carries the same files as ``rebel/_sample_data`` (``sample_dir`` finds
+either). Limits: ``MAX_ROWS`` lines, ``MAX_FEATURES`` features, ``rebel.params.MAX_CLASSES`` classes.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from sklearn.model_selection import train_test_split
+
+from rebel.data.mixture import Dataset, _check_fraction
+from rebel.data.presets import PRESETS, Preset
+from rebel.params import check_n_classes
+
+MAX_ROWS = 200_000  # rows of an imported CSV file
+MAX_FEATURES = 1_000  # feature columns of an imported CSV file
+LABEL_COLUMN = "label"
+SPLIT_COLUMN = "split"
+REPO_SAMPLE_DIR = Path(__file__).resolve().parents[2] / "sample_data"
+
+
+def sample_dir() -> Path:
+    """The folder of the presets' sample files: ``rebel/_sample_data`` inside an installed package, else the
+    repository's top-level ``sample_data/`` (a source checkout or an editable install)."""
+    try:
+        packaged = resources.files("rebel") / "_sample_data"
+        if packaged.is_dir():
+            return Path(str(packaged))
+    except (ModuleNotFoundError, TypeError, NotADirectoryError):  # e.g. rebel imported from a zip file
+        pass
+    return REPO_SAMPLE_DIR
+
+
+SAMPLE_DIR = sample_dir()
+
+# ---------------------------------------------------------------------------------------------------------------
+# CSV files: feature columns + a label column (+ an optional train/test split column)
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def split_dataset(X, y, test_fraction: float = 0.25, seed=0, feature_names=None, name: str = "") -> Dataset:
+    """Random train/test split (stratified when every class has 2+ points) of labelled data into a Dataset."""
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y)
+    test_fraction = _check_fraction(test_fraction, "test_fraction", 1.0)
+    classes, counts = np.unique(y, return_counts=True)
+    if test_fraction == 0:
+        X_train, X_test, y_train, y_test = X, X[:0], y, y[:0]
+    else:
+        stratify = y if counts.min() >= 2 and round(test_fraction * len(y)) >= len(classes) else None
+        X_train, X_test, y_train, y_test = train_test_split(
+            X, y, test_size=test_fraction, random_state=seed, stratify=stratify
+        )
+    names = tuple(feature_names) if feature_names is not None else tuple(f"x{j}" for j in range(X.shape[1]))
+    return Dataset(X_train, y_train, X_test, y_test, tuple(classes.tolist()), names, name)
+
+
+def _read_bytes(source) -> bytes:
+    if isinstance(source, (bytes, bytearray)):
+        return bytes(source)
+    if isinstance(source, (str, Path)):
+        try:
+            return Path(source).read_bytes()
+        except OSError as exc:
+            raise ValueError(
+                f"CSV file {str(source)!r} could not be read ({exc.strerror}); check the path."
+            ) from None
+    if hasattr(source, "read"):
+        data = source.read()
+        return data.encode("utf-8") if isinstance(data, str) else bytes(data)
+    raise ValueError(f"source is a {type(source).__name__}; give a file path, bytes or an open file.")
+
+
+def _decode(data: bytes) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ValueError(
+            f"the CSV file is not UTF-8 text (byte {exc.start} is {data[exc.start]:#x}); save it as UTF-8 CSV."
+        ) from None
+
+
+def _check_header(text: str) -> list:
+    try:
+        header = next(csv.reader(io.StringIO(text)), None)
+    except csv.Error as exc:
+        raise ValueError(
+            f"the CSV header could not be parsed ({exc}); check the quoting of the first line."
+        ) from None
+    if not header or not any(h.strip() for h in header):
+        raise ValueError(
+            "the CSV file is empty; give a header line with column names and one line per point."
+        )
+    header = [h.strip() for h in header]
+    if any(not h for h in header):
+        raise ValueError(f"CSV column {header.index('') + 1} has no name; give every column a header.")
+    dupes = sorted({h for h in header if header.count(h) > 1})
+    if dupes:
+        raise ValueError(f"CSV column name {dupes[0]!r} appears twice; give every column a distinct name.")
+    numeric = [h for h in header if pd.to_numeric(pd.Series([h]), errors="coerce").notna().all()]
+    if len(numeric) == len(header):
+        raise ValueError(
+            f"the first line {header} looks like data, not column names; add a header line (e.g. x,y,label)."
+        )
+    return header
+
+
+def _parse_table(text: str, max_rows: int) -> pd.DataFrame:
+    try:
+        df = pd.read_csv(
+            io.StringIO(text), dtype=str, keep_default_na=False, nrows=max_rows + 1, skipinitialspace=True
+        )
+    except pd.errors.ParserError as exc:
+        raise ValueError(
+            f"the CSV file could not be parsed ({exc}); every line needs the same number of "
+            "comma-separated fields as the header."
+        ) from None
+    df.columns = [c.strip() for c in df.columns]
+    if len(df) == 0:
+        raise ValueError("the CSV file has a header but no data lines; add one line per point.")
+    if len(df) > max_rows:
+        raise ValueError(
+            f"the CSV file has more than {max_rows} data lines (MAX_ROWS); use a sample of the data."
+        )
+    return df
+
+
+def _numeric_features(df: pd.DataFrame, columns: list) -> np.ndarray:
+    X = np.empty((len(df), len(columns)))
+    for j, col in enumerate(columns):
+        raw = df[col].str.strip()
+        values = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=np.float64)
+        bad = np.flatnonzero(~np.isfinite(values))
+        if bad.size:
+            i = int(bad[0])
+            what = "empty" if raw.iloc[i] in ("", "nan", "NaN", "NA") else f"{raw.iloc[i]!r}"
+            raise ValueError(
+                f"CSV line {i + 2}, column {col!r}: the value is {what}; features must be finite "
+                "numbers (fill in or delete the line, or drop the column)."
+            )
+        X[:, j] = values
+    return X
+
+
+def _parse_labels(raw: pd.Series, label_column: str) -> np.ndarray:
+    raw = raw.str.strip()
+    empty = np.flatnonzero((raw == "").to_numpy())
+    if empty.size:
+        raise ValueError(
+            f"CSV line {int(empty[0]) + 2}: the label ({label_column!r}) is empty; give every point a class."
+        )
+    as_num = pd.to_numeric(raw, errors="coerce")
+    if as_num.notna().all() and np.all(np.mod(as_num, 1) == 0):
+        return as_num.to_numpy(dtype=np.int64)  # integer labels sort numerically (2 before 10)
+    return raw.to_numpy(dtype=object)
+
+
+def _pick_label_column(header: list, label_column) -> str:
+    if label_column is None:
+        return LABEL_COLUMN if LABEL_COLUMN in header else header[-1]
+    if label_column not in header:
+        raise ValueError(
+            f"label_column {label_column!r} is not a column of the CSV file; choose one of {header}."
+        )
+    return label_column
+
+
+def _split_mask(df: pd.DataFrame, split_column: str) -> np.ndarray:
+    values = df[split_column].str.strip().str.lower()
+    bad = np.flatnonzero(~values.isin(["train", "test"]).to_numpy())
+    if bad.size:
+        i = int(bad[0])
+        raise ValueError(
+            f"CSV line {i + 2}, column {split_column!r}: the value is {df[split_column].iloc[i]!r}; "
+            "use 'train' or 'test' (or drop the column to split at random)."
+        )
+    return (values == "test").to_numpy()
+
+
+def _check_classes(y: np.ndarray, where: str) -> None:
+    classes = np.unique(y)
+    if len(classes) < 2:
+        raise ValueError(
+            f"{where} has a single class {classes[0]!r}; a classifier needs points of at least 2 classes."
+        )
+    check_n_classes(len(classes), where)
+
+
+def read_csv(
+    source,
+    label_column: str | None = None,
+    test_fraction: float = 0.25,
+    seed=0,
+    max_rows: int = MAX_ROWS,
+    name: str = "",
+) -> Dataset:
+    """Read labelled points from a CSV file (path, bytes or open file) into a Dataset.
+
+    Columns: numeric features, a label column (``label_column``; default "label" if present, else the last
+    column; labels may be strings, stripped of surrounding spaces; whole numbers stay integers) and optionally
+    a ``split`` column of "train"/"test". Without it the points are split at random (``test_fraction``,
+    ``seed``). Limits: ``MAX_ROWS`` lines (or ``max_rows``), ``MAX_FEATURES`` features, ``MAX_CLASSES``.
+    """
+    text = _decode(_read_bytes(source))
+    header = _check_header(text)
+    label_column = _pick_label_column(header, label_column)
+    df = _parse_table(text, int(max_rows))
+    features = [c for c in df.columns if c not in (label_column, SPLIT_COLUMN)]
+    if not features:
+        raise ValueError(
+            f"the CSV file has no feature column besides the label {label_column!r}; add at least "
+            "one numeric column."
+        )
+    if len(features) > MAX_FEATURES:
+        raise ValueError(
+            f"the CSV file has {len(features)} feature columns; at most MAX_FEATURES = "
+            f"{MAX_FEATURES} are supported."
+        )
+    X = _numeric_features(df, features)
+    y = _parse_labels(df[label_column], label_column)
+    _check_classes(y, f"the label column {label_column!r}")
+    if SPLIT_COLUMN not in df.columns:
+        return split_dataset(X, y, test_fraction, seed, features, name)
+    test = _split_mask(df, SPLIT_COLUMN)
+    _check_classes(y[~test], "the training split")
+    classes = tuple(np.unique(y).tolist())
+    return Dataset(X[~test], y[~test], X[test], y[test], classes, tuple(features), name)
+
+
+def to_csv(dataset: Dataset, path_or_buffer=None) -> str | None:
+    """Write a Dataset as CSV: feature columns, ``label``, ``split`` (train/test). Returns the text if no path.
+
+    Floats are written with full precision, so ``read_csv(to_csv(ds))`` gives back identical arrays.
+    """
+    clash = {LABEL_COLUMN, SPLIT_COLUMN} & set(dataset.feature_names)
+    if clash:
+        raise ValueError(
+            f"feature name {min(clash)!r} is reserved for the label/split columns; rename the feature."
+        )
+    frames = []
+    for X, y, split in (
+        (dataset.X_train, dataset.y_train, "train"),
+        (dataset.X_test, dataset.y_test, "test"),
+    ):
+        part = pd.DataFrame(np.asarray(X, dtype=np.float64), columns=list(dataset.feature_names))
+        part[LABEL_COLUMN] = np.asarray(y, dtype=object)
+        part[SPLIT_COLUMN] = split
+        frames.append(part)
+    text = pd.concat(frames, ignore_index=True).to_csv(index=False, lineterminator="\n", float_format=None)
+    if path_or_buffer is None:
+        return text
+    if isinstance(path_or_buffer, (str, Path)):
+        Path(path_or_buffer).write_text(text, encoding="utf-8")
+    else:
+        path_or_buffer.write(text)
+    return None
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# scikit-learn's bundled real datasets, and the sample_data/ files of the presets
+# ---------------------------------------------------------------------------------------------------------------
+
+BUNDLED = {
+    "digits": "8x8 handwritten digits, 1797 images, 10 classes (the MNIST stand-in)",
+    "iris": "Iris flowers, 150 points, 4 features, 3 species",
+    "wine": "Wine cultivars, 178 points, 13 chemical features, 3 classes",
+    "breast_cancer": "Breast cancer (Wisconsin), 569 points, 30 features, malignant vs benign",
+}
+
+
+def load_bundled(name: str, test_fraction: float = 0.25, seed=0) -> Dataset:
+    """One of scikit-learn's bundled datasets (``BUNDLED``) as a stratified train/test Dataset.
+
+    Labels are the class names (digits: the integers 0-9).
+    """
+    import sklearn.datasets as skd
+
+    if name not in BUNDLED:
+        raise ValueError(f"bundled dataset {name!r} does not exist; choose one of {list(BUNDLED)}.")
+    bunch = getattr(skd, f"load_{name}")()
+    names = np.asarray(bunch.target_names)
+    y = bunch.target if name == "digits" else names[bunch.target].astype(object)
+    features = [str(f) for f in getattr(bunch, "feature_names", [])] or None
+    ds = split_dataset(bunch.data, y, test_fraction, seed, features, name)
+    ds.story = BUNDLED[name]
+    return ds
+
+
+def write_samples(directory=SAMPLE_DIR) -> list:
+    """Write every preset as ``<name>.csv`` (points) and ``<name>.json`` (story, spec, costs) into directory."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, preset in PRESETS.items():
+        to_csv(preset.dataset(), directory / f"{name}.csv")
+        (directory / f"{name}.json").write_text(
+            json.dumps(preset.to_dict(), indent=1) + "\n", encoding="utf-8"
+        )
+        written += [directory / f"{name}.csv", directory / f"{name}.json"]
+    return written
+
+
+def load_preset(name: str, directory=SAMPLE_DIR) -> Preset:
+    """A preset by name, from ``<name>.json`` in directory when present, else built from ``PRESETS``."""
+    path = Path(directory) / f"{name}.json"
+    if path.is_file():
+        return Preset.from_dict(json.loads(path.read_text(encoding="utf-8")))
+    if name not in PRESETS:
+        raise ValueError(
+            f"sample {name!r} does not exist; choose one of {list(PRESETS)} "
+            f"(scikit-learn's {list(BUNDLED)} load with load_bundled)."
+        )
+    return PRESETS[name]
+
+
+def load_sample(name: str, directory=SAMPLE_DIR) -> Dataset:
+    """A preset's dataset by name: points from ``<name>.csv`` when present (else sampled from its spec), with
+    the preset's mixture, spec, story, suggested cost matrix and costly mistakes attached."""
+    preset = load_preset(name, directory)
+    path = Path(directory) / f"{name}.csv"
+    if not path.is_file():
+        return preset.dataset()
+    ds = read_csv(path, name=name)
+    ds.classes = preset.classes
+    ds.mixture, ds.spec, ds.story = preset.spec.mixture, preset.spec, preset.story
+    ds.cost_matrix, ds.costly_mistakes = preset.cost_matrix.copy(), preset.costly_mistakes
+    return ds
