@@ -3,7 +3,7 @@
 Cross-page state lives in plain ``st.session_state`` keys (set by the Playground, read by later pages):
 ``"dataset"`` (rebel.data.Dataset), ``"spec"`` (DatasetSpec of the designed mixture), ``"cost_matrix"``
 (K x K ndarray, sorted class order), ``"hyper"`` (dict), ``"model"`` and ``"two_step_model"``
-(fitted RebelClassifier), ``"trained"`` (rebel.playground.TrainedPair). Class colours: ``rebel.palette``.
+(fitted RebelClassifier), ``"trained"`` (rebel.playground.TrainedPair). Class colours: ``rebel.ui.figures.palette``.
 """
 
 import streamlit as st

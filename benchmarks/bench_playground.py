@@ -11,9 +11,10 @@ from __future__ import annotations
 import argparse
 import os
 
-from rebel import RebelClassifier, plots, warmup
+from rebel import RebelClassifier, warmup
 from rebel import playground as pg
 from rebel.data import PRESETS
+from rebel.ui.figures import regions
 
 from ._common import median_of, print_table
 
@@ -29,7 +30,7 @@ def _page_update(ds, C, hyper):
     pair = pg.train_pair(ds, C, hyper)
     t = pair.n_rounds
     pair.curves, pair.metrics(t), pair.metrics(t, "two-step")
-    plots.regions_figure(
+    regions.regions_figure(
         pair.grid.xs,
         pair.grid.ys,
         pair.regions[t],

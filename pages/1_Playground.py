@@ -1,6 +1,6 @@
 """Playground: design a dataset, edit the cost matrix, train REBEL and the two-step baseline, watch the regions.
 
-Widgets and layout only; every computation is in ``rebel.playground`` and every figure in ``rebel.plots``.
+Widgets and layout only; every computation is in ``rebel.playground`` and every figure in ``rebel.ui.figures``.
 Cross-page state (plain session keys): "spec", "preset", "hyper", "dataset", "data_source", "cost_matrix",
 "trained", "model", "two_step_model". Widget keys start with "w_" and are re-seeded from that state.
 """
@@ -12,10 +12,10 @@ import pandas as pd
 import streamlit as st
 
 from rebel import playground as pg
-from rebel import plots
 from rebel.cost_presets import COST_PRESETS, make_costs, normalize_costs
 from rebel.costs import CostWarning, validate_cost_matrix
 from rebel.data import PRESETS, DatasetSpec, validate_mixture
+from rebel.ui.figures import costs, regions, style
 
 PLAY_INTERVAL = 0.4  # seconds between animation frames
 PLAY_FRAMES = 50  # frames for a full replay t = 0..T
@@ -384,8 +384,8 @@ def _cost_panel() -> None:
             st.error(f"Cost matrix: {exc} The previous matrix stays in use until this is fixed.")
     with c2:
         st.plotly_chart(
-            plots.cost_heatmap(S["cost_matrix"], classes, height=260),
-            config=plots.PNG_CONFIG,
+            costs.cost_heatmap(S["cost_matrix"], classes, height=260),
+            config=style.PNG_CONFIG,
             key="cost_heatmap",
         )
     with c3:
@@ -510,14 +510,14 @@ def _view(playing_mode: bool) -> None:
         if box_on:
             st.selectbox("Class of the new cluster", list(ds.classes), key="w_box_class")
         other = pair.two_step_regions[t] if (show_two or show_dis) else None
-        fig = plots.regions_figure(
+        fig = regions.regions_figure(
             pair.grid.xs,
             pair.grid.ys,
             pair.regions[t],
             ds.classes,
             train=(ds.X_train, pair.y_train_idx, pair.train_predictions(t)),
             test=(ds.X_test, pair.y_test_idx, pair.test_predictions(t)),
-            train_sizes=plots.weight_sizes(pair.weights[t]) if show_w else None,
+            train_sizes=regions.weight_sizes(pair.weights[t]) if show_w else None,
             bayes_regions=pair.bayes_regions if show_bayes else None,
             other_regions=other,
             show_other=show_two,
@@ -528,7 +528,7 @@ def _view(playing_mode: bool) -> None:
         event = st.plotly_chart(
             fig,
             key=f"w_regions_{S.get('chart_v', 0)}",
-            config=plots.PNG_CONFIG,
+            config=style.PNG_CONFIG,
             on_select="rerun" if box_on else "ignore",
             selection_mode="box",
         )
@@ -543,8 +543,8 @@ def _view(playing_mode: bool) -> None:
     a, b = st.columns([3, 2])
     with a:
         st.plotly_chart(
-            plots.cost_curves_figure(pair.curves, t, pair.bayes_test_cost, height=320),
-            config=plots.PNG_CONFIG,
+            costs.cost_curves_figure(pair.curves, t, pair.bayes_test_cost, height=320),
+            config=style.PNG_CONFIG,
             key="w_curves",
         )
     with b:
@@ -639,14 +639,14 @@ def _confusion(pair: pg.TrainedPair, t: int) -> None:
     )
     m = pair.metrics(t, which)
     st.plotly_chart(
-        plots.confusion_figure(
+        costs.confusion_figure(
             m.confusion,
             m.cost_share,
             pair.classes,
             height=300,
             title=f"{which} at t = {t}: count / share of mean cost",
         ),
-        config=plots.PNG_CONFIG,
+        config=style.PNG_CONFIG,
         key="w_confusion",
     )
 

@@ -1,7 +1,7 @@
 """REBEL vs two-step (paper Fig. 3): cost-sensitive REBEL against 0-1 boosting + the minimum-risk rule, on random
 mixtures (the paper's protocol) or on redraws of the Playground's mixture.
 
-Widgets and layout only: runs come from ``rebel.analysis_runs``, figures from ``rebel.plots``. Own state: the
+Widgets and layout only: runs come from ``rebel.analysis_runs``, figures from ``rebel.ui.figures``. Own state: the
 last run in "vs_run" (kept when a run is stopped); widget keys start with "w2_". Reads the Playground's
 "dataset" and "cost_matrix" when present.
 """
@@ -9,8 +9,8 @@ last run in "vs_run" (kept when a run is stopped); widget keys start with "w2_".
 import streamlit as st
 
 from rebel import analysis_runs as ar
-from rebel import plots
 from rebel.data import PAPER_SEED
+from rebel.ui.figures import compare, style
 
 S = st.session_state
 SOURCES = {
@@ -121,7 +121,7 @@ def _results(run: ar.Fig3Run) -> None:
     )
     left, right = st.columns([3, 2])
     with left:
-        st.plotly_chart(plots.fig3_scatter_figure(run.trials), config=plots.PNG_CONFIG, key="w2_scatter")
+        st.plotly_chart(compare.fig3_scatter_figure(run.trials), config=style.PNG_CONFIG, key="w2_scatter")
         st.caption(
             "One point per (dataset, cost matrix). Below the dashed diagonal REBEL is cheaper; above it the "
             "two-step method is."
@@ -140,7 +140,7 @@ def _results(run: ar.Fig3Run) -> None:
         }
         for ds in run.datasets
     ]
-    st.plotly_chart(plots.dataset_thumbnails_figure(panels), config=plots.PNG_CONFIG, key="w2_thumbs")
+    st.plotly_chart(compare.dataset_thumbnails_figure(panels), config=style.PNG_CONFIG, key="w2_thumbs")
     with st.expander("All trials"):
         st.dataframe(run.trials, hide_index=True, width="stretch")
         st.download_button(

@@ -1,6 +1,6 @@
 """Risk-score paths (Fig. 8, S.9): the K components of H(x) along paths through the plane, stumps vs depth-2.
 
-Widgets and layout only; paths, models and scores come from ``rebel.analysis``, figures from ``rebel.plots``.
+Widgets and layout only; paths, models and scores come from ``rebel.analysis``, figures from ``rebel.ui.figures``.
 Reads the Playground's shared state ("dataset", "cost_matrix", "hyper", "preset"); page-private keys start
 with "rp_".
 """
@@ -9,7 +9,8 @@ import streamlit as st
 
 from rebel import analysis as an
 from rebel import playground as pg
-from rebel import plots
+from rebel.ui.figures import paths as paths_figs
+from rebel.ui.figures import style
 
 DEFAULT_PRESET = "paths"
 CLICK_LATTICE = 45  # invisible click targets per axis on the regions plot
@@ -171,7 +172,7 @@ with left:
     model = models[region_model]
     grid = pg.make_grid(ds.X_train, 150)
     regions = an.scores_at(model, grid.points, t).argmax(axis=1).reshape(grid.shape)
-    fig = plots.paths_regions_figure(
+    fig = paths_figs.paths_regions_figure(
         grid.xs,
         grid.ys,
         regions,
@@ -184,7 +185,7 @@ with left:
     event = st.plotly_chart(
         fig,
         key=f"rp_chart_{S.get('rp_chart_v', 0)}",
-        config=plots.PNG_CONFIG,
+        config=style.PNG_CONFIG,
         on_select="rerun",
         selection_mode=("points", "box"),
     )
@@ -203,7 +204,9 @@ profiles = {
     for name in paths
 }
 S["rp_profiles"] = profiles  # what the score figure shows (read by tests)
-st.plotly_chart(plots.path_scores_figure(profiles, ds.classes, t), config=plots.PNG_CONFIG, key="rp_scores")
+st.plotly_chart(
+    paths_figs.path_scores_figure(profiles, ds.classes, t), config=style.PNG_CONFIG, key="rp_scores"
+)
 st.caption(
     "Lines: the score H_k(x) of each class along the path (x axis: share of the path's length). "
     "Background: the min-risk class argmax_k H_k(x); diamonds and dotted lines: where it changes."

@@ -1,6 +1,6 @@
 """Cost-sensitivity gallery (Fig. 7, S.9): four cost matrices, four models, side by side on the current data.
 
-Widgets and layout only; training and metrics come from ``rebel.analysis``, figures from ``rebel.plots``.
+Widgets and layout only; training and metrics come from ``rebel.analysis``, figures from ``rebel.ui.figures``.
 Reads the Playground's shared state ("dataset", "hyper", "preset"); page-private keys start with "gal_".
 """
 
@@ -11,7 +11,9 @@ import streamlit as st
 
 from rebel import analysis as an
 from rebel import playground as pg
-from rebel import plots
+from rebel.ui.figures import costs as costs_figs
+from rebel.ui.figures import gallery as gallery_figs
+from rebel.ui.figures import style
 
 DEFAULT_PRESET = "fig7"
 S = st.session_state
@@ -129,7 +131,7 @@ for col, panel in zip(cols, gallery.panels.values()):
     with col:
         test = (ds.X_test, problem.y_test_idx, panel.test_pred) if show_test else None
         st.plotly_chart(
-            plots.gallery_panel_figure(
+            gallery_figs.gallery_panel_figure(
                 grid.xs,
                 grid.ys,
                 panel.regions,
@@ -138,7 +140,7 @@ for col, panel in zip(cols, gallery.panels.values()):
                 test=test,
                 title=panel.title,
             ),
-            config=plots.PNG_CONFIG,
+            config=style.PNG_CONFIG,
             key=f"gal_fig_{panel.key}",
         )
         _panel_numbers(gallery, panel, c_name)
@@ -151,7 +153,7 @@ with st.expander("The four cost matrices"):
     hc = st.columns(4)
     for col, panel in zip(hc, gallery.panels.values()):
         col.plotly_chart(
-            plots.cost_heatmap(panel.cost_matrix, ds.classes, height=240),
-            config=plots.PNG_CONFIG,
+            costs_figs.cost_heatmap(panel.cost_matrix, ds.classes, height=240),
+            config=style.PNG_CONFIG,
             key=f"gal_cost_{panel.key}",
         )

@@ -1,7 +1,7 @@
 """Trees and depth (paper Sec. 4, Fig. 2, Table 1): one round's tree as a diagram, its a-vector, the regions of that
 single weak learner, the loss after each layer of growing it, and a depth study on the current dataset.
 
-Widgets and layout only: logic in ``rebel.analysis_runs``, figures in ``rebel.plots``. Reads the Playground's
+Widgets and layout only: logic in ``rebel.analysis_runs``, figures in ``rebel.ui.figures``. Reads the Playground's
 "dataset", "cost_matrix" and "hyper" when present (else the default preset). Own state: "depth_run" (the last
 depth study and the problem it belongs to); widget keys start with "w5_".
 """
@@ -11,8 +11,8 @@ import streamlit as st
 
 from rebel import analysis_runs as ar
 from rebel import playground as pg
-from rebel import plots
 from rebel.estimator import RebelClassifier
+from rebel.ui.figures import style, trees
 
 S = st.session_state
 GRID = 150  # cells per axis of the weak-learner regions
@@ -77,10 +77,10 @@ def _round_view(model: RebelClassifier, ds, y_idx) -> None:
     left, right = st.columns([3, 2])
     with left:
         st.plotly_chart(
-            plots.tree_diagram_figure(
+            trees.tree_diagram_figure(
                 nodes, ds.classes, title=f"round {t}: tree f_{t} (depth {model.depth_})"
             ),
-            config=plots.PNG_CONFIG,
+            config=style.PNG_CONFIG,
             key="w5_tree",
         )
         st.caption(
@@ -92,8 +92,8 @@ def _round_view(model: RebelClassifier, ds, y_idx) -> None:
     with right:
         a = model.a_[t - 1]
         st.plotly_chart(
-            plots.a_vector_figure(a, ds.classes, title=f"a_{t}: change of each class's score"),
-            config=plots.PNG_CONFIG,
+            trees.a_vector_figure(a, ds.classes, title=f"a_{t}: change of each class's score"),
+            config=style.PNG_CONFIG,
             key="w5_a",
         )
         plus, minus = ar.favoured_classes(a, ds.classes)
@@ -103,10 +103,10 @@ def _round_view(model: RebelClassifier, ds, y_idx) -> None:
         )
         losses = ar.layer_losses(model, t)
         st.plotly_chart(
-            plots.layer_loss_figure(
+            trees.layer_loss_figure(
                 losses, title=f"training loss while growing f_{t}, layer by layer", height=260
             ),
-            config=plots.PNG_CONFIG,
+            config=style.PNG_CONFIG,
             key="w5_layers",
         )
         steps = np.diff(losses)
@@ -122,7 +122,7 @@ def _round_view(model: RebelClassifier, ds, y_idx) -> None:
         grid = pg.make_grid(np.vstack([ds.X_train, ds.X_test]) if len(ds.y_test) else ds.X_train, GRID)
         f = ar.weak_learner_grid(model, t, grid.xs, grid.ys)
         st.plotly_chart(
-            plots.weak_learner_figure(
+            trees.weak_learner_figure(
                 grid.xs,
                 grid.ys,
                 f,
@@ -131,7 +131,7 @@ def _round_view(model: RebelClassifier, ds, y_idx) -> None:
                 ds.classes,
                 title=f"regions of the single weak learner f_{t}",
             ),
-            config=plots.PNG_CONFIG,
+            config=style.PNG_CONFIG,
             key="w5_regions",
         )
     else:

@@ -2,7 +2,7 @@
 dataset (digits, iris, wine, breast cancer), a sample_data file or the Playground's data; test cost after every
 round, and for digits the lowest- and highest-risk test images.
 
-Widgets and layout only: logic in ``rebel.analysis_runs``, figures in ``rebel.plots``. Own state: "real_run"
+Widgets and layout only: logic in ``rebel.analysis_runs``, figures in ``rebel.ui.figures``. Own state: "real_run"
 (the last run, kept when stopped) and "real_settings"; widget keys start with "w6_". Reads the Playground's
 "dataset" and "cost_matrix" when present.
 """
@@ -12,8 +12,8 @@ import pandas as pd
 import streamlit as st
 
 from rebel import analysis_runs as ar
-from rebel import plots
 from rebel.baselines import ESTIMATORS, available_estimators
+from rebel.ui.figures import compare, costs, gallery, style
 
 S = st.session_state
 PLAYGROUND = "playground"
@@ -133,16 +133,16 @@ def _results(run: ar.RealRun, settings: dict) -> None:
             or "test_cost"
         )
         st.plotly_chart(
-            plots.method_curves_figure(
+            compare.method_curves_figure(
                 run.curves, metric, title=f"{metric.replace('_', ' ')} vs boosting round on {ds.name}"
             ),
-            config=plots.PNG_CONFIG,
+            config=style.PNG_CONFIG,
             key="w6_curves",
         )
     with right:
         st.plotly_chart(
-            plots.cost_heatmap(run.cost_matrix, ds.classes, height=320),
-            config=plots.PNG_CONFIG,
+            costs.cost_heatmap(run.cost_matrix, ds.classes, height=320),
+            config=style.PNG_CONFIG,
             key="w6_costs",
         )
     summary = run.summary()
@@ -182,16 +182,16 @@ def _examples(run: ar.RealRun) -> None:
             ]
 
         st.plotly_chart(
-            plots.image_gallery_figure(ds.X_test[low].reshape(-1, 8, 8), titles(low), title="lowest risk"),
-            config=plots.PNG_CONFIG,
+            gallery.image_gallery_figure(ds.X_test[low].reshape(-1, 8, 8), titles(low), title="lowest risk"),
+            config=style.PNG_CONFIG,
             key="w6_low",
         )
         if len(high):
             st.plotly_chart(
-                plots.image_gallery_figure(
+                gallery.image_gallery_figure(
                     ds.X_test[high].reshape(-1, 8, 8), titles(high), title="highest risk"
                 ),
-                config=plots.PNG_CONFIG,
+                config=style.PNG_CONFIG,
                 key="w6_high",
             )
         else:

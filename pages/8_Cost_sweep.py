@@ -1,7 +1,7 @@
 """Cost sweep (beyond the paper): one cost entry over a log range; recall, precision and test cost of REBEL and
 the two-step method at every value.
 
-Widgets and layout only; training and metrics come from ``rebel.analysis``, figures from ``rebel.plots``.
+Widgets and layout only; training and metrics come from ``rebel.analysis``, figures from ``rebel.ui.figures``.
 Reads the Playground's shared state ("dataset", "cost_matrix", "hyper", "preset"); page-private keys start
 with "sw_".
 """
@@ -10,8 +10,8 @@ import streamlit as st
 
 from rebel import analysis as an
 from rebel import playground as pg
-from rebel import plots
 from rebel.data import PRESETS
+from rebel.ui.figures import style, sweep
 
 DEFAULT_PRESET = pg.DEFAULT_PRESET
 S = st.session_state
@@ -113,13 +113,13 @@ S["sw_result"] = result  # read by tests
 show = st.multiselect("Classes in the recall/precision plot", classes, default=[truth, pred], key="sw_show")
 current_line = current if current > 0 else None
 st.plotly_chart(
-    plots.sweep_cost_figure(result.costs, label, current_line), config=plots.PNG_CONFIG, key="sw_cost_fig"
+    sweep.sweep_cost_figure(result.costs, label, current_line), config=style.PNG_CONFIG, key="sw_cost_fig"
 )
 st.plotly_chart(
-    plots.sweep_metrics_figure(
+    sweep.sweep_metrics_figure(
         result.metrics, ds.classes, [classes.index(s) for s in show], label, current_line
     ),
-    config=plots.PNG_CONFIG,
+    config=style.PNG_CONFIG,
     key="sw_metrics_fig",
 )
 st.caption(

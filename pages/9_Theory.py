@@ -1,7 +1,7 @@
 """Theory: the cost decomposition (S.3-S.5), the weak learning condition and the exponential bound of S.6.1 on
 the current model, and the binary reduction to AdaBoost (S.8).
 
-Widgets and layout only; numbers come from ``rebel.analysis``, figures from ``rebel.plots``. Reads the
+Widgets and layout only; numbers come from ``rebel.analysis``, figures from ``rebel.ui.figures``. Reads the
 Playground's shared state ("dataset", "cost_matrix", "hyper", "trained"); page-private keys start with "th_".
 """
 
@@ -10,7 +10,7 @@ import streamlit as st
 
 from rebel import analysis as an
 from rebel import playground as pg
-from rebel import plots
+from rebel.ui.figures import style, theory
 
 DEFAULT_PRESET = pg.DEFAULT_PRESET
 S = st.session_state
@@ -131,8 +131,8 @@ def _bound(problem: an.Problem) -> None:
         help=f"The bound ∏ e^(−φ²/2) allows {diag['cum_bound'].iloc[-1]:.3g}.",
     )
     a, b = st.columns([2, 3])
-    a.plotly_chart(plots.edge_figure(diag), config=plots.PNG_CONFIG, key="th_edge")
-    b.plotly_chart(plots.bound_figure(diag), config=plots.PNG_CONFIG, key="th_bound")
+    a.plotly_chart(theory.edge_figure(diag), config=style.PNG_CONFIG, key="th_edge")
+    b.plotly_chart(theory.bound_figure(diag), config=style.PNG_CONFIG, key="th_bound")
     with st.expander("Per-round numbers"):
         _table(diag.set_index("t"))
         st.caption(
@@ -173,7 +173,7 @@ def _binary(problem: an.Problem) -> None:
     m[0].metric("max |H₁ + H₂|", f"{r['max |H1 + H2|'].max():.2g}", help="0 means H₁ = −H₂ on every sample.")
     m[1].metric("max |H₁ − h_AdaBoost|", f"{r['max |H1 - h|'].max():.2g}")
     m[2].metric("max |L_REBEL − L_AdaBoost|", f"{(r['REBEL loss'] - r['AdaBoost loss']).abs().max():.2g}")
-    st.plotly_chart(plots.binary_reduction_figure(r, demo.classes), config=plots.PNG_CONFIG, key="th_binary")
+    st.plotly_chart(theory.binary_reduction_figure(r, demo.classes), config=style.PNG_CONFIG, key="th_binary")
     with st.expander("Per-round numbers"):
         _table(r.set_index("t"))
 

@@ -1,4 +1,4 @@
-"""Tests of rebel.analysis (paths, gallery, sweep, theory) and of its figure builders in rebel.plots."""
+"""Tests of rebel.analysis (paths, gallery, sweep, theory) and of its figure builders in rebel.ui.figures."""
 
 from __future__ import annotations
 
@@ -8,10 +8,12 @@ import pytest
 
 from rebel import analysis as an
 from rebel import playground as pg
-from rebel import plots
 from rebel.costs import uniform_costs
 from rebel.data import PRESETS
 from rebel.estimator import RebelClassifier
+from rebel.ui.figures import gallery as gallery_figs
+from rebel.ui.figures import paths as paths_figs
+from rebel.ui.figures import sweep, theory
 
 SMALL = {"n_estimators": 25, "max_depth": 2, "n_thresholds": 64}
 
@@ -285,7 +287,7 @@ def test_binary_reduction_is_adaboost(fig7):
 
 # ------------------------------------------------------------------------------------------------------- plots
 def test_polyline_points_and_directions():
-    P, U = plots._polyline_at([[0, 0], [1, 0], [1, 0], [1, 1]], [0, 0.25, 0.5, 1.0])
+    P, U = paths_figs._polyline_at([[0, 0], [1, 0], [1, 0], [1, 1]], [0, 0.25, 0.5, 1.0])
     np.testing.assert_allclose(P, [[0, 0], [0.5, 0], [1, 0], [1, 1]])
     np.testing.assert_allclose(U[[0, 3]], [[1, 0], [0, 1]])
 
@@ -294,7 +296,7 @@ def test_paths_regions_figure_draws_arrows_nibs_and_click_targets():
     xs, ys = np.linspace(-5, 5, 30), np.linspace(-4, 4, 20)
     regions = (xs[None, :] > 0).astype(int) + np.zeros((20, 1), int)
     paths = {"A": [[-4, -1], [4, 1]], "B<x>": [[-3, 3], [0, -3], [3, 3]]}
-    fig = plots.paths_regions_figure(xs, ys, regions, ["a", "b"], paths, click_points=10)
+    fig = paths_figs.paths_regions_figure(xs, ys, regions, ["a", "b"], paths, click_points=10)
     names = [tr.name for tr in fig.data]
     assert "path A" in names and "path B&lt;x&gt;" in names  # user text is escaped
     nibs = next(tr for tr in fig.data if tr.name == "path A nibs")
@@ -309,7 +311,7 @@ def test_paths_regions_figure_draws_arrows_nibs_and_click_targets():
 def test_path_scores_figure_bands_lines_and_change_markers():
     s = np.linspace(0, 1, 11)
     H = np.c_[1 - 2 * s, 2 * s - 1, np.full(11, -2.0)]  # class 0 wins, then class 1
-    fig = plots.path_scores_figure(
+    fig = paths_figs.path_scores_figure(
         {"A": {"stumps": (s, H), "depth-2 trees": (s, H[:, [1, 0, 2]])}}, ["a", "b", "c"], 7
     )
     rects = [sh for sh in fig.layout.shapes if sh.type == "rect"]
@@ -323,7 +325,9 @@ def test_path_scores_figure_bands_lines_and_change_markers():
 
 def test_gallery_sweep_and_theory_figures():
     xs, ys = np.linspace(0, 1, 5), np.linspace(0, 1, 5)
-    fig = plots.gallery_panel_figure(xs, ys, np.zeros((5, 5), int), ["a", "b"], title="(a) uniform costs")
+    fig = gallery_figs.gallery_panel_figure(
+        xs, ys, np.zeros((5, 5), int), ["a", "b"], title="(a) uniform costs"
+    )
     assert fig.layout.showlegend is False and fig.layout.title.text == "(a) uniform costs"
     metrics = pd.DataFrame(
         [
@@ -333,16 +337,16 @@ def test_gallery_sweep_and_theory_figures():
             for k in (0, 1)
         ]
     )
-    fig = plots.sweep_metrics_figure(metrics, ["a", "b"], [1], "C[a → b]", current=1.0)
+    fig = sweep.sweep_metrics_figure(metrics, ["a", "b"], [1], "C[a → b]", current=1.0)
     assert len(fig.data) == 2 * 2 and fig.layout.xaxis.type == "log"
     costs = pd.DataFrame(
         [{"value": v, "method": m, "test_cost": v} for v in (0.1, 1) for m in ("REBEL", "two-step")]
     )
-    fig = plots.sweep_cost_figure(costs, "C[a → b]", current=1.0)
+    fig = sweep.sweep_cost_figure(costs, "C[a → b]", current=1.0)
     assert [tr.name for tr in fig.data] == ["REBEL", "two-step"] and not fig.layout.annotations
     X, y = _blobs(120, K=3)
     model = RebelClassifier(n_estimators=5, n_thresholds=16).fit(X, y)
     d = an.round_diagnostics(model, X, y)
-    assert len(plots.edge_figure(d).data) == 4 and len(plots.bound_figure(d).data) == 5
+    assert len(theory.edge_figure(d).data) == 4 and len(theory.bound_figure(d).data) == 5
     demo = an.binary_reduction(an.default_problem("fig7").dataset, ("A", "B"), 5, 32)
-    assert len(plots.binary_reduction_figure(demo.rounds, demo.classes).data) == 5
+    assert len(theory.binary_reduction_figure(demo.rounds, demo.classes).data) == 5

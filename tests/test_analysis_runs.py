@@ -1,4 +1,4 @@
-"""Tests of rebel.analysis_runs (the analysis pages' logic) and their figure builders in rebel.plots."""
+"""Tests of rebel.analysis_runs (the analysis pages' logic) and their figure builders in rebel.ui.figures."""
 
 from __future__ import annotations
 
@@ -10,10 +10,11 @@ import pytest
 
 from rebel import analysis_runs as ar
 from rebel import playground as pg
-from rebel import plots
 from rebel.costs import random_guess_cost
 from rebel.data import load_bundled, split_dataset
 from rebel.estimator import RebelClassifier
+from rebel.ui.figures import compare, trees
+from rebel.ui.figures import gallery as gallery_figs
 
 
 @pytest.fixture(scope="module")
@@ -227,20 +228,20 @@ def test_risk_examples_order_by_cost_then_margin():
 def test_figures_build_with_the_expected_traces(tree_model, airport):
     ds, _ = airport
     df = _trials([0.1, 0.3, 0.2], [0.2, 0.2, 0.2])
-    fig = plots.fig3_scatter_figure(df)
+    fig = compare.fig3_scatter_figure(df)
     names = [tr.name for tr in fig.data]
     assert names == ["equal cost", "REBEL cheaper (1)", "tie (1)", "two-step cheaper (1)"]
     nodes = ar.tree_nodes(tree_model, 2, ds.feature_names, ds.X_train, ds.class_index(ds.y_train))
-    tree = plots.tree_diagram_figure(nodes, ds.classes, title="t")
+    tree = trees.tree_diagram_figure(nodes, ds.classes, title="t")
     assert sum(len(tr.x) for tr in tree.data if tr.name in ("split", "leaf")) == len(nodes)
-    a = plots.a_vector_figure(tree_model.a_[1], ds.classes)
+    a = trees.a_vector_figure(tree_model.a_[1], ds.classes)
     np.testing.assert_allclose(a.data[0].z[0], tree_model.a_[1])
-    gallery = plots.image_gallery_figure(np.zeros((3, 8, 8)), ["a", "<b>", "c"])
+    gallery = gallery_figs.image_gallery_figure(np.zeros((3, 8, 8)), ["a", "<b>", "c"])
     assert len(gallery.data) == 3 and "&lt;b&gt;" in json.dumps(gallery.to_plotly_json()["layout"])
-    thumbs = plots.dataset_thumbnails_figure(
+    thumbs = compare.dataset_thumbnails_figure(
         [{"X": ds.X_train, "y_idx": ds.class_index(ds.y_train), "n_classes": 3, "title": "x"}] * 2
     )
     assert len(thumbs.data) == 2
     curves = pd.DataFrame({"method": ["A"] * 3 + ["B"] * 3, "t": [1, 2, 3] * 2, "test_cost": np.arange(6.0)})
-    assert [tr.name for tr in plots.method_curves_figure(curves).data] == ["A", "B"]
-    assert len(plots.layer_loss_figure([3.0, 2.0, 1.5]).data[0].y) == 3
+    assert [tr.name for tr in compare.method_curves_figure(curves).data] == ["A", "B"]
+    assert len(trees.layer_loss_figure([3.0, 2.0, 1.5]).data[0].y) == 3

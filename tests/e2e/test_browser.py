@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from rebel.palette import region_colors
+from rebel.ui.figures.palette import region_colors
 
 pytestmark = pytest.mark.browser
 

@@ -1,13 +1,14 @@
-"""rebel.plots: pure figure builders (data in, go.Figure out) and rebel.palette."""
+"""rebel.ui.figures: pure figure builders (data in, go.Figure out) and the palette."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+import pytest
 
-from rebel import plots
-from rebel.palette import OKABE_ITO, class_colors, lighten, region_colors
+from rebel.ui.figures import costs, regions
+from rebel.ui.figures.palette import OKABE_ITO, class_colors, darken, lighten, region_colors
 
 
 def _grid(n=20):
@@ -29,10 +30,10 @@ def test_palette_is_okabe_ito_and_regions_are_lighter():
 def test_boundary_segments_follow_label_changes():
     xs, ys = np.arange(4.0), np.arange(3.0)
     labels = np.array([[0, 0, 1, 1]] * 3)
-    bx, _ = plots.boundary_segments(xs, ys, labels)
+    bx, _ = regions.boundary_segments(xs, ys, labels)
     seg_x = bx.reshape(-1, 3)[:, :2]
     assert seg_x.shape[0] == 3 and np.all(seg_x == 1.5)  # one vertical edge per row, between x = 1 and 2
-    bx, _ = plots.boundary_segments(xs, ys, np.zeros((3, 4)))
+    bx, _ = regions.boundary_segments(xs, ys, np.zeros((3, 4)))
     assert bx.size == 0
 
 
@@ -43,14 +44,14 @@ def test_regions_figure_layers():
     y = rng.integers(0, 3, 30)
     pred = y.copy()
     pred[:4] = (pred[:4] + 1) % 3
-    fig = plots.regions_figure(
+    fig = regions.regions_figure(
         xs,
         ys,
         labels,
         ["a", "b", "c"],
         train=(X, y, pred),
         test=(X[:10], y[:10], y[:10]),
-        train_sizes=plots.weight_sizes(np.ones(30)),
+        train_sizes=regions.weight_sizes(np.ones(30)),
         bayes_regions=labels,
         other_regions=1 - labels.clip(0, 1),
         show_other=True,
@@ -64,7 +65,7 @@ def test_regions_figure_layers():
     assert "two-step boundaries" in names and "mistake" in names
     assert len(fig.data[names.index("mistake")].x) == 4
     heat = fig.data[0]
-    assert heat.z.dtype == np.float32 and heat.zmin == -0.5 and heat.zmax == 2.5
+    assert heat.z.dtype == np.uint8 and heat.zmin == -0.5 and heat.zmax == 2.5
     assert heat.colorscale[0][1].upper() == region_colors(3)[0].upper()
     assert fig.layout.dragmode == "select" and fig.layout.yaxis.scaleanchor == "x"
     test_traces = [tr for tr in fig.data if tr.name and "(test)" in tr.name]
@@ -73,7 +74,7 @@ def test_regions_figure_layers():
 
 def test_regions_figure_minimal_and_escapes_names():
     xs, ys, labels = _grid()
-    fig = plots.regions_figure(
+    fig = regions.regions_figure(
         xs, ys, labels, ["<b>x</b>", "y", "z"], train=(np.zeros((1, 2)), np.array([0]), np.array([0]))
     )
     assert [tr.name for tr in fig.data] == ["regions", "&lt;b&gt;x&lt;/b&gt; (train)"]
@@ -81,16 +82,16 @@ def test_regions_figure_minimal_and_escapes_names():
 
 
 def test_weight_sizes_are_clipped_and_monotone():
-    s = plots.weight_sizes([0.0, 1.0, 4.0, 1e6])
+    s = regions.weight_sizes([0.0, 1.0, 4.0, 1e6])
     assert s[0] == 3.0 and s[1] < s[2] and s[3] == 30.0
 
 
 def test_cost_heatmap_and_confusion():
     C = np.array([[0, 1], [10, 0.0]])
-    fig = plots.cost_heatmap(C, ["cat", "dog"])
+    fig = costs.cost_heatmap(C, ["cat", "dog"])
     assert np.array_equal(np.asarray(fig.data[0].z), C) and fig.layout.yaxis.autorange == "reversed"
     assert "cat" in fig.data[0].x[0] and "■" in fig.data[0].x[0]
-    fig = plots.confusion_figure(np.array([[5, 1], [2, 7]]), np.array([[0, 0.1], [1.2, 0]]), ["cat", "dog"])
+    fig = costs.confusion_figure(np.array([[5, 1], [2, 7]]), np.array([[0, 0.1], [1.2, 0]]), ["cat", "dog"])
     assert fig.data[0].text[1][0] == "2<br>1.200" and fig.data[0].text[0][0] == "5"
 
 
@@ -103,9 +104,45 @@ def test_cost_curves_figure():
             for s in ("train", "test")
         ]
     )
-    fig = plots.cost_curves_figure(curves, t=2, bayes_cost=0.1)
+    fig = costs.cost_curves_figure(curves, t=2, bayes_cost=0.1)
     names = [tr.name for tr in fig.data]
     assert {"REBEL train", "REBEL test", "two-step train", "two-step test"} <= set(names)
     marker = fig.data[-1]
     assert list(marker.x) == [2, 2]
     assert len(fig.layout.shapes) == 2  # the Bayes line and the marker line at t
+
+
+def _is_hex(color: str) -> bool:
+    return len(color) == 7 and color[0] == "#" and all(c in "0123456789abcdefABCDEF" for c in color[1:])
+
+
+def test_palette_gives_valid_distinct_colours_for_every_allowed_class_count():
+    from rebel.params import MAX_CLASSES
+
+    for K in range(1, MAX_CLASSES + 1):
+        points, light = class_colors(K), region_colors(K)
+        assert len(points) == len(light) == K
+        assert all(_is_hex(c) for c in points + light), K
+        assert len({c.upper() for c in points}) == K and len({c.upper() for c in light}) == K, K
+    assert class_colors(14)[:14] == class_colors(50)[:14]  # adding classes never recolours the first ones
+
+
+def test_palette_mix_is_checked():
+    with pytest.raises(ValueError, match="mix"):
+        lighten("#123456", 1.5)
+    with pytest.raises(ValueError, match="mix"):
+        darken("#123456", -0.1)
+
+
+def test_regions_for_29_classes_render():
+    K = 29
+    xs, ys = np.linspace(0, 1, 40), np.linspace(0, 1, 30)
+    labels = (np.arange(40)[None, :] * K // 40 + np.zeros((30, 1), int)).astype(np.int16)
+    rng = np.random.default_rng(1)
+    X = rng.uniform(0, 1, (200, 2))
+    y = rng.integers(0, K, 200)
+    fig = regions.regions_figure(xs, ys, labels, [f"c{k}" for k in range(K)], train=(X, y, y), test=(X, y, y))
+    fig.to_json()  # plotly validates every colour on the way
+    scale = fig.data[0].colorscale
+    assert len(scale) == 2 * K and all(_is_hex(c) for _, c in scale)
+    assert sum(1 for tr in fig.data if tr.name and tr.name.endswith("(train)")) == len(set(y))

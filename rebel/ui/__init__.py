@@ -1,0 +1,1 @@
+"""The app layer of REBEL Explorer: Streamlit state, components, page views and figures."""

@@ -1,0 +1,118 @@
+"""Figures of the REBEL-vs-two-step study (Fig. 3, Fig. 9) and of method comparisons over rounds (Fig. 6).
+
+Reads the trial table (``dataset, cost_id, rebel_cost, two_step_cost``), dataset thumbnails (dicts with ``X``
+(N, 2), ``y_idx``, ``n_classes``, ``title``) and the long curve table (``method, t`` and a metric column).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from rebel.ui.figures.palette import METHOD_COLORS, OUTCOME_COLORS, class_colors
+from rebel.ui.figures.style import GRID_COLOR, esc, layout, legend_below, line, panel_grid
+
+_EXTRA_DASHES = ("dot", "dash", "dashdot", "longdash", "solid")
+
+
+def fig3_scatter_figure(trials, height: int = 460) -> go.Figure:
+    """Fig. 3: two-step test cost (x) against REBEL's (y) per trial; below the diagonal REBEL is cheaper.
+    ``trials``: rows with ``dataset, cost_id, rebel_cost, two_step_cost``."""
+    outcome = np.where(
+        trials["rebel_cost"] < trials["two_step_cost"],
+        "REBEL cheaper",
+        np.where(trials["rebel_cost"] == trials["two_step_cost"], "tie", "two-step cheaper"),
+    )
+    fig = go.Figure()
+    hi = (
+        float(max(trials["rebel_cost"].max(), trials["two_step_cost"].max(), 1e-9)) * 1.05
+        if len(trials)
+        else 1
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=[0, hi],
+            y=[0, hi],
+            mode="lines",
+            name="equal cost",
+            hoverinfo="skip",
+            line={"color": "#888", "dash": "dash", "width": 1.2},
+        )
+    )
+    for name, color in OUTCOME_COLORS.items():
+        part = trials[outcome == name]
+        fig.add_trace(
+            go.Scatter(
+                x=part["two_step_cost"],
+                y=part["rebel_cost"],
+                mode="markers",
+                name=f"{name} ({len(part)})",
+                marker={"color": color, "size": 8, "opacity": 0.8, "line": {"color": "white", "width": 0.5}},
+                customdata=np.column_stack([part["dataset"].map(esc), part["cost_id"]]),
+                hovertemplate="%{customdata[0]}, cost matrix %{customdata[1]}<br>two-step %{x:.4f}<br>"
+                "REBEL %{y:.4f}<extra></extra>",
+            )
+        )
+    layout(
+        fig,
+        f"test cost per trial ({len(trials)} trials)",
+        height,
+        legend=legend_below(-0.15),
+        uirevision="fig3",
+    )
+    axis = {"range": [0, hi], "showgrid": True, "gridcolor": GRID_COLOR, "constrain": "domain"}
+    fig.update_xaxes(title_text="two-step (0-1 boosting + min-risk rule) test cost", **axis)
+    fig.update_yaxes(title_text="REBEL (cost-sensitive) test cost", scaleanchor="x", scaleratio=1, **axis)
+    return fig
+
+
+def dataset_thumbnails_figure(panels, cols: int = 5, size: int = 170) -> go.Figure:
+    """Small scatter plots of several datasets (Fig. 9); ``panels``: dicts with ``X`` (N, 2), ``y_idx``,
+    ``n_classes`` and ``title``. Class colours from the palette."""
+    fig, rows, cols = panel_grid(len(panels), cols, [p["title"] for p in panels], 0.02, 0.12)
+    for i, p in enumerate(panels):
+        colors = class_colors(p["n_classes"])
+        X, y = np.asarray(p["X"]), np.asarray(p["y_idx"])
+        fig.add_trace(
+            go.Scattergl(
+                x=X[:, 0],
+                y=X[:, 1],
+                mode="markers",
+                hoverinfo="skip",
+                showlegend=False,
+                marker={"size": 3, "color": [colors[k] for k in y]},
+            ),
+            row=i // cols + 1,
+            col=i % cols + 1,
+        )
+    fig.update_xaxes(showticklabels=False, showgrid=False, zeroline=False)
+    fig.update_yaxes(showticklabels=False, showgrid=False, zeroline=False)
+    layout(fig, "", size * rows + 40)
+    fig.update_layout(margin={"t": 30})  # room for the first row's subplot titles
+    return fig
+
+
+def method_curves_figure(curves, metric: str = "test_cost", title: str = "", height: int = 400) -> go.Figure:
+    """Test cost (or error) vs boosting round for several methods (Fig. 6): long table with method, t and
+    ``metric``; the first method (REBEL, cost-sensitive) drawn thickest."""
+    fig = go.Figure()
+    for i, (method, part) in enumerate(curves.groupby("method", sort=False)):
+        name = esc(method)
+        dash = "solid" if i < 2 else _EXTRA_DASHES[(i - 2) % len(_EXTRA_DASHES)]
+        color = METHOD_COLORS[i % len(METHOD_COLORS)]
+        hover = f"{name}<br>t=%{{x}}<br>%{{y:.4f}}<extra></extra>"
+        fig.add_trace(
+            line(part["t"], part[metric], name, color, 3 if i == 0 else 1.6, dash, hovertemplate=hover)
+        )
+    layout(
+        fig,
+        title,
+        height,
+        grid=True,
+        xaxis_title="round t",
+        yaxis_title=metric.replace("_", " "),
+        legend=legend_below(-0.2),
+        uirevision="methods",
+    )
+    fig.update_yaxes(rangemode="tozero")
+    return fig

@@ -1,0 +1,125 @@
+"""Cost figures of the Playground: the cost matrix, the cost-weighted confusion matrix, cost vs round.
+
+Reads ``cost_matrix`` (K, K) with rows = truth and columns = prediction, confusion ``counts`` (K, K) with their
+``cost_share`` (K, K), and the long cost table ``curves`` (columns ``t, model, split, cost``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from rebel.ui.figures.palette import BAYES_COLOR, MODEL_COLORS
+from rebel.ui.figures.style import FONT, GRID_COLOR, TITLE_FONT, class_labels, line
+
+
+def _matrix_figure(z, classes, colorscale: str, text, hovertemplate: str, title: str, height: int, **kw):
+    """A K x K heatmap with class labels, truth down the rows (top to bottom) and prediction along the top."""
+    labels = class_labels(classes)
+    fig = go.Figure(
+        go.Heatmap(
+            z=z,
+            x=labels,
+            y=labels,
+            colorscale=colorscale,
+            zmin=0,
+            showscale=False,
+            text=text,
+            texttemplate="%{text}",
+            hovertemplate=hovertemplate,
+            **kw,
+        )
+    )
+    fig.update_layout(
+        height=height,
+        margin={"l": 10, "r": 10, "t": 30, "b": 10},
+        font=FONT,
+        title={"text": title, "x": 0.01, "font": TITLE_FONT},
+    )
+    fig.update_xaxes(title_text="predicted", side="top", type="category")
+    fig.update_yaxes(title_text="truth", autorange="reversed", type="category")
+    return fig
+
+
+def cost_heatmap(cost_matrix, classes, height: int = 300) -> go.Figure:
+    """The cost matrix as a heatmap: rows = truth (top to bottom), columns = prediction, values written in."""
+    C = np.asarray(cost_matrix, dtype=np.float64)
+    return _matrix_figure(
+        C,
+        classes,
+        "Blues",
+        [[f"{v:.3g}" for v in row] for row in C],
+        "truth %{y}<br>predicted %{x}<br>cost %{z:.4g}<extra></extra>",
+        "cost C[truth, predicted]",
+        height,
+    )
+
+
+def confusion_figure(counts, cost_share, classes, title: str = "", height: int = 300) -> go.Figure:
+    """Cost-weighted confusion matrix: colour = each cell's share of the mean cost, text = count and share."""
+    counts, share = np.asarray(counts), np.asarray(cost_share, dtype=np.float64)
+    text = [[f"{n}<br>{s:.3f}" if s > 0 else f"{n}" for n, s in zip(rn, rs)] for rn, rs in zip(counts, share)]
+    return _matrix_figure(
+        share,
+        classes,
+        "Reds",
+        text,
+        "truth %{y}<br>predicted %{x}<br>%{customdata} points<br>cost share %{z:.4f}<extra></extra>",
+        title or "test points: count / cost share",
+        height,
+        customdata=counts,
+    )
+
+
+def cost_curves_figure(
+    curves, t: int | None = None, bayes_cost: float | None = None, height: int = 340
+) -> go.Figure:
+    """Train and test cost vs iteration for REBEL and two-step (long table with t, model, split, cost), the
+    Bayes rule's test cost as a horizontal line and a marker at iteration t."""
+    fig = go.Figure()
+    for (model, split), part in curves.groupby(["model", "split"], sort=False):
+        color, test = MODEL_COLORS.get(model, "#333"), split == "test"
+        hover = f"{model} {split}<br>t=%{{x}}<br>cost %{{y:.4f}}<extra></extra>"
+        width, dash = (2.4, "solid") if test else (1.4, "dot")
+        fig.add_trace(
+            line(part["t"], part["cost"], f"{model} {split}", color, width, dash, hovertemplate=hover)
+        )
+    if bayes_cost is not None:
+        fig.add_hline(
+            y=bayes_cost,
+            line={"color": BAYES_COLOR, "dash": "dash", "width": 1.5},
+            annotation_text=f"Bayes rule (test) {bayes_cost:.3f}",
+            annotation_position="top right",
+        )
+    if t is not None:
+        fig.add_vline(x=t, line={"color": "#888", "width": 1})
+        at = curves[(curves["t"] == t) & (curves["split"] == "test")]
+        fig.add_trace(
+            go.Scatter(
+                x=at["t"],
+                y=at["cost"],
+                mode="markers",
+                name=f"t = {t}",
+                showlegend=False,
+                marker={
+                    "size": 10,
+                    "color": [MODEL_COLORS.get(m, "#333") for m in at["model"]],
+                    "line": {"color": "white", "width": 1.5},
+                },
+                hoverinfo="skip",
+            )
+        )
+    fig.update_layout(
+        height=height,
+        margin={"l": 10, "r": 10, "t": 30, "b": 10},
+        font=FONT,
+        title={"text": "mean cost vs boosting round t", "x": 0.01, "font": TITLE_FONT},
+        xaxis_title="round t",
+        yaxis_title="mean cost",
+        plot_bgcolor="white",
+        legend={"orientation": "h", "y": -0.25, "x": 0},
+        uirevision="curves",
+    )
+    fig.update_xaxes(showgrid=True, gridcolor=GRID_COLOR)
+    fig.update_yaxes(showgrid=True, gridcolor=GRID_COLOR, rangemode="tozero")
+    return fig

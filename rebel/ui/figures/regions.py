@@ -1,0 +1,225 @@
+"""Decision-region figures: a class-index grid as a light uint8 heatmap with the data points on top.
+
+Reads ``regions`` (ny, nx) integer class indices over cell centres ``xs`` (nx,), ``ys`` (ny,) and points as
+``(X (N, 2), y_idx (N,), pred_idx (N,))``. Regions are one uint8 heatmap (a few bytes per cell once plotly
+base64-encodes it), boundaries one line trace of cell edges, hover off on the grid layers.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from rebel.ui.figures.palette import (
+    BOUNDARY_COLOR,
+    HALO_COLOR,
+    MISTAKE_COLOR,
+    class_colors,
+    region_colors,
+)
+from rebel.ui.figures.style import FONT, discrete_colorscale, esc, legend_entry
+
+DISAGREE_COLOR = "rgba(40,40,40,0.38)"
+TWO_STEP_STYLE = {"color": "#111111", "dash": "dot", "width": 2.2}
+"""The two-step boundary: near-black dots on a white halo, readable on every region colour."""
+BAYES_STYLE = {"color": BOUNDARY_COLOR, "dash": "dash", "width": 2.0}
+
+
+def boundary_segments(xs, ys, labels) -> tuple:
+    """Cell edges where a class-index grid changes, as one polyline with NaN breaks: ``(x, y)`` arrays.
+
+    ``labels`` has shape (ny, nx) over cell centres ``xs`` (nx,), ``ys`` (ny,).
+    """
+    xs, ys, L = np.asarray(xs, float), np.asarray(ys, float), np.asarray(labels)
+    xe = np.r_[xs[0] - (xs[1] - xs[0]) / 2, (xs[:-1] + xs[1:]) / 2, xs[-1] + (xs[-1] - xs[-2]) / 2]
+    ye = np.r_[ys[0] - (ys[1] - ys[0]) / 2, (ys[:-1] + ys[1:]) / 2, ys[-1] + (ys[-1] - ys[-2]) / 2]
+    i, j = np.nonzero(L[:, 1:] != L[:, :-1])  # vertical edges between columns j and j + 1
+    vx = np.column_stack([xe[j + 1], xe[j + 1], np.full(len(j), np.nan)])
+    vy = np.column_stack([ye[i], ye[i + 1], np.full(len(i), np.nan)])
+    i, j = np.nonzero(L[1:, :] != L[:-1, :])  # horizontal edges between rows i and i + 1
+    hx = np.column_stack([xe[j], xe[j + 1], np.full(len(j), np.nan)])
+    hy = np.column_stack([ye[i + 1], ye[i + 1], np.full(len(i), np.nan)])
+    return np.r_[vx.ravel(), hx.ravel()], np.r_[vy.ravel(), hy.ravel()]
+
+
+def weight_sizes(weights, base: float = 7.0, lo: float = 3.0, hi: float = 30.0) -> np.ndarray:
+    """Marker sizes for boosting weights (mean 1): area proportional to weight, clipped to [lo, hi] pixels."""
+    return np.clip(base * np.sqrt(np.asarray(weights, dtype=np.float64)), lo, hi)
+
+
+def boundary_traces(xs, ys, labels, name: str, style: dict, halo: bool = False) -> list:
+    """The boundaries of a class grid as one line trace (``style``: plotly line dict), optionally on a white
+    halo (a wider solid under-stroke, no legend entry) so the line stays visible on any fill."""
+    bx, by = boundary_segments(xs, ys, labels)
+    common = {"x": bx, "y": by, "mode": "lines", "hoverinfo": "skip", "connectgaps": False}
+    traces = []
+    if halo:
+        halo_line = {"color": HALO_COLOR, "width": style["width"] + 2.4, "dash": "solid"}
+        traces.append(go.Scatter(**common, name=f"{name} halo", showlegend=False, line=halo_line))
+    traces.append(go.Scatter(**common, name=name, line=dict(style)))
+    return traces
+
+
+def region_heatmap(xs, ys, regions, n_classes: int, name: str = "regions") -> go.Heatmap:
+    """A class-index grid as a uint8 heatmap in the light region colours."""
+    return go.Heatmap(
+        x=xs,
+        y=ys,
+        z=np.asarray(regions).astype(np.uint8),
+        zmin=-0.5,
+        zmax=n_classes - 0.5,
+        colorscale=discrete_colorscale(region_colors(n_classes)),
+        showscale=False,
+        hoverinfo="skip",
+        name=name,
+    )
+
+
+def point_traces(X, y_idx, classes, colors, split: str, sizes=None) -> list:
+    """One marker trace per class present: training points filled, test points hollow."""
+    traces = []
+    filled = split == "train"
+    for k, name in enumerate(classes):
+        mask = np.asarray(y_idx) == k
+        if not mask.any():
+            continue
+        size = 7 if sizes is None else np.asarray(sizes)[mask]
+        marker = (
+            {"color": colors[k], "size": size, "line": {"color": "white", "width": 0.6}}
+            if filled
+            else {"color": colors[k], "size": size, "symbol": "circle-open", "line": {"width": 1.8}}
+        )
+        traces.append(
+            go.Scatter(
+                x=X[mask, 0],
+                y=X[mask, 1],
+                mode="markers",
+                marker=marker,
+                legendgroup=str(k),
+                name=f"{esc(name)} ({split})",
+                customdata=np.flatnonzero(mask),
+                hovertemplate=f"{esc(name)} ({split})<br>x=%{{x:.2f}}, y=%{{y:.2f}}<extra></extra>",
+            )
+        )
+    return traces
+
+
+def mistake_trace(wrong) -> go.Scatter:
+    """Small black crosses at the given (M, 2) points."""
+    wrong = np.asarray(wrong, dtype=np.float64).reshape(-1, 2)
+    return go.Scatter(
+        x=wrong[:, 0],
+        y=wrong[:, 1],
+        mode="markers",
+        name="mistake",
+        hoverinfo="skip",
+        marker={
+            "symbol": "x-thin-open",
+            "size": 6,
+            "color": MISTAKE_COLOR,
+            "line": {"width": 1.2, "color": MISTAKE_COLOR},
+        },
+    )
+
+
+def _disagreement_traces(xs, ys, regions, other_regions) -> list:
+    differ = (np.asarray(other_regions) != np.asarray(regions)).astype(np.uint8)
+    overlay = go.Heatmap(
+        x=xs,
+        y=ys,
+        z=differ,
+        zmin=0,
+        zmax=1,
+        showscale=False,
+        hoverinfo="skip",
+        colorscale=[[0, "rgba(0,0,0,0)"], [0.5, "rgba(0,0,0,0)"], [0.5, DISAGREE_COLOR], [1, DISAGREE_COLOR]],
+        name="disagreement",
+    )
+    # A legend entry for the overlay (heatmaps have none).
+    return [overlay, legend_entry("REBEL ≠ two-step", symbol="square", size=12, color="rgba(40,40,40,0.5)")]
+
+
+def _point_layers(fig: go.Figure, classes, train, test, train_sizes) -> None:
+    colors = class_colors(len(classes))
+    mistakes = []
+    for split, data, sizes in (("train", train, train_sizes), ("test", test, None)):
+        if data is None or len(data[0]) == 0:
+            continue
+        X, y_idx, pred = np.asarray(data[0]), np.asarray(data[1]), np.asarray(data[2])
+        fig.add_traces(point_traces(X, y_idx, classes, colors, split, sizes))
+        mistakes.append(X[y_idx != pred])
+    wrong = np.vstack(mistakes) if mistakes else np.empty((0, 2))
+    if len(wrong):
+        fig.add_trace(mistake_trace(wrong))
+
+
+def plane_axes(fig: go.Figure, xs, ys) -> go.Figure:
+    """Equal-scale x/y axes spanning the grid, no grid lines."""
+    fig.update_xaxes(range=[xs[0], xs[-1]], showgrid=False, zeroline=False, constrain="domain")
+    fig.update_yaxes(
+        range=[ys[0], ys[-1]],
+        showgrid=False,
+        zeroline=False,
+        scaleanchor="x",
+        scaleratio=1,
+        constrain="domain",
+    )
+    return fig
+
+
+def regions_layout(fig: go.Figure, title: str, height: int, box_select: bool = False) -> go.Figure:
+    """The layout of a region view: title, size, legend below, equal axes set by ``plane_axes``."""
+    fig.update_layout(
+        title={"text": title, "x": 0.01},
+        height=height,
+        margin={"l": 10, "r": 10, "t": 40 if title else 10, "b": 10},
+        font=FONT,
+        plot_bgcolor="white",
+        uirevision="regions",
+        dragmode="select" if box_select else "zoom",
+        legend={"orientation": "h", "yanchor": "top", "y": -0.09, "x": 0, "font": {"size": 11}},
+    )
+    return fig
+
+
+def regions_figure(
+    grid_xs,
+    grid_ys,
+    regions,
+    classes,
+    *,
+    train=None,
+    test=None,
+    train_sizes=None,
+    bayes_regions=None,
+    other_regions=None,
+    show_other=False,
+    show_disagreement=False,
+    title: str = "",
+    box_select: bool = False,
+    height: int = 560,
+) -> go.Figure:
+    """Min-risk decision regions at one iteration with the data on top (the Playground's main view).
+
+    regions : (ny, nx) class indices of the model on the grid (light class colours)
+    train, test : ``(X, y_idx, pred_idx)`` or None; train points filled, test points hollow, mistakes marked x
+    train_sizes : marker sizes of the training points (e.g. ``weight_sizes`` of boosting weights)
+    bayes_regions : (ny, nx) Bayes-optimal classes, drawn as dashed boundaries
+    other_regions : (ny, nx) another model's classes (the two-step baseline): dotted near-black boundaries on a
+        white halo if ``show_other``, and a dark overlay where it disagrees with ``regions`` if
+        ``show_disagreement``
+    """
+    fig = go.Figure(region_heatmap(grid_xs, grid_ys, regions, len(classes)))
+    if other_regions is not None and show_disagreement:
+        fig.add_traces(_disagreement_traces(grid_xs, grid_ys, regions, other_regions))
+    if other_regions is not None and show_other:
+        fig.add_traces(
+            boundary_traces(grid_xs, grid_ys, other_regions, "two-step boundaries", TWO_STEP_STYLE, True)
+        )
+    if bayes_regions is not None:
+        fig.add_traces(
+            boundary_traces(grid_xs, grid_ys, bayes_regions, "Bayes-optimal boundaries", BAYES_STYLE)
+        )
+    _point_layers(fig, classes, train, test, train_sizes)
+    regions_layout(fig, title, height, box_select)
+    return plane_axes(fig, grid_xs, grid_ys)

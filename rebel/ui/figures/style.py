@@ -1,0 +1,142 @@
+"""Shared look of every figure: fonts, the chart ``config``, layout and trace helpers, presentation mode.
+
+Pure functions on plotly objects (no streamlit). Class names come from user files, so every label built here
+is HTML-escaped.
+"""
+
+from __future__ import annotations
+
+import html
+
+import plotly.graph_objects as go
+
+from rebel.ui.figures.palette import class_colors
+
+FONT = {"size": 13}
+TITLE_FONT = {"size": 13}
+GRID_COLOR = "#eee"
+PNG_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
+"""Plotly ``config`` for every chart: the modebar's camera button downloads a PNG."""
+SVG_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "svg"}}
+"""Plotly ``config`` whose camera button downloads an SVG (vector figures for slides and papers)."""
+
+PRESENTATION_SIZE = (1280, 720)
+PRESENTATION_FONT = 22
+
+
+def esc(text) -> str:
+    """User text made safe for plotly's HTML-like labels."""
+    return html.escape(str(text))
+
+
+def class_label(name, color: str) -> str:
+    """A class name with a colour swatch, HTML-escaped (class names come from user files)."""
+    return f"<span style='color:{color}'>■</span> {esc(name)}"
+
+
+def class_labels(classes) -> list:
+    """``class_label`` of every class in its palette colour."""
+    colors = class_colors(len(classes))
+    return [class_label(c, colors[k]) for k, c in enumerate(classes)]
+
+
+def discrete_colorscale(colors: list) -> list:
+    """A step colorscale mapping integer k (with zmin = -0.5, zmax = K - 0.5) to ``colors[k]``."""
+    K = len(colors)
+    scale = []
+    for k, c in enumerate(colors):
+        scale += [[k / K, c], [(k + 1) / K, c]]
+    return scale
+
+
+def legend_below(y: float = -0.25) -> dict:
+    """A horizontal legend under the plot."""
+    return {"orientation": "h", "y": y, "x": 0}
+
+
+def layout(fig: go.Figure, title: str, height: int, *, grid: bool = False, top: int | None = None, **kw):
+    """Title, height, margins, font and white background; ``grid`` adds light grid lines on every axis."""
+    fig.update_layout(
+        height=height,
+        margin={"l": 10, "r": 10, "t": top if top is not None else (40 if title else 10), "b": 10},
+        font=FONT,
+        title={"text": title, "x": 0.01, "font": TITLE_FONT},
+        plot_bgcolor="white",
+        **kw,
+    )
+    if grid:
+        fig.update_xaxes(showgrid=True, gridcolor=GRID_COLOR, zeroline=False)
+        fig.update_yaxes(showgrid=True, gridcolor=GRID_COLOR, zeroline=False)
+    return fig
+
+
+def line(x, y, name: str, color: str, width: float = 2.0, dash: str = "solid", **kw) -> go.Scatter:
+    """One named line trace (``mode`` defaults to lines; extra keywords pass to ``go.Scatter``)."""
+    kw.setdefault("mode", "lines")
+    return go.Scatter(x=x, y=y, name=name, line={"color": color, "width": width, "dash": dash}, **kw)
+
+
+def legend_entry(name: str, **marker) -> go.Scatter:
+    """A legend-only entry (no data) for layers that have no legend of their own (heatmaps, shapes)."""
+    return go.Scatter(x=[None], y=[None], mode="markers", name=name, marker=marker, hoverinfo="skip")
+
+
+def two_panels(titles, spacing: float = 0.09):
+    """A figure of two side-by-side subplots with the given titles."""
+    from plotly.subplots import make_subplots
+
+    fig = make_subplots(rows=1, cols=2, horizontal_spacing=spacing, subplot_titles=titles)
+    fig.update_annotations(font={"size": 12})
+    return fig
+
+
+def panel_grid(n: int, cols: int, titles, hspace: float, vspace: float) -> tuple:
+    """A row-major grid of subplots for ``n`` small panels with ``cols`` per row: ``(fig, rows, cols)``."""
+    from plotly.subplots import make_subplots
+
+    cols = min(cols, max(n, 1))
+    rows = -(-max(n, 1) // cols)
+    fig = make_subplots(
+        rows=rows,
+        cols=cols,
+        subplot_titles=[esc(t) for t in titles],
+        horizontal_spacing=hspace,
+        vertical_spacing=vspace / rows,
+    )
+    fig.update_annotations(font={"size": 11})
+    return fig, rows, cols
+
+
+def presentation(fig: go.Figure, size: tuple = PRESENTATION_SIZE, font_size: int = PRESENTATION_FONT):
+    """Presentation mode for lectures: a fixed size and fonts large enough to read from the back of a room.
+
+    Scales every explicit font (title, legend, subplot titles, annotations, trace text) by the same factor as
+    the base font and thickens lines a little. Returns the same figure, changed in place.
+    """
+    width, height = size
+    factor = font_size / FONT["size"]
+    fig.update_layout(
+        width=width,
+        height=height,
+        autosize=False,
+        font={"size": font_size},
+        title_font={"size": round(font_size * 1.15)},
+        legend_font={"size": round(font_size * 0.9)},
+    )
+    m = fig.layout.margin
+    fig.update_layout(
+        margin={
+            "l": max(m.l or 0, 20),
+            "r": max(m.r or 0, 20),
+            "t": round((m.t or 10) * factor),
+            "b": max(m.b or 0, 20),
+        }
+    )
+    for ann in fig.layout.annotations or ():
+        ann.font.size = round((ann.font.size or FONT["size"]) * factor)
+    for trace in fig.data:
+        if getattr(trace, "textfont", None) is not None and trace.textfont.size:
+            trace.textfont.size = round(trace.textfont.size * factor)
+        if getattr(trace, "line", None) is not None and trace.line.width:
+            trace.line.width = trace.line.width * 1.4
+    return fig
