@@ -33,17 +33,54 @@ def check_n_thresholds(n_thresholds) -> int:
     return int(n_thresholds)
 
 
+def midpoints(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """(a + b) / 2 without overflow: the usual formula, and a/2 + b/2 only where a + b overflows."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        mid = 0.5 * (a + b)
+    far = ~np.isfinite(mid)
+    if far.any():
+        mid = np.where(far, 0.5 * a + 0.5 * b, mid)
+    return mid
+
+
+def uniform_thresholds(lo: np.ndarray, hi: np.ndarray, n_thresholds: int) -> np.ndarray:
+    """``tau_i = lo + i (hi - lo) / (n_thresholds + 1)``, i = 1..n_thresholds (paper footnote 1), shape (d, n).
+
+    Where ``hi - lo`` overflows float64 (features spanning more than about 1.8e308) the same formula runs on
+    lo/2 and hi/2 and the result is doubled (exact scalings by a power of two), so the thresholds stay finite
+    and strictly inside the range; elsewhere the result is the plain formula, bit for bit.
+    """
+    i = np.arange(1, n_thresholds + 1)
+    with np.errstate(over="ignore", invalid="ignore"):
+        thresholds = lo[:, None] + i[None, :] * ((hi - lo)[:, None] / (n_thresholds + 1))
+        far = ~np.isfinite(hi - lo)
+    if far.any():
+        half_lo, half_hi = 0.5 * lo[far], 0.5 * hi[far]
+        scaled = half_lo[:, None] + i[None, :] * ((half_hi - half_lo)[:, None] / (n_thresholds + 1))
+        thresholds[far] = 2.0 * scaled
+    return thresholds
+
+
+def _quantiles(x: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """np.quantile, computed on x/2 (then doubled) when interpolating between values would overflow."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = np.quantile(x, q)
+    if not np.isfinite(out).all():
+        out = 2.0 * np.quantile(0.5 * x, q)
+    return out
+
+
 def _quantile_thresholds(x: np.ndarray, n_thresholds: int) -> np.ndarray:
     lo, hi = x.min(), x.max()
     values = np.unique(x)
     if values.size <= n_thresholds + 1:
-        cand = 0.5 * (values[:-1] + values[1:])
+        cand = midpoints(values[:-1], values[1:])
     else:
         q = np.arange(1, n_thresholds + 1) / (n_thresholds + 1)
-        cand = np.unique(np.quantile(x, q))
+        cand = np.unique(_quantiles(x, q))
     cand = cand[(cand > lo) & (cand < hi)]
     if cand.size == 0:
-        cand = np.array([0.5 * (lo + hi)])
+        cand = midpoints(np.array([lo]), np.array([hi]))
     out = np.empty(n_thresholds)
     out[: cand.size] = cand[:n_thresholds]
     out[cand.size :] = cand[-1]
@@ -59,8 +96,7 @@ def fit_thresholds(X: np.ndarray, n_thresholds: int, binning: str = "uniform"):
     hi = X.max(axis=0)
     usable = hi > lo
     if binning == "uniform":
-        i = np.arange(1, n_thresholds + 1)
-        thresholds = lo[:, None] + i[None, :] * ((hi - lo)[:, None] / (n_thresholds + 1))
+        thresholds = uniform_thresholds(lo, hi, n_thresholds)
     else:
         thresholds = np.empty((X.shape[1], n_thresholds))
         for j in range(X.shape[1]):

@@ -1,0 +1,290 @@
+"""The typed, validated schema of a model file (``rebel.io``), written by hand so the engine needs no extra package.
+
+A model file is JSON. ``read_document(obj)`` checks the parsed object field by field (type, range, shape and the
+relations between fields) and returns a ``ModelDocument`` of plain Python values and numpy arrays, or raises
+``ModelFileError`` naming the field, the bad value (shortened) and what was expected. Every structure or type
+error ends there: nothing reaches the caller as a TypeError, KeyError, OverflowError or RecursionError.
+
+Checks beyond types: classes 1-D, scalar, sorted and unique, 2 <= K <= ``MAX_CLASSES``; costs finite, >= 0 and at
+most ``costs.MAX_COST``; depth within ``params.MAX_DEPTH``; every feature, threshold and leaf-sign entry in range;
+thresholds finite; ``|a0_k| + sum_t |a_tk| <= MAX_ABS_SCORE`` so the scores H stay finite for any input.
+"""
+
+from __future__ import annotations
+
+import itertools
+import reprlib
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .binning import BINNINGS
+from .costs import validate_cost_matrix
+from .params import INT_PARAMS, MAX_CLASSES
+
+FORMAT = "rebel-explorer-model"
+VERSION = 1
+MAX_FEATURES = 1_000_000
+MAX_LABEL_CHARS = (
+    1000  # a class label is a name, not a document (and numpy stores K labels at the longest width)
+)
+MAX_ABS_SCORE = 1e300  # bound on |a0_k| + sum_t |a_tk|: the scores H cannot overflow
+_INT64 = (-(2**63), 2**63 - 1)
+
+
+class ModelFileError(ValueError):
+    """A model file is malformed, of another format or of an unsupported version."""
+
+
+# name -> (kind, ndim) of every fitted array a model file must contain; kind is float, int or bool.
+ARRAYS = {
+    "cost_matrix_": ("float", 2),
+    "thresholds_": ("float", 2),
+    "feature_usable_": ("bool", 1),
+    "a0_": ("float", 1),
+    "tree_features_": ("int", 2),
+    "tree_thr_idx_": ("int", 2),
+    "tree_thresholds_": ("float", 2),
+    "tree_leaf_signs_": ("int", 2),
+    "a_": ("float", 2),
+    "train_loss_": ("float", 1),
+    "train_risk_": ("float", 1),
+    "layer_loss_": ("float", 2),
+}
+_DTYPES = {"tree_features_": np.int32, "tree_thr_idx_": np.int32, "tree_leaf_signs_": np.int8}
+PARAMS = ("n_estimators", "max_depth", "n_thresholds", "binning", "random_state")
+_FIELDS = {"format", "version", "params", "cost_matrix_param", "uses_sample_cost", "n_features_in"}
+_FIELDS |= {"classes", "arrays"}
+_CLASS_KINDS = {  # kind -> (accepted JSON types, numpy dtype)
+    "int": ((int,), np.int64),
+    "float": ((int, float), np.float64),
+    "bool": ((bool,), bool),
+    "str": ((str,), str),
+    "object-str": ((str,), object),
+    "object-int": ((int,), object),
+}
+
+
+@dataclass(frozen=True)
+class ModelDocument:
+    """A model file that passed every check: params, costs, classes and the fitted arrays (numpy)."""
+
+    params: dict
+    cost_matrix_param: np.ndarray | None
+    uses_sample_cost: bool
+    n_features_in: int
+    classes: np.ndarray
+    arrays: dict
+
+
+_REPR = reprlib.Repr()
+_REPR.maxlevel, _REPR.maxlist, _REPR.maxdict, _REPR.maxstring, _REPR.maxother, _REPR.maxlong = (
+    3,
+    6,
+    4,
+    60,
+    60,
+    60,
+)
+
+
+def short(value: Any, limit: int = 60) -> str:
+    """``repr(value)`` cut to ``limit`` characters, for quoting a user's value in a message.
+
+    Nesting and containers are cut too (``reprlib``), so a deeply nested or huge value costs nothing to quote.
+    """
+    if type(value) is int and value.bit_length() > 3 * limit:
+        return f"an integer of about {int(value.bit_length() * 0.30103) + 1} digits"
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        text = repr(value)
+    else:
+        text = _REPR.repr(value)
+    return text if len(text) <= limit else f"{text[: limit - 15]}... ({len(text)} chars)"
+
+
+def _fail(message: str) -> ModelFileError:
+    return ModelFileError(f"model file is malformed: {message}")
+
+
+def _dict(obj: Any, where: str, keys: set, optional: set = frozenset()) -> dict:
+    if not isinstance(obj, dict):
+        raise _fail(f"{where} must be a JSON object; got {type(obj).__name__} {short(obj)}.")
+    missing = sorted(keys - optional - obj.keys())
+    if missing:
+        raise _fail(f"{where} lacks the field(s) {short(missing)}; save the model again.")
+    extra = sorted(str(k) for k in obj.keys() - keys)
+    if extra:
+        raise _fail(f"{where} has unknown field(s) {short(extra)}; expected only {sorted(keys)}.")
+    return obj
+
+
+def _int(value: Any, name: str, low: int, high: int) -> int:
+    if type(value) is not int:  # bool is an int subclass: refuse it too
+        raise _fail(f"{name} must be an integer in [{low}, {high}]; got {short(value)}.")
+    if not low <= value <= high:
+        raise _fail(f"{name} must be in [{low}, {high}]; got {short(value)}.")
+    return value
+
+
+def _bool(value: Any, name: str) -> bool:
+    if type(value) is not bool:
+        raise _fail(f"{name} must be true or false; got {short(value)}.")
+    return value
+
+
+_LEAVES = {"float": {int, float}, "int": {int}, "bool": {bool}}
+
+
+def _array(value: Any, name: str, kind: str, ndim: int, cols: int) -> np.ndarray:
+    """A rectangular nested list of ``ndim`` levels with leaves of ``kind``, as a numpy array.
+
+    An empty 2-D array is written as ``[]``; it reads back with ``cols`` columns.
+    """
+    if not isinstance(value, list):
+        raise _fail(f"array '{name}' must be a list; got {type(value).__name__} {short(value)}.")
+    rows = value if ndim == 2 else [value]
+    if ndim == 2 and not rows:
+        return np.empty((0, cols), dtype=np.int64 if kind == "int" else kind)
+    width = len(rows[0]) if isinstance(rows[0], list) else -1
+    for row in rows:
+        if not isinstance(row, list) or len(row) != width:
+            raise _fail(f"array '{name}' must be a rectangular {ndim}-D list of numbers.")
+        bad = set(map(type, row)) - _LEAVES[kind]
+        if bad:
+            raise _fail(
+                f"array '{name}' holds {sorted(t.__name__ for t in bad)} values; expected {kind} numbers "
+                f"in a {ndim}-D list."
+            )
+    dtype = {"float": np.float64, "int": np.int64, "bool": bool}[kind]
+    try:
+        arr = np.array(value, dtype=dtype)
+    except OverflowError:
+        raise _fail(f"array '{name}' holds a number too large for {np.dtype(dtype).name}.") from None
+    if kind == "float" and not np.all(np.isfinite(arr)):
+        raise _fail(f"array '{name}' contains NaN or infinity (or a number beyond the float64 range).")
+    return arr
+
+
+def _classes(obj: Any) -> np.ndarray:
+    obj = _dict(obj, "field 'classes'", {"kind", "values"})
+    kind, values = obj["kind"], obj["values"]
+    if not isinstance(kind, str) or kind not in _CLASS_KINDS:
+        raise _fail(f"classes 'kind' must be one of {sorted(_CLASS_KINDS)}; got {short(kind)}.")
+    types, dtype = _CLASS_KINDS[kind]
+    if not isinstance(values, list) or not 2 <= len(values) <= MAX_CLASSES:
+        raise _fail(f"classes 'values' must be a list of 2 to {MAX_CLASSES} labels; got {short(values)}.")
+    for v in values:
+        if type(v) not in types:
+            raise _fail(f"class label {short(v)} is not a {kind} label (a list of scalars is expected).")
+        if type(v) is int and not _INT64[0] <= v <= _INT64[1]:
+            raise _fail(f"class label {short(v)} does not fit in 64 bits.")
+        if type(v) is float and not np.isfinite(v):
+            raise _fail(f"class label {short(v)} is not a finite number.")
+        if type(v) is str and len(v) > MAX_LABEL_CHARS:
+            raise _fail(f"a class label has {len(v)} characters; the limit is {MAX_LABEL_CHARS}.")
+    if any(not a < b for a, b in itertools.pairwise(values)):
+        raise _fail(f"classes must be sorted and unique (as fit stores them); got {short(values)}.")
+    return np.array(values, dtype=dtype)
+
+
+def _params(obj: Any) -> dict:
+    obj = _dict(obj, "field 'params'", set(PARAMS))
+    out = {name: _int(obj[name], name, p.low, p.high) for name, p in INT_PARAMS.items() if name in obj}
+    if not isinstance(obj["binning"], str) or obj["binning"] not in BINNINGS:
+        raise _fail(f"binning must be one of {BINNINGS}; got {short(obj['binning'])}.")
+    out["binning"] = obj["binning"]
+    seed = obj["random_state"]
+    out["random_state"] = None if seed is None else _int(seed, "random_state", 0, 2**32 - 1)
+    return out
+
+
+def _costs(value: Any, name: str, n_classes: int) -> np.ndarray:
+    arr = _array(value, name, "float", 2, n_classes)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a non-zero diagonal was accepted (with a warning) at fit time
+            return validate_cost_matrix(arr, n_classes=n_classes, name=name)
+    except ValueError as exc:
+        raise _fail(str(exc)) from None
+
+
+def read_document(obj: Any) -> ModelDocument:
+    """Check a parsed model file and return its typed content, or raise ``ModelFileError``."""
+    if not isinstance(obj, dict) or obj.get("format") != FORMAT:
+        raise ModelFileError(f'not a REBEL Explorer model file (expected "format": "{FORMAT}").')
+    version = obj.get("version")
+    if type(version) is not int or version != VERSION:
+        raise ModelFileError(
+            f"model file version {short(version)} is not supported (this version reads {VERSION}); "
+            "save the model again with this version of REBEL Explorer."
+        )
+    obj = _dict(obj, "the model file", _FIELDS, optional={"cost_matrix_param", "uses_sample_cost"})
+    params = _params(obj["params"])
+    classes = _classes(obj["classes"])
+    K = classes.shape[0]
+    d = _int(obj["n_features_in"], "n_features_in", 1, MAX_FEATURES)
+    raw = obj.get("cost_matrix_param")
+    cost_param = None if raw is None else _costs(raw, "cost_matrix_param", K)
+    arrays = _arrays(obj["arrays"], params, K, d)
+    uses_sample_cost = _bool(obj.get("uses_sample_cost", False), "uses_sample_cost")
+    return ModelDocument(params, cost_param, uses_sample_cost, d, classes, arrays)
+
+
+def _arrays(obj: Any, params: dict, K: int, d: int) -> dict:
+    obj = _dict(obj, "field 'arrays'", set(ARRAYS))
+    depth = params["max_depth"]
+    n_nodes, n_leaves, n_thr = 2**depth - 1, 2**depth, params["n_thresholds"]
+    cols = {"tree_leaf_signs_": n_leaves, "a_": K, "layer_loss_": depth, "cost_matrix_": K}
+    out = {
+        name: _array(obj[name], name, kind, ndim, cols.get(name, n_nodes))
+        for name, (kind, ndim) in ARRAYS.items()
+        if name != "cost_matrix_"
+    }
+    out["cost_matrix_"] = _costs(obj["cost_matrix_"], "cost_matrix_", K)
+    T = out["a_"].shape[0]
+    expected = {
+        "thresholds_": (d, n_thr),
+        "feature_usable_": (d,),
+        "a0_": (K,),
+        "a_": (T, K),
+        "tree_features_": (T, n_nodes),
+        "tree_thr_idx_": (T, n_nodes),
+        "tree_thresholds_": (T, n_nodes),
+        "tree_leaf_signs_": (T, n_leaves),
+        "train_loss_": (T + 1,),
+        "train_risk_": (T + 1,),
+        "layer_loss_": (T, depth),
+    }
+    for name, shape in expected.items():
+        if out[name].shape != shape:
+            raise ModelFileError(
+                f"array '{name}' has shape {out[name].shape}; expected {shape} (T = {T} rounds, K = {K} "
+                f"classes, d = {d} features, depth {depth}, {n_thr} thresholds)."
+            )
+    if T > params["n_estimators"]:
+        raise _fail(f"the file holds {T} rounds but n_estimators is {params['n_estimators']}.")
+    _check_ranges(out, d, n_thr)
+    for name, dtype in _DTYPES.items():
+        out[name] = out[name].astype(dtype)
+    return out
+
+
+def _check_ranges(arrays: dict, d: int, n_thr: int) -> None:
+    for name, low, high, what in (
+        ("tree_features_", 0, d - 1, "tree feature indices"),
+        ("tree_thr_idx_", 1, n_thr, "tree threshold indices"),
+    ):
+        arr = arrays[name]
+        if arr.size and (arr.min() < low or arr.max() > high):
+            raise ModelFileError(f"{what} ('{name}') must lie in [{low}, {high}].")
+    if not np.all(np.isin(arrays["tree_leaf_signs_"], (-1, 1))):
+        raise ModelFileError("leaf signs ('tree_leaf_signs_') must be +1 or -1.")
+    with np.errstate(over="ignore"):
+        bound = np.abs(arrays["a0_"]) + np.abs(arrays["a_"]).sum(axis=0)
+    if not np.all(bound <= MAX_ABS_SCORE):
+        raise ModelFileError(
+            f"the class scores can reach {short(float(np.max(bound)))}: |a0_k| + sum_t |a_tk| must be at "
+            f"most {MAX_ABS_SCORE:g} so that the scores stay finite."
+        )

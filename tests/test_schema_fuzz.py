@@ -1,0 +1,155 @@
+"""Hypothesis fuzzing of the model-file schema (``rebel.schema``, read by ``rebel.io``).
+
+Valid model documents are mutated (wrong types, extra nesting, huge/NaN/inf numbers, missing and extra keys,
+deep nesting, long strings, swapped or duplicated list items) and loaded both as a parsed object and as JSON text.
+The only exception allowed is ``ModelFileError``; every document that is accepted predicts finite scores, one
+known class per row, for ordinary inputs and inputs at the float64 limits.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from rebel import RebelClassifier
+from rebel.io import ModelFileError, loads_model, model_from_dict, model_to_dict
+
+EXAMPLES = 2500  # >= 2000 per schema in CI; derandomized by the suite's default profile
+BIG = np.finfo(np.float64).max
+
+
+def _documents() -> list[dict]:
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 2))
+    y = (X[:, 0] > 0).astype(int) + (X[:, 1] > 0)
+    C = np.array([[0, 1, 4], [2, 0, 1], [1, 3, 0.0]])
+    stopped = RebelClassifier(n_estimators=3).fit(X, y, callback=lambda t, info: t < 2)
+    return [
+        model_to_dict(RebelClassifier(n_estimators=3, n_thresholds=4).fit(X, y)),
+        model_to_dict(
+            RebelClassifier(cost_matrix=C, n_estimators=2, max_depth=2, n_thresholds=3).fit(
+                X, np.array(["ant", "bee", "cat"])[y]
+            )
+        ),
+        model_to_dict(stopped),
+    ]
+
+
+DOCUMENTS = _documents()
+
+SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.sampled_from([0, 1, -1, 2, 3, 2**31, 2**63, -(2**63) - 1, 2**70, 10**400])
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.sampled_from([1e308, -1e308, 1.7e308, 5e-324, float("nan"), float("inf"), -float("inf")])
+    | st.text(max_size=20)
+    | st.sampled_from(["x" * 100_000, "![t](http://x/t.png)", "<img src=x>", "uniform", "int", "str"])
+)
+JSON = st.recursive(
+    SCALARS,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+def _nest(depth: int):
+    value: object = 0
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def _mutate_once(data, doc) -> dict:
+    """Walk to a random node of ``doc`` and change it (or its parent's entry) in place."""
+    parent, key, node = None, None, doc
+    while isinstance(node, (dict, list)) and node and data.draw(st.integers(0, 4), label="descend") > 0:
+        keys = list(node) if isinstance(node, dict) else list(range(len(node)))
+        parent, key = node, data.draw(st.sampled_from(keys), label="key")
+        node = node[key]
+    op = data.draw(
+        st.sampled_from(["replace", "delete", "extra", "wrap", "nest", "swap", "duplicate", "number"]),
+        label="op",
+    )
+    if op == "replace" and parent is not None:
+        parent[key] = data.draw(JSON, label="value")
+    elif op == "delete" and parent is not None:
+        del parent[key]
+    elif op == "extra" and isinstance(node, dict):
+        node[data.draw(st.text(max_size=8), label="new key")] = data.draw(JSON, label="new value")
+    elif op == "wrap" and parent is not None:
+        parent[key] = [node]
+    elif op == "nest" and parent is not None:
+        parent[key] = _nest(data.draw(st.integers(50, 3000), label="depth"))
+    elif op == "swap" and isinstance(node, list) and len(node) >= 2:
+        node[0], node[-1] = node[-1], node[0]
+    elif op == "duplicate" and isinstance(node, list) and node:
+        node.append(node[0])
+    elif op == "number" and parent is not None and isinstance(node, (int, float)):
+        parent[key] = data.draw(
+            st.sampled_from(
+                [-node, node + 1, node * 1e300, 2**31, 2**15, 1e308, float("nan"), True, str(node)]
+            ),
+            label="number",
+        )
+    return doc
+
+
+def _check_predictions(model: RebelClassifier) -> None:
+    d = model.n_features_in_
+    rng = np.random.default_rng(1)
+    X = np.vstack([rng.normal(size=(5, d)), np.full((1, d), BIG), np.full((1, d), -BIG), np.zeros((1, d))])
+    scores = model.decision_function(X)
+    assert scores.shape == (X.shape[0], model.classes_.shape[0])
+    assert np.isfinite(scores).all()
+    pred = model.predict(X)
+    assert pred.shape == (X.shape[0],)
+    assert set(pred.tolist()) <= set(model.classes_.tolist())
+
+
+def _load_object(doc):
+    try:
+        model = model_from_dict(doc)
+    except ModelFileError:
+        return None
+    _check_predictions(model)
+    return model
+
+
+def _load_text(doc):
+    try:
+        text = json.dumps(doc)
+    except (ValueError, RecursionError):  # ints beyond Python's str conversion, nesting beyond json's limit
+        return
+    try:
+        model = loads_model(text)
+    except ModelFileError:
+        return
+    _check_predictions(model)
+
+
+@settings(max_examples=EXAMPLES, suppress_health_check=list(HealthCheck))
+@given(data=st.data(), which=st.integers(0, len(DOCUMENTS) - 1), n_mutations=st.integers(1, 3))
+def test_mutated_model_files_raise_only_model_file_error(data, which, n_mutations):
+    doc = copy.deepcopy(DOCUMENTS[which])
+    for _ in range(n_mutations):
+        doc = _mutate_once(data, doc)
+    _load_object(doc)
+    _load_text(doc)
+
+
+@settings(max_examples=300, suppress_health_check=list(HealthCheck))
+@given(value=JSON)
+def test_any_json_value_raises_only_model_file_error(value):
+    _load_object(value)
+    _load_text(value)
+
+
+def test_unmutated_documents_load():
+    for doc in DOCUMENTS:
+        assert _load_object(copy.deepcopy(doc)) is not None
