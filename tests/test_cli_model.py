@@ -39,7 +39,8 @@ def _cost_csv(path: Path, preset: str) -> np.ndarray:
     classes, C = meta["classes"], np.array(meta["cost_matrix"], dtype=float)
     lines = ["truth," + ",".join(classes)]
     lines += [
-        f"{c}," + ",".join(repr(float(v)) for v in row) for c, row in reversed(list(zip(classes, C, strict=True)))
+        f"{c}," + ",".join(repr(float(v)) for v in row)
+        for c, row in reversed(list(zip(classes, C, strict=True)))
     ]
     path.write_text("\n".join(lines) + "\n")
     return C
