@@ -1,35 +1,51 @@
 # Two commands on a fresh machine: `make run` (start the app) and `make test` (run the whole suite).
+# Each installs only what it needs into .venv: `run` the engine and the app (.[app]), `test` also the test stack.
 PYTHON ?= python3.11
 VENV   := .venv
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed
 PORT   ?= 8501
 LINTED := rebel tests benchmarks pages app.py
 export NUMBA_CACHE_DIR ?= $(CURDIR)/.numba_cache
+
+# The server's safety settings, passed on the command line as well as in .streamlit/config.toml, so they hold
+# when the server is started from any working directory (tests/test_packaging.py checks that the two agree).
+SAFETY := --server.address 127.0.0.1 \
+          --server.headless true \
+          --server.enableXsrfProtection true \
+          --server.enableCORS true \
+          --server.maxUploadSize 5 \
+          --client.showErrorDetails none \
+          --client.toolbarMode minimal \
+          --browser.gatherUsageStats false \
+          --runner.magicEnabled false
 
 .PHONY: run test bench lint clean install
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "error: $(PYTHON) not found; install Python 3.11 or run 'make PYTHON=python3 ...'"; exit 1; }
 	$(PYTHON) -m venv $(VENV)
-
-$(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --upgrade pip
-	$(BIN)/python -m pip install -e '.[test,dev]'
-	@touch $(STAMP)
 
-$(VENV)/.bench-installed: $(STAMP)
+$(VENV)/.app-installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -e '.[app]'
+	@touch $@
+
+$(VENV)/.test-installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -e '.[test,dev]'
+	@touch $@
+
+$(VENV)/.bench-installed: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -e '.[test,dev,bench]'
 	@touch $@
 
-install: $(STAMP)
+install: $(VENV)/.test-installed
 
-run: $(STAMP)
+run: $(VENV)/.app-installed
 	@echo "Compiling the boosting kernels into $(NUMBA_CACHE_DIR) (about 20 s the first time, instant afterwards)..."
 	$(BIN)/python -c "import rebel; rebel.warmup()"
-	$(BIN)/python -m streamlit run app.py --server.address 127.0.0.1 --server.port $(PORT)
+	$(BIN)/python -m streamlit run $(CURDIR)/app.py --server.port $(PORT) $(SAFETY)
 
-test: $(STAMP)
+test: $(VENV)/.test-installed
 	$(BIN)/ruff check $(LINTED)
 	$(BIN)/ruff format --check $(LINTED)
 	$(BIN)/python -m pytest
@@ -37,7 +53,7 @@ test: $(STAMP)
 bench: $(VENV)/.bench-installed
 	$(BIN)/python -m benchmarks
 
-lint: $(STAMP)
+lint: $(VENV)/.test-installed
 	$(BIN)/ruff format $(LINTED)
 	$(BIN)/ruff check --fix $(LINTED)
 

@@ -1,7 +1,10 @@
-"""Command line: ``python -m rebel reproduce fig3|table1|fig4 [options]`` (also installed as ``rebel``).
+"""Command line ``python -m rebel`` (also installed as ``rebel``): ``fit``, ``predict``, ``evaluate``, ``reproduce``.
 
-Runs one of the paper's experiments (``rebel.experiments``) with a progress bar on stderr, prints a summary
-table on stdout and writes the per-trial table as CSV (``--out``). See docs/REPRODUCTION.md for the measured runs.
+``fit``/``predict``/``evaluate`` train, apply and score a model on CSV files (``rebel.cli``). ``reproduce
+fig3|table1|fig4`` runs one of the paper's experiments (``rebel.experiments``) with a progress bar on stderr,
+prints a summary table on stdout and writes the per-trial table as CSV (``--out``); see docs/REPRODUCTION.md for
+the measured runs. Bad arguments (ranges from ``rebel.params``, unwritable output paths) are refused before any
+work starts, with one error line and exit code 2.
 """
 
 from __future__ import annotations
@@ -12,35 +15,13 @@ import time
 
 import pandas as pd
 
+from . import cli
 from . import experiments as ex
 from .baselines import ESTIMATORS
+from .cli import ProgressBar, count_or_names, int_at_least, output_file, param_list_type, param_type
 from .data.mixture import PAPER_SEED
 
 DEFAULT_ROUNDS = {"fig3": 100, "table1": 100, "fig4": 200}
-
-
-class ProgressBar:
-    """A ``progress(done, total, label)`` callback (``rebel.experiments.runner.Progress``) drawing a one-line bar
-    on a stream (redrawn in place on a terminal)."""
-
-    def __init__(self, label: str, stream=None, width: int = 30):
-        self.label, self.stream, self.width = label, stream or sys.stderr, width
-        self.start = time.perf_counter()
-        self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
-        self._last_decile = -1
-
-    def __call__(self, done: int, total: int, label: str = "") -> None:
-        frac = done / total if total else 1.0
-        decile = int(frac * 10)
-        if not self.tty and decile == self._last_decile and done < total:
-            return  # in logs, one line per 10 %
-        self._last_decile = decile
-        filled = int(frac * self.width)
-        bar = "#" * filled + "." * (self.width - filled)
-        line = f"{self.label} [{bar}] {done}/{total} fits {time.perf_counter() - self.start:6.1f}s"
-        end = "\n" if (done >= total or not self.tty) else ""
-        self.stream.write(("\r" if self.tty else "") + line + end)
-        self.stream.flush()
 
 
 def _names(value: str | None, defaults: tuple) -> list:
@@ -50,10 +31,6 @@ def _names(value: str | None, defaults: tuple) -> list:
     if value.isdigit():
         return list(defaults[: int(value)])
     return [v.strip() for v in value.split(",") if v.strip()]
-
-
-def _ints(value: str) -> tuple:
-    return tuple(int(v) for v in value.split(","))
 
 
 def _mean_std(mean: pd.Series, std: pd.Series, digits: int) -> pd.Series:
@@ -142,9 +119,7 @@ def _run_fig4(args, progress) -> tuple:
 RUNNERS = {"fig3": _run_fig3, "table1": _run_table1, "fig4": _run_fig4}
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m rebel", description=__doc__.splitlines()[0])
-    sub = parser.add_subparsers(dest="command", required=True)
+def _add_reproduce(sub) -> None:
     rep = sub.add_parser(
         "reproduce",
         help="run one of the paper's experiments",
@@ -153,15 +128,41 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("experiment", choices=sorted(RUNNERS))
     rep.add_argument(
         "--datasets",
+        type=count_or_names,
         default=None,
         help="fig3: number of random datasets (10); table1/fig4: a count of the default datasets "
         "or comma-separated names (iris, wine, breast_cancer, digits, random_<i>, presets)",
     )
-    rep.add_argument("--costs", type=int, default=20, help="fig3: random cost matrices per dataset (20)")
-    rep.add_argument("--rounds", type=int, default=None, help="boosting rounds (fig3/table1: 100, fig4: 200)")
-    rep.add_argument("--depth", type=int, default=1, help="tree depth of the weak learners (1 = stumps)")
-    rep.add_argument("--depths", type=_ints, default=(1, 2, 3, 4), help="table1: depths to compare (1,2,3,4)")
-    rep.add_argument("--splits", type=int, default=5, help="table1/fig4: random 50/25/25 splits (5)")
+    rep.add_argument(
+        "--costs",
+        type=int_at_least(1, "the number of cost matrices per dataset"),
+        default=20,
+        help="fig3: random cost matrices per dataset (20)",
+    )
+    rep.add_argument(
+        "--rounds",
+        type=param_type("n_estimators"),
+        default=None,
+        help="boosting rounds (fig3/table1: 100, fig4: 200)",
+    )
+    rep.add_argument(
+        "--depth",
+        type=param_type("max_depth"),
+        default=1,
+        help="tree depth of the weak learners (1 = stumps)",
+    )
+    rep.add_argument(
+        "--depths",
+        type=param_list_type("max_depth"),
+        default=(1, 2, 3, 4),
+        help="table1: depths to compare (1,2,3,4)",
+    )
+    rep.add_argument(
+        "--splits",
+        type=int_at_least(1, "the number of splits"),
+        default=5,
+        help="table1/fig4: random 50/25/25 splits (5)",
+    )
     rep.add_argument(
         "--methods", default=None, help=f"fig4: comma-separated subset of {','.join(ESTIMATORS)}"
     )
@@ -174,21 +175,43 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument(
         "--cost-distribution", default="paper", help="fig3: paper (half-normal), lognormal[:s] or spike[:m]"
     )
-    rep.add_argument("--seed", type=int, default=PAPER_SEED, help=f"base seed ({PAPER_SEED})")
-    rep.add_argument("--jobs", type=int, default=2, help="joblib workers (2)")
+    rep.add_argument(
+        "--seed", type=int_at_least(0, "the seed"), default=PAPER_SEED, help=f"base seed ({PAPER_SEED})"
+    )
+    rep.add_argument(
+        "--jobs", type=int_at_least(1, "the number of workers"), default=2, help="joblib workers (2)"
+    )
     rep.add_argument(
         "--backend",
         default=None,
         help="joblib backend: threading (default), loky, or dask/ray when registered",
     )
-    rep.add_argument("--out", default=None, help="write the per-trial table to this CSV file")
-    rep.add_argument("--curves", default=None, help="fig4: write the per-round curves to this CSV file")
+    rep.add_argument(
+        "--out", type=output_file, default=None, help="write the per-trial table to this CSV file"
+    )
+    rep.add_argument(
+        "--curves", type=output_file, default=None, help="fig4: write the per-round curves to this CSV file"
+    )
     rep.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m rebel", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    cli.add_commands(sub)
+    _add_reproduce(sub)
     return parser
 
 
 def main(argv=None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command != "reproduce":
+        return cli.run(args)
+    if args.experiment == "fig3" and args.datasets is not None and not args.datasets.isdigit():
+        parser.error(
+            f"argument --datasets: fig3 takes a number of random datasets (>= 1); got {args.datasets!r}."
+        )
     if args.rounds is None:
         args.rounds = DEFAULT_ROUNDS[args.experiment]
     progress = None if args.quiet else ProgressBar(args.experiment)
