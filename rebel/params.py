@@ -74,7 +74,7 @@ def check_n_classes(n_classes: int, where: str = "the labels") -> int:
     """Refuse more than MAX_CLASSES classes (cost arrays grow as K^2; staged class indices are int16)."""
     if n_classes > MAX_CLASSES:
         raise ValueError(
-            f"{where} hold {n_classes} classes; REBEL Explorer takes at most {MAX_CLASSES}. "
+            f"{where} has {n_classes} classes; REBEL Explorer takes at most {MAX_CLASSES}. "
             "Merge rare classes or drop some."
         )
     return n_classes

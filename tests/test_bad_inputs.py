@@ -120,7 +120,7 @@ APP_CASES = [
         "csv-1000-classes",
         "csv",
         b"x,y,label\n" + b"".join(b"%d,%d,c%d\n" % (i, i, i) for i in range(1000)),
-        ["1000 classes", "at most MAX_CLASSES"],
+        ["1000 classes", "at most 50"],
     ),
     Case(
         "csv-malformed-quotes", "csv", b'x,y,label\n1,2,"a\n3,4,b\n5,6,"b\n', ["label", "at least 2 classes"]
