@@ -27,6 +27,7 @@ from streamlit.testing.v1 import AppTest
 
 from rebel.estimator import RebelClassifier
 from rebel.io import ModelFileError, dumps_model, loads_model
+from rebel.params import MAX_CLASSES
 from rebel.ui import config as cf
 from rebel.ui.state import STATE_KEY, AppState
 
@@ -127,7 +128,7 @@ APP_CASES = [
         "csv-1000-classes",
         "csv",
         b"x,y,label\n" + b"".join(b"%d,%d,c%d\n" % (i, i, i) for i in range(1000)),
-        ["1000 classes", "at most MAX_CLASSES"],
+        ["1000 classes", f"at most {MAX_CLASSES}"],
     ),
     Case(
         "csv-malformed-quotes", "csv", b'x,y,label\n1,2,"a\n3,4,b\n5,6,"b\n', ["label", "at least 2 classes"]
