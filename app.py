@@ -1,9 +1,8 @@
 """REBEL Explorer: page config, kernel warm-up and navigation. Run with ``make run``.
 
-Cross-page state lives in plain ``st.session_state`` keys (set by the Playground, read by later pages):
-``"dataset"`` (rebel.data.Dataset), ``"spec"`` (DatasetSpec of the designed mixture), ``"cost_matrix"``
-(K x K ndarray, sorted class order), ``"hyper"`` (dict), ``"model"`` and ``"two_step_model"``
-(fitted RebelClassifier), ``"trained"`` (rebel.playground.TrainedPair). Class colours: ``rebel.ui.figures.palette``.
+Cross-page state is one typed object, ``rebel.ui.state.AppState`` (dataset, spec, cost matrix, hyper-parameters
+and one model cache), kept under ``st.session_state[rebel.ui.state.STATE_KEY]``; the app layer is ``rebel.ui``.
+Class colours: ``rebel.ui.figures.palette``.
 """
 
 import streamlit as st

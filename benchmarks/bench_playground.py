@@ -12,8 +12,9 @@ import argparse
 import os
 
 from rebel import RebelClassifier, warmup
-from rebel import playground as pg
 from rebel.data import PRESETS
+from rebel.ui import config as cf
+from rebel.ui import playground as pg
 from rebel.ui.figures import regions
 
 from ._common import median_of, print_table
@@ -85,11 +86,11 @@ def apptest_reruns(repeat: int = 10) -> dict:
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--presets", nargs="*", default=[pg.DEFAULT_PRESET, "fig7", "random_0"])
+    ap.add_argument("--presets", nargs="*", default=[cf.DEFAULT_PRESET, "fig7", "random_0"])
     ap.add_argument("--repeat", type=int, default=15)
     args = ap.parse_args(argv)
     warmup()
-    hyper = dict(pg.DEFAULT_HYPER)  # 100 rounds, depth 2, 200 thresholds
+    hyper = dict(cf.DEFAULT_HYPER)  # 100 rounds, depth 2, 200 thresholds
     rows = []
     for name in args.presets:
         preset = PRESETS[name]

@@ -1,23 +1,32 @@
 """REBEL vs two-step (paper Fig. 3): cost-sensitive REBEL against 0-1 boosting + the minimum-risk rule, on random
 mixtures (the paper's protocol) or on redraws of the Playground's mixture.
 
-Widgets and layout only: runs come from ``rebel.analysis_runs``, figures from ``rebel.ui.figures``. Own state: the
-last run in "vs_run" (kept when a run is stopped); widget keys start with "w2_". Reads the Playground's
-"dataset" and "cost_matrix" when present.
+Widgets and layout only: runs come from ``rebel.experiments.studies``, texts from ``rebel.ui.vs_two_step``, figures from
+``rebel.plots``. Own state: the last run in "vs_run" (kept when a run is stopped); widget keys start with "w2_".
+Reads the Playground's dataset and cost matrix from ``rebel.ui.state.AppState`` when present.
 """
 
 import streamlit as st
 
-from rebel import analysis_runs as ar
 from rebel.data import PAPER_SEED
+from rebel.experiments import studies as ar
+from rebel.params import INT_PARAMS
+from rebel.ui import components as ui
+from rebel.ui import vs_two_step as vs
 from rebel.ui.figures import compare, style
+from rebel.ui.state import get_state
 
 S = st.session_state
+A = get_state()
 SOURCES = {
     "random": "Random mixtures (paper protocol, Fig. 9)",
     "playground": "The Playground's mixture, redrawn",
 }
-LIMITS = ar.FIG3_LIMITS
+LIMITS = {
+    **ar.FIG3_LIMITS,
+    "n_rounds": (1, INT_PARAMS["n_estimators"].app_high),
+    "max_depth": (1, INT_PARAMS["max_depth"].app_high),
+}
 
 
 def _settings() -> dict:
@@ -26,7 +35,7 @@ def _settings() -> dict:
         S.setdefault(f"w2_{name}", value)
     S.setdefault("w2_seed", PAPER_SEED)
     S.setdefault("w2_source", "random")
-    has_playground = S.get("dataset") is not None
+    has_playground = A.dataset is not None
     with st.form("w2_form", border=True):
         st.radio(
             "Datasets",
@@ -56,9 +65,10 @@ def _settings() -> dict:
         )
     source = S["w2_source"]
     if source == "playground" and not has_playground:
-        st.warning(
+        ui.show_message(
+            "warning",
             "There is no Playground dataset yet: open the Playground first, or choose random mixtures. "
-            "Showing random mixtures."
+            "Showing random mixtures.",
         )
         source = "random"
     return {"source": source, **{k: int(S[f"w2_{k}"]) for k in ar.FIG3_DEFAULTS}, "seed": int(S["w2_seed"])}
@@ -66,32 +76,25 @@ def _settings() -> dict:
 
 def _run(settings: dict) -> None:
     """Run Fig. 3 dataset by dataset; every partial result is stored, so the Stop button keeps what is done."""
-    bar = st.progress(0.0, text="Starting…")
-    stop = st.empty()
-    stop.button(
-        "Stop",
-        key="w2_stop",
-        icon=":material/stop:",
-        help="Stop after the current dataset; the finished trials are kept.",
+    steps = ar.fig3_steps(
+        settings["source"],
+        settings["n_datasets"],
+        settings["n_costs"],
+        settings["n_rounds"],
+        settings["max_depth"],
+        settings["seed"],
+        dataset=A.dataset,
+        cost_matrix=A.cost_matrix,
     )
-    try:
-        steps = ar.fig3_steps(
-            settings["source"],
-            settings["n_datasets"],
-            settings["n_costs"],
-            settings["n_rounds"],
-            settings["max_depth"],
-            settings["seed"],
-            dataset=S.get("dataset"),
-            cost_matrix=S.get("cost_matrix"),
-        )
-        for run in steps:
-            S["vs_run"] = run
-            bar.progress(run.done / max(run.planned, 1), text=f"{run.done} of {run.planned} trials")
-    except ValueError as exc:
-        st.error(f"The comparison could not run: {exc}")
-    bar.empty()
-    stop.empty()
+    ui.run_with_stop(
+        steps,
+        lambda run: S.update(vs_run=run),
+        lambda run: (run.done, run.planned),
+        key="w2_stop",
+        unit="trials",
+        stop_help="Stop after the current dataset; the finished trials are kept.",
+        failure="The comparison could not run",
+    )
 
 
 def _results(run: ar.Fig3Run) -> None:
@@ -101,10 +104,13 @@ def _results(run: ar.Fig3Run) -> None:
         f"matrices, {s['n_rounds']} rounds of depth-{s['max_depth']} trees, seed {s['seed']}."
     )
     if run.cancelled:
-        st.warning(f"Stopped early: {run.done} of {run.planned} trials finished. Press Run to start again.")
+        ui.show_message(
+            "warning",
+            f"Stopped early: {run.done} of {run.planned} trials finished. Press Run to start again.",
+        )
     if run.done == 0:
         return
-    counts = ar.fig3_counts(run.trials)
+    counts = vs.fig3_counts(run.trials)
     m = st.columns(4)
     m[0].metric(
         "REBEL cheaper",
@@ -128,7 +134,7 @@ def _results(run: ar.Fig3Run) -> None:
         )
     with right:
         st.markdown("#### What this run shows")
-        st.markdown(ar.fig3_text(run))
+        st.markdown(vs.fig3_text(run))
     st.markdown("#### The datasets")
     wins = run.trials.groupby("dataset", sort=False)["win"].agg(["sum", "size"])
     panels = [

@@ -1,33 +1,35 @@
 """Risk-score paths (Fig. 8, S.9): the K components of H(x) along paths through the plane, stumps vs depth-2.
 
-Widgets and layout only; paths, models and scores come from ``rebel.analysis``, figures from ``rebel.ui.figures``.
-Reads the Playground's shared state ("dataset", "cost_matrix", "hyper", "preset"); page-private keys start
+Widgets and layout only; paths, models and scores come from ``rebel.ui`` view-models and ``rebel.experiments.studies``,
+figures from ``rebel.plots``.
+Reads the Playground's shared state (``rebel.ui.state.AppState``); page-private keys start
 with "rp_".
 """
 
 import streamlit as st
 
-from rebel import analysis as an
-from rebel import playground as pg
+from rebel.data import PRESETS
+from rebel.ui import components as ui
+from rebel.ui import paths as an
+from rebel.ui.config import dataset_key
 from rebel.ui.figures import paths as paths_figs
 from rebel.ui.figures import style
+from rebel.ui.playground import make_grid
+from rebel.ui.state import Problem, get_state, problem_caption, problem_or_default, scores_at
 
 DEFAULT_PRESET = "paths"
 CLICK_LATTICE = 45  # invisible click targets per axis on the regions plot
 NEW_PATH = "➕ new path"
 S = st.session_state
+A = get_state()
 
 
-def _models(problem: an.Problem) -> dict:
-    """Stumps and depth-2 models for this problem, trained once per problem (kept for this session)."""
-    store = S.setdefault("rp_models", {})
-    if problem.key not in store:
-        bar = st.progress(0.0, text="Training stumps and depth-2 trees…")
-        models = an.train_path_models(problem, lambda i, n, label: bar.progress(i / n, text=label))
-        bar.empty()
-        store.clear()
-        store[problem.key] = models
-    return store[problem.key]
+def _models(problem: Problem) -> dict:
+    """Stumps and depth-2 models for this problem, through the session's model cache."""
+    bar = st.progress(0.0, text="Training stumps and depth-2 trees…")
+    models = an.train_path_models(problem, lambda i, n, label: bar.progress(i / n, text=label), state=A)
+    bar.empty()
+    return models
 
 
 def _set_table(paths: dict) -> None:
@@ -41,8 +43,8 @@ def _on_preset_paths(problem_paths: dict) -> None:
     _set_table(problem_paths)
 
 
-def _init_paths(problem: an.Problem) -> None:
-    data_key = pg.dataset_key(problem.dataset)
+def _init_paths(problem: Problem) -> None:
+    data_key = dataset_key(problem.dataset)
     if S.get("rp_for") != data_key or "rp_table" not in S:
         S["rp_for"] = data_key
         _set_table(an.default_paths(problem))
@@ -72,7 +74,7 @@ def _waypoint_editor():
     try:
         S["rp_paths"] = an.paths_from_table(edited)
     except ValueError as exc:
-        st.warning(f"Waypoints: {exc} The last valid paths are drawn until this is fixed.")
+        ui.show_message("warning", f"Waypoints: {exc} The last valid paths are drawn until this is fixed.")
     return edited
 
 
@@ -89,7 +91,7 @@ def _add_clicked(event, edited, target: str) -> None:
     try:
         paths = an.add_waypoints(rows, name, points)
     except ValueError as exc:
-        st.error(f"Waypoint not added: {exc}")
+        ui.show_error(f"Waypoint not added: {exc}")
         return
     S["rp_table"] = an.paths_table(paths)
     S["rp_table_v"] = S.get("rp_table_v", 0) + 1
@@ -107,21 +109,22 @@ st.markdown(
     "class boundaries and stay fairly flat inside each region (paper Fig. 8). Left: **stumps**; "
     "right: **depth-2 trees**, both with the same costs and rounds."
 )
-problem, _note = an.problem_or_default(S, DEFAULT_PRESET)
+problem, _note = problem_or_default(A, DEFAULT_PRESET)
 if _note:
-    st.warning(_note)
-st.caption(an.problem_caption(problem))
+    ui.show_message("warning", _note)
+st.caption(problem_caption(problem))
 ds = problem.dataset
 if ds.X_train.shape[1] != 2:
-    st.warning(
+    ui.show_message(
+        "warning",
         f"This page draws the plane, so it needs 2 features; the dataset has {ds.X_train.shape[1]}. "
-        "Load a 2-D dataset on the Playground."
+        "Load a 2-D dataset on the Playground.",
     )
     st.stop()
 try:
     models = _models(problem)
 except ValueError as exc:
-    st.error(f"Training failed: {exc} Fix the data or costs on the Playground.")
+    ui.show_error(f"Training failed: {exc} Fix the data or costs on the Playground.")
     st.stop()
 _init_paths(problem)
 T = min(m.n_estimators_ for m in models.values())
@@ -138,7 +141,7 @@ t = c[0].slider(
 )
 region_model = c[1].selectbox("Regions of", list(models), index=len(models) - 1, key="rp_regions")
 preset_paths = an.default_paths(problem)
-label = "Preset paths" if problem.preset and an.PRESETS[problem.preset].paths else "Default paths"
+label = "Preset paths" if problem.preset and PRESETS[problem.preset].paths else "Default paths"
 c[2].button(
     label,
     on_click=_on_preset_paths,
@@ -170,15 +173,15 @@ with right:
 paths = S["rp_paths"]
 with left:
     model = models[region_model]
-    grid = pg.make_grid(ds.X_train, 150)
-    regions = an.scores_at(model, grid.points, t).argmax(axis=1).reshape(grid.shape)
+    grid = make_grid(ds.X_train, 150)
+    regions = scores_at(model, grid.points, t).argmax(axis=1).reshape(grid.shape)
     fig = paths_figs.paths_regions_figure(
         grid.xs,
         grid.ys,
         regions,
         ds.classes,
         paths,
-        train=(ds.X_train, problem.y_train_idx, an.scores_at(model, ds.X_train, t).argmax(axis=1)),
+        train=(ds.X_train, problem.y_train_idx, scores_at(model, ds.X_train, t).argmax(axis=1)),
         title=f"min-risk class ({region_model}) after t = {t} of {T} rounds",
         click_points=CLICK_LATTICE,
     )

@@ -1,7 +1,8 @@
 """Cost-sensitivity gallery (Fig. 7, S.9): four cost matrices, four models, side by side on the current data.
 
-Widgets and layout only; training and metrics come from ``rebel.analysis``, figures from ``rebel.ui.figures``.
-Reads the Playground's shared state ("dataset", "hyper", "preset"); page-private keys start with "gal_".
+Widgets and layout only; training and metrics come from ``rebel.ui`` view-models and ``rebel.experiments.studies``,
+figures from ``rebel.plots``.
+Reads the Playground's shared state (``rebel.ui.state.AppState``); page-private keys start with "gal_".
 """
 
 import math
@@ -9,24 +10,27 @@ import math
 import pandas as pd
 import streamlit as st
 
-from rebel import analysis as an
-from rebel import playground as pg
+from rebel.ui import components as ui
+from rebel.ui import gallery as an
+from rebel.ui.config import content_key
 from rebel.ui.figures import costs as costs_figs
 from rebel.ui.figures import gallery as gallery_figs
 from rebel.ui.figures import style
+from rebel.ui.state import Problem, get_state, problem_caption, problem_or_default
 
 DEFAULT_PRESET = "fig7"
 S = st.session_state
+A = get_state()
 
 
-def _gallery(problem: an.Problem, c: int, m: float, other: int) -> an.Gallery:
+def _gallery(problem: Problem, c: int, m: float, other: int) -> an.Gallery:
     """The four trained panels, computed once per setting (the last few are kept for this session)."""
-    key = pg.content_key(problem.key, c, m, other)
+    key = content_key(problem.key, c, m, other)
     store = S.setdefault("gal_cache", {})
     if key not in store:
         bar = st.progress(0.0, text="Training the four models…")
         gallery = an.train_gallery(
-            problem, c, m, other, progress=lambda i, n, label: bar.progress(i / n, text=label)
+            problem, c, m, other, progress=lambda i, n, label: bar.progress(i / n, text=label), state=A
         )
         bar.empty()
         while len(store) >= 3:
@@ -76,19 +80,20 @@ st.markdown(
     "*missing* class c costs ×m (false negative). REBEL moves its boundaries accordingly: in (c) it "
     "predicts c only where it is sure (high precision), in (d) it rarely misses a c point (high recall)."
 )
-problem, _note = an.problem_or_default(S, DEFAULT_PRESET)
+problem, _note = problem_or_default(A, DEFAULT_PRESET)
 if _note:
-    st.warning(_note)
+    ui.show_message("warning", _note)
 st.caption(
-    an.problem_caption(problem) + f" Each panel: {problem.hyper['n_estimators']} rounds of depth-"
+    problem_caption(problem) + f" Each panel: {problem.hyper['n_estimators']} rounds of depth-"
     f"{problem.hyper['max_depth']} trees."
 )
 ds = problem.dataset
 classes = [str(k) for k in ds.classes]
 if ds.X_train.shape[1] != 2:
-    st.warning(
+    ui.show_message(
+        "warning",
         f"This page draws the plane, so it needs 2 features; the dataset has {ds.X_train.shape[1]}. "
-        "Load a 2-D dataset on the Playground."
+        "Load a 2-D dataset on the Playground.",
     )
     st.stop()
 c_default, other_default = an.default_gallery_classes(problem)
@@ -114,14 +119,15 @@ show_test = w[3].toggle(
 )
 c, other = classes.index(c_name), classes.index(other_name)
 if c == other:
-    st.warning(
-        "Pick an *other* class different from class c for panel (b); the other three panels are shown."
+    ui.show_message(
+        "warning",
+        "Pick an *other* class different from class c for panel (b); the other three panels are shown.",
     )
     other = (c - 1) % len(classes)
 try:
     gallery = _gallery(problem, c, float(m), other)
 except ValueError as exc:
-    st.error(f"Gallery not trained: {exc}")
+    ui.show_error(f"Gallery not trained: {exc}")
     st.stop()
 S["gal_result"] = gallery  # read by tests and kept while the page is open
 

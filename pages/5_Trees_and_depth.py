@@ -1,79 +1,69 @@
 """Trees and depth (paper Sec. 4, Fig. 2, Table 1): one round's tree as a diagram, its a-vector, the regions of that
 single weak learner, the loss after each layer of growing it, and a depth study on the current dataset.
 
-Widgets and layout only: logic in ``rebel.analysis_runs``, figures in ``rebel.ui.figures``. Reads the Playground's
-"dataset", "cost_matrix" and "hyper" when present (else the default preset). Own state: "depth_run" (the last
-depth study and the problem it belongs to); widget keys start with "w5_".
+Widgets and layout only: logic in ``rebel.ui.trees`` and ``rebel.experiments.studies``, figures in ``rebel.plots``. Reads
+the Playground's problem from ``rebel.ui.state.AppState`` (else the default preset) and fits through its model
+cache. Own state: "depth_run" (the last depth study and the problem it belongs to); widget keys start with "w5_".
 """
 
 import numpy as np
 import streamlit as st
 
-from rebel import analysis_runs as ar
-from rebel import playground as pg
-from rebel.estimator import RebelClassifier
+from rebel.experiments.studies import depth_study_steps
+from rebel.params import INT_PARAMS
+from rebel.ui import components as ui
+from rebel.ui import trees as tr
+from rebel.ui.config import content_key, dataset_key
 from rebel.ui.figures import style, trees
+from rebel.ui.playground import make_grid
+from rebel.ui.state import get_state, problem_or_default
 
 S = st.session_state
+A = get_state()
 GRID = 150  # cells per axis of the weak-learner regions
-
-
-@st.cache_resource(max_entries=1, show_spinner=False)
-def _default_problem():
-    cfg = pg.preset_config(pg.DEFAULT_PRESET)
-    return pg.dataset_from_config(cfg), cfg.cost_matrix
-
-
-@st.cache_resource(max_entries=6, show_spinner="Training REBEL…")
-def _train(key: str, _dataset, _cost_matrix, n_rounds: int, depth: int, n_thresholds: int) -> RebelClassifier:
-    model = RebelClassifier(
-        cost_matrix=_cost_matrix, n_estimators=n_rounds, max_depth=depth, n_thresholds=n_thresholds
-    )
-    return model.fit(_dataset.X_train, _dataset.y_train)
+MAX_ROUNDS = 300  # rounds offered on this page (each round is drawn on its own)
 
 
 def _problem() -> tuple:
     """The Playground's dataset and cost matrix, or the default preset's when there are none (or they disagree)."""
-    ds, C = S.get("dataset"), S.get("cost_matrix")
-    if ds is not None and C is not None and np.shape(C) == (ds.n_classes, ds.n_classes):
+    problem, note = problem_or_default(A)
+    if note:
+        ui.show_message("warning", note)
+    ds = problem.dataset
+    if problem.source == "playground":
         st.caption(
             f"Data and costs: the Playground's ({len(ds.y_train)} training points, {ds.n_classes} classes)."
         )
-        return ds, np.asarray(C), "playground"
-    ds, C = _default_problem()
-    st.caption(
-        f"Data and costs: the default preset “{pg.DEFAULT_PRESET}” (design your own in the Playground)."
-    )
-    return ds, C, "default"
+    else:
+        st.caption(
+            f"Data and costs: the default preset “{problem.preset}” (design your own in the Playground)."
+        )
+    return problem
 
 
 def _model_controls() -> tuple:
-    hyper = S.get("hyper") or pg.DEFAULT_HYPER
+    hyper = A.hyper
     S.setdefault("w5_depth", max(2, int(hyper["max_depth"])))
-    S.setdefault("w5_rounds", min(int(hyper["n_estimators"]), 300))
+    S.setdefault("w5_rounds", min(int(hyper["n_estimators"]), MAX_ROUNDS))
     c = st.columns([2, 2, 5])
-    depth = c[0].slider("tree depth", 1, 4, key="w5_depth", help="Depth of every weak learner (1 = stumps).")
-    rounds = c[1].slider("boosting rounds", 1, 300, key="w5_rounds")
+    depth = c[0].slider(
+        "tree depth",
+        1,
+        INT_PARAMS["max_depth"].app_high,
+        key="w5_depth",
+        help="Depth of every weak learner (1 = stumps).",
+    )
+    rounds = c[1].slider("boosting rounds", 1, MAX_ROUNDS, key="w5_rounds")
     return rounds, depth, int(hyper["n_thresholds"])
 
 
-def _round_view(model: RebelClassifier, ds, y_idx) -> None:
+def _round_view(model, ds, y_idx) -> None:
     T = model.n_estimators_
     if not 1 <= S.get("w5_t", 1) <= T:
         S["w5_t"] = min(max(S.get("w5_t", 1), 1), T)
-    t = (
-        st.slider(
-            "round t",
-            1,
-            max(T, 2),
-            key="w5_t",
-            disabled=T < 2,
-            help="The weak learner f_t and output vector a_t added in round t.",
-        )
-        if T > 1
-        else 1
-    )
-    nodes = ar.tree_nodes(model, t, ds.feature_names, ds.X_train, y_idx)
+    help_t = "The weak learner f_t and output vector a_t added in round t."
+    t = st.slider("round t", 1, max(T, 2), key="w5_t", disabled=T < 2, help=help_t) if T > 1 else 1
+    nodes = tr.tree_nodes(model, t, ds.feature_names, ds.X_train, y_idx)
     left, right = st.columns([3, 2])
     with left:
         st.plotly_chart(
@@ -96,12 +86,12 @@ def _round_view(model: RebelClassifier, ds, y_idx) -> None:
             config=style.PNG_CONFIG,
             key="w5_a",
         )
-        plus, minus = ar.favoured_classes(a, ds.classes)
+        plus, minus = tr.favoured_classes(a, ds.classes)
         st.caption(
             f"Where f_{t} = +1 the scores of {', '.join(map(str, plus)) or 'no class'} rise; where f_{t} = "
             f"-1 those of {', '.join(map(str, minus)) or 'no class'} rise (H = a0 + Σ f_t a_t, Eq. 3)."
         )
-        losses = ar.layer_losses(model, t)
+        losses = tr.layer_losses(model, t)
         st.plotly_chart(
             trees.layer_loss_figure(
                 losses, title=f"training loss while growing f_{t}, layer by layer", height=260
@@ -119,8 +109,8 @@ def _round_view(model: RebelClassifier, ds, y_idx) -> None:
             )
         )
     if ds.X_train.shape[1] == 2:
-        grid = pg.make_grid(np.vstack([ds.X_train, ds.X_test]) if len(ds.y_test) else ds.X_train, GRID)
-        f = ar.weak_learner_grid(model, t, grid.xs, grid.ys)
+        grid = make_grid(np.vstack([ds.X_train, ds.X_test]) if len(ds.y_test) else ds.X_train, GRID)
+        f = tr.weak_learner_grid(model, t, grid.xs, grid.ys)
         st.plotly_chart(
             trees.weak_learner_figure(
                 grid.xs,
@@ -162,26 +152,22 @@ def _depth_study(ds, C, problem_key: str) -> None:
     key = (problem_key, int(S["w5_study_rounds"]), int(S["w5_study_splits"]))
     stored = S.get("depth_run")
     if S.pop("depth_requested", False) or stored is None or stored[0][0] != problem_key:
-        bar = st.progress(0.0, text="Depth study…")
-        stop = st.empty()
-        stop.button("Stop", key="w5_stop", icon=":material/stop:", help="Stop after the current depth.")
-        try:
-            for study in ar.depth_study_steps(ds, C, n_rounds=key[1], n_splits=key[2]):
-                S["depth_run"] = (key, study)
-                bar.progress(
-                    len(study.depths_done) / len(study.depths),
-                    text=f"{len(study.depths_done)} of {len(study.depths)} depths",
-                )
-        except ValueError as exc:
-            st.error(f"The depth study could not run: {exc}")
-        bar.empty()
-        stop.empty()
+        ui.run_with_stop(
+            depth_study_steps(ds, C, n_rounds=key[1], n_splits=key[2]),
+            lambda study: S.update(depth_run=(key, study)),
+            lambda study: (len(study.depths_done), len(study.depths)),
+            key="w5_stop",
+            unit="depths",
+            stop_help="Stop after the current depth.",
+            failure="The depth study could not run",
+        )
     if S.get("depth_run") is None or S["depth_run"][0][0] != problem_key:
         return
     key, study = S["depth_run"]
     if study.cancelled:
-        st.warning(
-            f"Stopped early: depths {study.depths_done} finished. Press “Run depth study” to start again."
+        ui.show_message(
+            "warning",
+            f"Stopped early: depths {study.depths_done} finished. Press “Run depth study” to start again.",
         )
     if study.table.empty:
         return
@@ -217,20 +203,16 @@ st.markdown(
     "the loss worse**. Pick a round to see its tree, what it adds to each class's score, and where it "
     "splits the plane."
 )
-dataset, cost_matrix, source = _problem()
+problem = _problem()
+dataset, cost_matrix = problem.dataset, problem.cost_matrix
 n_rounds, depth, n_thresholds = _model_controls()
-problem_key = pg.content_key(pg.dataset_key(dataset), cost_matrix)
+problem_key = content_key(dataset_key(dataset), cost_matrix)
+hyper = {"n_estimators": n_rounds, "max_depth": depth, "n_thresholds": n_thresholds}
 try:
-    model = _train(
-        pg.content_key(problem_key, n_rounds, depth, n_thresholds),
-        dataset,
-        cost_matrix,
-        n_rounds,
-        depth,
-        n_thresholds,
-    )
+    with st.spinner("Training REBEL…"):
+        model = A.fit(dataset, cost_matrix, hyper)
 except ValueError as exc:
-    st.error(f"Training failed: {exc} Fix the data or costs in the Playground.")
+    ui.show_error(f"Training failed: {exc} Fix the data or costs in the Playground.")
     model = None
 if model is not None:
     _round_view(model, dataset, dataset.class_index(dataset.y_train))

@@ -2,25 +2,30 @@
 dataset (digits, iris, wine, breast cancer), a sample_data file or the Playground's data; test cost after every
 round, and for digits the lowest- and highest-risk test images.
 
-Widgets and layout only: logic in ``rebel.analysis_runs``, figures in ``rebel.ui.figures``. Own state: "real_run"
-(the last run, kept when stopped) and "real_settings"; widget keys start with "w6_". Reads the Playground's
-"dataset" and "cost_matrix" when present.
+Widgets and layout only: runs from ``rebel.experiments.real_runs``, risk examples from ``rebel.ui.real_data``, figures in
+``rebel.plots``. Own state: "real_run" (the last run, kept when stopped) and "real_settings"; widget keys start
+with "w6_". Reads the Playground's dataset and cost matrix from ``rebel.ui.state.AppState`` when present.
 """
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
-from rebel import analysis_runs as ar
 from rebel.baselines import ESTIMATORS, available_estimators
+from rebel.experiments import real_runs as ar
+from rebel.params import INT_PARAMS
+from rebel.ui import components as ui
+from rebel.ui import real_data as rd
 from rebel.ui.figures import compare, costs, gallery, style
+from rebel.ui.state import get_state
 
 S = st.session_state
+A = get_state()
 PLAYGROUND = "playground"
 DEFAULT_METHODS = [
     m for m in ("rebel", "adaboost_mh", "one_vs_all", "lightgbm") if m in available_estimators()
 ]
-COST_LABELS = {**ar.REAL_COSTS, PLAYGROUND: "The Playground's cost matrix"}
+COST_LABELS = {**rd.REAL_COSTS, PLAYGROUND: "The Playground's cost matrix"}
 
 
 @st.cache_resource(max_entries=8, show_spinner="Loading the dataset…")
@@ -29,12 +34,12 @@ def _load(name: str):
 
 
 def _dataset(name: str):
-    return S["dataset"] if name == PLAYGROUND else _load(name)
+    return A.dataset if name == PLAYGROUND else _load(name)
 
 
 def _cost_kinds(name: str, ds) -> list:
     kinds = ar.real_cost_kinds(ds)
-    C = S.get("cost_matrix")
+    C = A.cost_matrix
     if C is not None and np.shape(C) == (ds.n_classes, ds.n_classes) and name == PLAYGROUND:
         kinds.append(PLAYGROUND)
     return kinds
@@ -45,7 +50,7 @@ def _method_label(name: str) -> str:
 
 
 def _controls():
-    names = list(ar.REAL_DATASETS) + ([PLAYGROUND] if S.get("dataset") is not None else [])
+    names = list(ar.REAL_DATASETS) + ([PLAYGROUND] if A.dataset is not None else [])
     labels = {**ar.REAL_DATASETS, PLAYGROUND: "the Playground's current data"}
     S.setdefault("w6_dataset", "digits")
     if S["w6_dataset"] not in names:
@@ -66,7 +71,7 @@ def _controls():
         "cost seed", min_value=0, value=0, step=1, key="w6_seed", disabled=kind != "random"
     )
     rounds = c[3].slider("boosting rounds", 10, 300, value=100, step=10, key="w6_rounds")
-    depth = c[4].slider("tree depth", 1, 4, value=1, key="w6_depth")
+    depth = c[4].slider("tree depth", 1, INT_PARAMS["max_depth"].app_high, value=1, key="w6_depth")
     S.setdefault("w6_methods", DEFAULT_METHODS)
     methods = st.multiselect(
         "two-step baselines (trained with 0-1 costs, then the minimum-risk rule)",
@@ -75,9 +80,9 @@ def _controls():
         format_func=_method_label,
     )
     try:
-        C = np.asarray(S["cost_matrix"]) if kind == PLAYGROUND else ar.real_costs(kind, ds, int(seed))
+        C = np.asarray(A.cost_matrix) if kind == PLAYGROUND else ar.real_costs(kind, ds, int(seed))
     except ValueError as exc:
-        st.error(f"Cost matrix not built: {exc}")
+        ui.show_error(f"Cost matrix not built: {exc}")
         return None
     settings = {
         "dataset": name,
@@ -91,22 +96,15 @@ def _controls():
 
 
 def _run(ds, C, settings: dict) -> None:
-    bar = st.progress(0.0, text="Training REBEL…")
-    stop = st.empty()
-    stop.button(
-        "Stop",
+    ui.run_with_stop(
+        ar.train_real_steps(ds, C, settings["methods"], settings["rounds"], settings["depth"]),
+        lambda run: S.update(real_run=run, real_settings=settings),
+        lambda run: (run.done, run.planned),
         key="w6_stop",
-        icon=":material/stop:",
-        help="Stop after the current model; finished ones are kept.",
+        unit="models trained",
+        stop_help="Stop after the current model; finished ones are kept.",
+        failure="Training failed",
     )
-    try:
-        for run in ar.train_real_steps(ds, C, settings["methods"], settings["rounds"], settings["depth"]):
-            S["real_run"], S["real_settings"] = run, settings
-            bar.progress(run.done / run.planned, text=f"{run.done} of {run.planned} models trained")
-    except ValueError as exc:
-        st.error(f"Training failed: {exc}")
-    bar.empty()
-    stop.empty()
 
 
 def _results(run: ar.RealRun, settings: dict) -> None:
@@ -117,7 +115,10 @@ def _results(run: ar.RealRun, settings: dict) -> None:
         "points."
     )
     if run.cancelled:
-        st.warning(f"Stopped early: {run.done} of {run.planned} models trained. Press Train to start again.")
+        ui.show_message(
+            "warning",
+            f"Stopped early: {run.done} of {run.planned} models trained. Press Train to start again.",
+        )
     for note in run.notes:
         st.info(note)
     left, right = st.columns([3, 2])
@@ -166,7 +167,7 @@ def _results(run: ar.RealRun, settings: dict) -> None:
 
 def _examples(run: ar.RealRun) -> None:
     ds = run.dataset
-    low, high, pred, paid = ar.risk_examples(run.rebel_scores, run.y_test_idx, run.cost_matrix)
+    low, high, pred, paid = rd.risk_examples(run.rebel_scores, run.y_test_idx, run.cost_matrix)
     classes = list(ds.classes)
     st.subheader("Lowest- and highest-risk test examples (REBEL)")
     st.caption(

@@ -1,20 +1,23 @@
 """Cost sweep (beyond the paper): one cost entry over a log range; recall, precision and test cost of REBEL and
 the two-step method at every value.
 
-Widgets and layout only; training and metrics come from ``rebel.analysis``, figures from ``rebel.ui.figures``.
-Reads the Playground's shared state ("dataset", "cost_matrix", "hyper", "preset"); page-private keys start
+Widgets and layout only; training and metrics come from ``rebel.ui`` view-models and ``rebel.experiments.studies``,
+figures from ``rebel.plots``.
+Reads the Playground's shared state (``rebel.ui.state.AppState``); page-private keys start
 with "sw_".
 """
 
 import streamlit as st
 
-from rebel import analysis as an
-from rebel import playground as pg
 from rebel.data import PRESETS
+from rebel.experiments import studies as sw
+from rebel.ui import components as ui
+from rebel.ui.config import DEFAULT_PRESET, content_key
 from rebel.ui.figures import style, sweep
+from rebel.ui.state import Problem, get_state, problem_caption, problem_or_default
 
-DEFAULT_PRESET = pg.DEFAULT_PRESET
 S = st.session_state
+A = get_state()
 
 
 def _stop(key: str) -> None:
@@ -25,7 +28,7 @@ def _run_again() -> None:
     S.pop("sw_stopped", None)
 
 
-def _sweep(problem: an.Problem, entry: tuple, values, key: str) -> an.SweepResult | None:
+def _sweep(problem: Problem, entry: tuple, values, key: str) -> sw.SweepResult | None:
     """The sweep for these settings: cached for this session, else computed with a progress bar and a Stop
     button (a click interrupts the run; the page then offers to start it again)."""
     store = S.setdefault("sw_cache", {})
@@ -39,8 +42,10 @@ def _sweep(problem: an.Problem, entry: tuple, values, key: str) -> an.SweepResul
     bar = a.progress(0.0, text="Starting the sweep…")
     stop = b.empty()
     stop.button("Stop", on_click=_stop, args=(key,), key="sw_stop", icon=":material/stop:")
-    result = an.run_sweep(
-        problem,
+    result = sw.run_sweep(
+        problem.dataset,
+        problem.cost_matrix,
+        problem.hyper,
         entry,
         values,
         progress=lambda i, n, label: bar.progress(i / n, text=f"Training: {label} ({i}/{n})"),
@@ -53,7 +58,7 @@ def _sweep(problem: an.Problem, entry: tuple, values, key: str) -> an.SweepResul
     return result
 
 
-def _default_entry(problem: an.Problem, classes: list) -> tuple:
+def _default_entry(problem: Problem, classes: list) -> tuple:
     """The preset's costliest mistake (truth, predicted), else the last class taken for the first."""
     mistakes = getattr(PRESETS.get(problem.preset), "costly_mistakes", ()) if problem.preset else ()
     if mistakes:
@@ -69,10 +74,10 @@ st.markdown(
     "model and only changes its decision rule. Watch how recall and precision trade off and which method "
     "pays less on the test set."
 )
-problem, _note = an.problem_or_default(S, DEFAULT_PRESET)
+problem, _note = problem_or_default(A, DEFAULT_PRESET)
 if _note:
-    st.warning(_note)
-st.caption(an.problem_caption(problem) + f" Depth-{problem.hyper['max_depth']} trees.")
+    ui.show_message("warning", _note)
+st.caption(problem_caption(problem) + f" Depth-{problem.hyper['max_depth']} trees.")
 ds = problem.dataset
 classes = [str(k) for k in ds.classes]
 truth0, pred0 = _default_entry(problem, classes)
@@ -89,12 +94,15 @@ hi = w[3].number_input("to", min_value=1e-4, max_value=1e4, value=100.0, format=
 n = w[4].slider("values (log-spaced)", 3, 25, 13, key="sw_n")
 i, j = classes.index(truth), classes.index(pred)
 if i == j:
-    st.warning("A correct decision costs 0 by definition: pick a predicted class different from the truth.")
+    ui.show_message(
+        "warning",
+        "A correct decision costs 0 by definition: pick a predicted class different from the truth.",
+    )
     st.stop()
 try:
-    values = an.sweep_values(lo, hi, n)
+    values = sw.sweep_values(lo, hi, n)
 except ValueError as exc:
-    st.error(f"Sweep range: {exc}")
+    ui.show_error(f"Sweep range: {exc}")
     st.stop()
 label = f"C[{truth} → {pred}]"
 current = float(problem.cost_matrix[i, j])
@@ -103,9 +111,9 @@ st.caption(
     "every other entry keeps its value."
 )
 try:
-    result = _sweep(problem, (i, j), values, pg.content_key(problem.key, (i, j), values))
+    result = _sweep(problem, (i, j), values, content_key(problem.key, (i, j), values))
 except ValueError as exc:
-    st.error(f"Sweep failed: {exc}")
+    ui.show_error(f"Sweep failed: {exc}")
     st.stop()
 if result is None:
     st.stop()

@@ -1,19 +1,23 @@
 """Theory: the cost decomposition (S.3-S.5), the weak learning condition and the exponential bound of S.6.1 on
 the current model, and the binary reduction to AdaBoost (S.8).
 
-Widgets and layout only; numbers come from ``rebel.analysis``, figures from ``rebel.ui.figures``. Reads the
-Playground's shared state ("dataset", "cost_matrix", "hyper", "trained"); page-private keys start with "th_".
+Widgets and layout only; numbers come from ``rebel.ui`` view-models and ``rebel.experiments.studies``,
+figures from ``rebel.plots``. Reads the
+Playground's shared state (``rebel.ui.state.AppState``, its model cache); page-private keys start with "th_".
 """
 
 import pandas as pd
 import streamlit as st
 
-from rebel import analysis as an
-from rebel import playground as pg
+from rebel.params import INT_PARAMS
+from rebel.ui import components as ui
+from rebel.ui import theory as th
+from rebel.ui.config import DEFAULT_PRESET, content_key
 from rebel.ui.figures import style, theory
+from rebel.ui.state import Problem, get_state, model_key, problem_caption, problem_or_default
 
-DEFAULT_PRESET = pg.DEFAULT_PRESET
 S = st.session_state
+A = get_state()
 NUM = st.column_config.NumberColumn
 
 
@@ -31,7 +35,7 @@ def _table(df: pd.DataFrame, fmt: str = "%.4g") -> None:
     st.dataframe(df, width="stretch", column_config={c: NUM(format=fmt) for c in df.columns})
 
 
-def _decomposition(problem: an.Problem) -> None:
+def _decomposition(problem: Problem) -> None:
     st.header("1 · Decomposing each row of the cost matrix")
     st.markdown(
         "Each row **c** of the cost matrix (the costs of every decision for one true class) is split as "
@@ -42,13 +46,13 @@ def _decomposition(problem: an.Problem) -> None:
         "+∞ for the true class when its c⁺ is 0 (with 0-1 costs, a sample's own class should score as high as "
         "possible)."
     )
-    tables = an.decomposition_tables(problem.cost_matrix, problem.classes)
+    tables = th.decomposition_tables(problem.cost_matrix, problem.classes)
     a, b = st.columns([3, 2])
     with a:
         st.caption("Per true class (row): β, the largest cost φ, Σb = φ − β and c*.")
         _table(tables["summary"])
     with b:
-        levels = an.loss_levels(problem.cost_matrix, problem.y_train_idx)
+        levels = th.loss_levels(problem.cost_matrix, problem.y_train_idx)
         m = st.columns(2)
         m[0].metric(
             "L* (loss floor)",
@@ -71,7 +75,7 @@ def _decomposition(problem: an.Problem) -> None:
             _table(tables[name], "%.3g")
 
 
-def _bound(problem: an.Problem) -> None:
+def _bound(problem: Problem) -> None:
     st.header("2 · Weak learning condition and the exponential bound")
     st.markdown(
         "At round t the weak learner f_t splits the weighted samples; with the multi-class weights "
@@ -85,32 +89,32 @@ def _bound(problem: an.Problem) -> None:
     w = st.columns([2, 2, 4], vertical_alignment="bottom")
     depth = w[0].selectbox(
         "Weak learner depth",
-        [1, 2, 3, 4],
+        list(range(1, INT_PARAMS["max_depth"].app_high + 1)),
         index=int(hyper["max_depth"]) - 1,
         key="th_depth",
         help="Defaults to the Playground's depth; then the Playground's own model is used.",
     )
-    rounds = w[1].number_input("Rounds", 1, 1000, int(hyper["n_estimators"]), step=10, key="th_rounds")
-    model = an.shared_model(S, problem, depth) if rounds == hyper["n_estimators"] else None
-    if model is not None:
+    p = INT_PARAMS["n_estimators"]
+    rounds = w[1].number_input(
+        "Rounds", p.low, p.app_high, int(hyper["n_estimators"]), step=10, key="th_rounds"
+    )
+    params = {**hyper, "max_depth": int(depth), "n_estimators": int(rounds)}
+    shared = (
+        problem.source == "playground" and model_key(problem.dataset, problem.cost_matrix, params) in A.models
+    )
+    if shared and params == hyper:
         w[2].caption("Showing the Playground's trained model.")
     else:
         w[2].caption(
             f"Showing a model trained here: {rounds} rounds of depth-{depth} trees, the current costs."
         )
-
-        def fit():
-            return an.fit_rebel(
-                problem.dataset, problem.cost_matrix, hyper, max_depth=depth, n_estimators=rounds
-            )
-
-        with st.spinner("Training…"):
-            model = _cached("th_models", pg.content_key(problem.key, depth, rounds), fit)
+    with st.spinner("Training…"):
+        model = A.fit(problem.dataset, problem.cost_matrix, params)
     ds = problem.dataset
     diag = _cached(
         "th_diag",
-        pg.content_key(problem.key, depth, rounds, id(model)),
-        lambda: an.round_diagnostics(model, ds.X_train, ds.y_train),
+        content_key(problem.key, depth, rounds, id(model)),
+        lambda: th.round_diagnostics(model, ds.X_train, ds.y_train),
     )
     S["th_diagnostics"] = diag  # read by tests
     if diag.empty:
@@ -142,7 +146,7 @@ def _bound(problem: an.Problem) -> None:
         )
 
 
-def _binary(problem: an.Problem) -> None:
+def _binary(problem: Problem) -> None:
     st.header("3 · Two classes: REBEL is AdaBoost")
     st.markdown(
         "With two classes and 0-1 costs, REBEL's loss becomes (1/N) Σ e^(−y·H₁) and every round gives "
@@ -156,16 +160,16 @@ def _binary(problem: an.Problem) -> None:
     c2 = w[1].selectbox("Second class (y = −1)", classes, index=1, key="th_c2")
     n = w[2].slider("Rounds", 1, 100, 30, key="th_bin_rounds")
     if c1 == c2:
-        st.warning("Pick two different classes for the binary example.")
+        ui.show_message("warning", "Pick two different classes for the binary example.")
         return
     try:
         demo = _cached(
             "th_binary",
-            pg.content_key(problem.key, c1, c2, n),
-            lambda: an.binary_reduction(problem.dataset, (c1, c2), n, problem.hyper["n_thresholds"]),
+            content_key(problem.key, c1, c2, n),
+            lambda: th.binary_reduction(problem.dataset, (c1, c2), n, problem.hyper["n_thresholds"]),
         )
     except ValueError as exc:
-        st.error(f"Binary example not trained: {exc}")
+        ui.show_error(f"Binary example not trained: {exc}")
         return
     S["th_binary_demo"] = demo
     r = demo.rounds
@@ -180,14 +184,14 @@ def _binary(problem: an.Problem) -> None:
 
 # ---------------------------------------------------------------------------------------------------------- page
 st.title("Theory on your problem")
-problem, _note = an.problem_or_default(S, DEFAULT_PRESET)
+problem, _note = problem_or_default(A, DEFAULT_PRESET)
 if _note:
-    st.warning(_note)
-st.caption(an.problem_caption(problem))
+    ui.show_message("warning", _note)
+st.caption(problem_caption(problem))
 _decomposition(problem)
 try:
     _bound(problem)
 except ValueError as exc:
-    st.error(f"Per-round analysis failed: {exc} Fix the data or costs on the Playground.")
+    ui.show_error(f"Per-round analysis failed: {exc} Fix the data or costs on the Playground.")
 if len(problem.classes) >= 2:
     _binary(problem)

@@ -122,7 +122,7 @@ def _dict(obj: Any, where: str, keys: set, optional: set = frozenset()) -> dict:
 
 def _int(value: Any, name: str, low: int, high: int) -> int:
     if type(value) is not int:  # bool is an int subclass: refuse it too
-        raise _fail(f"{name} must be an integer in [{low}, {high}]; got {short(value)}.")
+        raise _fail(f"{name} must be a whole number in [{low}, {high}]; got {short(value)}.")
     if not low <= value <= high:
         raise _fail(f"{name} must be in [{low}, {high}]; got {short(value)}.")
     return value

@@ -1,4 +1,5 @@
-"""Tests of rebel.analysis (paths, gallery, sweep, theory) and of its figure builders in rebel.ui.figures."""
+"""Tests of the analysis pages' view-models (rebel.ui.paths, gallery, theory, state), rebel.experiments.studies (sweep), and
+their figure builders in rebel.ui.figures."""
 
 from __future__ import annotations
 
@@ -6,11 +7,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rebel import analysis as an
-from rebel import playground as pg
 from rebel.costs import uniform_costs
 from rebel.data import PRESETS
 from rebel.estimator import RebelClassifier
+from rebel.experiments import studies as sw
+from rebel.ui import gallery as ga
+from rebel.ui import paths as pa
+from rebel.ui import playground as pg
+from rebel.ui import state as ust
+from rebel.ui import theory as th
 from rebel.ui.figures import gallery as gallery_figs
 from rebel.ui.figures import paths as paths_figs
 from rebel.ui.figures import sweep, theory
@@ -19,13 +24,13 @@ SMALL = {"n_estimators": 25, "max_depth": 2, "n_thresholds": 64}
 
 
 @pytest.fixture(scope="module")
-def fig7() -> an.Problem:
-    return an.default_problem("fig7")
+def fig7() -> ust.Problem:
+    return ust.default_problem("fig7")
 
 
 @pytest.fixture(scope="module")
-def paths_problem() -> an.Problem:
-    return an.default_problem("paths")
+def paths_problem() -> ust.Problem:
+    return ust.default_problem("paths")
 
 
 def _blobs(n=300, K=3, seed=0, spread=3.0):
@@ -52,64 +57,70 @@ def _naive_tree_outputs(model, X) -> np.ndarray:
 
 # ------------------------------------------------------------------------------------------------ the problem
 def test_problem_defaults_and_shared_state(fig7):
-    default = an.problem_from_state({}, "fig7")
+    default = ust.problem_from_state(ust.AppState(), "fig7")
     assert (
         default.source == "default" and default.preset == "fig7" and default.classes == ("A", "B", "C", "D")
     )
     np.testing.assert_array_equal(default.cost_matrix, PRESETS["fig7"].cost_matrix)
-    state = {
-        "dataset": fig7.dataset,
-        "cost_matrix": uniform_costs(4),
-        "hyper": SMALL,
-        "preset": "fig7",
-        "data_source": "mixture",
-    }
-    shared = an.problem_from_state(state)
+    state = {"dataset": fig7.dataset, "cost_matrix": uniform_costs(4), "hyper": SMALL, "preset": "fig7"}
+    shared = ust.problem_from_state(ust.AppState(**state, data_source="mixture"))
     assert shared.source == "playground" and shared.preset == "fig7" and shared.hyper == SMALL
-    assert "Playground's dataset" in an.problem_caption(shared)
+    assert "Playground's dataset" in ust.problem_caption(shared)
     assert (
-        an.problem_from_state({**state, "data_source": "csv"}).preset == ""
+        ust.problem_from_state(ust.AppState(**state, data_source="csv")).preset == ""
     )  # uploaded points: no preset paths
     with pytest.raises(ValueError):
-        an.problem_from_state({**state, "cost_matrix": uniform_costs(3)})
+        ust.problem_from_state(ust.AppState(**{**state, "cost_matrix": uniform_costs(3)}))
 
 
 def test_shared_model_only_when_it_matches(fig7):
-    model = an.fit_rebel(fig7.dataset, fig7.cost_matrix, SMALL)
-    pair = pg.TrainedPair(
-        fig7.dataset,
-        fig7.cost_matrix,
-        SMALL,
-        model,
-        model,
-        pg.make_grid(fig7.dataset.X_train, 5),
-        np.zeros((1, 5, 5), np.int16),
-        0.0,
-        0.0,
+    """One model cache: a page asking for the Playground's exact problem gets the Playground's model object;
+    another depth or other costs give another model."""
+    state = ust.AppState(dataset=fig7.dataset, cost_matrix=fig7.cost_matrix, hyper=SMALL)
+    pair = pg.train_pair(fig7.dataset, fig7.cost_matrix, SMALL, grid_size=5, cache=state.models)
+    model = pair.rebel
+    problem = ust.problem_from_state(state)
+    assert state.fit(problem.dataset, problem.cost_matrix, problem.hyper, max_depth=2) is model
+    assert state.fit(problem.dataset, problem.cost_matrix, problem.hyper, max_depth=1) is not model
+    other = ust.problem_from_state(
+        ust.AppState(dataset=fig7.dataset, cost_matrix=uniform_costs(4), hyper=SMALL)
     )
-    state = {"dataset": fig7.dataset, "cost_matrix": fig7.cost_matrix, "hyper": SMALL, "trained": pair}
-    problem = an.problem_from_state(state)
-    assert an.shared_model(state, problem, 2) is model
-    assert an.shared_model(state, problem, 1) is None  # another depth: the page trains its own
-    other = an.problem_from_state({**state, "cost_matrix": uniform_costs(4)})
-    assert an.shared_model({**state, "cost_matrix": uniform_costs(4)}, other, 2) is None
+    assert state.fit(other.dataset, other.cost_matrix, other.hyper) is not model
+    assert (
+        state.fit(fig7.dataset, None, SMALL) is pair.posterior_model
+    )  # the two-step's 0-1 model is shared too
+
+
+def test_model_cache_is_bounded():
+    cache = ust.ModelCache({"model": 2, "pair": 1})
+    for key in "abc":
+        cache.get_or_fit(key, lambda k=key: k.upper())
+    assert len(cache) == 2 and "a" not in cache and cache.get("c") == "C"
+    cache.get("b")  # recently used: kept
+    cache.put("d", "D")
+    assert "b" in cache and "c" not in cache
+    cache.put("p1", "pair 1", "pair")
+    cache.put("p2", "pair 2", "pair")  # pairs have their own limit: models stay
+    assert "p1" not in cache and {"p2", "b", "d"} <= set(cache._items)
+    with pytest.raises(ValueError, match="cache group"):
+        cache.put("x", 1, "other")
 
 
 def test_scores_at_matches_the_staged_scores(fig7):
-    model = an.fit_rebel(fig7.dataset, fig7.cost_matrix, SMALL)
+    model = ust.fit_rebel(fig7.dataset, fig7.cost_matrix, SMALL)
     X = fig7.dataset.X_test[:50]
-    staged = an.staged_scores(model, X)
+    staged = ust.staged_scores(model, X)
     assert staged.shape == (26, 50, 4)
     for t in (0, 1, 7, 25, 99):
-        np.testing.assert_allclose(an.scores_at(model, X, t), staged[min(t, 25)], rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(ust.scores_at(model, X, t), staged[min(t, 25)], rtol=1e-12, atol=1e-12)
 
 
 # ------------------------------------------------------------------------------------------------------- paths
 def test_waypoint_table_round_trip_and_errors():
     paths = {"A": [[-5.0, -1.0], [5.0, 1.0]], "B": [[0.0, 0.0], [1.0, 1.0], [2.0, 0.0]]}
-    table = an.paths_table(paths)
+    table = pa.paths_table(paths)
     assert list(table.columns) == ["path", "x", "y"] and len(table) == 5
-    assert an.paths_from_table(table) == paths
+    assert pa.paths_from_table(table) == paths
     bad = {
         "no path name": table.assign(path=[None, "A", "B", "B", "B"]),
         "1 waypoint": table.iloc[1:],
@@ -119,72 +130,72 @@ def test_waypoint_table_round_trip_and_errors():
     }
     for needle, df in bad.items():
         with pytest.raises(ValueError, match=needle):
-            an.paths_from_table(df)
+            pa.paths_from_table(df)
 
 
 def test_clicks_and_boxes_become_waypoints():
     clicks = {"points": [{"x": 1.0, "y": 2.0}, {"x": "bad"}, {"x": 3.0, "y": np.inf}], "box": []}
-    assert an.waypoints_from_selection(clicks) == [[1.0, 2.0]]
+    assert pa.waypoints_from_selection(clicks) == [[1.0, 2.0]]
     box = {
         "points": [{"x": 1.0, "y": 2.0}, {"x": 1.5, "y": 2.5}],  # a box also selects the points inside it
         "box": [{"x": [0.0, 2.0], "y": [4.0, 2.0]}, {"x": [], "y": []}],
     }
-    assert an.waypoints_from_selection(box) == [[1.0, 3.0]]
-    assert an.waypoints_from_selection(None) == [] and an.waypoints_from_selection({}) == []
-    paths = an.add_waypoints({"A": [[0, 0]]}, "A", [[1.23456, 2]])
+    assert pa.waypoints_from_selection(box) == [[1.0, 3.0]]
+    assert pa.waypoints_from_selection(None) == [] and pa.waypoints_from_selection({}) == []
+    paths = pa.add_waypoints({"A": [[0, 0]]}, "A", [[1.23456, 2]])
     assert paths == {"A": [[0, 0], [1.235, 2.0]]}
-    assert an.add_waypoints(paths, "C", [[5, 5]])["C"] == [[5.0, 5.0]]
-    assert an.next_path_name({"A": 1, "B": 1}) == "C"
+    assert pa.add_waypoints(paths, "C", [[5, 5]])["C"] == [[5.0, 5.0]]
+    assert pa.next_path_name({"A": 1, "B": 1}) == "C"
     with pytest.raises(ValueError):
-        an.add_waypoints(paths, " ", [[0, 0]])
+        pa.add_waypoints(paths, " ", [[0, 0]])
 
 
 def test_default_paths(paths_problem):
-    assert an.default_paths(paths_problem) == PRESETS["paths"].paths  # Fig. 8's paths A and B
-    airport = an.default_problem("airport")
-    paths = an.default_paths(airport)
+    assert pa.default_paths(paths_problem) == PRESETS["paths"].paths  # Fig. 8's paths A and B
+    airport = ust.default_problem("airport")
+    paths = pa.default_paths(airport)
     assert set(paths) == {"A", "B"} and len(paths["B"]) == 3 + 2  # class medians plus the two extensions
-    an.paths_from_table(an.paths_table(paths))  # valid
+    pa.paths_from_table(pa.paths_table(paths))  # valid
 
 
 def test_path_scores_along_the_fig8_paths(paths_problem):
-    models = an.train_path_models(paths_problem)
+    models = pa.train_path_models(paths_problem)
     assert {label: m.depth_ for label, m in models.items()} == {"stumps": 1, "depth-2 trees": 2}
-    scores = an.path_scores(models["depth-2 trees"], PRESETS["paths"].paths)
+    scores = pa.path_scores(models["depth-2 trees"], PRESETS["paths"].paths)
     A = scores["A"]
-    assert A.points.shape == (an.PATH_SAMPLES, 2) and A.s[0] == 0 and A.s[-1] == 1
+    assert A.points.shape == (pa.PATH_SAMPLES, 2) and A.s[0] == 0 and A.s[-1] == 1
     np.testing.assert_allclose(A.points[[0, -1]], [[-5, -1], [5, 1]])
     np.testing.assert_allclose(A.at(0), np.broadcast_to(models["depth-2 trees"].a0_, A.at(0).shape))
     np.testing.assert_allclose(A.at(10**6), models["depth-2 trees"].decision_function(A.points))
     # path A walks from class A through B to C: the min-risk class starts at A, ends at C and changes there
     labels = A.classes_at(100)
-    assert labels[0] == 0 and labels[-1] == 2 and len(an.class_changes(labels)) >= 2
-    np.testing.assert_array_equal(an.class_changes([0, 0, 1, 1, 2, 0]), [2, 4, 5])
+    assert labels[0] == 0 and labels[-1] == 2 and len(pa.class_changes(labels)) >= 2
+    np.testing.assert_array_equal(pa.class_changes([0, 0, 1, 1, 2, 0]), [2, 4, 5])
 
 
 # ----------------------------------------------------------------------------------------------------- gallery
 def test_gallery_costs_are_fig7s_four_matrices():
-    costs = an.gallery_costs(4, c=2, m=10, other=1)
+    costs = ga.gallery_costs(4, c=2, m=10, other=1)
     np.testing.assert_array_equal(costs["a"], uniform_costs(4))
     assert costs["b"][1].tolist() == [10, 0, 10, 10]  # missing the other class
     assert costs["c"][:, 2].tolist() == [10, 10, 0, 10]  # predicting c wrongly
     assert costs["d"][2].tolist() == [10, 10, 0, 10]  # missing c
     with pytest.raises(ValueError, match="differ"):
-        an.gallery_costs(4, 2, 10, 2)
-    assert an.gallery_titles("ABCD", 2, 10, 1)["c"] == "(c) ×10 false-positive cost for C"
+        ga.gallery_costs(4, 2, 10, 2)
+    assert ga.gallery_titles("ABCD", 2, 10, 1)["c"] == "(c) ×10 false-positive cost for C"
 
 
 def test_class_report():
-    r = an.class_report([0, 0, 1, 1, 2], [0, 1, 1, 1, 1], 1)
+    r = sw.class_report([0, 0, 1, 1, 2], [0, 1, 1, 1, 1], 1)
     assert r == {"precision": 0.5, "recall": 1.0, "wrong": 2, "missed": 0, "predicted": 4, "support": 2}
-    assert np.isnan(an.class_report([0, 1], [0, 0], 1)["precision"])
+    assert np.isnan(sw.class_report([0, 1], [0, 0], 1)["precision"])
 
 
 def test_gallery_shows_fig7_behaviour(fig7):
     """x10 false positives of c: precision of c on train >= uniform's; x10 false negatives: recall >= uniform's."""
-    assert an.default_gallery_classes(fig7) == (2, 1)  # c = C, other = B as in the preset's variants
+    assert ga.default_gallery_classes(fig7) == (2, 1)  # c = C, other = B as in the preset's variants
     calls = []
-    gallery = an.train_gallery(fig7, 2, 10.0, 1, grid_size=40, progress=lambda i, n, s: calls.append((i, n)))
+    gallery = ga.train_gallery(fig7, 2, 10.0, 1, grid_size=40, progress=lambda i, n, s: calls.append((i, n)))
     assert gallery.complete and calls[-1] == (4, 4)
     t = gallery.table().set_index(["panel", "split"])
     assert t.loc[("c", "train"), "precision"] >= t.loc[("a", "train"), "precision"]
@@ -193,26 +204,28 @@ def test_gallery_shows_fig7_behaviour(fig7):
     assert t.loc[("d", "train"), "missed"] < t.loc[("a", "train"), "missed"]
     panel = gallery.panels["a"]
     assert panel.regions.shape == (40, 40) and len(panel.test_pred) == len(fig7.dataset.y_test)
-    stopped = an.train_gallery(fig7, 2, 10.0, 1, grid_size=20, progress=lambda i, n, s: i < 2)
+    stopped = ga.train_gallery(fig7, 2, 10.0, 1, grid_size=20, progress=lambda i, n, s: i < 2)
     assert list(stopped.panels) == ["a", "b"] and not stopped.complete
 
 
 # ------------------------------------------------------------------------------------------------------- sweep
 def test_sweep_values_and_matrix():
-    np.testing.assert_allclose(an.sweep_values(0.1, 100, 4), [0.1, 1, 10, 100])
+    np.testing.assert_allclose(sw.sweep_values(0.1, 100, 4), [0.1, 1, 10, 100])
     for args in ((0, 10, 5), (10, 1, 5), (0.1, 100, 1), (0.1, 100, 1000), ("a", 1, 3)):
         with pytest.raises(ValueError):
-            an.sweep_values(*args)
-    C = an.swept_matrix(uniform_costs(3), (2, 0), 7.5)
+            sw.sweep_values(*args)
+    C = sw.swept_matrix(uniform_costs(3), (2, 0), 7.5)
     assert C[2, 0] == 7.5 and C.sum() == 6 - 1 + 7.5
     with pytest.raises(ValueError, match="correct decision"):
-        an.swept_matrix(uniform_costs(3), (1, 1), 2)
+        sw.swept_matrix(uniform_costs(3), (1, 1), 2)
 
 
 def test_sweep_trades_recall_for_the_costly_mistake():
-    problem = an.default_problem("airport", {"n_estimators": 20, "max_depth": 2, "n_thresholds": 64})
+    problem = ust.default_problem("airport", {"n_estimators": 20, "max_depth": 2, "n_thresholds": 64})
     weapon, harmless = 2, 0
-    res = an.run_sweep(problem, (weapon, harmless), an.sweep_values(0.1, 100, 3))
+    res = sw.run_sweep(
+        problem.dataset, problem.cost_matrix, problem.hyper, (weapon, harmless), sw.sweep_values(0.1, 100, 3)
+    )
     assert res.complete and len(res.costs) == 6 and len(res.metrics) == 3 * 2 * 3
     recall = res.metrics[res.metrics["class"] == weapon].pivot(
         index="value", columns="method", values="recall"
@@ -221,21 +234,26 @@ def test_sweep_trades_recall_for_the_costly_mistake():
     assert recall["two-step"].is_monotonic_increasing
     assert recall["REBEL"].iloc[-1] > recall["REBEL"].iloc[0]
     assert (res.costs["test_cost"] >= 0).all()
-    stopped = an.run_sweep(
-        problem, (weapon, harmless), an.sweep_values(0.1, 100, 3), progress=lambda i, n, s: i < 2
+    stopped = sw.run_sweep(
+        problem.dataset,
+        problem.cost_matrix,
+        problem.hyper,
+        (weapon, harmless),
+        sw.sweep_values(0.1, 100, 3),
+        progress=lambda done, n, label: done < 1,  # reported after each value: stop after the first
     )
     assert not stopped.complete and len(stopped.values) == 1
 
 
 # ------------------------------------------------------------------------------------------------------ theory
 def test_decomposition_tables_for_01_and_airport_costs():
-    t = an.decomposition_tables(uniform_costs(3), ("a", "b", "c"))
+    t = th.decomposition_tables(uniform_costs(3), ("a", "b", "c"))
     np.testing.assert_array_equal(t["summary"]["β"], 0)
     np.testing.assert_array_equal(t["c+"].to_numpy(), 1 - np.eye(3))
     np.testing.assert_array_equal(t["c-"].to_numpy(), np.eye(3))
     assert np.isposinf(np.diag(t["H*"].to_numpy())).all()
     C = PRESETS["airport"].cost_matrix
-    t = an.decomposition_tables(C, PRESETS["airport"].classes)
+    t = th.decomposition_tables(C, PRESETS["airport"].classes)
     beta = t["summary"]["β"].to_numpy()
     # c = beta 1 + c+ and c- = max(c) - c, row by row (S.3/S.4)
     np.testing.assert_allclose(beta[:, None] + t["c+"].to_numpy(), C)
@@ -243,12 +261,12 @@ def test_decomposition_tables_for_01_and_airport_costs():
 
 
 def test_loss_levels_and_zero_training_cost_below_l_bullet():
-    levels = an.loss_levels(uniform_costs(3), np.array([0, 1, 2, 2]))
+    levels = th.loss_levels(uniform_costs(3), np.array([0, 1, 2, 2]))
     assert levels["L*"] == 0 and levels["L_bullet"] == pytest.approx(2 / (2 * 4))
     X, y = _blobs(200, K=3, seed=1, spread=6.0)  # nearly separable: the loss falls below L_bullet
     C = np.array([[0, 1, 1], [5, 0, 5], [2, 2, 0]], dtype=float)  # c* = 0: the loss can reach L* = mean(beta)
     model = RebelClassifier(C, n_estimators=150, max_depth=2, n_thresholds=64).fit(X, y)
-    L_bullet = an.loss_levels(C, y)["L_bullet"]
+    L_bullet = th.loss_levels(C, y)["L_bullet"]
     below = model.train_loss_ < L_bullet
     assert below.any()
     assert np.all(model.train_risk_[below] == 0)  # S.4, Eq. 5 (with the 1/(2N) weight of one sample)
@@ -259,8 +277,8 @@ def test_round_diagnostics_against_the_engine_and_the_bound(depth):
     X, y = _blobs(300, K=4, seed=depth, spread=2.0)
     C = np.array([[0, 1, 2, 1], [3, 0, 1, 1], [1, 5, 0, 2], [1, 1, 1, 0]], dtype=float)
     model = RebelClassifier(C, n_estimators=40, max_depth=depth, n_thresholds=32).fit(X, y)
-    np.testing.assert_array_equal(an.weak_learner_outputs(model, X), _naive_tree_outputs(model, X))
-    d = an.round_diagnostics(model, X, y)
+    np.testing.assert_array_equal(model.weak_learner_outputs(X).T, _naive_tree_outputs(model, X))
+    d = th.round_diagnostics(model, X, y)
     assert len(d) == 40 and d["t"].tolist() == list(range(1, 41))
     np.testing.assert_allclose(d["loss_before"], model.train_loss_[:-1], rtol=1e-9)
     assert d["a_star_err"].max() < 1e-6  # a_t is the closed form 1/2 (ln s- - ln s+) of Eq. 7
@@ -273,7 +291,7 @@ def test_round_diagnostics_against_the_engine_and_the_bound(depth):
 
 
 def test_binary_reduction_is_adaboost(fig7):
-    demo = an.binary_reduction(fig7.dataset, ("B", "A"), n_rounds=15, n_thresholds=64)
+    demo = th.binary_reduction(fig7.dataset, ("B", "A"), n_rounds=15, n_thresholds=64)
     r = demo.rounds
     assert demo.classes == ("A", "B") and len(r) == 15
     assert r["max |H1 + H2|"].max() < 1e-9  # S.8 lemma: H_1 = -H_2
@@ -282,7 +300,7 @@ def test_binary_reduction_is_adaboost(fig7):
     np.testing.assert_allclose(r["a_t (class 1)"], r["AdaBoost alpha_t"], rtol=1e-6, atol=1e-9)
     assert (r["feature"] == r["AdaBoost feature"]).all()
     with pytest.raises(ValueError, match="two different classes"):
-        an.binary_reduction(fig7.dataset, ("A", "A"))
+        th.binary_reduction(fig7.dataset, ("A", "A"))
 
 
 # ------------------------------------------------------------------------------------------------------- plots
@@ -346,7 +364,7 @@ def test_gallery_sweep_and_theory_figures():
     assert [tr.name for tr in fig.data] == ["REBEL", "two-step"] and not fig.layout.annotations
     X, y = _blobs(120, K=3)
     model = RebelClassifier(n_estimators=5, n_thresholds=16).fit(X, y)
-    d = an.round_diagnostics(model, X, y)
+    d = th.round_diagnostics(model, X, y)
     assert len(theory.edge_figure(d).data) == 4 and len(theory.bound_figure(d).data) == 5
-    demo = an.binary_reduction(an.default_problem("fig7").dataset, ("A", "B"), 5, 32)
+    demo = th.binary_reduction(ust.default_problem("fig7").dataset, ("A", "B"), 5, 32)
     assert len(theory.binary_reduction_figure(demo.rounds, demo.classes).data) == 5

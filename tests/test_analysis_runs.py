@@ -1,4 +1,5 @@
-"""Tests of rebel.analysis_runs (the analysis pages' logic) and their figure builders in rebel.ui.figures."""
+"""Tests of rebel.studies, rebel.real_runs and the view-models rebel.ui.trees, vs_two_step and real_data, with
+their figure builders in rebel.ui.figures."""
 
 from __future__ import annotations
 
@@ -8,19 +9,23 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rebel import analysis_runs as ar
-from rebel import playground as pg
 from rebel.costs import random_guess_cost
 from rebel.data import load_bundled, split_dataset
 from rebel.estimator import RebelClassifier
+from rebel.experiments import real_runs as rr
+from rebel.experiments import studies as sw
+from rebel.ui import config as cf
+from rebel.ui import real_data as rd
+from rebel.ui import trees as tr
+from rebel.ui import vs_two_step as vs
 from rebel.ui.figures import compare, trees
 from rebel.ui.figures import gallery as gallery_figs
 
 
 @pytest.fixture(scope="module")
 def airport():
-    cfg = pg.preset_config("airport")
-    return pg.dataset_from_config(cfg), cfg.cost_matrix
+    cfg = cf.preset_config("airport")
+    return cf.dataset_from_config(cfg), cfg.cost_matrix
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +55,7 @@ def _trials(rebel, two_step) -> pd.DataFrame:
 # ------------------------------------------------------------------------------------------------------ Fig. 3
 def test_fig3_run_counts_trials_and_reports_progress():
     calls = []
-    run = ar.fig3_run(n_datasets=2, n_costs=3, n_rounds=5, progress=lambda d, n: calls.append((d, n)))
+    run = sw.fig3_run(n_datasets=2, n_costs=3, n_rounds=5, progress=lambda d, n, label: calls.append((d, n)))
     assert run.done == run.planned == 6 and not run.cancelled
     assert calls == [(0, 6), (3, 6), (6, 6)]
     assert len(run.datasets) == 2 and list(run.trials["dataset"].unique()) == ["random 0", "random 1"]
@@ -60,49 +65,48 @@ def test_fig3_run_counts_trials_and_reports_progress():
 
 def test_fig3_run_stops_between_datasets_and_keeps_the_finished_part():
     calls = []
-    run = ar.fig3_run(
+    run = sw.fig3_run(
         n_datasets=3,
         n_costs=2,
         n_rounds=5,
-        progress=lambda d, n: calls.append(d),
-        should_stop=lambda: len(calls) >= 2,
+        progress=lambda d, n, label: calls.append(d) or len(calls) < 2,  # False after the 2nd report: stop
     )
     assert run.cancelled and run.done == 2 and run.planned == 6
-    assert "Stopped early: 2 of 6" in ar.fig3_text(run)
+    assert "Stopped early: 2 of 6" in vs.fig3_text(run)
 
 
 def test_fig3_playground_source_redraws_the_mixture_and_uses_the_users_costs(airport):
     ds, C = airport
-    trials = ar.fig3_trials("playground", n_datasets=3, n_costs=4, dataset=ds, cost_matrix=C)
+    trials = sw.fig3_trials("playground", n_datasets=3, n_costs=4, dataset=ds, cost_matrix=C)
     assert len(trials) == 3 and all(len(costs) == 4 for _, costs in trials)
     for d, costs in trials:
         np.testing.assert_array_equal(costs[0], C)
         assert d.classes == ds.classes and d.mixture.equals(ds.mixture)
     assert not np.array_equal(trials[0][0].X_train, trials[1][0].X_train)  # new seeds, new points
     csv = split_dataset(ds.X_train, ds.y_train, 0.3, name="csv")  # no mixture: used as it is
-    assert len(ar.fig3_trials("playground", n_datasets=5, n_costs=2, dataset=csv)) == 1
+    assert len(sw.fig3_trials("playground", n_datasets=5, n_costs=2, dataset=csv)) == 1
 
 
 @pytest.mark.parametrize("bad", [{"n_datasets": 0}, {"n_costs": 41}, {"source": "nope"}, {"n_datasets": 1.5}])
 def test_fig3_trials_rejects_bad_settings(bad):
     with pytest.raises(ValueError, match=next(iter(bad))):
-        ar.fig3_trials(**{"n_datasets": 1, "n_costs": 1, **bad})
+        sw.fig3_trials(**{"n_datasets": 1, "n_costs": 1, **bad})
 
 
 def test_fig3_text_reports_two_step_winning_honestly():
     df = _trials([0.3] * 8 + [0.1, 0.2], [0.2] * 8 + [0.2, 0.2])
-    counts = ar.fig3_counts(df)
+    counts = vs.fig3_counts(df)
     assert (counts["wins"], counts["ties"], counts["losses"]) == (1, 1, 8)
-    text = ar.fig3_text(df)
+    text = vs.fig3_text(df)
     assert "1 of 10 trials (10%)" in text and "lost 8" in text
     assert "does not reproduce the paper's claim" in text
 
 
 def test_fig3_text_agrees_with_the_paper_only_when_rebel_wins_about_90_percent():
-    assert "agrees with the paper's claim" in ar.fig3_text(_trials([0.1] * 20, [0.2] * 20))
-    mixed = ar.fig3_text(_trials([0.1, 0.3] * 5, [0.2] * 10))
+    assert "agrees with the paper's claim" in vs.fig3_text(_trials([0.1] * 20, [0.2] * 20))
+    mixed = vs.fig3_text(_trials([0.1, 0.3] * 5, [0.2] * 10))
     assert "no clear winner" in mixed and "agrees" not in mixed
-    assert "nothing to compare" in ar.fig3_text(_trials([], []))
+    assert "nothing to compare" in vs.fig3_text(_trials([], []))
 
 
 # ------------------------------------------------------------------------------------------------------- trees
@@ -111,7 +115,7 @@ def test_tree_nodes_follow_the_heap_order_and_count_samples(airport, tree_model)
     y = ds.class_index(ds.y_train)
     D = tree_model.depth_
     for t in (1, 5, tree_model.n_estimators_):
-        nodes = ar.tree_nodes(tree_model, t, ds.feature_names, ds.X_train, y)
+        nodes = tr.tree_nodes(tree_model, t, ds.feature_names, ds.X_train, y)
         assert len(nodes) == 2 ** (D + 1) - 1
         splits, leaves = nodes[nodes["kind"] == "split"], nodes[nodes["kind"] == "leaf"]
         assert list(splits["feature"]) == [ds.feature_names[j] for j in tree_model.tree_features_[t - 1]]
@@ -121,7 +125,7 @@ def test_tree_nodes_follow_the_heap_order_and_count_samples(airport, tree_model)
         assert n[0] == len(y)
         for node in range(2**D - 1):  # every sample goes to exactly one child
             assert n[node] == n[2 * node + 1] + n[2 * node + 2]
-        leaf = ar.tree_leaf_index(tree_model, t, ds.X_train)
+        leaf = tr.tree_leaf_index(tree_model, t, ds.X_train)
         np.testing.assert_array_equal(leaves["n"], np.bincount(leaf, minlength=2**D))
         assert not (leaves["n"][~leaves["reachable"]] > 0).any()  # unreachable leaves get no sample
 
@@ -130,45 +134,45 @@ def test_weak_learner_output_is_the_rounds_term_of_H(airport, tree_model):
     ds, _ = airport
     staged = [tree_model.a0_ + np.zeros((len(ds.X_test), 3)), *tree_model.staged_decision_function(ds.X_test)]
     for t in (1, 4, 12):
-        f = ar.weak_learner_output(tree_model, t, ds.X_test)
+        f = tr.weak_learner_output(tree_model, t, ds.X_test)
         np.testing.assert_allclose(staged[t] - staged[t - 1], f[:, None] * tree_model.a_[t - 1], atol=1e-9)
-    grid = ar.weak_learner_grid(tree_model, 4, np.linspace(-4, 8, 7), np.linspace(-4, 8, 5))
+    grid = tr.weak_learner_grid(tree_model, 4, np.linspace(-4, 8, 7), np.linspace(-4, 8, 5))
     assert grid.shape == (5, 7) and set(np.unique(grid)) <= {-1, 1}
 
 
 def test_layer_losses_never_increase_and_end_at_the_rounds_loss(tree_model):
     for t in range(1, tree_model.n_estimators_ + 1):
-        losses = ar.layer_losses(tree_model, t)
+        losses = tr.layer_losses(tree_model, t)
         assert len(losses) == tree_model.depth_ + 1
         assert losses[0] == tree_model.train_loss_[t - 1]
         assert np.all(np.diff(losses) <= 1e-12)
         assert losses[-1] == pytest.approx(tree_model.train_loss_[t])
     with pytest.raises(ValueError, match="rounds 1 to 12"):
-        ar.layer_losses(tree_model, 0)
+        tr.layer_losses(tree_model, 0)
 
 
 def test_weak_learner_regions_need_two_features():
     ds = load_bundled("iris")
     model = RebelClassifier(n_estimators=3).fit(ds.X_train, ds.y_train)
     with pytest.raises(ValueError, match="exactly 2"):
-        ar.weak_learner_grid(model, 1, [0, 1], [0, 1])
+        tr.weak_learner_grid(model, 1, [0, 1], [0, 1])
 
 
 def test_favoured_classes_split_by_sign():
-    plus, minus = ar.favoured_classes([0.5, -0.2, 0.1, -0.7], ("a", "b", "c", "d"))
+    plus, minus = tr.favoured_classes([0.5, -0.2, 0.1, -0.7], ("a", "b", "c", "d"))
     assert plus == ["a", "c"] and minus == ["d", "b"]
 
 
 def test_depth_study_table_and_stop(airport):
     ds, C = airport
-    study = ar.depth_study(ds, C, depths=(1, 2), n_rounds=10, n_splits=1)
+    study = sw.depth_study(ds, C, depths=(1, 2), n_rounds=10, n_splits=1)
     assert not study.cancelled
     assert list(study.table.index) == ["0-1 error", "cost"] and list(study.table.columns) == [
         "stumps",
         "depth 2",
     ]
     assert ((study.table.to_numpy() >= 0) & (study.table.to_numpy() <= C.max())).all()
-    stopped = ar.depth_study(ds, C, depths=(1, 2, 3), n_rounds=10, n_splits=1, should_stop=lambda: True)
+    stopped = sw.depth_study(ds, C, depths=(1, 2, 3), n_rounds=10, n_splits=1, progress=lambda *report: False)
     assert stopped.cancelled and stopped.depths_done == []
 
 
@@ -176,29 +180,29 @@ def test_depth_study_needs_points_of_every_class(airport):
     ds, C = airport
     tiny = split_dataset(ds.X_train[:9], ds.y_train[:9], 0.0)
     with pytest.raises(ValueError, match="at least 4 points"):
-        ar.depth_study(tiny, C[: tiny.n_classes, : tiny.n_classes], n_rounds=5, n_splits=1)
+        sw.depth_study(tiny, C[: tiny.n_classes, : tiny.n_classes], n_rounds=5, n_splits=1)
 
 
 # --------------------------------------------------------------------------------------------------- real data
 def test_real_costs_taxonomy_digits_groups():
-    ds = ar.load_real("digits")
-    C = ar.real_costs("taxonomy", ds)
+    ds = rr.load_real("digits")
+    C = rr.real_costs("taxonomy", ds)
     assert C[0, 6] * 2 == pytest.approx(C[0, 1])  # same group (loops) costs half of another group
     assert C[1, 7] == pytest.approx(C[0, 6]) and np.all(np.diag(C) == 0)
     assert random_guess_cost(C, ds.priors()) == pytest.approx(1.0)
-    np.testing.assert_array_equal(ar.real_costs("uniform", ds), 1 - np.eye(10))
-    iris = ar.load_real("iris")
+    np.testing.assert_array_equal(rr.real_costs("uniform", ds), 1 - np.eye(10))
+    iris = rr.load_real("iris")
     with pytest.raises(ValueError, match="does not apply"):
-        ar.real_costs("taxonomy", iris)
-    assert "suggested" in ar.real_cost_kinds(ar.load_real("airport"))
+        rr.real_costs("taxonomy", iris)
+    assert "suggested" in rr.real_cost_kinds(rr.load_real("airport"))
 
 
 def test_train_real_curves_for_every_method_and_stop():
-    ds = ar.load_real("iris")
-    C = ar.real_costs("random", ds, 3)
+    ds = rr.load_real("iris")
+    C = rr.real_costs("random", ds, 3)
     calls = []
-    run = ar.train_real(
-        ds, C, ("rebel", "adaboost_mh"), n_rounds=8, progress=lambda d, n: calls.append((d, n))
+    run = rr.train_real(
+        ds, C, ("rebel", "adaboost_mh"), n_rounds=8, progress=lambda d, n, label: calls.append((d, n))
     )
     assert calls == [(1, 3), (2, 3), (3, 3)] and not run.cancelled
     assert list(run.curves["method"].unique()) == [
@@ -210,7 +214,7 @@ def test_train_real_curves_for_every_method_and_stop():
     rebel_last = run.curves[run.curves["method"] == "REBEL (cost-sensitive)"]["test_cost"].iloc[-1]
     assert rebel_last == pytest.approx(run.rebel.expected_cost(ds.X_test, ds.class_index(ds.y_test)))
     assert run.summary().shape[0] == 3
-    stopped = ar.train_real(ds, C, ("rebel", "adaboost_mh"), n_rounds=5, should_stop=lambda: True)
+    stopped = rr.train_real(ds, C, ("rebel", "adaboost_mh"), n_rounds=5, progress=lambda *report: False)
     assert stopped.cancelled and stopped.done == 1
 
 
@@ -218,7 +222,7 @@ def test_risk_examples_order_by_cost_then_margin():
     C = np.array([[0, 1, 5], [1, 0, 1], [1, 1, 0]], dtype=float)
     H = np.array([[3, 0, 0], [1, 0, 0], [0, 0, 2], [0, 0, 9], [0, 4, 0], [0, 1, 0.5]], dtype=float)
     y = np.array([0, 0, 0, 0, 1, 2])
-    low, high, _pred, paid = ar.risk_examples(H, y, C, n_low=3, n_high=4)
+    low, high, _pred, paid = rd.risk_examples(H, y, C, n_low=3, n_high=4)
     np.testing.assert_array_equal(paid, [0, 0, 5, 5, 0, 1])
     assert list(low) == [4, 0, 1]  # correct, most confident first
     assert list(high) == [3, 2, 5]  # costliest first, confident first; only mistakes
@@ -231,7 +235,7 @@ def test_figures_build_with_the_expected_traces(tree_model, airport):
     fig = compare.fig3_scatter_figure(df)
     names = [tr.name for tr in fig.data]
     assert names == ["equal cost", "REBEL cheaper (1)", "tie (1)", "two-step cheaper (1)"]
-    nodes = ar.tree_nodes(tree_model, 2, ds.feature_names, ds.X_train, ds.class_index(ds.y_train))
+    nodes = tr.tree_nodes(tree_model, 2, ds.feature_names, ds.X_train, ds.class_index(ds.y_train))
     tree = trees.tree_diagram_figure(nodes, ds.classes, title="t")
     assert sum(len(tr.x) for tr in tree.data if tr.name in ("split", "leaf")) == len(nodes)
     a = trees.a_vector_figure(tree_model.a_[1], ds.classes)

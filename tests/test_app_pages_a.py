@@ -11,10 +11,12 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from rebel import analysis as an
-from rebel import playground as pg
 from rebel.costs import uniform_costs
 from rebel.data import PRESETS
+from rebel.experiments import studies as sw
+from rebel.ui import config as cf
+from rebel.ui import state as ust
+from rebel.ui.state import STATE_KEY, AppState
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 TIMEOUT = 60  # the first run compiles (or loads) the numba kernels
@@ -33,12 +35,19 @@ def _run(at: AppTest) -> AppTest:
     return at
 
 
-def _open(page: str, **state) -> AppTest:
+def _open(page: str, state: AppState | None = None, **widgets) -> AppTest:
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    for k, v in state.items():
+    if state is not None:
+        at.session_state[STATE_KEY] = state
+    for k, v in widgets.items():
         at.session_state[k] = v
     at.switch_page(page)
     return _run(at)
+
+
+def _state(at: AppTest) -> AppState:
+    """The app's shared state (rebel.ui.state.AppState)."""
+    return at.session_state[STATE_KEY]
 
 
 def _charts(at: AppTest) -> list:
@@ -60,16 +69,16 @@ def _captions(at: AppTest) -> str:
     return " ".join(c.value for c in at.caption)
 
 
-def _fig7_state(hyper=FAST) -> dict:
+def _fig7_state(hyper=FAST) -> AppState:
     """What the Playground shares after loading the fig7 preset (without running the Playground page)."""
     p = PRESETS["fig7"]
-    return {
-        "dataset": p.dataset(),
-        "cost_matrix": p.cost_matrix.copy(),
-        "hyper": dict(hyper),
-        "preset": "fig7",
-        "data_source": "mixture",
-    }
+    return AppState(
+        dataset=p.dataset(),
+        cost_matrix=p.cost_matrix.copy(),
+        hyper=dict(hyper),
+        preset="fig7",
+        data_source="mixture",
+    )
 
 
 # ------------------------------------------------------------------------------------- defaults, shared state
@@ -86,13 +95,13 @@ def test_pages_read_the_playgrounds_state():
     _run(at)  # the Playground: airport preset, trains REBEL
     at.slider(key="w_n_estimators").set_value(30)
     _run(at)
-    cost_before = at.session_state["cost_matrix"].copy()
+    cost_before = _state(at).cost_matrix.copy()
     for page in (PATHS, GALLERY, SWEEP, THEORY):
         at.switch_page(page)
         _run(at)
         assert "Using the Playground's dataset" in _captions(at), page
         assert not at.error, [e.value for e in at.error]
-    np.testing.assert_array_equal(at.session_state["cost_matrix"], cost_before)
+    np.testing.assert_array_equal(_state(at).cost_matrix, cost_before)
     assert at.session_state["gal_result"].problem.classes == ("harmless", "liquid", "weapon")
     assert at.session_state["sw_result"].entry == (
         2,
@@ -104,16 +113,16 @@ def test_pages_read_the_playgrounds_state():
 
 def test_bad_shared_state_warns_and_is_kept():
     state = _fig7_state()
-    state["cost_matrix"] = uniform_costs(3)  # does not fit the 4 classes
+    state.cost_matrix = uniform_costs(3)  # does not fit the 4 classes
     for page in (PATHS, GALLERY, SWEEP, THEORY):
-        at = _open(page, **state)
+        at = _open(page, state)
         assert "could not be used" in " ".join(w.value for w in at.warning), page
-        np.testing.assert_array_equal(at.session_state["cost_matrix"], uniform_costs(3))
+        np.testing.assert_array_equal(_state(at).cost_matrix, uniform_costs(3))
 
 
 # ------------------------------------------------------------------------------------------------ main controls
 def test_paths_iteration_and_waypoints_change_the_scores():
-    at = _open(PATHS, **_fig7_state())
+    at = _open(PATHS, _fig7_state())
     profiles = at.session_state["rp_profiles"]
     assert set(profiles) == {"A", "B"} and set(profiles["A"]) == {"stumps", "depth-2 trees"}
     _, H = profiles["A"]["depth-2 trees"]
@@ -135,7 +144,7 @@ def test_paths_iteration_and_waypoints_change_the_scores():
     assert set(at.session_state["rp_profiles"]) == {"A", "B", "C"}
     at.slider(key="rp_t").set_value(15)
     _run(at)
-    at.session_state["hyper"] = {**FAST, "n_estimators": 10}  # the Playground trains fewer rounds
+    _state(at).hyper = {**FAST, "n_estimators": 10}  # the Playground trains fewer rounds
     _run(at)
     assert at.slider(key="rp_t").value == 10 and not at.warning
     at.button(key="rp_clear").click()
@@ -146,7 +155,7 @@ def test_paths_iteration_and_waypoints_change_the_scores():
 def test_gallery_fig7_behaviour_and_multiplier():
     """Fig. 7 on the fig7 preset: x10 FP for C keeps C's train precision >= the uniform model's; x10 FN keeps its
     train recall >= the uniform model's."""
-    at = _open(GALLERY, **_fig7_state({"n_estimators": 100, "max_depth": 2, "n_thresholds": 200}))
+    at = _open(GALLERY, _fig7_state({"n_estimators": 100, "max_depth": 2, "n_thresholds": 200}))
     gallery = at.session_state["gal_result"]
     assert (gallery.c, gallery.other, gallery.m) == (2, 1, 10.0) and gallery.complete
     t = gallery.table().set_index(["panel", "split"])
@@ -163,7 +172,7 @@ def test_gallery_fig7_behaviour_and_multiplier():
 
 
 def test_sweep_controls_change_the_curves():
-    at = _open(SWEEP, **_fig7_state())
+    at = _open(SWEEP, _fig7_state())
     res = at.session_state["sw_result"]
     assert res.entry == (2, 0) and len(res.values) == 13 and res.complete  # fig7: C missed as A
     at.slider(key="sw_n").set_value(5)
@@ -182,9 +191,9 @@ def test_sweep_controls_change_the_curves():
 
 def test_stopped_sweep_waits_for_run():
     state = _fig7_state()
-    problem = an.problem_from_state(state)
-    key = pg.content_key(problem.key, (2, 0), an.sweep_values(0.1, 100, 13))
-    at = _open(SWEEP, **state, sw_stopped=key)  # as after a click on Stop during this sweep
+    problem = ust.problem_from_state(state)
+    key = cf.content_key(problem.key, (2, 0), sw.sweep_values(0.1, 100, 13))
+    at = _open(SWEEP, state, sw_stopped=key)  # as after a click on Stop during this sweep
     assert "Sweep stopped" in " ".join(i.value for i in at.info) and "sw_result" not in at.session_state
     at.button(key="sw_run").click()
     _run(at)
@@ -192,7 +201,7 @@ def test_stopped_sweep_waits_for_run():
 
 
 def test_theory_depth_and_binary_controls():
-    at = _open(THEORY, **_fig7_state())
+    at = _open(THEORY, _fig7_state())
     first = at.session_state["th_diagnostics"]
     assert len(first) == 20 and (first["ratio"] <= first["bound"] + 1e-9).all()
     at.selectbox(key="th_depth").set_value(1)

@@ -11,6 +11,9 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from rebel.ui import config as cf
+from rebel.ui.state import STATE_KEY, AppState
+
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 TIMEOUT = 60
 VS = "pages/2_REBEL_vs_two_step.py"
@@ -24,16 +27,23 @@ def _run(at: AppTest) -> AppTest:
     return at
 
 
-def _open(page: str, after_playground: bool = False, **state) -> AppTest:
+def _open(page: str, after_playground: bool = False, state: AppState | None = None, **widgets) -> AppTest:
     """The app on ``page``: fresh (the page's own defaults) or after the Playground ran (shared state)."""
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    for key, value in state.items():
+    if state is not None:
+        at.session_state[STATE_KEY] = state
+    for key, value in widgets.items():
         at.session_state[key] = value
     if after_playground:
         _run(at)
-        assert at.session_state["model"] is not None
+        assert _state(at).trained.rebel is not None
     at.switch_page(page)
     return _run(at)
+
+
+def _state(at: AppTest) -> AppState:
+    """The app's shared state (rebel.ui.state.AppState)."""
+    return at.session_state[STATE_KEY]
 
 
 def _charts(at: AppTest) -> dict:
@@ -94,25 +104,23 @@ def test_vs_page_uses_the_playground_mixture():
     run = at.session_state["vs_run"]
     assert run.settings["source"] == "playground"
     assert list(run.trials["dataset"].unique()) == ["draw 1", "draw 2"]
-    assert run.datasets[0].classes == at.session_state["dataset"].classes
+    assert run.datasets[0].classes == _state(at).dataset.classes
 
 
 def test_vs_page_bad_shared_costs_give_an_error_and_keep_the_state():
-    from rebel import playground as pg
 
-    cfg = pg.preset_config("airport")
-    ds = pg.dataset_from_config(cfg)
+    cfg = cf.preset_config("airport")
+    ds = cf.dataset_from_config(cfg)
     at = _open(
         VS,
-        dataset=ds,
-        cost_matrix=np.ones((2, 2)) - np.eye(2),
+        state=AppState(dataset=ds, cost_matrix=np.ones((2, 2)) - np.eye(2)),
         w2_source="playground",
         w2_n_datasets=1,
         w2_n_costs=1,
         w2_n_rounds=5,
     )
     assert "The comparison could not run" in " ".join(e.value for e in at.error)
-    assert at.session_state["dataset"] is ds and at.session_state["cost_matrix"].shape == (2, 2)
+    assert _state(at).dataset is ds and _state(at).cost_matrix.shape == (2, 2)
 
 
 # -------------------------------------------------------------------------------------------- Trees and depth
@@ -143,7 +151,7 @@ def test_trees_page_depth_slider_changes_the_tree():
 def test_trees_page_reads_the_playground_state():
     at = _open(TREES, after_playground=True, w5_study_rounds=10, w5_study_splits=1)
     assert "the Playground's" in " ".join(c.value for c in at.caption)
-    ds = at.session_state["dataset"]
+    ds = _state(at).dataset
     a_fig = next(s for t, s in _charts(at).items() if t.startswith("a_1"))
     assert _arr(a_fig["data"][0]["z"]).shape == (1, ds.n_classes)
     assert not at.error
@@ -183,5 +191,5 @@ def test_real_page_trains_on_the_playground_data_and_costs(kind):
     at.button(key="w6_train").click()
     _run(at)
     run = at.session_state["real_run"]
-    np.testing.assert_array_equal(run.cost_matrix, at.session_state["cost_matrix"])
-    assert run.dataset is at.session_state["dataset"]
+    np.testing.assert_array_equal(run.cost_matrix, _state(at).cost_matrix)
+    assert run.dataset is _state(at).dataset

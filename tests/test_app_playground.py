@@ -3,17 +3,24 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from rebel import playground as pg
 from rebel.data import PRESETS
+from rebel.ui import config as cf
+from rebel.ui.state import STATE_KEY, AppState
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 TIMEOUT = 60  # the first run compiles (or loads) the numba kernels
+
+
+def _state(at: AppTest) -> AppState:
+    """The app's shared state (rebel.ui.state.AppState)."""
+    return at.session_state[STATE_KEY]
 
 
 def _run(at: AppTest) -> AppTest:
@@ -37,12 +44,13 @@ def _regions_title(at: AppTest) -> str:
 
 
 def _errors(at: AppTest) -> str:
-    return " ".join(e.value for e in at.error)
+    """The error messages as the user reads them (the app backslash-escapes every punctuation mark)."""
+    return re.sub(r"\\(.)", r"\1", " ".join(e.value for e in at.error))
 
 
 def _misses(at: AppTest, c: str) -> int:
     """Test points of class c that the trained REBEL model in session state predicts as another class."""
-    ds, model = at.session_state["dataset"], at.session_state["model"]
+    ds, model = _state(at).dataset, _state(at).trained.rebel
     truth = ds.y_test == c
     return int(np.sum(model.predict(ds.X_test[truth]) != c))
 
@@ -59,43 +67,46 @@ def _apply_cost(at: AppTest, kind: str, **params) -> AppTest:
 
 
 def test_first_load_shows_charts_and_trains_both_models(app):
-    state = app.session_state
-    assert state["preset"] == pg.DEFAULT_PRESET
-    assert state["model"].n_estimators_ == pg.DEFAULT_HYPER["n_estimators"]
-    assert state["two_step_model"].cost_matrix_.tolist() == (1 - np.eye(3)).tolist()
+    state = _state(app)
+    assert state.preset == cf.DEFAULT_PRESET
+    assert state.trained.rebel.n_estimators_ == cf.DEFAULT_HYPER["n_estimators"]
+    assert state.trained.posterior_model.cost_matrix_.tolist() == (1 - np.eye(3)).tolist()
+    assert (
+        state.trained.two_step.cost_matrix_.tolist() == state.cost_matrix.tolist()
+    )  # costs at decision time
     assert len(app.get("plotly_chart")) >= 4  # regions, cost heatmap, curves, confusion
-    assert f"after t = {state['model'].n_estimators_} of" in _regions_title(app)
+    assert f"after t = {state.trained.rebel.n_estimators_} of" in _regions_title(app)
     assert not app.error
-    assert pg.QUERY_KEY in app.query_params  # the configuration is in the address
+    assert cf.QUERY_KEY in app.query_params  # the configuration is in the address
 
 
 def test_preset_change_follows_classes(app):
     app.selectbox(key="w_preset").set_value("fig7")
     _run(app)
-    assert app.session_state["dataset"].classes == ("A", "B", "C", "D")
-    np.testing.assert_array_equal(app.session_state["cost_matrix"], PRESETS["fig7"].cost_matrix)
-    assert app.session_state["model"].classes_.tolist() == ["A", "B", "C", "D"]
+    assert _state(app).dataset.classes == ("A", "B", "C", "D")
+    np.testing.assert_array_equal(_state(app).cost_matrix, PRESETS["fig7"].cost_matrix)
+    assert _state(app).trained.rebel.classes_.tolist() == ["A", "B", "C", "D"]
 
 
 def test_cost_preset_change(app):
     _apply_cost(app, "uniform")
-    np.testing.assert_array_equal(app.session_state["cost_matrix"], 1 - np.eye(3))
-    np.testing.assert_array_equal(app.session_state["model"].cost_matrix_, 1 - np.eye(3))
+    np.testing.assert_array_equal(_state(app).cost_matrix, 1 - np.eye(3))
+    np.testing.assert_array_equal(_state(app).trained.rebel.cost_matrix_, 1 - np.eye(3))
     app.button(key="w_normalize").click()
     _run(app)
     assert not app.error
 
 
 def test_cost_cell_edit_and_bad_cell(app):
-    v = app.session_state["cost_editor_v"]
+    v = app.session_state["w_costs_v"]
     app.session_state[f"w_costs_{v}"] = {
         "edited_rows": {0: {"liquid": 5.0}},
         "added_rows": [],
         "deleted_rows": [],
     }
     _run(app)
-    assert app.session_state["cost_matrix"][0, 1] == 5.0
-    assert app.session_state["model"].cost_matrix_[0, 1] == 5.0
+    assert _state(app).cost_matrix[0, 1] == 5.0
+    assert _state(app).trained.rebel.cost_matrix_[0, 1] == 5.0
     app.session_state[f"w_costs_{v}"] = {
         "edited_rows": {2: {"harmless": None}},
         "added_rows": [],
@@ -103,13 +114,13 @@ def test_cost_cell_edit_and_bad_cell(app):
     }
     _run(app)
     assert "truth is 'weapon'" in _errors(app) and "'harmless'" in _errors(app)
-    assert app.session_state["cost_matrix"][2, 0] == 20.0  # the last valid matrix stays in use
+    assert _state(app).cost_matrix[2, 0] == 20.0  # the last valid matrix stays in use
 
 
 def test_n_estimators_change_and_scrubber(app):
     app.slider(key="w_n_estimators").set_value(30)
     _run(app)
-    assert app.session_state["model"].n_estimators_ == 30
+    assert _state(app).trained.rebel.n_estimators_ == 30
     assert app.slider(key="t").value == 30
     app.slider(key="t").set_value(7)
     _run(app)
@@ -127,7 +138,7 @@ def test_n_estimators_change_and_scrubber(app):
 def test_play_advances_t(app):
     app.button(key="w_play").click()
     _run(app)
-    T = app.session_state["model"].n_estimators_
+    T = _state(app).trained.rebel.n_estimators_
     assert app.session_state["playing"]
     assert 0 < app.session_state["t"] < T  # restarted from 0 and moved one frame
     app.button(key="w_play").click()
@@ -136,11 +147,11 @@ def test_play_advances_t(app):
 
 
 def test_bad_csv_upload_keeps_dataset(app):
-    before = app.session_state["dataset"]
+    before = _state(app).dataset
     app.file_uploader(key="w_csv_upload").set_value(("bad.csv", b"x,y,label\n1,oops,a\n2,3,b\n", "text/csv"))
     _run(app)
     assert "CSV file not loaded" in _errors(app) and "oops" in _errors(app)
-    assert app.session_state["dataset"] is before
+    assert _state(app).dataset is before
 
 
 def test_good_csv_upload_replaces_dataset(app):
@@ -149,66 +160,66 @@ def test_good_csv_upload_replaces_dataset(app):
         ("points.csv", f"x,y,label,split\n{rows}\n".encode(), "text/csv")
     )
     _run(app)
-    assert app.session_state["data_source"] == "csv"
-    assert app.session_state["dataset"].classes == ("a", "b")
-    assert app.session_state["cost_matrix"].shape == (2, 2)
-    assert app.session_state["model"].classes_.tolist() == ["a", "b"]
+    assert _state(app).data_source == "csv"
+    assert _state(app).dataset.classes == ("a", "b")
+    assert _state(app).cost_matrix.shape == (2, 2)
+    assert _state(app).trained.rebel.classes_.tolist() == ["a", "b"]
 
 
 def test_csv_with_number_labels_and_fn_costs(app):
     rows = "\n".join(f"{i % 7},{(i * 3) % 5},{(3, 7)[i % 2]}" for i in range(80))
     app.file_uploader(key="w_csv_upload").set_value(("n.csv", f"x,y,label\n{rows}\n".encode(), "text/csv"))
     _run(app)
-    assert app.session_state["dataset"].classes == (3, 7)
+    assert _state(app).dataset.classes == (3, 7)
     _apply_cost(app, "fn", c=7, m=4.0)
-    np.testing.assert_array_equal(app.session_state["cost_matrix"], [[0, 1], [4, 0]])
+    np.testing.assert_array_equal(_state(app).cost_matrix, [[0, 1], [4, 0]])
     assert not app.error
 
 
 def test_bad_session_upload_keeps_configuration(app):
-    before = app.session_state["cost_matrix"].copy()
+    before = _state(app).cost_matrix.copy()
     app.file_uploader(key="w_session_upload").set_value(("s.json", b"{not json", "application/json"))
     _run(app)
     assert "Session file not loaded" in _errors(app)
-    np.testing.assert_array_equal(app.session_state["cost_matrix"], before)
-    bad = pg.preset_config("xor").to_dict()
+    np.testing.assert_array_equal(_state(app).cost_matrix, before)
+    bad = cf.preset_config("xor").to_dict()
     bad["cost_matrix"] = [[0, -1], [1, 0]]
     app.file_uploader(key="w_session_upload").set_value(
         ("s.json", json.dumps(bad).encode(), "application/json")
     )
     _run(app)
     assert "costs must be >= 0" in _errors(app)
-    assert app.session_state["preset"] == pg.DEFAULT_PRESET
+    assert _state(app).preset == cf.DEFAULT_PRESET
 
 
 def test_session_upload_restores_configuration(app):
-    cfg = pg.preset_config("xor", {"n_estimators": 25, "max_depth": 1, "n_thresholds": 50})
+    cfg = cf.preset_config("xor", {"n_estimators": 25, "max_depth": 1, "n_thresholds": 50})
     app.file_uploader(key="w_session_upload").set_value(
-        ("s.json", pg.session_json(cfg).encode(), "application/json")
+        ("s.json", cf.session_json(cfg).encode(), "application/json")
     )
     _run(app)
-    assert app.session_state["dataset"].classes == ("defect", "ok")
-    assert app.session_state["model"].n_estimators_ == 25
+    assert _state(app).dataset.classes == ("defect", "ok")
+    assert _state(app).trained.rebel.n_estimators_ == 25
     assert app.slider(key="w_n_estimators").value == 25
 
 
 def test_url_query_string_configuration():
-    cfg = pg.preset_config("fig7", {"n_estimators": 20, "max_depth": 1, "n_thresholds": 64})
+    cfg = cf.preset_config("fig7", {"n_estimators": 20, "max_depth": 1, "n_thresholds": 64})
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.query_params[pg.QUERY_KEY] = pg.encode_query(cfg)
+    at.query_params[cf.QUERY_KEY] = cf.encode_query(cfg)
     _run(at)
-    assert at.session_state["dataset"].classes == ("A", "B", "C", "D")
-    assert at.session_state["model"].n_estimators_ == 20
-    np.testing.assert_array_equal(at.session_state["cost_matrix"], cfg.cost_matrix)
+    assert _state(at).dataset.classes == ("A", "B", "C", "D")
+    assert _state(at).trained.rebel.n_estimators_ == 20
+    np.testing.assert_array_equal(_state(at).cost_matrix, cfg.cost_matrix)
     assert not at.error
 
 
 def test_damaged_url_falls_back_to_default():
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.query_params[pg.QUERY_KEY] = "not-a-configuration"
+    at.query_params[cf.QUERY_KEY] = "not-a-configuration"
     _run(at)
     assert "link's configuration could not be used" in _errors(at)
-    assert at.session_state["preset"] == pg.DEFAULT_PRESET
+    assert _state(at).preset == cf.DEFAULT_PRESET
 
 
 def test_mixture_edit_adds_a_class(app):
@@ -225,8 +236,8 @@ def test_mixture_edit_adds_a_class(app):
     }
     app.session_state[f"w_mixture_{v}"] = {"edited_rows": {}, "added_rows": [row], "deleted_rows": []}
     _run(app)
-    assert "knife" in app.session_state["dataset"].classes
-    C = app.session_state["cost_matrix"]
+    assert "knife" in _state(app).dataset.classes
+    C = _state(app).cost_matrix
     assert C.shape == (4, 4) and C[3, 0] == 20.0  # weapon's row kept by name, the new class got 0-1 costs
 
 
@@ -236,7 +247,7 @@ def test_fn_costs_reduce_misses_of_that_class(app):
     _apply_cost(app, "uniform")
     uniform_misses = _misses(app, "C")
     _apply_cost(app, "fn", c="C", m=10.0)
-    np.testing.assert_array_equal(app.session_state["model"].cost_matrix_[2], [10, 10, 0, 10])
+    np.testing.assert_array_equal(_state(app).trained.rebel.cost_matrix_[2], [10, 10, 0, 10])
     fn_misses = _misses(app, "C")
     assert fn_misses < 0.5 * uniform_misses, (uniform_misses, fn_misses)
 
@@ -245,7 +256,7 @@ def test_edits_survive_a_visit_to_another_page(app):
     others = sorted(p for p in (Path(APP).parent / "pages").glob("*.py") if not p.name.startswith("1_"))
     if not others:
         pytest.skip("no other page is registered yet")
-    v = app.session_state["cost_editor_v"]
+    v = app.session_state["w_costs_v"]
     app.session_state[f"w_costs_{v}"] = {
         "edited_rows": {1: {"weapon": 7.0}},
         "added_rows": [],
@@ -256,6 +267,6 @@ def test_edits_survive_a_visit_to_another_page(app):
     app.switch_page(str(others[0].relative_to(Path(APP).parent))).run(timeout=TIMEOUT)
     app.switch_page("pages/1_Playground.py")
     _run(app)
-    assert app.session_state["cost_matrix"][1, 2] == 7.0
-    assert app.session_state["model"].cost_matrix_[1, 2] == 7.0
-    assert app.slider(key="w_n_estimators").value == pg.DEFAULT_HYPER["n_estimators"]
+    assert _state(app).cost_matrix[1, 2] == 7.0
+    assert _state(app).trained.rebel.cost_matrix_[1, 2] == 7.0
+    assert app.slider(key="w_n_estimators").value == cf.DEFAULT_HYPER["n_estimators"]

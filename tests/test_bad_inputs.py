@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,9 +25,11 @@ import pytest
 from sklearn.exceptions import NotFittedError
 from streamlit.testing.v1 import AppTest
 
-from rebel import playground as pg
 from rebel.estimator import RebelClassifier
 from rebel.io import ModelFileError, dumps_model, loads_model
+from rebel.params import MAX_CLASSES
+from rebel.ui import config as cf
+from rebel.ui.state import STATE_KEY, AppState
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 TIMEOUT = 90
@@ -44,6 +47,11 @@ class Case:
     expect: list = field(default_factory=list)
 
 
+def _state(at: AppTest) -> AppState:
+    """The app's shared state (rebel.ui.state.AppState)."""
+    return at.session_state[STATE_KEY]
+
+
 def _rows(n: int, classes=b"ab") -> bytes:
     return b"".join(b"%d,%d,%c\n" % (i % 97, i % 89, classes[i % len(classes)]) for i in range(n))
 
@@ -54,7 +62,7 @@ def _link(obj) -> str:
 
 
 def _session(**changes) -> bytes:
-    d = pg.preset_config("xor", FAST).to_dict()
+    d = cf.preset_config("xor", FAST).to_dict()
     for path, value in changes.items():
         target = d
         *parents, last = path.split("__")
@@ -64,7 +72,7 @@ def _session(**changes) -> bytes:
     return json.dumps(d).encode()
 
 
-_GOOD_SESSION = pg.session_json(pg.preset_config("xor", FAST)).encode()
+_GOOD_SESSION = cf.session_json(cf.preset_config("xor", FAST)).encode()
 _ALL_ZERO = {i: {c: 0.0 for c in CLASSES} for i in range(3)}
 _MODEL_JSON = dumps_model(
     RebelClassifier(n_estimators=2).fit(np.arange(20.0).reshape(10, 2), np.arange(10) % 2)
@@ -82,7 +90,7 @@ APP_CASES = [
     Case("cell-inf", "cell", (1, "weapon", float("inf")), ["'weapon'", "inf", _CELL_FIX]),
     Case("cell-minus-inf", "cell", (1, "weapon", float("-inf")), ["'weapon'", _CELL_FIX]),
     Case("cell-text", "cell", (0, "weapon", "abc"), ["'weapon'", _CELL_FIX]),
-    Case("cell-overflowing", "cell", (0, "liquid", 1e308), ["cost_matrix[0, 1]", "at most", "divide all"]),
+    Case("cell-overflowing", "cell", (0, "liquid", 1e308), ["'liquid'", "at most", "divide all"]),
     Case(
         "cells-all-zero", "cells", _ALL_ZERO, ["every cost is 0", "give at least one mistake a positive cost"]
     ),
@@ -115,12 +123,12 @@ APP_CASES = [
         "csv-one-class", "csv", b"x,y,label\n" + _rows(30, b"a"), ["single class 'a'", "at least 2 classes"]
     ),
     Case("csv-1e6-rows", "csv", b"x,y,label\n" + b"0,0,a\n1,1,b\n" * 500_000, ["bytes", "at most 5242880"]),
-    Case("csv-over-row-cap", "csv", b"x,y,label\n" + _rows(pg.MAX_POINTS + 1), ["more than 20000", "sample"]),
+    Case("csv-over-row-cap", "csv", b"x,y,label\n" + _rows(cf.MAX_POINTS + 1), ["more than 20000", "sample"]),
     Case(
         "csv-1000-classes",
         "csv",
         b"x,y,label\n" + b"".join(b"%d,%d,c%d\n" % (i, i, i) for i in range(1000)),
-        ["1000 classes", "at most 50"],
+        ["1000 classes", f"at most {MAX_CLASSES}"],
     ),
     Case(
         "csv-malformed-quotes", "csv", b'x,y,label\n1,2,"a\n3,4,b\n5,6,"b\n', ["label", "at least 2 classes"]
@@ -164,7 +172,7 @@ APP_CASES = [
         "session-wrong-type-hyper",
         "session",
         _session(hyper__n_estimators="many"),
-        ["n_estimators is 'many'", "whole number between 1 and 1000"],
+        ["n_estimators", "got 'many'", "whole number in [1, 1000]"],
     ),
     Case("session-wrong-type-costs", "session", _session(cost_matrix="abc"), ["cost_matrix", "numbers"]),
     Case("session-wrong-type-spec", "session", _session(spec=[1, 2]), ["dataset spec must be a dict"]),
@@ -244,7 +252,7 @@ def _run(at: AppTest) -> AppTest:
 
 def _fresh() -> AppTest:
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.query_params[pg.QUERY_KEY] = pg.encode_query(pg.preset_config("airport", FAST))
+    at.query_params[cf.QUERY_KEY] = cf.encode_query(cf.preset_config("airport", FAST))
     return _run(at)
 
 
@@ -255,14 +263,14 @@ def playground() -> AppTest:
 
 
 def _snapshot(at: AppTest) -> dict:
-    s = at.session_state
+    s = _state(at)
     return {
-        "dataset": s["dataset"],
-        "cost_matrix": s["cost_matrix"].copy(),
-        "hyper": dict(s["hyper"]),
-        "spec": json.dumps(s["spec"].to_dict(), sort_keys=True),
-        "data_source": s["data_source"],
-        "preset": s["preset"],
+        "dataset": s.dataset,
+        "cost_matrix": s.cost_matrix.copy(),
+        "hyper": dict(s.hyper),
+        "spec": json.dumps(s.spec.to_dict(), sort_keys=True),
+        "data_source": s.data_source,
+        "preset": s.preset,
     }
 
 
@@ -277,7 +285,8 @@ def _assert_unchanged(at: AppTest, before: dict) -> None:
 
 
 def _messages(at: AppTest) -> str:
-    return " ".join([e.value for e in at.error] + [w.value for w in at.warning])
+    """Errors and warnings as the user reads them (the app backslash-escapes every punctuation mark)."""
+    return re.sub(r"\\(.)", r"\1", " ".join([e.value for e in at.error] + [w.value for w in at.warning]))
 
 
 def _edit(at: AppTest, key: str, edited=None, deleted=None) -> None:
@@ -289,11 +298,11 @@ def _deliver(at: AppTest, case: Case) -> AppTest:
     s = at.session_state
     if case.kind == "cell":
         row, col, value = case.payload
-        _edit(at, f"w_costs_{s['cost_editor_v']}", {row: {col: value}})
+        _edit(at, f"w_costs_{s['w_costs_v']}", {row: {col: value}})
     elif case.kind == "cells":
-        _edit(at, f"w_costs_{s['cost_editor_v']}", case.payload)
+        _edit(at, f"w_costs_{s['w_costs_v']}", case.payload)
     elif case.kind == "rows_deleted":
-        _edit(at, f"w_costs_{s['cost_editor_v']}", deleted=case.payload)
+        _edit(at, f"w_costs_{s['w_costs_v']}", deleted=case.payload)
     elif case.kind == "csv":
         at.file_uploader(key="w_csv_upload").set_value((f"{case.id}.csv", case.payload, "text/csv"))
     elif case.kind == "session":
@@ -311,7 +320,7 @@ def _deliver(at: AppTest, case: Case) -> AppTest:
     elif case.kind == "mixture":
         _edit(at, f"w_mixture_{s['mixture_editor_v']}", case.payload)
     elif case.kind == "mixture_one_class":
-        classes = s["spec"].mixture["class"].tolist()
+        classes = _state(at).spec.mixture["class"].tolist()
         _edit(
             at,
             f"w_mixture_{s['mixture_editor_v']}",
@@ -326,7 +335,7 @@ def _clear(at: AppTest, case: Case) -> None:
     """Undo the widget side of the bad input (the user fixes the cell, removes the file), so cases stay apart."""
     s = at.session_state
     if case.kind in ("cell", "cells", "rows_deleted"):
-        _edit(at, f"w_costs_{s['cost_editor_v']}")
+        _edit(at, f"w_costs_{s['w_costs_v']}")
     elif case.kind in ("mixture", "mixture_one_class"):
         _edit(at, f"w_mixture_{s['mixture_editor_v']}")
     elif case.kind in ("csv", "session"):
@@ -355,16 +364,16 @@ def test_bad_input_in_the_playground_shows_a_message_and_keeps_the_work(playgrou
 @pytest.mark.parametrize("case", [c for c in APP_CASES if c.kind == "link"], ids=lambda c: c.id)
 def test_bad_link_falls_back_to_the_default_preset(case):
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.query_params[pg.QUERY_KEY] = case.payload
+    at.query_params[cf.QUERY_KEY] = case.payload
     _run(at)
     text = _messages(at)
     assert _LINK in text and "Showing the default preset" in text
     for phrase in case.expect:
         assert phrase in text, f"{case.id}: {phrase!r} not in {text!r}"
-    default = pg.preset_config(pg.DEFAULT_PRESET)
-    assert at.session_state["preset"] == pg.DEFAULT_PRESET
-    np.testing.assert_array_equal(at.session_state["cost_matrix"], default.cost_matrix)
-    assert at.session_state["model"].n_estimators_ == pg.DEFAULT_HYPER["n_estimators"]
+    default = cf.preset_config(cf.DEFAULT_PRESET)
+    assert _state(at).preset == cf.DEFAULT_PRESET
+    np.testing.assert_array_equal(_state(at).cost_matrix, default.cost_matrix)
+    assert _state(at).trained.rebel.n_estimators_ == cf.DEFAULT_HYPER["n_estimators"]
 
 
 @pytest.fixture(scope="module")
@@ -391,11 +400,11 @@ def test_bad_waypoint_keeps_the_last_valid_paths(risk_paths, case):
 
 def test_state_survives_the_whole_matrix_and_training_still_works(playground):
     """After every bad input above, a good edit still retrains with the new matrix."""
-    v = playground.session_state["cost_editor_v"]
+    v = playground.session_state["w_costs_v"]
     _edit(playground, f"w_costs_{v}", {0: {"liquid": 4.0}})
     _run(playground)
     assert not playground.error
-    assert playground.session_state["model"].cost_matrix_[0, 1] == 4.0
+    assert _state(playground).trained.rebel.cost_matrix_[0, 1] == 4.0
 
 
 # ---------------------------------------------------------------------------------------------- engine level

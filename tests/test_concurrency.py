@@ -22,9 +22,10 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import rebel._threading as rebel_threading
-from rebel import playground as pg
 from rebel._kernels import PARALLEL_MIN_WORK
 from rebel.estimator import RebelClassifier
+from rebel.ui import config as cf
+from rebel.ui.state import STATE_KEY
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 TIMEOUT = 120  # 8 sessions share 2 cores
@@ -121,8 +122,8 @@ def _one_runtime_for_all_sessions():
 def _session(i: int, barrier: threading.Barrier) -> dict:
     """One browser session: open a link with fast settings, then apply 'false negatives of weapon × m_i'."""
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    cfg = pg.preset_config("airport", FAST)
-    at.query_params[pg.QUERY_KEY] = pg.encode_query(cfg)
+    cfg = cf.preset_config("airport", FAST)
+    at.query_params[cf.QUERY_KEY] = cf.encode_query(cfg)
     barrier.wait(timeout=60)
     started = time.monotonic()
     at.run()
@@ -131,17 +132,17 @@ def _session(i: int, barrier: threading.Barrier) -> dict:
     at.selectbox(key="w_cost_class").set_value("weapon")
     at.number_input(key="w_cost_m").set_value(m)
     at.button(key="w_apply_cost").click().run()
-    state = at.session_state
+    state = at.session_state[STATE_KEY]
     return {
         "span": (started, time.monotonic()),
         "m": m,
         "exceptions": [e.message for e in at.exception],
         "errors": [e.value for e in at.error],
-        "cost_matrix": state["cost_matrix"].copy(),
-        "model_costs": state["model"].cost_matrix_.copy(),
-        "pair_costs": state["trained"].cost_matrix.copy(),
-        "n_rounds": state["model"].n_estimators_,
-        "classes": tuple(state["dataset"].classes),
+        "cost_matrix": state.cost_matrix.copy(),
+        "model_costs": state.trained.rebel.cost_matrix_.copy(),
+        "pair_costs": state.trained.cost_matrix.copy(),
+        "n_rounds": state.trained.rebel.n_estimators_,
+        "classes": tuple(state.dataset.classes),
     }
 
 

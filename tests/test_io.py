@@ -151,7 +151,7 @@ HOSTILE = [
     ("version-true", _mutate(_set("version", True)), "version True is not supported"),
     ("version-1.0", _mutate(_set("version", 1.0)), "version 1.0 is not supported"),
     ("version-huge", _mutate(_set("version", 10**4000)), "version an integer of about 4001 digits is not"),
-    ("params-bool", _mutate(_set("params.n_estimators", True)), "n_estimators must be an integer"),
+    ("params-bool", _mutate(_set("params.n_estimators", True)), "n_estimators must be a whole number"),
     ("params-extra-key", _mutate(_set("params.learning_rate", 0.1)), "unknown field"),
     ("top-extra-key", _mutate(_set("payload", "x")), "unknown field"),
     ("binning-list", _mutate(_set("params.binning", ["uniform"])), "binning"),

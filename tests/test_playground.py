@@ -1,4 +1,4 @@
-"""rebel.playground: configuration round trips, parsers, helpers and the trained pair's staged results."""
+"""rebel.ui.config and rebel.ui.playground: configuration round trips, parsers, helpers and the trained pair's staged results."""
 
 from __future__ import annotations
 
@@ -11,31 +11,32 @@ import pandas as pd
 import pytest
 
 from rebel import RebelClassifier
-from rebel import playground as pg
 from rebel.cost_presets import fn_costs
 from rebel.costs import decompose, min_risk_class, uniform_costs
 from rebel.data import PRESETS, DatasetSpec
+from rebel.ui import config as cf
+from rebel.ui import playground as pg
 
 
 @pytest.fixture(scope="module")
 def small_pair():
     spec = DatasetSpec(PRESETS["fig7"].spec.mixture, n_points=300, seed=3)
-    ds = pg.dataset_from_spec(spec)
+    ds = cf.dataset_from_spec(spec)
     return pg.train_pair(
         ds, fn_costs(4, 2, 10), {"n_estimators": 12, "max_depth": 2, "n_thresholds": 32}, grid_size=40
     )
 
 
 def test_config_session_and_query_round_trip():
-    cfg = pg.preset_config("airport", {"n_estimators": 7, "max_depth": 3, "n_thresholds": 20})
+    cfg = cf.preset_config("airport", {"n_estimators": 7, "max_depth": 3, "n_thresholds": 20})
     for back in (
-        pg.parse_session_json(pg.session_json(cfg)),
-        pg.parse_session_json(pg.session_json(cfg).encode()),
-        pg.decode_query(pg.encode_query(cfg)),
+        cf.parse_session_json(cf.session_json(cfg)),
+        cf.parse_session_json(cf.session_json(cfg).encode()),
+        cf.decode_query(cf.encode_query(cfg)),
     ):
         assert back.to_dict() == cfg.to_dict()
         assert back.key() == cfg.key()
-    assert len(pg.encode_query(cfg)) < 1500  # fits comfortably in a URL
+    assert len(cf.encode_query(cfg)) < 1500  # fits comfortably in a URL
 
 
 @pytest.mark.parametrize(
@@ -50,45 +51,89 @@ def test_config_session_and_query_round_trip():
 )
 def test_bad_session_files_name_the_problem(data, fragment):
     with pytest.raises(ValueError, match=fragment):
-        pg.parse_session_json(data)
+        cf.parse_session_json(data)
 
 
 def test_session_with_wrong_cost_shape_or_hyper():
-    d = pg.preset_config("xor").to_dict()
+    d = cf.preset_config("xor").to_dict()
     with pytest.raises(ValueError, match="2 classes"):
-        pg.Config.from_dict({**d, "cost_matrix": np.ones((3, 3)).tolist()})
+        cf.Config.from_dict({**d, "cost_matrix": np.ones((3, 3)).tolist()})
     with pytest.raises(ValueError, match="max_depth"):
-        pg.Config.from_dict({**d, "hyper": {"max_depth": 9}})
+        cf.Config.from_dict({**d, "hyper": {"max_depth": 9}})
     with pytest.raises(ValueError, match="unknown entry"):
-        pg.validate_hyper({"learning_rate": 0.1})
+        cf.validate_hyper({"learning_rate": 0.1})
 
 
 def test_damaged_query_string():
     with pytest.raises(ValueError, match="damaged"):
-        pg.decode_query("abc")
+        cf.decode_query("abc")
 
 
 def test_cost_frame_round_trip_and_errors():
     C = np.array([[0, 1, 2], [3, 0, 4], [5, 6, 0.0]])
     classes = ("a", "b", "c")
-    np.testing.assert_array_equal(pg.cost_from_frame(pg.cost_frame(C, classes), classes), C)
-    bad = pg.cost_frame(C, classes)
+    base = cf.cost_text_frame(C, classes)
+    same, messages = cf.apply_cost_edits(C, base, base.copy(), classes)
+    np.testing.assert_array_equal(same, C)
+    assert messages == []
+    bad = base.copy()
     bad.iloc[1, 2] = np.nan
-    with pytest.raises(ValueError, match="predicting 'c' when the truth is 'b'"):
-        pg.cost_from_frame(bad, classes)
-    with pytest.raises(ValueError, match="every cost is 0"):
-        pg.cost_from_frame(pg.cost_frame(np.zeros((3, 3)), classes), classes)
+    kept, messages = cf.apply_cost_edits(C, base, bad, classes)
+    np.testing.assert_array_equal(kept, C)
+    assert len(messages) == 1 and "predicting 'c' when the truth is 'b'" in messages[0]
+    zero = cf.cost_text_frame(np.zeros((3, 3)), classes)
+    kept, messages = cf.apply_cost_edits(C, base, zero, classes)
+    np.testing.assert_array_equal(kept, C)
+    assert "every cost is 0" in messages[-1]
+
+
+@pytest.mark.parametrize(
+    ("typed", "reason"),
+    [
+        ("-5", "is negative"),
+        ("abc", "is not a number"),
+        ("1e12", "at most 1,000,000"),
+        ("", "is empty"),
+        (None, "is empty"),
+        ("  ", "is empty"),
+        ("nan", "not a finite number"),
+        (float("nan"), "not a finite number"),
+        ("inf", "not a finite number"),
+        ("1,5", "has a comma"),
+        ("1_000", "is not a number"),
+    ],
+)
+def test_typed_costs_are_refused_with_a_reason_and_the_old_value_stays(typed, reason):
+    C = np.array([[0, 1.0], [20, 0]])
+    base = cf.cost_text_frame(C, ("ok", "bad"))
+    edited = base.copy()
+    edited.iloc[1, 0] = typed
+    kept, messages = cf.apply_cost_edits(C, base, edited, ("ok", "bad"))
+    np.testing.assert_array_equal(kept, C)
+    assert len(messages) == 1 and reason in messages[0] and "It stays 20" in messages[0]
+
+
+@pytest.mark.parametrize(
+    ("typed", "value"), [("1e3", 1000.0), ("2.5", 2.5), (" 7 ", 7.0), ("0", 0.0), ("1E-2", 0.01)]
+)
+def test_typed_costs_are_stored_as_typed(typed, value):
+    C = np.array([[0, 1.0], [20, 0]])
+    base = cf.cost_text_frame(C, ("ok", "bad"))
+    edited = base.copy()
+    edited.iloc[0, 1] = typed
+    new, messages = cf.apply_cost_edits(C, base, edited, ("ok", "bad"))
+    assert messages == [] and new[0, 1] == value and new[1, 0] == 20
 
 
 def test_resize_cost_matrix_keeps_costs_by_name():
     C = np.array([[0, 2, 3], [4, 0, 5], [6, 7, 0.0]])
-    out = pg.resize_cost_matrix(C, ("a", "b", "c"), ("a", "c", "d"))
+    out = cf.resize_cost_matrix(C, ("a", "b", "c"), ("a", "c", "d"))
     np.testing.assert_array_equal(out, [[0, 3, 1], [6, 0, 1], [1, 1, 0]])
 
 
 def test_add_box_cluster():
     mixture = PRESETS["xor"].spec.mixture
-    out = pg.add_box_cluster(mixture, "ok", (1.0, 3.0), (4.0, 2.0))
+    out = cf.add_box_cluster(mixture, "ok", (1.0, 3.0), (4.0, 2.0))
     assert len(out) == len(mixture) + 1
     row = out.iloc[-1]
     assert (row["class"], row["mean_x"], row["mean_y"], row["std_x"], row["std_y"]) == (
@@ -99,10 +144,10 @@ def test_add_box_cluster():
         1.0,
     )
     assert (
-        pg.add_box_cluster(mixture, "new", (0, 0), (0, 1)).iloc[-1]["std_x"] > 0
+        cf.add_box_cluster(mixture, "new", (0, 0), (0, 1)).iloc[-1]["std_x"] > 0
     )  # degenerate box still valid
     with pytest.raises(ValueError, match="class"):
-        pg.add_box_cluster(mixture, " ", (0, 1), (0, 1))
+        cf.add_box_cluster(mixture, " ", (0, 1), (0, 1))
 
 
 def test_box_from_selection():
@@ -114,8 +159,8 @@ def test_box_from_selection():
 
 
 def test_dataset_csv_round_trip():
-    ds = pg.dataset_from_spec(DatasetSpec(PRESETS["xor"].spec.mixture, n_points=90, seed=1))
-    back = pg.parse_dataset_csv(pg.dataset_to_csv(ds).encode())
+    ds = cf.dataset_from_spec(DatasetSpec(PRESETS["xor"].spec.mixture, n_points=90, seed=1))
+    back = cf.parse_dataset_csv(cf.dataset_to_csv(ds).encode())
     np.testing.assert_array_equal(back.X_train, ds.X_train)
     np.testing.assert_array_equal(back.y_test, ds.y_test)
     assert back.classes == ds.classes
@@ -134,20 +179,20 @@ def test_dataset_csv_round_trip():
 )
 def test_bad_csv_names_the_problem(text, fragment):
     with pytest.raises(ValueError, match=fragment):
-        pg.parse_dataset_csv(text.encode())
+        cf.parse_dataset_csv(text.encode())
 
 
 def test_csv_without_split_is_split_at_random():
     rows = "\n".join(f"{i},{i % 3},{'ab'[i % 2]}" for i in range(30))
-    ds = pg.parse_dataset_csv(f"x,y,label\n{rows}\n", test_fraction=0.2, seed=0)
+    ds = cf.parse_dataset_csv(f"x,y,label\n{rows}\n", test_fraction=0.2, seed=0)
     assert len(ds.y_test) == 6 and len(ds.y_train) == 24
 
 
 def test_taxonomy_tree_helpers():
-    tree = pg.parse_tree_json(pg.default_tree_json(["a", "b", "c"]))
+    tree = cf.parse_tree_json(cf.default_tree_json(["a", "b", "c"]))
     assert tree == {"a": "group 1", "b": "group 1", "c": "group 2"}
     with pytest.raises(ValueError, match="not valid JSON"):
-        pg.parse_tree_json("{")
+        cf.parse_tree_json("{")
 
 
 def test_grid_covers_points_and_budget():
@@ -161,9 +206,9 @@ def test_grid_covers_points_and_budget():
 
 def test_content_key_changes_with_content():
     a = np.arange(6.0)
-    assert pg.content_key(a, {"x": 1}) == pg.content_key(a.copy(), {"x": 1})
-    assert pg.content_key(a, {"x": 1}) != pg.content_key(a + 1e-12, {"x": 1})
-    assert pg.content_key(np.array(["a", "b"], dtype=object)) != pg.content_key(
+    assert cf.content_key(a, {"x": 1}) == cf.content_key(a.copy(), {"x": 1})
+    assert cf.content_key(a, {"x": 1}) != cf.content_key(a + 1e-12, {"x": 1})
+    assert cf.content_key(np.array(["a", "b"], dtype=object)) != cf.content_key(
         np.array(["b", "a"], dtype=object)
     )
 
@@ -182,7 +227,8 @@ def test_two_step_is_posterior_then_min_expected_cost(small_pair):
     post = p.two_step.predict_proba(p.grid.points)
     expected = min_risk_class(post, p.cost_matrix).reshape(p.grid.shape)
     np.testing.assert_array_equal(p.two_step_regions[-1], expected)
-    assert p.two_step.cost_matrix_.tolist() == uniform_costs(4).tolist()
+    assert p.posterior_model.cost_matrix_.tolist() == uniform_costs(4).tolist()
+    assert p.two_step.cost_matrix_.tolist() == p.cost_matrix.tolist()
     # An intermediate stage equals a model trained with fewer rounds (the staged contract).
     short = RebelClassifier(n_estimators=5, max_depth=2, n_thresholds=32).fit(
         p.dataset.X_train, p.dataset.y_train
@@ -228,25 +274,25 @@ def test_stage_metrics_by_hand():
 
 
 def test_train_pair_rejects_empty_class():
-    ds = pg.dataset_from_spec(DatasetSpec(PRESETS["xor"].spec.mixture, n_points=60, seed=0))
+    ds = cf.dataset_from_spec(DatasetSpec(PRESETS["xor"].spec.mixture, n_points=60, seed=0))
     ds.classes = (*ds.classes, "zzz")
     with pytest.raises(ValueError, match="zzz"):
-        pg.train_pair(ds, uniform_costs(3), pg.DEFAULT_HYPER)
+        pg.train_pair(ds, uniform_costs(3), cf.DEFAULT_HYPER)
 
 
 def test_config_json_is_plain(small_pair):
-    cfg = pg.preset_config("rings")
+    cfg = cf.preset_config("rings")
     json.dumps(cfg.to_dict())
     assert isinstance(pd.DataFrame(cfg.to_dict()["spec"]["mixture"]), pd.DataFrame)
 
 
 def test_links_and_sessions_are_bounded():
-    d = pg.preset_config("xor").to_dict()
-    d["spec"]["n_points"] = pg.MAX_POINTS + 1
+    d = cf.preset_config("xor").to_dict()
+    d["spec"]["n_points"] = cf.MAX_POINTS + 1
     with pytest.raises(ValueError, match="at most"):
-        pg.Config.from_dict(d)
+        cf.Config.from_dict(d)
     with pytest.raises(ValueError, match="characters"):
-        pg.decode_query("A" * (pg.MAX_QUERY_CHARS + 1))
-    bomb = base64.urlsafe_b64encode(zlib.compress(b" " * (4 * pg.MAX_CONFIG_BYTES), 9)).decode()
+        cf.decode_query("A" * (cf.MAX_QUERY_CHARS + 1))
+    bomb = base64.urlsafe_b64encode(zlib.compress(b" " * (4 * cf.MAX_CONFIG_BYTES), 9)).decode()
     with pytest.raises(ValueError, match="damaged"):
-        pg.decode_query(bomb)
+        cf.decode_query(bomb)

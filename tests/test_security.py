@@ -18,13 +18,19 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from rebel import playground as pg
 from rebel.io import ModelFileError, loads_model
+from rebel.ui import config as cf
+from rebel.ui.state import STATE_KEY, AppState
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
 APP_FILES = [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py"))]
 ENGINE_FILES = sorted((ROOT / "rebel").glob("*.py"))
+
+
+def _state(at: AppTest) -> AppState:
+    """The app's shared state (rebel.ui.state.AppState)."""
+    return at.session_state[STATE_KEY]
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +47,7 @@ def test_server_is_bound_to_localhost_with_xsrf_protection(config):
 def test_upload_size_is_capped_at_what_the_parsers_accept(config):
     cap_mib = config["server"]["maxUploadSize"]
     assert 0 < cap_mib <= 10
-    assert cap_mib * 1024 * 1024 <= pg.MAX_UPLOAD_BYTES
+    assert cap_mib * 1024 * 1024 <= cf.MAX_UPLOAD_BYTES
 
 
 def test_error_details_are_hidden_and_no_usage_statistics(config):
@@ -116,9 +122,9 @@ def _spring():
 @pytest.mark.parametrize(
     "parse",
     [
-        lambda b: pg.parse_dataset_csv(b),
-        lambda b: pg.parse_session_json(b),
-        lambda b: pg.decode_query(b.decode("latin-1")),
+        lambda b: cf.parse_dataset_csv(b),
+        lambda b: cf.parse_session_json(b),
+        lambda b: cf.decode_query(b.decode("latin-1")),
         lambda b: loads_model(b),
     ],
     ids=["csv", "session", "link", "model"],
@@ -136,14 +142,14 @@ def test_html_in_class_names_is_shown_as_text():
     evil = "<img src=x onerror=alert(1)>"
     rows = "\n".join(f"{i % 7},{i % 5},{'ok' if i % 2 else evil}" for i in range(40))
     at = AppTest.from_file(APP, default_timeout=90)
-    at.query_params[pg.QUERY_KEY] = pg.encode_query(
-        pg.preset_config("xor", {"n_estimators": 5, "max_depth": 1, "n_thresholds": 8})
+    at.query_params[cf.QUERY_KEY] = cf.encode_query(
+        cf.preset_config("xor", {"n_estimators": 5, "max_depth": 1, "n_thresholds": 8})
     )
     at.run()
     at.file_uploader(key="w_csv_upload").set_value(("evil.csv", f"x,y,label\n{rows}\n".encode(), "text/csv"))
     at.run()
     assert not at.exception
-    assert evil in at.session_state["dataset"].classes
+    assert evil in _state(at).dataset.classes
     for el in at.get("markdown"):
         assert not el.proto.allow_html, f"markdown with HTML allowed: {el.value[:80]}"
     for kind in ("success", "info", "error", "warning", "caption"):

@@ -1,1 +1,9 @@
-"""The app layer of REBEL Explorer: Streamlit state, components, page views and figures."""
+"""The app layer of REBEL Explorer (may import streamlit and plotly; the engine under ``rebel/`` never does).
+
+- ``state``: the one typed cross-page state (``AppState``) and its model cache.
+- ``components``: shared widgets (safe messages, cost and mixture editors, round player, run-with-Stop).
+- ``config``: the Playground's shareable configuration, session files, links and CSV uploads.
+- ``figures``: pure plotly figure builders (no streamlit, no training).
+- One view-model module per page: ``playground`` (+ ``playground_actions``, ``playground_widgets``),
+  ``vs_two_step``, ``paths``, ``gallery``, ``trees``, ``real_data``, ``theory``.
+"""

@@ -15,7 +15,7 @@ import urllib.request
 import numpy as np
 import pytest
 
-from rebel import playground as pg
+from rebel.ui import config as cf
 
 pytestmark = pytest.mark.browser
 
@@ -36,10 +36,10 @@ FAST = {"n_estimators": 20, "max_depth": 2, "n_thresholds": 32}
 
 
 def _marked_link() -> str:
-    cfg = pg.preset_config("airport", FAST)
+    cfg = cf.preset_config("airport", FAST)
     C = cfg.cost_matrix.copy()
     C[2, 0] = MARK
-    return pg.encode_query(pg.Config(cfg.spec, C, cfg.hyper, "airport"))
+    return cf.encode_query(cf.Config(cfg.spec, C, cfg.hyper, "airport"))
 
 
 def _settle(page, timeout: int = PAGE_LOAD) -> None:
@@ -85,7 +85,7 @@ def app_page(app_url, browser):
     page = browser.new_page()
     page.errors = []
     page.on("pageerror", lambda exc: page.errors.append(str(exc)))
-    page.goto(f"{app_url}/?{pg.QUERY_KEY}={_marked_link()}", wait_until="domcontentloaded")
+    page.goto(f"{app_url}/?{cf.QUERY_KEY}={_marked_link()}", wait_until="domcontentloaded")
     page.get_by_role("heading", name="REBEL Playground").wait_for(timeout=FIRST_LOAD)
     page.wait_for_selector(".js-plotly-plot .gtitle", timeout=FIRST_LOAD)
     _settle(page, FIRST_LOAD)

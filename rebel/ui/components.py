@@ -1,0 +1,215 @@
+"""Streamlit building blocks every page shares: safe messages, the cost and mixture editors, the round player,
+and run-with-Stop.
+
+- ``plain(text)``: user-supplied text made inert for Streamlit's markdown (every ASCII punctuation character
+  backslash-escaped, so no link, image, HTML, colour or emoji directive can come from it) and long words
+  truncated. ``show_error`` / ``show_message``: the one way a page shows a user-facing message; the whole
+  message goes through ``plain`` (our own messages carry no markdown).
+- ``cost_editor``: the cost matrix as text cells parsed by ``rebel.ui.config.parse_cost_cell``; a refused
+  entry is named in a visible message and the stored (previous) value stays. ``log_cost_control``: one entry
+  on a log scale 0.01-1000.
+- ``mixture_editor``: the clusters table of a designed mixture.
+- ``round_player``: Play/Pause, first/back/forward buttons and the round slider t.
+- ``run_with_stop``: runs a generator of partial results with a progress bar and a Stop button, storing every
+  partial result, so a Stop (which interrupts the script) keeps what is done.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections.abc import Callable, Iterable
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from rebel.ui import config
+
+MAX_WORD = 60  # characters of one unbroken word quoted in a message; longer ones are cut
+MAX_MESSAGE = 900  # characters of a whole message
+_PUNCT = re.compile("([" + re.escape(string.punctuation) + "])")
+_LONG_WORD = re.compile(r"\S{" + str(MAX_WORD + 1) + ",}")
+
+
+def _cut(match: re.Match) -> str:
+    word = match.group(0)
+    return f"{word[: MAX_WORD - 20]}…{word[-8:]} ({len(word)} characters)"
+
+
+def plain(text) -> str:
+    """``text`` as inert markdown: long words and the whole text truncated, then every ASCII punctuation
+    character backslash-escaped and newlines kept as line breaks."""
+    s = _LONG_WORD.sub(_cut, str(text))
+    if len(s) > MAX_MESSAGE:
+        s = s[:MAX_MESSAGE] + " … (message cut)"
+    return _PUNCT.sub(r"\\\1", s).replace("\n", "  \n")
+
+
+def show_message(kind: str, message, where=None) -> None:
+    """Show ``message`` as ``st.error``/``warning``/``info``/``success`` (in ``where``, default the page)."""
+    if kind not in ("error", "warning", "info", "success"):
+        raise ValueError(f"message kind is {kind!r}; use error, warning, info or success.")
+    getattr(where or st, kind)(plain(message))
+
+
+def show_error(message, where=None) -> None:
+    """The one way to show a user-facing error: the message, escaped and truncated (see ``plain``)."""
+    show_message("error", message, where)
+
+
+# ---------------------------------------------------------------------------------------------------- messages
+FLASH_KEY = "ui_flash"
+
+
+def flash(kind: str, message: str) -> None:
+    """Queue a message for the top of the page (callbacks run before the page is drawn)."""
+    st.session_state.setdefault(FLASH_KEY, []).append((kind, str(message)))
+
+
+def show_flash() -> None:
+    for kind, message in st.session_state.pop(FLASH_KEY, []):
+        show_message(kind, message)
+
+
+# ------------------------------------------------------------------------------------------------- cost editor
+def reset_cost_editor(key: str, cost_matrix) -> None:
+    """Show ``cost_matrix`` afresh in the editor ``key`` (after a preset, a session file, a refused entry...)."""
+    st.session_state[f"{key}_base"] = np.array(cost_matrix, dtype=np.float64)
+    st.session_state[f"{key}_v"] = st.session_state.get(f"{key}_v", 0) + 1
+
+
+def cost_editor(cost_matrix, classes, key: str, on_change: Callable[[np.ndarray], None]) -> None:
+    """The cost matrix as text cells (rows = truth, columns = prediction); ``on_change(C)`` stores a changed one.
+
+    The editor shows a base matrix (set by ``reset_cost_editor``) plus the user's edits. Every edited cell is
+    parsed by ``rebel.ui.config.parse_cost_cell``: an accepted one takes the typed value; a refused one keeps
+    the previous value, its reason is queued with ``flash`` and the editor is redrawn from the stored values."""
+    names = [str(c) for c in classes]
+    C = np.array(cost_matrix, dtype=np.float64)
+    base = st.session_state.get(f"{key}_base")
+    if base is None or np.shape(base) != C.shape:
+        reset_cost_editor(key, C)
+        base = st.session_state[f"{key}_base"]
+    base_frame = config.cost_text_frame(base, names)
+    edited = st.data_editor(
+        base_frame,
+        key=f"{key}_{st.session_state[f'{key}_v']}",
+        num_rows="fixed",
+        width="stretch",
+        column_config={
+            "_index": st.column_config.TextColumn(config.COST_INDEX_LABEL, disabled=True),
+            **{n: st.column_config.TextColumn(n) for n in names},
+        },
+    )
+    new, messages = config.apply_cost_edits(C, base_frame, edited, names)
+    if not np.array_equal(new, C):
+        on_change(new)
+    if messages:
+        for m in messages:
+            flash("error", m)
+        reset_cost_editor(key, new)
+        st.rerun()
+
+
+def log_cost_control(cost_matrix, classes, key: str) -> np.ndarray:
+    """One off-diagonal entry on a log slider (0.01 .. 1000); returns the matrix with that entry set."""
+    names = [str(c) for c in classes]
+    pairs = [(i, j) for i in range(len(names)) for j in range(len(names)) if i != j]
+    a, b = st.columns([2, 3], vertical_alignment="bottom")
+    i, j = a.selectbox(
+        "Entry (truth → prediction)",
+        pairs,
+        format_func=lambda p: f"{names[p[0]]} → {names[p[1]]}",
+        key=f"{key}_entry",
+    )
+    C = np.array(cost_matrix, dtype=np.float64)
+    current = float(np.clip(C[i, j], config.LOG_COST_MIN, config.LOG_COST_MAX))
+    steps = config.LOG_COST_STEPS
+    nearest = min(steps, key=lambda v: abs(np.log10(v) - np.log10(max(current, 1e-12))))
+    slider_key = f"{key}_log_{i}_{j}_{C[i, j]!r}"  # a new widget whenever the stored value changes
+    value = b.select_slider(
+        "Cost (log scale)", steps, value=nearest, key=slider_key, format_func=lambda v: f"{v:g}"
+    )
+    if value != nearest:
+        C[i, j] = float(value)
+    return C
+
+
+# ---------------------------------------------------------------------------------------------- mixture editor
+def mixture_editor(mixture: pd.DataFrame, key: str) -> pd.DataFrame:
+    """The clusters table (one row per Gaussian); returns the edited table (validate it before use)."""
+    col = st.column_config
+    return st.data_editor(
+        mixture,
+        key=key,
+        num_rows="dynamic",
+        hide_index=True,
+        width="stretch",
+        column_config={
+            "class": col.TextColumn("class", required=True, help="Class name; a new name adds a class."),
+            "mean_x": col.NumberColumn("mean_x", format="%.2f", required=True),
+            "mean_y": col.NumberColumn("mean_y", format="%.2f", required=True),
+            "std_x": col.NumberColumn("std_x", min_value=0.01, format="%.2f", required=True),
+            "std_y": col.NumberColumn("std_y", min_value=0.01, format="%.2f", required=True),
+            "corr": col.NumberColumn("corr", min_value=-0.99, max_value=0.99, format="%.2f"),
+            "angle": col.NumberColumn("angle", format="%.0f"),
+            "weight": col.NumberColumn("weight", min_value=0.0001, format="%.3f"),
+        },
+    )
+
+
+# ------------------------------------------------------------------------------------------------ round player
+def round_player(T: int, key: str, playing: bool, on_play: Callable, on_step: Callable) -> int:
+    """Play/Pause, |<, <, > buttons and the round slider ``t`` in 0..T (session key ``key``); returns t."""
+    c = st.columns([1.3, 0.6, 0.6, 0.6, 6], vertical_alignment="bottom")
+    c[0].button(
+        "Pause" if playing else "Play",
+        on_click=on_play,
+        key="w_play",
+        width="stretch",
+        icon=":material/pause:" if playing else ":material/play_arrow:",
+        help="Replay training round by round.",
+    )
+    buttons = (
+        ("w_first", -T, ":material/first_page:", "Back to t = 0 (a0 only)."),
+        ("w_back", -1, ":material/chevron_left:", "One round back."),
+        ("w_fwd", 1, ":material/chevron_right:", "One round forward."),
+    )
+    for col, (bkey, delta, icon, text) in zip(c[1:4], buttons):
+        col.button("", on_click=on_step, args=(delta,), key=bkey, icon=icon, help=text)
+    return c[4].slider(
+        "Boosting round t",
+        0,
+        T,
+        key=key,
+        help="The model after its first t weak learners; t = 0 uses only the bias a0.",
+    )
+
+
+# ---------------------------------------------------------------------------------------------- run with Stop
+def run_with_stop(
+    steps: Iterable,
+    store: Callable[[object], None],
+    count: Callable[[object], tuple],
+    *,
+    key: str,
+    unit: str,
+    stop_help: str,
+    failure: str,
+) -> None:
+    """Run ``steps`` (a generator of partial results) under a progress bar ("done of total ``unit``") and a
+    Stop button: each partial result goes to ``store`` first, so pressing Stop (which reruns the page and
+    interrupts this loop) keeps everything finished. A ``ValueError`` is shown as ``failure: message``."""
+    bar = st.progress(0.0, text="Starting…")
+    stop = st.empty()
+    stop.button("Stop", key=key, icon=":material/stop:", help=stop_help)
+    try:
+        for result in steps:
+            store(result)
+            done, total = count(result)
+            bar.progress(min(done / max(total, 1), 1.0), text=f"{done} of {total} {unit}")
+    except ValueError as exc:
+        show_error(f"{failure}: {exc}")
+    bar.empty()
+    stop.empty()

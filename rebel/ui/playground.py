@@ -1,0 +1,354 @@
+"""View-model of the Playground page: both models trained on one problem, grids and metrics at round t.
+
+- ``train_pair``: fits REBEL with the cost matrix and takes the two-step baseline of ``rebel.baselines``
+  (REBEL with 0-1 costs as posterior estimator, then the minimum-expected-cost class) on one dataset, and
+  evaluates REBEL's staged class on a grid. Fits go through the session's ``ModelCache`` when one is given, so
+  the 0-1 model is reused across cost edits and other pages find the same REBEL model.
+- ``TrainedPair`` holds the staged class indices of both on the grid, train and test points (t = 0 is after
+  a0), the boosting weights per round (S.6), and ``metrics(t)`` (``StageMetrics``: test cost, error, regret,
+  confusion matrix, per-class precision/recall).
+- ``box_from_selection``: the dragged box of a plotly selection.
+
+Reads the dataset's X_train/X_test (N, 2) and labels; writes nothing. No streamlit here.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+import pandas as pd
+from sklearn.frozen import FrozenEstimator
+
+from rebel.baselines import TwoStepClassifier, staged_min_risk_indices
+from rebel.costs import decompose, validate_cost_matrix
+from rebel.data import Dataset, bayes_min_risk
+from rebel.estimator import RebelClassifier
+from rebel.ui.config import content_key, dataset_key, validate_hyper
+from rebel.ui.state import ModelCache, fit_rebel, model_key, staged_scores
+
+GRID_SIZE = 200  # cells per axis of the decision-region grid
+GRID_BUDGET = 12_000_000  # (T + 1) * cells kept per staged grid (int16): ~24 MB per model
+GRID_PAD = 0.08  # grid margin around the data, as a fraction of its range
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Training both models and evaluating them on a grid
+# ---------------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Grid:
+    """A regular grid over the plane: ``xs`` (nx,), ``ys`` (ny,), ``points`` (ny * nx, 2) in row-major order."""
+
+    xs: np.ndarray
+    ys: np.ndarray
+
+    @property
+    def points(self) -> np.ndarray:
+        gx, gy = np.meshgrid(self.xs, self.ys)
+        return np.column_stack([gx.ravel(), gy.ravel()])
+
+    @property
+    def shape(self) -> tuple:
+        return (self.ys.shape[0], self.xs.shape[0])
+
+
+def grid_size_for(n_estimators: int, size: int = GRID_SIZE) -> int:
+    """Cells per axis: ``size``, reduced for long runs so the staged grid stays within ``GRID_BUDGET``."""
+    return int(min(size, max(60, np.sqrt(GRID_BUDGET / (n_estimators + 1)))))
+
+
+def make_grid(X, n: int = GRID_SIZE, pad: float = GRID_PAD) -> Grid:
+    """An n x n grid covering the points X with a margin of ``pad`` times the range on each side."""
+    X = np.asarray(X, dtype=np.float64)
+    lo, hi = X.min(axis=0), X.max(axis=0)
+    margin = np.maximum(hi - lo, 1e-6) * pad
+    lo, hi = lo - margin, hi + margin
+    return Grid(np.linspace(lo[0], hi[0], n), np.linspace(lo[1], hi[1], n))
+
+
+def boosting_weights(model: RebelClassifier, X, y_idx, cost_matrix) -> np.ndarray:
+    """Weight of each training sample at t = 0..T, ``sum_k c+_nk e^{H_nk} + c-_nk e^{-H_nk}`` (S.6), each stage
+    normalised to mean 1. Shape (T + 1, N) float32."""
+    d = decompose(np.asarray(cost_matrix)[np.asarray(y_idx)])
+    H = staged_scores(model, X)
+    w = (d.cp[None] * np.exp(np.clip(H, -300, 300)) + d.cm[None] * np.exp(-np.clip(H, -300, 300))).sum(axis=2)
+    w /= np.maximum(w.mean(axis=1, keepdims=True), np.finfo(np.float64).tiny)
+    return w.astype(np.float32)
+
+
+@dataclass
+class StageMetrics:
+    """Test-set numbers of one model at one iteration t."""
+
+    cost: float
+    error: float
+    regret: float | None
+    confusion: np.ndarray  # (K, K) counts, rows = truth, columns = prediction
+    cost_share: np.ndarray  # (K, K) each cell's contribution to the mean test cost
+    precision: np.ndarray  # (K,) NaN where a class is never predicted
+    recall: np.ndarray  # (K,) NaN where a class has no test points
+
+
+def stage_metrics(y_idx, pred_idx, cost_matrix, bayes_cost: float | None = None) -> StageMetrics:
+    """Cost-weighted confusion matrix, per-class precision/recall, test cost, error rate and regret vs Bayes."""
+    C = np.asarray(cost_matrix, dtype=np.float64)
+    K = C.shape[0]
+    y_idx, pred_idx = np.asarray(y_idx, dtype=np.int64), np.asarray(pred_idx, dtype=np.int64)
+    counts = np.zeros((K, K), dtype=np.int64)
+    np.add.at(counts, (y_idx, pred_idx), 1)
+    n = max(len(y_idx), 1)
+    share = counts * C / n
+    cost = float(share.sum())
+    with np.errstate(invalid="ignore", divide="ignore"):
+        precision = np.diag(counts) / counts.sum(axis=0)
+        recall = np.diag(counts) / counts.sum(axis=1)
+    return StageMetrics(
+        cost,
+        float(np.mean(y_idx != pred_idx)) if len(y_idx) else 0.0,
+        None if bayes_cost is None else cost - bayes_cost,
+        counts,
+        share,
+        precision,
+        recall,
+    )
+
+
+@dataclass
+class TrainedPair:
+    """REBEL and the two-step baseline fitted on one dataset and cost matrix, evaluated on a grid.
+
+    Staged arrays have one row per t = 0..T (t = 0 is a0 only). Heavy results that not every view needs (the
+    two-step regions, boosting weights) are computed on first use and kept.
+    """
+
+    dataset: Dataset
+    cost_matrix: np.ndarray
+    hyper: dict
+    rebel: RebelClassifier
+    two_step: TwoStepClassifier  # rebel.baselines' two-step around the frozen 0-1 REBEL model
+    grid: Grid
+    regions: np.ndarray  # (T + 1, ny, nx) int16: REBEL's min-risk class on the grid
+    fit_seconds: float  # REBEL fit + staged grid (what the user waits for)
+    baseline_seconds: float
+    key: str = ""
+
+    @property
+    def n_rounds(self) -> int:
+        return self.rebel.n_estimators_
+
+    @property
+    def posterior_model(self) -> RebelClassifier:
+        """The two-step method's posterior estimator: REBEL trained with 0-1 costs."""
+        return self.two_step.estimator_.estimator
+
+    @property
+    def classes(self) -> tuple:
+        return self.dataset.classes
+
+    @cached_property
+    def y_train_idx(self) -> np.ndarray:
+        return self.dataset.class_index(self.dataset.y_train)
+
+    @cached_property
+    def y_test_idx(self) -> np.ndarray:
+        return self.dataset.class_index(self.dataset.y_test)
+
+    @cached_property
+    def staged_train(self) -> dict:
+        """Class indices on the training points, (T + 1, N_train) int16 per model."""
+        X = self.dataset.X_train
+        return {
+            "REBEL": self.rebel.staged_class_indices(X),
+            "two-step": staged_min_risk_indices(self.posterior_model, X, self.cost_matrix),
+        }
+
+    @cached_property
+    def staged_test(self) -> dict:
+        X = self.dataset.X_test
+        if X.shape[0] == 0:
+            empty = np.empty((self.n_rounds + 1, 0), dtype=np.int16)
+            return {"REBEL": empty, "two-step": empty}
+        return {
+            "REBEL": self.rebel.staged_class_indices(X),
+            "two-step": staged_min_risk_indices(self.posterior_model, X, self.cost_matrix),
+        }
+
+    @cached_property
+    def two_step_regions(self) -> np.ndarray:
+        """(T + 1, ny, nx) int16: the two-step model's min-risk class on the grid."""
+        return staged_min_risk_indices(self.posterior_model, self.grid.points, self.cost_matrix).reshape(
+            -1, *self.grid.shape
+        )
+
+    @cached_property
+    def weights(self) -> np.ndarray:
+        """(T + 1, N_train) boosting weights of REBEL's training samples, mean 1 per stage."""
+        return boosting_weights(self.rebel, self.dataset.X_train, self.y_train_idx, self.cost_matrix)
+
+    @cached_property
+    def has_bayes(self) -> bool:
+        return self.dataset.mixture is not None
+
+    @cached_property
+    def bayes_test_predictions(self) -> np.ndarray | None:
+        """Bayes-optimal min-risk class (known mixture) of each test point, or None."""
+        if not self.has_bayes or self.dataset.X_test.shape[0] == 0:
+            return None
+        return bayes_min_risk(self.dataset.mixture, self.dataset.X_test, self.cost_matrix)
+
+    @property
+    def bayes_test_cost(self) -> float | None:
+        """Test cost of the Bayes-optimal rule on the same test points (the floor of the regret), or None."""
+        pred = self.bayes_test_predictions
+        return None if pred is None else float(self.cost_matrix[self.y_test_idx, pred].mean())
+
+    @property
+    def bayes_test_error(self) -> float | None:
+        pred = self.bayes_test_predictions
+        return None if pred is None else float(np.mean(self.y_test_idx != pred))
+
+    @cached_property
+    def bayes_regions(self) -> np.ndarray | None:
+        """(ny, nx) Bayes-optimal min-risk class on the grid, or None without a known mixture."""
+        if not self.has_bayes:
+            return None
+        return bayes_min_risk(self.dataset.mixture, self.grid.points, self.cost_matrix).reshape(
+            self.grid.shape
+        )
+
+    @cached_property
+    def curves(self) -> pd.DataFrame:
+        """Mean train and test cost of both models for t = 0..T (long format: t, model, split, cost)."""
+        frames = []
+        for split, staged, y in (
+            ("train", self.staged_train, self.y_train_idx),
+            ("test", self.staged_test, self.y_test_idx),
+        ):
+            if len(y) == 0:
+                continue
+            for model, S in staged.items():
+                cost = self.cost_matrix[y[None, :], S].mean(axis=1)
+                frames.append(
+                    pd.DataFrame({"t": np.arange(len(cost)), "model": model, "split": split, "cost": cost})
+                )
+        return pd.concat(frames, ignore_index=True)
+
+    def clamp(self, t: int) -> int:
+        return int(min(max(int(t), 0), self.n_rounds))
+
+    def metrics(self, t: int, model: str = "REBEL") -> StageMetrics:
+        """Test-set metrics of ``model`` ("REBEL" or "two-step") after t rounds."""
+        return stage_metrics(
+            self.y_test_idx, self.staged_test[model][self.clamp(t)], self.cost_matrix, self.bayes_test_cost
+        )
+
+    def train_predictions(self, t: int, model: str = "REBEL") -> np.ndarray:
+        return self.staged_train[model][self.clamp(t)]
+
+    def test_predictions(self, t: int, model: str = "REBEL") -> np.ndarray:
+        return self.staged_test[model][self.clamp(t)]
+
+
+def train_pair(
+    dataset: Dataset, cost_matrix, hyper: dict, grid_size: int | None = None, cache: ModelCache | None = None
+) -> TrainedPair:
+    """Fit REBEL (with ``cost_matrix``) and the two-step baseline (0-1 costs) with the same hyper-parameters;
+    evaluate REBEL's staged min-risk class on a grid over all points (the regions animation). With ``cache``,
+    both fits are looked up (and stored) under ``model_key`` first."""
+    hyper = validate_hyper(hyper)
+    C = validate_cost_matrix(cost_matrix, n_classes=dataset.n_classes)
+    missing = sorted(set(dataset.classes) - set(dataset.y_train))
+    if missing:
+        raise ValueError(f"class {missing[0]!r} has no training points; add some or remove the class.")
+    cache = ModelCache() if cache is None else cache
+    X_all = np.vstack([dataset.X_train, dataset.X_test]) if dataset.X_test.shape[0] else dataset.X_train
+    grid = make_grid(X_all, grid_size or grid_size_for(hyper["n_estimators"]))
+    start = time.perf_counter()
+    rebel = cache.get_or_fit(model_key(dataset, C, hyper), lambda: fit_rebel(dataset, C, hyper))
+    regions = rebel.staged_class_indices(grid.points).reshape(-1, *grid.shape)
+    fit_seconds = time.perf_counter() - start
+    start = time.perf_counter()
+    blind = cache.get_or_fit(model_key(dataset, None, hyper), lambda: fit_rebel(dataset, None, hyper))
+    two_step = TwoStepClassifier(FrozenEstimator(blind), C).fit(dataset.X_train, dataset.y_train)
+    baseline_seconds = time.perf_counter() - start
+    return TrainedPair(
+        dataset,
+        C,
+        hyper,
+        rebel,
+        two_step,
+        grid,
+        regions,
+        fit_seconds,
+        baseline_seconds,
+        content_key("pair", dataset_key(dataset), C, hyper, grid.shape),
+    )
+
+
+def box_from_selection(selection) -> tuple | None:
+    """The last dragged box of a plotly selection state (``{"box": [{"x": [x0, x1], "y": [y0, y1]}, ...]}``) as
+    ``((x0, x1), (y0, y1))``, or None when there is no usable box."""
+    try:
+        boxes = selection["box"] if isinstance(selection, dict) else selection.box
+    except (AttributeError, KeyError, TypeError):
+        return None
+    for box in reversed(list(boxes or [])):
+        try:
+            xs, ys = [float(v) for v in box["x"]], [float(v) for v in box["y"]]
+        except (KeyError, TypeError, ValueError):
+            continue
+        if len(xs) >= 2 and len(ys) >= 2 and np.all(np.isfinite(xs + ys)):
+            return (min(xs), max(xs)), (min(ys), max(ys))
+    return None
+
+
+def comparison_table(pair: TrainedPair, t: int) -> pd.DataFrame:
+    """Test cost and error rate of REBEL and the two-step method at t (and regret and the Bayes rule's row
+    when the mixture is known): rows = method."""
+    rows = {"REBEL": pair.metrics(t, "REBEL"), "two-step": pair.metrics(t, "two-step")}
+    table = pd.DataFrame(
+        {"test cost": [r.cost for r in rows.values()], "error rate": [r.error for r in rows.values()]},
+        index=list(rows),
+    )
+    if pair.bayes_test_cost is not None:  # regret needs the Bayes rule, known only for designed mixtures
+        table["regret"] = [r.regret for r in rows.values()]
+        table.loc["Bayes rule"] = [pair.bayes_test_cost, pair.bayes_test_error, 0.0]
+    return table
+
+
+def class_table(pair: TrainedPair, t: int) -> pd.DataFrame:
+    """Per class: precision and recall of REBEL and of the two-step method at t on the test points."""
+    rebel_m, two_m = pair.metrics(t, "REBEL"), pair.metrics(t, "two-step")
+    return pd.DataFrame(
+        {
+            "class": [str(c) for c in pair.classes],
+            "REBEL prec.": rebel_m.precision,
+            "REBEL recall": rebel_m.recall,
+            "2-step prec.": two_m.precision,
+            "2-step recall": two_m.recall,
+        }
+    )
+
+
+INTRO = (
+    "REBEL boosts straight for the **minimum-risk class**: tell it what each mistake costs and it spends "
+    "its weak learners on the boundaries that matter. Edit the costs or the clusters and watch the coloured "
+    "regions move; press **▶ Play** to replay training round by round, and compare with the usual "
+    "**two-step** method (learn posteriors with 0-1 costs, then pick the cheapest class)."
+)
+HOW_TO_READ = (
+    "- **Costs** (top): entry (truth, prediction) is what that decision costs. The airport preset is the "
+    "paper's Fig. 1: letting a weapon through costs 20, a false alarm 1.\n"
+    "- **Regions** (left plot): the class REBEL picks at each place, i.e. its estimate of the "
+    "minimum-risk class. Raise a cost and watch the costly class's region grow (paper Fig. 7).\n"
+    "- **Round t** (slider, ▶ Play): the model after its first t weak learners. With costs, REBEL places the "
+    "expensive boundaries first; *Size = weight* shows which points it is working on.\n"
+    "- **Two-step** (toggles): the usual recipe, boosting with 0-1 costs, then posterior and cheapest class. "
+    "*Disagreement* shades where the two decide differently; *Bayes boundaries* are the best possible ones.\n"
+    "- **Numbers** (right, below): test cost, error rate and regret (cost above the Bayes rule) at round t, "
+    "and where the cost comes from in the confusion matrix."
+)

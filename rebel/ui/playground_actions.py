@@ -1,0 +1,128 @@
+"""What the Playground's controls do to the shared ``AppState`` (no streamlit here, so tests call them directly).
+
+Each action validates first and changes the state only when everything is valid; it raises ``ValueError``
+naming the problem (the page shows it and nothing changes) or returns a note for the user (or None).
+
+- ``apply_config``: a preset, a session file or a link becomes current (dataset, costs, hyper-parameters).
+- ``set_spec``: a new dataset drawn from an edited mixture or edited sampling settings.
+- ``use_csv`` / ``back_to_mixture``: uploaded points replace the drawn ones, and back.
+- ``costs_for_classes``: the costs to use when the classes change: the ones last used with exactly these class
+  names (remembered per class names in ``AppState.costs_by_classes``), else the preset's suggested costs when the
+  data is an unchanged preset, else the old costs kept between the classes present before (0-1 for new ones).
+- ``cost_preset_matrix``: the matrix of a cost preset for the current classes.
+- ``costs_story_note``: whether the costs differ from the preset's story.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rebel.cost_presets import make_costs
+from rebel.data import PRESETS, Dataset, DatasetSpec
+from rebel.ui.config import (
+    Config,
+    dataset_from_config,
+    dataset_from_spec,
+    parse_dataset_csv,
+    parse_tree_json,
+    resize_cost_matrix,
+)
+from rebel.ui.state import AppState
+
+
+def costs_for_classes(state: AppState, classes, old_classes=None) -> tuple:
+    """``(C, note)``: the costs for a change of classes (see the module docstring) and a note saying which."""
+    remembered = state.remembered_costs(classes)
+    if remembered is not None:
+        return remembered, None
+    preset = PRESETS.get(state.preset)
+    if preset is not None and tuple(map(str, preset.classes)) == tuple(map(str, classes)):
+        return preset.cost_matrix.copy(), None
+    old = state.classes if old_classes is None else old_classes
+    C = resize_cost_matrix(state.cost_matrix, old, classes)
+    note = (
+        f"Classes are now {', '.join(map(str, classes))}: the cost matrix kept the costs between existing "
+        "classes and gave new ones 0-1 costs."
+    )
+    return C, note
+
+
+def _use_dataset(state: AppState, ds: Dataset, source: str) -> str | None:
+    old = state.classes
+    note = None
+    if tuple(ds.classes) != tuple(old):
+        C, note = costs_for_classes(state, ds.classes, old)
+        state.dataset, state.data_source = ds, source
+        state.set_costs(C)
+    else:
+        state.dataset, state.data_source = ds, source
+    return note
+
+
+def apply_config(state: AppState, cfg: Config) -> None:
+    """Make a validated configuration current; nothing changes if its dataset cannot be drawn."""
+    ds = dataset_from_config(cfg)
+    state.spec, state.preset, state.hyper = cfg.spec, cfg.preset, dict(cfg.hyper)
+    state.dataset, state.data_source = ds, "mixture"
+    state.set_costs(cfg.cost_matrix)
+
+
+def set_spec(state: AppState, spec: DatasetSpec, preset: str | None = None) -> str | None:
+    """Draw a new dataset from ``spec`` (``preset`` "" when the mixture was edited); the costs follow the
+    classes. Returns a note when the classes changed."""
+    ds = dataset_from_spec(spec, (state.preset if preset is None else preset) or "custom")
+    state.spec = spec
+    if preset is not None:
+        state.preset = preset
+    return _use_dataset(state, ds, "mixture")
+
+
+def use_csv(state: AppState, data: bytes) -> str:
+    """Uploaded CSV points replace the drawn ones (the spec stays for ``back_to_mixture``)."""
+    spec = state.spec
+    ds = parse_dataset_csv(data, spec.test_fraction, int(spec.seed or 0), name="uploaded CSV")
+    note = _use_dataset(state, ds, "csv")
+    loaded = (
+        f"Loaded {len(ds.y_train)} training and {len(ds.y_test)} test points ({len(ds.classes)} classes) "
+        "from the CSV file."
+    )
+    return loaded if note is None else f"{loaded} {note}"
+
+
+def back_to_mixture(state: AppState) -> str | None:
+    return set_spec(state, state.spec)
+
+
+def cost_preset_matrix(state: AppState, kind: str, cls=None, m: float = 10.0, seed: int = 0, tree: str = ""):
+    """The cost matrix of preset ``kind`` ("suggested", a ``rebel.costs.COST_PRESETS`` name or "taxonomy")."""
+    ds = state.dataset
+    if kind == "suggested":
+        preset = PRESETS.get(state.preset)
+        if preset is None or tuple(preset.classes) != tuple(ds.classes) or state.data_source != "mixture":
+            raise ValueError(
+                "the current data is not an unchanged preset, so there is no suggested matrix; "
+                "pick another cost preset."
+            )
+        return preset.cost_matrix.copy()
+    spec: dict = {"preset": kind}
+    if kind in ("fn", "fp"):
+        # By index: class names from a CSV file may be numbers, which make_costs reads as indices.
+        spec.update(c=list(ds.classes).index(cls), m=float(m))
+    elif kind == "random":
+        spec["rng"] = int(seed)
+    elif kind == "taxonomy":
+        spec["tree"] = parse_tree_json(tree)
+    return make_costs(spec, ds.classes)
+
+
+def costs_story_note(state: AppState) -> str | None:
+    """A note when the data is an unchanged preset whose story the current costs no longer tell, else None."""
+    preset = PRESETS.get(state.preset)
+    if preset is None or state.data_source != "mixture" or tuple(preset.classes) != state.classes:
+        return None
+    if np.array_equal(np.asarray(state.cost_matrix), preset.cost_matrix):
+        return None
+    return (
+        "Your costs differ from this preset's suggested ones, so the story above describes the preset's "
+        "costs, not yours. Choose “Preset's suggested costs” and Apply to return to it."
+    )

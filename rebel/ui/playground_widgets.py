@@ -1,0 +1,352 @@
+"""The Playground's sidebar and panels (Streamlit widgets): dataset settings, training settings, files
+and sharing, the cost-preset controls, the view toggles, the numbers panel and the confusion matrix.
+
+Widgets write their own "w_*" keys; this module turns changes into ``rebel.ui.playground_actions`` calls on
+the shared ``AppState`` and re-seeds the widget keys from that state when the page is (re)visited, since
+Streamlit drops widget keys on other pages.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from rebel.cost_presets import COST_PRESETS
+from rebel.data import PRESETS, DatasetSpec
+from rebel.params import INT_PARAMS
+from rebel.ui import components as ui
+from rebel.ui import config as cfgmod
+from rebel.ui import playground_actions as act
+from rebel.ui.figures import costs, style
+from rebel.ui.playground import TrainedPair, class_table, comparison_table
+from rebel.ui.state import AppState, get_state
+
+COSTS = "w_costs"
+COST_KINDS = {
+    "suggested": "Preset's suggested costs",
+    **{k: p.label for k, p in COST_PRESETS.items()},
+    "taxonomy": "Taxonomy (tree distance)",
+}
+HYPER_LABELS = {
+    "n_estimators": "Boosting rounds (n_estimators)",
+    "max_depth": "Tree depth (max_depth)",
+    "n_thresholds": "Thresholds per feature (n_thresholds)",
+}
+S = st.session_state
+
+
+def reset_mixture_editor(mixture) -> None:
+    S["mixture_base"] = mixture.copy()
+    S["mixture_editor_v"] = S.get("mixture_editor_v", 0) + 1
+
+
+def _sync_widgets(A: AppState) -> None:
+    """Write the widgets' keys from the shared state (after a preset, session file, link or page revisit)."""
+    spec = A.spec
+    S["w_n_points"] = int(spec.n_points)
+    S["w_seed"] = int(spec.seed or 0)
+    S["w_noise"] = round(float(spec.label_noise), 2)
+    S["w_test"] = round(float(spec.test_fraction), 2)
+    for name in INT_PARAMS:
+        S[f"w_{name}"] = int(A.hyper[name])
+    if A.preset in PRESETS:
+        S["w_preset"] = A.preset
+
+
+def _apply(A: AppState, cfg) -> None:
+    act.apply_config(A, cfg)
+    ui.reset_cost_editor(COSTS, A.cost_matrix)
+    reset_mixture_editor(cfg.spec.mixture)
+    _sync_widgets(A)
+
+
+def init_state(A: AppState) -> None:
+    """First visit: the configuration in the link (?cfg=...) if any, else the default preset."""
+    if A.dataset is not None:
+        if "w_preset" not in S:  # widget keys (and the editors' pending edits) are dropped on other pages
+            _sync_widgets(A)
+            ui.reset_cost_editor(COSTS, A.cost_matrix)
+            reset_mixture_editor(A.spec.mixture)
+        return
+    text = st.query_params.get(cfgmod.QUERY_KEY)
+    if text:
+        try:
+            _apply(A, cfgmod.decode_query(text))
+            return
+        except ValueError as exc:
+            ui.flash(
+                "error", f"The link's configuration could not be used: {exc} Showing the default preset."
+            )
+    _apply(A, cfgmod.preset_config(cfgmod.DEFAULT_PRESET))
+
+
+# ---------------------------------------------------------------------------------------------------- callbacks
+def _on_preset() -> None:
+    A = get_state()
+    try:
+        _apply(A, cfgmod.preset_config(S["w_preset"], A.hyper))
+    except ValueError as exc:
+        ui.flash("error", f"Preset not loaded: {exc}")
+
+
+def _on_regenerate() -> None:
+    S["w_seed"] = int(S.get("w_seed", 0)) + 1
+
+
+def _uploaded_bytes(key: str):
+    f = S.get(key)
+    return None if f is None else f.getvalue()
+
+
+def _on_session_upload() -> None:
+    data = _uploaded_bytes("w_session_upload")
+    if data is None:
+        return
+    try:
+        _apply(get_state(), cfgmod.parse_session_json(data))
+    except ValueError as exc:
+        ui.flash("error", f"Session file not loaded: {exc} Your data and costs are unchanged.")
+    else:
+        ui.flash("success", "Session loaded: dataset, costs and hyper-parameters restored.")
+
+
+def _on_csv_upload() -> None:
+    data = _uploaded_bytes("w_csv_upload")
+    if data is None:
+        return
+    A = get_state()
+    try:
+        ui.flash("success", act.use_csv(A, data))
+    except ValueError as exc:
+        ui.flash("error", f"CSV file not loaded: {exc} The previous dataset is still in use.")
+    ui.reset_cost_editor(COSTS, A.cost_matrix)
+
+
+def _on_back_to_mixture() -> None:
+    A = get_state()
+    note = act.back_to_mixture(A)
+    ui.reset_cost_editor(COSTS, A.cost_matrix)
+    if note:
+        ui.flash("info", note)
+
+
+def _on_cost_preset(on_apply) -> None:
+    A = get_state()
+    try:
+        C = act.cost_preset_matrix(
+            A,
+            S["w_cost_preset"],
+            cls=S.get("w_cost_class"),
+            m=S.get("w_cost_m", 10.0),
+            seed=S.get("w_cost_seed", 0),
+            tree=S.get("w_cost_tree", ""),
+        )
+    except ValueError as exc:
+        ui.flash("error", f"Cost preset not applied: {exc}")
+        return
+    on_apply(C)
+
+
+# ------------------------------------------------------------------------------------------------------- panels
+def sidebar(A: AppState) -> None:
+    sb = st.sidebar
+    sb.header("Dataset")
+    sb.selectbox(
+        "Preset",
+        list(PRESETS),
+        key="w_preset",
+        on_change=_on_preset,
+        help="Each preset is a Gaussian mixture with a story and suggested costs.",
+    )
+    sb.number_input(
+        "Number of points (train + test)",
+        min_value=20,
+        max_value=cfgmod.MAX_POINTS,
+        step=100,
+        key="w_n_points",
+    )
+    c1, c2 = sb.columns([3, 2], vertical_alignment="bottom")
+    c1.number_input("Seed", min_value=0, max_value=2**31 - 1, step=1, key="w_seed")
+    c2.button("Redraw", on_click=_on_regenerate, icon=":material/casino:", help="Draw new points (seed + 1).")
+    sb.slider(
+        "Label noise (training labels)",
+        0.0,
+        0.5,
+        step=0.01,
+        key="w_noise",
+        help="Share of training points relabelled to another class; test labels stay clean.",
+    )
+    sb.slider("Test share", 0.05, 0.9, step=0.01, key="w_test")
+    _read_dataset_widgets(A)
+    if A.data_source == "csv":
+        sb.info("Using the uploaded CSV points; the mixture settings above are not in use.")
+        sb.button("Back to the designed mixture", on_click=_on_back_to_mixture)
+    sb.header("Training")
+    for name, p in INT_PARAMS.items():
+        sb.slider(HYPER_LABELS[name], p.low, p.app_high, key=f"w_{name}", help=p.help)
+    A.hyper = cfgmod.validate_hyper({name: int(S[f"w_{name}"]) for name in INT_PARAMS})
+    _files(A)
+
+
+def _files(A: AppState) -> None:
+    sb = st.sidebar
+    sb.header("Files and sharing")
+    sb.download_button(
+        "Download points (CSV)",
+        cfgmod.dataset_to_csv(A.dataset),
+        file_name="rebel_points.csv",
+        mime="text/csv",
+        icon=":material/download:",
+    )
+    sb.file_uploader(
+        "Upload points (CSV: x, y, label[, split])",
+        type=["csv"],
+        key="w_csv_upload",
+        on_change=_on_csv_upload,
+    )
+    if A.data_source == "mixture":
+        sb.download_button(
+            "Download session (JSON)",
+            cfgmod.session_json(_config(A)),
+            file_name="rebel_session.json",
+            mime="application/json",
+            icon=":material/download:",
+        )
+        sb.caption("The page address (URL) also holds the full configuration: copy it to share this view.")
+    else:
+        sb.caption(
+            "Sessions and links describe designed mixtures; share the CSV file and the cost matrix instead."
+        )
+    sb.file_uploader(
+        "Load a session (JSON)", type=["json"], key="w_session_upload", on_change=_on_session_upload
+    )
+
+
+def _read_dataset_widgets(A: AppState) -> None:
+    """Apply changed dataset settings (points, seed, noise, test share) as a new spec; keep the old on error."""
+    spec = A.spec
+    new = (
+        int(S["w_n_points"]),
+        int(S["w_seed"]),
+        round(float(S["w_noise"]), 2),
+        round(float(S["w_test"]), 2),
+    )
+    old = (spec.n_points, int(spec.seed or 0), round(spec.label_noise, 2), round(spec.test_fraction, 2))
+    if new == old:
+        return
+    try:
+        # Unchanged fields keep their exact values (a preset's test share 1/3 is shown rounded as 0.33).
+        test = spec.test_fraction if new[3] == old[3] else new[3]
+        noise = spec.label_noise if new[2] == old[2] else new[2]
+        note = act.set_spec(A, DatasetSpec(spec.mixture, new[0], test, new[1], noise))
+    except ValueError as exc:
+        ui.show_error(f"Dataset settings not applied: {exc}", where=st.sidebar)
+        return
+    ui.reset_cost_editor(COSTS, A.cost_matrix)
+    if note:
+        ui.flash("info", note)
+
+
+def cost_preset_controls(classes: list, on_apply) -> None:
+    if S.get("w_cost_class") not in classes:
+        S["w_cost_class"] = classes[0]
+    kind = st.selectbox("Cost preset", list(COST_KINDS), format_func=COST_KINDS.get, key="w_cost_preset")
+    if kind in ("fn", "fp"):
+        a, b = st.columns(2)
+        a.selectbox("class c", classes, key="w_cost_class")
+        b.number_input("× m", min_value=0.01, value=10.0, step=1.0, key="w_cost_m")
+    elif kind == "random":
+        st.number_input("random seed", min_value=0, value=0, step=1, key="w_cost_seed")
+    elif kind == "taxonomy":
+        if S.get("cost_tree_for") != tuple(classes) or "w_cost_tree" not in S:
+            S["w_cost_tree"], S["cost_tree_for"] = cfgmod.default_tree_json(classes), tuple(classes)
+        st.text_area("class tree (JSON: child → parent)", key="w_cost_tree", height=110)
+    st.button("Apply", on_click=_on_cost_preset, args=(on_apply,), key="w_apply_cost", type="primary")
+
+
+def view_toggles(has_bayes: bool, mixture_mode: bool) -> dict:
+    o = st.columns(5)
+    return {
+        "bayes": o[0].toggle(
+            "Bayes boundaries",
+            key="w_show_bayes",
+            disabled=not has_bayes,
+            help="Dashed: the best possible decisions, from the known mixture and these costs.",
+        ),
+        "two": o[1].toggle(
+            "Two-step boundaries",
+            key="w_show_two",
+            help="Dotted: 0-1 boosting + posterior + cheapest class, with the same rounds.",
+        ),
+        "dis": o[2].toggle(
+            "Disagreement", key="w_show_dis", help="Shaded where REBEL and two-step decide differently."
+        ),
+        "weights": o[3].toggle(
+            "Size = weight",
+            key="w_show_w",
+            help="Training points sized by their boosting weight at round t: REBEL focuses on them.",
+        ),
+        "box": o[4].toggle("Drag adds a cluster", key="w_box", disabled=not mixture_mode),
+    }
+
+
+def _config(A: AppState) -> cfgmod.Config:
+    return cfgmod.Config(A.spec, A.cost_matrix, A.hyper, A.preset)
+
+
+def sync_url(A: AppState) -> None:
+    if A.data_source != "mixture":
+        if cfgmod.QUERY_KEY in st.query_params:
+            del st.query_params[cfgmod.QUERY_KEY]
+        return
+    try:
+        text = cfgmod.encode_query(_config(A))
+    except ValueError:
+        return
+    if st.query_params.get(cfgmod.QUERY_KEY) != text:
+        st.query_params[cfgmod.QUERY_KEY] = text
+
+
+def numbers(pair: TrainedPair, t: int) -> None:
+    rebel_m, two_m = pair.metrics(t, "REBEL"), pair.metrics(t, "two-step")
+    m = st.columns(3)
+    m[0].metric(
+        "REBEL test cost",
+        f"{rebel_m.cost:.3f}",
+        f"{rebel_m.cost - two_m.cost:+.3f}",
+        delta_color="inverse",
+        help="Mean cost C[truth, prediction] over the test points; the small "
+        "number is the difference to the two-step method (green = cheaper).",
+    )
+    m[1].metric(
+        "error rate",
+        f"{rebel_m.error:.1%}",
+        f"{rebel_m.error - two_m.error:+.1%}",
+        delta_color="inverse",
+        help="Share of test points misclassified (every mistake counts 1); the "
+        "small number is the difference to the two-step method.",
+    )
+    m[2].metric(
+        "regret vs Bayes",
+        "n/a" if rebel_m.regret is None else f"{rebel_m.regret:.3f}",
+        help="Test cost minus the test cost of the Bayes-optimal rule on the same points.",
+    )
+    table = comparison_table(pair, t)
+    fmt = {c: st.column_config.NumberColumn(format="%.3f") for c in table.columns}
+    st.dataframe(table, width="stretch", column_config=fmt)
+    pr = class_table(pair, t)
+    fmt = {c: st.column_config.NumberColumn(format="%.2f", width="small") for c in pr.columns[1:]}
+    st.dataframe(pr, hide_index=True, width="stretch", column_config=fmt)
+    st.caption(
+        "Recall of class c: share of its test points predicted as c. A costly miss of c pushes REBEL to "
+        "raise c's recall, paying with precision."
+    )
+
+
+def confusion(pair: TrainedPair, t: int) -> None:
+    which = st.segmented_control(
+        "Confusion matrix of", ["REBEL", "two-step"], default="REBEL", key="w_conf_model"
+    )
+    m = pair.metrics(t, which or "REBEL")
+    title = f"{which or 'REBEL'} at t = {t}: count / share of mean cost"
+    fig = costs.confusion_figure(m.confusion, m.cost_share, pair.classes, height=300, title=title)
+    st.plotly_chart(fig, config=style.PNG_CONFIG, key="w_confusion")

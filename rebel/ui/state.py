@@ -1,0 +1,238 @@
+"""The app's one typed cross-page state and its one model cache.
+
+- ``AppState``: what the pages share, kept in ``st.session_state[STATE_KEY]`` (widget keys are dropped when a
+  page is left, this object is not): the designed mixture ``spec`` and preset name, the ``dataset`` in use
+  (drawn from the spec or uploaded as CSV: ``data_source``), the ``cost_matrix`` (K, K) in sorted class order,
+  the hyper-parameters ``hyper``, the costs remembered per set of class names ``costs_by_classes`` and the
+  model cache ``models``. ``get_state()`` returns it (created empty on first use).
+- ``ModelCache``: a bounded least-recently-used store of fitted models and trained pairs keyed by content
+  (``model_key``: dataset, cost matrix, hyper-parameters), so a model trained on one page is found by every
+  other page that asks for the same problem, and memory stays bounded per session.
+- ``Problem``: the dataset, costs and hyper-parameters a page works on: the shared state's when the Playground
+  has set them, else a preset's defaults (``problem_or_default``).
+
+Only ``get_state`` touches streamlit; everything else is plain Python so tests can build states directly.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from rebel.costs import validate_cost_matrix
+from rebel.data import PRESETS, Dataset, DatasetSpec
+from rebel.estimator import RebelClassifier
+from rebel.params import APP_DEFAULTS
+from rebel.ui.config import (
+    DEFAULT_PRESET,
+    content_key,
+    dataset_from_config,
+    dataset_key,
+    preset_config,
+    validate_hyper,
+)
+
+STATE_KEY = "rebel_state"
+CACHE_LIMITS = {"model": 12, "pair": 3}  # entries kept per session: fitted models, Playground pairs (larger)
+
+
+class ModelCache:
+    """Fitted models (group "model") and Playground pairs (group "pair") by content key; in each group the
+    least recently used entries beyond its limit (``limits``) are dropped."""
+
+    def __init__(self, limits: dict | None = None):
+        self.limits = dict(CACHE_LIMITS if limits is None else limits)
+        self._items: OrderedDict[str, tuple] = OrderedDict()  # key -> (group, value)
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._items
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def get(self, key: str):
+        """The stored value (marked as recently used), or None."""
+        if key not in self._items:
+            return None
+        self._items.move_to_end(key)
+        return self._items[key][1]
+
+    def put(self, key: str, value, group: str = "model") -> None:
+        if group not in self.limits:
+            raise ValueError(f"cache group is {group!r}; use one of {list(self.limits)}.")
+        self._items[key] = (group, value)
+        self._items.move_to_end(key)
+        keys = [k for k, (g, _) in self._items.items() if g == group]
+        for k in keys[: max(0, len(keys) - self.limits[group])]:
+            del self._items[k]
+
+    def get_or_fit(self, key: str, fit: Callable[[], Any], group: str = "model"):
+        """The value under ``key``, computed by ``fit()`` and stored on a miss (errors are not stored)."""
+        value = self.get(key)
+        if value is None:
+            value = fit()
+            self.put(key, value, group)
+        return value
+
+
+def model_key(dataset: Dataset, cost_matrix, hyper: dict) -> str:
+    """Content key of a REBEL fit: the dataset's points, the cost matrix (None = 0-1) and hyper-parameters."""
+    C = None if cost_matrix is None else np.asarray(cost_matrix, dtype=np.float64)
+    return content_key(
+        "rebel", dataset_key(dataset), C if C is not None else "0-1", dict(sorted(hyper.items()))
+    )
+
+
+@dataclass
+class AppState:
+    """Cross-page state (see the module docstring). ``dataset is None`` until the Playground has run."""
+
+    spec: DatasetSpec | None = None
+    dataset: Dataset | None = None
+    cost_matrix: np.ndarray | None = None
+    hyper: dict = field(default_factory=lambda: dict(APP_DEFAULTS))
+    preset: str = ""
+    data_source: str = "mixture"  # "mixture" (drawn from spec) or "csv" (uploaded points)
+    costs_by_classes: dict = field(default_factory=dict)  # tuple of class names -> (K, K) costs last used
+    models: ModelCache = field(default_factory=ModelCache)
+    pair_key: str = ""  # cache key of the Playground's current trained pair
+
+    @property
+    def classes(self) -> tuple:
+        return () if self.dataset is None else tuple(self.dataset.classes)
+
+    @property
+    def trained(self):
+        """The Playground's current ``TrainedPair`` (None before its first training or once evicted)."""
+        return self.models.get(self.pair_key) if self.pair_key else None
+
+    def set_costs(self, cost_matrix) -> None:
+        """Make ``cost_matrix`` current and remember it for this set of class names."""
+        self.cost_matrix = np.array(cost_matrix, dtype=np.float64)
+        self.costs_by_classes[tuple(map(str, self.classes))] = self.cost_matrix.copy()
+
+    def remembered_costs(self, classes) -> np.ndarray | None:
+        """The costs last used with exactly these class names, or None."""
+        C = self.costs_by_classes.get(tuple(map(str, classes)))
+        return None if C is None else C.copy()
+
+    def fit(self, dataset: Dataset, cost_matrix, hyper: dict, **override) -> RebelClassifier:
+        """REBEL fitted on ``dataset`` (``override`` entries win over ``hyper``), from the cache when possible."""
+        params = {**validate_hyper(hyper), **override}
+        return self.models.get_or_fit(
+            model_key(dataset, cost_matrix, params), lambda: fit_rebel(dataset, cost_matrix, params)
+        )
+
+
+def get_state(session=None) -> AppState:
+    """The session's ``AppState`` (``session`` defaults to ``st.session_state``), created on first use."""
+    if session is None:
+        import streamlit as st
+
+        session = st.session_state
+    state = session.get(STATE_KEY)
+    if not isinstance(state, AppState):
+        state = AppState()
+        session[STATE_KEY] = state
+    return state
+
+
+def fit_rebel(dataset: Dataset, cost_matrix, hyper: dict) -> RebelClassifier:
+    """REBEL with ``hyper`` fitted on the dataset's training points (no cache; see ``AppState.fit``)."""
+    return RebelClassifier(cost_matrix=cost_matrix, **hyper).fit(dataset.X_train, dataset.y_train)
+
+
+def staged_scores(model: RebelClassifier, X) -> np.ndarray:
+    """H after a0 (t = 0) and after every round, shape (T + 1, N, K): the staged scores of Eq. 3."""
+    return np.stack(list(model.staged_decision_function(X, include_bias=True)))
+
+
+def scores_at(model: RebelClassifier, X, t: int) -> np.ndarray:
+    """H_t(x) after the first t rounds (t clamped to 0..T), shape (N, K)."""
+    t = int(min(max(int(t), 0), model.n_estimators_))
+    return staged_scores(model, X)[t]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The problem a page works on
+# ---------------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Dataset, cost matrix (sorted class order) and hyper-parameters; ``source`` says where they came from."""
+
+    dataset: Dataset
+    cost_matrix: np.ndarray
+    hyper: dict
+    preset: str = ""  # name of the preset the data was drawn from (unchanged), else ""
+    source: str = "default"  # "playground" or "default"
+
+    @property
+    def classes(self) -> tuple:
+        return tuple(self.dataset.classes)
+
+    @property
+    def key(self) -> str:
+        return model_key(self.dataset, self.cost_matrix, self.hyper)
+
+    @property
+    def y_train_idx(self) -> np.ndarray:
+        return self.dataset.class_index(self.dataset.y_train)
+
+    @property
+    def y_test_idx(self) -> np.ndarray:
+        return self.dataset.class_index(self.dataset.y_test)
+
+
+def default_problem(preset: str = DEFAULT_PRESET, hyper: dict | None = None) -> Problem:
+    """A preset's dataset and suggested costs with the Playground's default hyper-parameters."""
+    cfg = preset_config(preset, hyper)
+    return Problem(dataset_from_config(cfg), cfg.cost_matrix, dict(cfg.hyper), preset, "default")
+
+
+def problem_from_state(state: AppState, default_preset: str = DEFAULT_PRESET) -> Problem:
+    """The Playground's shared problem, or the default preset's when the Playground has not been opened.
+    Raises ``ValueError`` if the shared state is inconsistent (the page then says so and uses the defaults)."""
+    ds, C = state.dataset, state.cost_matrix
+    if ds is None or C is None:
+        return default_problem(default_preset)
+    C = validate_cost_matrix(C, n_classes=ds.n_classes)
+    hyper = validate_hyper(dict(state.hyper or APP_DEFAULTS))
+    preset = str(state.preset or "")
+    if (
+        state.data_source != "mixture"
+        or preset not in PRESETS
+        or tuple(PRESETS[preset].classes) != tuple(ds.classes)
+    ):
+        preset = ""
+    return Problem(ds, C, hyper, preset, "playground")
+
+
+def problem_or_default(state: AppState, default_preset: str = DEFAULT_PRESET) -> tuple[Problem, str | None]:
+    """``problem_from_state``, falling back to the default preset when the shared state cannot be used; the
+    second value is then the warning a page shows (else None)."""
+    try:
+        return problem_from_state(state, default_preset), None
+    except ValueError as exc:
+        note = f"The Playground's data could not be used ({exc}); showing the {default_preset!r} preset."
+        return default_problem(default_preset), note
+
+
+def problem_caption(problem: Problem) -> str:
+    """One line (markdown; class names are escaped by the caller's ``components.plain``) on the data in use."""
+    ds, h = problem.dataset, problem.hyper
+    what = (
+        f"{len(ds.y_train)} training / {len(ds.y_test)} test points, {ds.n_classes} classes; "
+        f"{h['n_estimators']} rounds, {h['n_thresholds']} thresholds"
+    )
+    if problem.source == "playground":
+        return f"Using the Playground's dataset and cost matrix ({what}). Change them on the Playground page."
+    return (
+        f"The Playground has not been opened yet: using the **{problem.preset}** preset with its suggested "
+        f"costs ({what}). Open the Playground to work on your own problem."
+    )
