@@ -92,18 +92,40 @@ def dataset_thumbnails_figure(panels, cols: int = 5, size: int = 170) -> go.Figu
     return fig
 
 
+def _same_as(curves, metric: str) -> dict:
+    """``{method: earlier method}`` for each method whose curve equals an earlier one's at every round."""
+    series = {m: part.set_index("t")[metric] for m, part in curves.groupby("method", sort=False)}
+    same = {}
+    for i, (m, s) in enumerate(series.items()):
+        for other in list(series)[:i]:
+            o = series[other]
+            if other not in same and len(o) == len(s) and o.index.equals(s.index) and np.allclose(o, s):
+                same[m] = other
+                break
+    return same
+
+
 def method_curves_figure(curves, metric: str = "test_cost", title: str = "", height: int = 400) -> go.Figure:
     """Test cost (or error) vs boosting round for several methods (Fig. 6): long table with method, t and
-    ``metric``; the first method (REBEL, cost-sensitive) drawn thickest."""
+    ``metric``; the first method (REBEL, cost-sensitive) drawn thickest. A curve equal to an earlier one (e.g.
+    REBEL and two-step under 0-1 costs) is drawn dashed with markers on top of it and its legend entry says
+    which curve it coincides with, so neither hides the other."""
     fig = go.Figure()
+    same = _same_as(curves, metric)
     for i, (method, part) in enumerate(curves.groupby("method", sort=False)):
         name = esc(method)
         dash = "solid" if i < 2 else _EXTRA_DASHES[(i - 2) % len(_EXTRA_DASHES)]
         color = METHOD_COLORS[i % len(METHOD_COLORS)]
         hover = f"{name}<br>t=%{{x}}<br>%{{y:.4f}}<extra></extra>"
-        fig.add_trace(
-            line(part["t"], part[metric], name, color, 3 if i == 0 else 1.6, dash, hovertemplate=hover)
-        )
+        extra = {}
+        if method in same:
+            name = f"{name} (same curve as {esc(same[method])})"
+            dash = "dash"
+            step = max(1, len(part) // 12)  # about a dozen markers along the curve
+            sizes = np.where(np.arange(len(part)) % step == 0, 8, 0)
+            extra = {"mode": "lines+markers", "marker": {"size": sizes, "symbol": "diamond"}}
+        width = 3 if i == 0 else 1.6
+        fig.add_trace(line(part["t"], part[metric], name, color, width, dash, hovertemplate=hover, **extra))
     layout(
         fig,
         title,

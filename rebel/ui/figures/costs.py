@@ -12,31 +12,52 @@ import plotly.graph_objects as go
 from rebel.ui.figures.palette import BAYES_COLOR, MODEL_COLORS
 from rebel.ui.figures.style import FONT, GRID_COLOR, TITLE_FONT, class_labels, line
 
+MAX_WRITTEN_CLASSES = 6
+"""Up to this many classes the matrix cells carry their numbers; beyond, cells get too small to read them (a
+10 x 10 matrix in a page column shrinks the numbers to ~6 px), so the values move to hover and a colour bar."""
+MATRIX_TOP = 72  # top margin: the title on its own line above the "predicted" axis title and the class labels
+
 
 def _matrix_figure(z, classes, colorscale: str, text, hovertemplate: str, title: str, height: int, **kw):
-    """A K x K heatmap with class labels, truth down the rows (top to bottom) and prediction along the top."""
-    labels = class_labels(classes)
+    """A K x K heatmap with class labels, truth down the rows (top to bottom) and prediction along the top.
+
+    The figure title sits at the very top of the figure and the "predicted" axis title below it, so they never
+    overlap; with more than ``MAX_WRITTEN_CLASSES`` classes the numbers are left out of the cells (hover shows
+    them) and a colour bar gives the scale.
+    """
+    written = len(classes) <= MAX_WRITTEN_CLASSES
     fig = go.Figure(
         go.Heatmap(
             z=z,
-            x=labels,
-            y=labels,
+            x=class_labels(classes),
+            y=class_labels(classes),
             colorscale=colorscale,
             zmin=0,
-            showscale=False,
+            showscale=not written,
+            colorbar={"thickness": 12, "len": 0.9},
             text=text,
-            texttemplate="%{text}",
+            texttemplate="%{text}" if written else "",
+            textfont={"size": 12},
             hovertemplate=hovertemplate,
             **kw,
         )
     )
     fig.update_layout(
         height=height,
-        margin={"l": 10, "r": 10, "t": 30, "b": 10},
+        margin={"l": 10, "r": 10, "t": MATRIX_TOP, "b": 10},
         font=FONT,
-        title={"text": title, "x": 0.01, "font": TITLE_FONT},
+        title={
+            "text": title,
+            "x": 0.01,
+            "xanchor": "left",
+            "y": 1,
+            "yref": "container",
+            "yanchor": "top",
+            "pad": {"t": 6},
+            "font": TITLE_FONT,
+        },
     )
-    fig.update_xaxes(title_text="predicted", side="top", type="category")
+    fig.update_xaxes(title_text="predicted", side="top", type="category", title_standoff=4)
     fig.update_yaxes(title_text="truth", autorange="reversed", type="category")
     return fig
 
@@ -85,12 +106,10 @@ def cost_curves_figure(
             line(part["t"], part["cost"], f"{model} {split}", color, width, dash, hovertemplate=hover)
         )
     if bayes_cost is not None:
-        fig.add_hline(
-            y=bayes_cost,
-            line={"color": BAYES_COLOR, "dash": "dash", "width": 1.5},
-            annotation_text=f"Bayes rule (test) {bayes_cost:.3f}",
-            annotation_position="top right",
-        )
+        # The line carries no text in the plot (curves and the t cursor would cross it); the legend names it.
+        bayes = {"color": BAYES_COLOR, "dash": "dash", "width": 1.5}
+        fig.add_hline(y=bayes_cost, line=bayes)
+        fig.add_trace(line([None], [None], f"Bayes rule (test) {bayes_cost:.3f}", BAYES_COLOR, 1.5, "dash"))
     if t is not None:
         fig.add_vline(x=t, line={"color": "#888", "width": 1})
         at = curves[(curves["t"] == t) & (curves["split"] == "test")]

@@ -25,21 +25,82 @@ TWO_STEP_STYLE = {"color": "#111111", "dash": "dot", "width": 2.2}
 BAYES_STYLE = {"color": BOUNDARY_COLOR, "dash": "dash", "width": 2.0}
 
 
+def _cell_edges(xs, ys) -> tuple:
+    """Coordinates of the cell edges around centres ``xs`` (nx,) and ``ys`` (ny,): ``(xe (nx+1,), ye (ny+1,))``."""
+    xs, ys = np.asarray(xs, float), np.asarray(ys, float)
+    xe = np.r_[xs[0] - (xs[1] - xs[0]) / 2, (xs[:-1] + xs[1:]) / 2, xs[-1] + (xs[-1] - xs[-2]) / 2]
+    ye = np.r_[ys[0] - (ys[1] - ys[0]) / 2, (ys[:-1] + ys[1:]) / 2, ys[-1] + (ys[-1] - ys[-2]) / 2]
+    return xe, ye
+
+
+def _boundary_edges(labels) -> np.ndarray:
+    """Unit edges between cells of different class as corner index pairs ``(E, 2, 2)``: ``[[r0, c0], [r1, c1]]``
+    on the (ny + 1) x (nx + 1) lattice of cell corners."""
+    L = np.asarray(labels)
+    i, j = np.nonzero(L[:, 1:] != L[:, :-1])  # vertical edges between columns j and j + 1
+    v = np.stack([np.column_stack([i, j + 1]), np.column_stack([i + 1, j + 1])], axis=1)
+    i, j = np.nonzero(L[1:, :] != L[:-1, :])  # horizontal edges between rows i and i + 1
+    h = np.stack([np.column_stack([i + 1, j]), np.column_stack([i + 1, j + 1])], axis=1)
+    return np.concatenate([v, h]).reshape(-1, 2, 2)
+
+
 def boundary_segments(xs, ys, labels) -> tuple:
     """Cell edges where a class-index grid changes, as one polyline with NaN breaks: ``(x, y)`` arrays.
 
-    ``labels`` has shape (ny, nx) over cell centres ``xs`` (nx,), ``ys`` (ny,).
+    ``labels`` has shape (ny, nx) over cell centres ``xs`` (nx,), ``ys`` (ny,). Each edge is its own piece.
     """
-    xs, ys, L = np.asarray(xs, float), np.asarray(ys, float), np.asarray(labels)
-    xe = np.r_[xs[0] - (xs[1] - xs[0]) / 2, (xs[:-1] + xs[1:]) / 2, xs[-1] + (xs[-1] - xs[-2]) / 2]
-    ye = np.r_[ys[0] - (ys[1] - ys[0]) / 2, (ys[:-1] + ys[1:]) / 2, ys[-1] + (ys[-1] - ys[-2]) / 2]
-    i, j = np.nonzero(L[:, 1:] != L[:, :-1])  # vertical edges between columns j and j + 1
-    vx = np.column_stack([xe[j + 1], xe[j + 1], np.full(len(j), np.nan)])
-    vy = np.column_stack([ye[i], ye[i + 1], np.full(len(i), np.nan)])
-    i, j = np.nonzero(L[1:, :] != L[:-1, :])  # horizontal edges between rows i and i + 1
-    hx = np.column_stack([xe[j], xe[j + 1], np.full(len(j), np.nan)])
-    hy = np.column_stack([ye[i + 1], ye[i + 1], np.full(len(i), np.nan)])
-    return np.r_[vx.ravel(), hx.ravel()], np.r_[vy.ravel(), hy.ravel()]
+    xe, ye = _cell_edges(xs, ys)
+    E = _boundary_edges(labels)
+    gap = np.full((len(E), 1), np.nan)
+    return np.hstack([xe[E[:, :, 1]], gap]).ravel(), np.hstack([ye[E[:, :, 0]], gap]).ravel()
+
+
+def _chains(E: np.ndarray, n_cols: int) -> list:
+    """Join unit edges ``(E, 2, 2)`` that share corners into maximal chains of corner ids (walks both ways)."""
+    ids = E[:, :, 0] * n_cols + E[:, :, 1]
+    touching: dict = {}
+    for e, (a, b) in enumerate(ids.tolist()):
+        touching.setdefault(a, []).append(e)
+        touching.setdefault(b, []).append(e)
+    used = np.zeros(len(ids), dtype=bool)
+
+    def walk(vertex: int) -> list:
+        path = []
+        while True:
+            free = [e for e in touching[vertex] if not used[e]]
+            if not free:
+                return path
+            used[free[0]] = True
+            a, b = ids[free[0]]
+            vertex = int(b if a == vertex else a)
+            path.append(vertex)
+
+    chains = []
+    for e in range(len(ids)):
+        if used[e]:
+            continue
+        used[e] = True
+        a, b = (int(v) for v in ids[e])
+        chains.append(walk(a)[::-1] + [a, b] + walk(b))
+    return chains
+
+
+def boundary_polylines(xs, ys, labels) -> tuple:
+    """The cell edges of ``boundary_segments`` joined into long polylines (NaN between them): ``(x, y)``.
+
+    Dash and dot patterns restart on every piece of a line, so one-cell pieces would draw every boundary
+    solid; joined, a dashed boundary stays dashed.
+    """
+    xe, ye = _cell_edges(xs, ys)
+    n_cols = len(xe)
+    px, py = [], []
+    for chain in _chains(_boundary_edges(labels), n_cols):
+        c = np.asarray(chain)
+        px += [xe[c % n_cols], [np.nan]]
+        py += [ye[c // n_cols], [np.nan]]
+    if not px:
+        return np.empty(0), np.empty(0)
+    return np.concatenate(px), np.concatenate(py)
 
 
 def weight_sizes(weights, base: float = 7.0, lo: float = 3.0, hi: float = 30.0) -> np.ndarray:
@@ -50,7 +111,7 @@ def weight_sizes(weights, base: float = 7.0, lo: float = 3.0, hi: float = 30.0) 
 def boundary_traces(xs, ys, labels, name: str, style: dict, halo: bool = False) -> list:
     """The boundaries of a class grid as one line trace (``style``: plotly line dict), optionally on a white
     halo (a wider solid under-stroke, no legend entry) so the line stays visible on any fill."""
-    bx, by = boundary_segments(xs, ys, labels)
+    bx, by = boundary_polylines(xs, ys, labels)
     common = {"x": bx, "y": by, "mode": "lines", "hoverinfo": "skip", "connectgaps": False}
     traces = []
     if halo:

@@ -6,6 +6,7 @@ and ``costs`` (``value, method, test_cost``). The x axis is logarithmic.
 
 from __future__ import annotations
 
+import numpy as np
 import plotly.graph_objects as go
 
 from rebel.ui.figures.palette import MODEL_COLORS, class_colors
@@ -15,11 +16,21 @@ METHOD_DASH = {"REBEL": "solid", "two-step": "dash"}
 CURRENT_LINE = {"color": "#888", "width": 1, "dash": "dot"}
 
 
-def _sweep_axes(fig, entry_label: str, current, title: str, height: int, legend_y: float) -> go.Figure:
+def log_ticks(values) -> dict:
+    """Tick settings of a log axis over ``values``: one labelled tick per decade (0.1, 1, 10, 100) when they span
+    a decade or more, instead of plotly's default "0.1 2 5 1 2 5 10" minor labels; plain labels otherwise."""
+    v = np.asarray(values, dtype=np.float64)
+    v = v[np.isfinite(v) & (v > 0)]
+    if len(v) and v.max() / v.min() >= 10:
+        return {"dtick": 1, "tickformat": "~g", "minor": {"dtick": "D1", "ticks": "outside", "ticklen": 3}}
+    return {"tickformat": "~g"}
+
+
+def _sweep_axes(fig, entry_label: str, values, current, title: str, height: int, legend_y: float):
     if current is not None:
         # no annotation: on a log axis plotly would place its text at 10^x
         fig.add_vline(x=float(current), line=CURRENT_LINE)
-    fig.update_xaxes(type="log", title_text=esc(entry_label))
+    fig.update_xaxes(type="log", title_text=esc(entry_label), **log_ticks(values))
     return layout(fig, title, height, grid=True, top=46, legend=legend_below(legend_y))
 
 
@@ -57,9 +68,8 @@ def sweep_metrics_figure(
                 )
                 fig.add_trace(trace, row=1, col=col)
     fig.update_yaxes(range=[-0.02, 1.02])
-    return _sweep_axes(
-        fig, entry_label, current, f"recall and precision vs {esc(entry_label)}", height, -0.22
-    )
+    title = f"recall and precision vs {esc(entry_label)}"
+    return _sweep_axes(fig, entry_label, metrics["value"], current, title, height, -0.22)
 
 
 def sweep_cost_figure(costs, entry_label: str = "cost entry", current=None, height: int = 340) -> go.Figure:
@@ -79,4 +89,6 @@ def sweep_cost_figure(costs, entry_label: str = "cost entry", current=None, heig
             )
         )
     fig.update_yaxes(title_text="mean test cost", rangemode="tozero")
-    return _sweep_axes(fig, entry_label, current, f"test cost vs {esc(entry_label)}", height, -0.25)
+    return _sweep_axes(
+        fig, entry_label, costs["value"], current, f"test cost vs {esc(entry_label)}", height, -0.25
+    )

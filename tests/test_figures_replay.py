@@ -1,0 +1,122 @@
+"""rebel.ui.figures.replay: every round in one plotly figure (frames + slider + Play), played in the browser."""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+
+import numpy as np
+import plotly.io as pio
+import pytest
+from PIL import Image
+
+from rebel.ui.figures import replay
+from rebel.ui.figures.palette import hex_to_rgb, region_colors
+
+
+def _staged(T=4, ny=12, nx=16, K=3):
+    """Regions whose class-0 block grows with t; points on a line with staged predictions."""
+    xs, ys = np.linspace(0, 1, nx), np.linspace(0, 2, ny)
+    S = np.ones((T + 1, ny, nx), dtype=np.int16)
+    for t in range(T + 1):
+        S[t, : 2 + t, :3] = 0  # bottom-left block (low y) grows upwards
+    S[:, -1, -1] = K - 1
+    rng = np.random.default_rng(0)
+    X = np.column_stack([rng.uniform(0, 1, 10), rng.uniform(0, 2, 10)])
+    y = np.arange(10) % K
+    pred = np.tile(y, (T + 1, 1))
+    pred[0, :6] = (y[:6] + 1) % K  # 6 mistakes at t = 0, fewer later
+    pred[1, :2] = (y[:2] + 1) % K
+    return xs, ys, S, X, y, pred
+
+
+def _png_rgb(uri: str) -> np.ndarray:
+    data = base64.b64decode(uri.split(",", 1)[1])
+    return np.asarray(Image.open(io.BytesIO(data)).convert("RGB"))
+
+
+def test_class_grid_png_is_the_grid_in_region_colours():
+    _, _, S, *_ = _staged()
+    rgb = _png_rgb(replay.png_data_uri(replay.class_grid_png(S[2], 3)))
+    assert rgb.shape == (12, 16, 3)
+    colors = np.array([hex_to_rgb(c) for c in region_colors(3)])
+    assert np.array_equal(rgb, colors[S[2]])  # row 0 of the grid is the image's top row
+    with pytest.raises(ValueError, match="n_classes"):
+        replay.class_grid_png(S[2], 2)
+
+
+def test_replay_figure_frames_slider_and_buttons():
+    xs, ys, S, X, y, pred = _staged()
+    sizes = np.tile(np.linspace(3, 20, 10), (5, 1)) * np.arange(1, 6)[:, None] / 5
+    fig = replay.replay_figure(
+        xs,
+        ys,
+        S,
+        ["a", "b", "c"],
+        train=(X, y, pred),
+        test=(X[:4], y[:4], pred[:, :4]),
+        train_sizes=sizes,
+        start=1,
+    )
+    assert len(fig.frames) == 5 and [f.name for f in fig.frames] == [f"t{t}" for t in range(5)]
+    slider = fig.layout.sliders[0]
+    assert len(slider.steps) == 5 and slider.active == 1
+    assert [list(s.args[0]) for s in slider.steps] == [[f"t{t}"] for t in range(5)]
+    labels = [b.label for b in fig.layout.updatemenus[0].buttons]
+    assert any("Play" in lab for lab in labels) and any("Pause" in lab for lab in labels)
+    play = fig.layout.updatemenus[0].buttons[0]
+    assert play.method == "animate"
+    names = [tr.name for tr in fig.data]
+    i_wrong = names.index("mistake")
+    colors = np.array([hex_to_rgb(c) for c in region_colors(3)])
+    image = fig.layout.images[0]
+    assert image.xref == "x" and image.layer == "below" and image.sizing == "stretch"
+    assert np.isclose(image.x, xs[0] - (xs[1] - xs[0]) / 2) and np.isclose(
+        image.y, ys[-1] + (ys[1] - ys[0]) / 2
+    )
+    assert np.array_equal(_png_rgb(image.source), colors[S[1][::-1]])  # the first view shows round `start`
+    # frame t: the regions picture of round t (top row = highest y), the crosses of round t's mistakes
+    for t in (0, 3):
+        fr = fig.frames[t]
+        assert np.array_equal(_png_rgb(fr.layout.images[0].source), colors[S[t][::-1]])
+        assert fr.traces[0] == i_wrong
+        X_all, y_all, p_all = np.vstack([X, X[:4]]), np.r_[y, y[:4]], np.r_[pred[t], pred[t, :4]]
+        expect = X_all[p_all != y_all].astype(np.float32)
+        assert np.array_equal(np.c_[fr.data[0].x, fr.data[0].y], expect)
+    # no frame needs a full redraw: plotly animates it in place
+    assert play.args[1]["frame"]["redraw"] is False and slider.steps[2].args[1]["frame"]["redraw"] is False
+    X_all, y_all, p_all = np.vstack([X, X[:4]]), np.r_[y, y[:4]], np.r_[pred[1], pred[1, :4]]
+    assert len(fig.data[i_wrong].x) == np.sum(p_all != y_all) == 4  # the first view shows round `start`
+    # training-point sizes follow t, per class trace
+    train_traces = [i for i, n in enumerate(names) if n and n.endswith("(train)")]
+    fr = fig.frames[4]
+    assert set(fr.traces[1:]) == set(train_traces)
+    for k, i in enumerate(fr.traces[1:]):
+        rows = np.asarray(fig.data[i].customdata)
+        np.testing.assert_array_equal(np.asarray(fr.data[1 + k].marker.size), np.rint(sizes[4][rows]))
+    fig.to_json()
+
+
+def test_replay_frames_stay_small():
+    """100 rounds on a 200 x 200 grid: the regions of all frames take well under a uint8 heatmap's 53 kB each."""
+    T, n = 100, 200
+    xs = ys = np.linspace(-1, 1, n)
+    r = np.hypot(*np.meshgrid(xs, ys))
+    S = np.stack([(r < 0.2 + 0.006 * t).astype(np.int16) + (xs[None, :] > 0.5) for t in range(T + 1)])
+    fig = replay.replay_figure(xs, ys, S, ["a", "b", "c"])
+    frames = json.loads(pio.to_json(fig))["frames"]
+    assert len(frames) == T + 1
+    size = len(json.dumps(frames))
+    assert size < 5_000 * (T + 1)  # a base64 uint8 heatmap frame would be 53_000 bytes
+
+
+def test_replay_without_points_and_bad_shapes():
+    xs, ys, S, X, y, pred = _staged()
+    fig = replay.replay_figure(xs, ys, S, ["a", "b", "c"])
+    assert len(fig.data) == 0 and len(fig.layout.images) == 1 and len(fig.frames) == 5
+    assert all(len(f.traces) == 0 and len(f.layout.images) == 1 for f in fig.frames)
+    with pytest.raises(ValueError, match="staged predictions"):
+        replay.replay_figure(xs, ys, S, ["a", "b", "c"], train=(X, y, pred[:3]))
+    with pytest.raises(ValueError, match=r"\(T \+ 1, ny, nx\)"):
+        replay.replay_figure(xs, ys, S[0], ["a", "b", "c"])
