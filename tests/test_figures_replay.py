@@ -58,6 +58,7 @@ def test_replay_figure_frames_slider_and_buttons():
         test=(X[:4], y[:4], pred[:, :4]),
         train_sizes=sizes,
         start=1,
+        title="REBEL after t = {t} of {T} rounds",
     )
     assert len(fig.frames) == 5 and [f.name for f in fig.frames] == [f"t{t}" for t in range(5)]
     slider = fig.layout.sliders[0]
@@ -68,7 +69,11 @@ def test_replay_figure_frames_slider_and_buttons():
     play = fig.layout.updatemenus[0].buttons[0]
     assert play.method == "animate"
     names = [tr.name for tr in fig.data]
-    i_wrong = names.index("mistake")
+    i_wrong, i_title = names.index("mistake"), names.index("title")
+    assert (
+        list(fig.data[i_title].text) == ["REBEL after t = 1 of 4 rounds"]
+        and fig.data[i_title].cliponaxis is False
+    )
     colors = np.array([hex_to_rgb(c) for c in region_colors(3)])
     image = fig.layout.images[0]
     assert image.xref == "x" and image.layer == "below" and image.sizing == "stretch"
@@ -80,10 +85,11 @@ def test_replay_figure_frames_slider_and_buttons():
     for t in (0, 3):
         fr = fig.frames[t]
         assert np.array_equal(_png_rgb(fr.layout.images[0].source), colors[S[t][::-1]])
-        assert fr.traces[0] == i_wrong
+        assert list(fr.traces[:2]) == [i_title, i_wrong]
+        assert list(fr.data[0].text) == [f"REBEL after t = {t} of 4 rounds"]  # the round counter
         X_all, y_all, p_all = np.vstack([X, X[:4]]), np.r_[y, y[:4]], np.r_[pred[t], pred[t, :4]]
         expect = X_all[p_all != y_all].astype(np.float32)
-        assert np.array_equal(np.c_[fr.data[0].x, fr.data[0].y], expect)
+        assert np.array_equal(np.c_[fr.data[1].x, fr.data[1].y], expect)
     # no frame needs a full redraw: plotly animates it in place
     assert play.args[1]["frame"]["redraw"] is False and slider.steps[2].args[1]["frame"]["redraw"] is False
     X_all, y_all, p_all = np.vstack([X, X[:4]]), np.r_[y, y[:4]], np.r_[pred[1], pred[1, :4]]
@@ -91,10 +97,10 @@ def test_replay_figure_frames_slider_and_buttons():
     # training-point sizes follow t, per class trace
     train_traces = [i for i, n in enumerate(names) if n and n.endswith("(train)")]
     fr = fig.frames[4]
-    assert set(fr.traces[1:]) == set(train_traces)
-    for k, i in enumerate(fr.traces[1:]):
+    assert set(fr.traces[2:]) == set(train_traces)
+    for k, i in enumerate(fr.traces[2:]):
         rows = np.asarray(fig.data[i].customdata)
-        np.testing.assert_array_equal(np.asarray(fr.data[1 + k].marker.size), np.rint(sizes[4][rows]))
+        np.testing.assert_array_equal(np.asarray(fr.data[2 + k].marker.size), np.rint(sizes[4][rows]))
     fig.to_json()
 
 
@@ -114,8 +120,8 @@ def test_replay_frames_stay_small():
 def test_replay_without_points_and_bad_shapes():
     xs, ys, S, X, y, pred = _staged()
     fig = replay.replay_figure(xs, ys, S, ["a", "b", "c"])
-    assert len(fig.data) == 0 and len(fig.layout.images) == 1 and len(fig.frames) == 5
-    assert all(len(f.traces) == 0 and len(f.layout.images) == 1 for f in fig.frames)
+    assert [tr.name for tr in fig.data] == ["title"] and len(fig.layout.images) == 1 and len(fig.frames) == 5
+    assert all(list(f.traces) == [0] and len(f.layout.images) == 1 for f in fig.frames)
     with pytest.raises(ValueError, match="staged predictions"):
         replay.replay_figure(xs, ys, S, ["a", "b", "c"], train=(X, y, pred[:3]))
     with pytest.raises(ValueError, match=r"\(T \+ 1, ny, nx\)"):

@@ -165,13 +165,30 @@ def _sizes_u8(sizes) -> np.ndarray:
     return np.clip(np.rint(np.asarray(sizes, dtype=np.float64)), 0, 255).astype(np.uint8)
 
 
-def _frame(t: int, image: dict, mistakes, wrong, groups, sizes) -> go.Frame:
+def _title_trace(xs, ys, text: str) -> go.Scatter:
+    """The title as a text trace just above the plot's top-left corner: plotly repaints scatter traces in a frame
+    without a redraw, but not the layout title or annotations, so the round counter lives here."""
+    return go.Scatter(
+        x=[float(xs[0] - (xs[1] - xs[0]) / 2)],
+        y=[float(ys[-1] + (ys[1] - ys[0]) / 2)],
+        text=[text],
+        mode="text",
+        textposition="top right",
+        textfont={"size": 17, "color": "#222"},
+        cliponaxis=False,
+        hoverinfo="skip",
+        showlegend=False,
+        name="title",
+    )
+
+
+def _frame(t: int, image: dict, title: tuple, mistakes, wrong, groups, sizes) -> go.Frame:
     """Frame t: only what changes with t (the regions image, mistake visibility, training-point sizes).
 
     Built from plain dicts without plotly's per-property validation (it would take ~10 ms a frame); the keys are
     fixed here and the tests check the frames' content.
     """
-    data, idx = [], []
+    data, idx = [{"type": "scatter", "text": [title[1]]}], [title[0]]
     if wrong is not None:
         data.append({"type": "scatter", "x": wrong[t][:, 0], "y": wrong[t][:, 1]})
         idx.append(mistakes)
@@ -205,6 +222,8 @@ def replay_figure(
     train_sizes : (T + 1, N) marker sizes of the training points per round (e.g. ``weight_sizes`` of the
         boosting weights), or None for a fixed size
     bayes_regions : (ny, nx) Bayes-optimal classes, drawn once as dashed boundaries
+    title : the figure title (a text trace named "title"), formatted per frame with ``{t}`` (the round
+        shown) and ``{T}``, e.g. ``"REBEL after t = {t} of {T} rounds"``
     start : the round shown first (default T); frame_ms : time per frame when playing
     """
     T = _check_staged(staged_regions, train, test, train_sizes)
@@ -237,9 +256,15 @@ def replay_figure(
         mistakes = len(fig.data)
         fig.add_trace(mistake_trace(wrong[start]))
     sizes = None if train_sizes is None else _sizes_u8(train_sizes)
-    fig.frames = [_frame(t, images[t], mistakes, wrong, groups, sizes) for t in range(T + 1)]
+    titles = [title.format(t=t, T=T) for t in range(T + 1)]
+    fig.add_trace(_title_trace(grid_xs, grid_ys, titles[start]))
+    head = len(fig.data) - 1
+    fig.frames = [
+        _frame(t, images[t], (head, titles[t]), mistakes, wrong, groups, sizes) for t in range(T + 1)
+    ]
     fig.update_layout(images=[images[start]])
-    regions_layout(fig, title, height)
+    regions_layout(fig, "", height)
+    fig.update_layout(margin={"t": 40})
     fig.update_layout(**_controls(T, frame_ms, start))
     fig.update_layout(margin={"b": 110}, legend={"y": -0.25})
     return plane_axes(fig, grid_xs, grid_ys)
