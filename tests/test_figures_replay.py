@@ -31,6 +31,11 @@ def _staged(T=4, ny=12, nx=16, K=3):
     return xs, ys, S, X, y, pred
 
 
+def _updates(frame) -> dict:
+    """A frame's trace updates by trace index."""
+    return dict(zip(frame.traces, frame.data))
+
+
 def _png_rgb(uri: str) -> np.ndarray:
     data = base64.b64decode(uri.split(",", 1)[1])
     return np.asarray(Image.open(io.BytesIO(data)).convert("RGB"))
@@ -58,7 +63,7 @@ def test_replay_figure_frames_slider_and_buttons():
         test=(X[:4], y[:4], pred[:, :4]),
         train_sizes=sizes,
         start=1,
-        title="REBEL after t = {t} of {T} rounds",
+        title="REBEL's regions",
     )
     assert len(fig.frames) == 5 and [f.name for f in fig.frames] == [f"t{t}" for t in range(5)]
     slider = fig.layout.sliders[0]
@@ -69,11 +74,10 @@ def test_replay_figure_frames_slider_and_buttons():
     play = fig.layout.updatemenus[0].buttons[0]
     assert play.method == "animate"
     names = [tr.name for tr in fig.data]
-    i_wrong, i_title = names.index("mistake"), names.index("title")
-    assert (
-        list(fig.data[i_title].text) == ["REBEL after t = 1 of 4 rounds"]
-        and fig.data[i_title].cliponaxis is False
-    )
+    i_wrong = names.index("mistake")
+    assert fig.layout.title.text == "REBEL's regions"
+    assert slider.currentvalue.prefix == "round t = " and slider.currentvalue.suffix == " of 4"
+    assert [s.label for s in slider.steps] == [str(t) for t in range(5)]  # the counter names the round shown
     colors = np.array([hex_to_rgb(c) for c in region_colors(3)])
     image = fig.layout.images[0]
     assert image.xref == "x" and image.layer == "below" and image.sizing == "stretch"
@@ -85,22 +89,22 @@ def test_replay_figure_frames_slider_and_buttons():
     for t in (0, 3):
         fr = fig.frames[t]
         assert np.array_equal(_png_rgb(fr.layout.images[0].source), colors[S[t][::-1]])
-        assert list(fr.traces[:2]) == [i_title, i_wrong]
-        assert list(fr.data[0].text) == [f"REBEL after t = {t} of 4 rounds"]  # the round counter
+        up = _updates(fr)
         X_all, y_all, p_all = np.vstack([X, X[:4]]), np.r_[y, y[:4]], np.r_[pred[t], pred[t, :4]]
         expect = X_all[p_all != y_all].astype(np.float32)
-        assert np.array_equal(np.c_[fr.data[1].x, fr.data[1].y], expect)
+        assert np.array_equal(np.c_[up[i_wrong].x, up[i_wrong].y], expect)
     # no frame needs a full redraw: plotly animates it in place
     assert play.args[1]["frame"]["redraw"] is False and slider.steps[2].args[1]["frame"]["redraw"] is False
     X_all, y_all, p_all = np.vstack([X, X[:4]]), np.r_[y, y[:4]], np.r_[pred[1], pred[1, :4]]
     assert len(fig.data[i_wrong].x) == np.sum(p_all != y_all) == 4  # the first view shows round `start`
     # training-point sizes follow t, per class trace
     train_traces = [i for i, n in enumerate(names) if n and n.endswith("(train)")]
-    fr = fig.frames[4]
-    assert set(fr.traces[2:]) == set(train_traces)
-    for k, i in enumerate(fr.traces[2:]):
+    up = _updates(fig.frames[4])
+    assert set(up) == set(train_traces) | {i_wrong}
+    for i in train_traces:
         rows = np.asarray(fig.data[i].customdata)
-        np.testing.assert_array_equal(np.asarray(fr.data[2 + k].marker.size), np.rint(sizes[4][rows]))
+        np.testing.assert_array_equal(np.asarray(up[i].marker.size), np.rint(sizes[4][rows]))
+        np.testing.assert_array_equal(np.asarray(fig.data[i].marker.size), np.rint(sizes[1][rows]))
     fig.to_json()
 
 
@@ -120,9 +124,42 @@ def test_replay_frames_stay_small():
 def test_replay_without_points_and_bad_shapes():
     xs, ys, S, X, y, pred = _staged()
     fig = replay.replay_figure(xs, ys, S, ["a", "b", "c"])
-    assert [tr.name for tr in fig.data] == ["title"] and len(fig.layout.images) == 1 and len(fig.frames) == 5
-    assert all(list(f.traces) == [0] and len(f.layout.images) == 1 for f in fig.frames)
+    assert len(fig.data) == 0 and len(fig.layout.images) == 1 and len(fig.frames) == 5
+    assert all(len(f.traces) == 0 and len(f.layout.images) == 1 for f in fig.frames)
     with pytest.raises(ValueError, match="staged predictions"):
         replay.replay_figure(xs, ys, S, ["a", "b", "c"], train=(X, y, pred[:3]))
     with pytest.raises(ValueError, match=r"\(T \+ 1, ny, nx\)"):
         replay.replay_figure(xs, ys, S[0], ["a", "b", "c"])
+
+
+def test_replay_two_step_boundaries_and_disagreement_follow_t():
+    xs, ys, S, *_ = _staged()
+    other = S.copy()
+    other[:, :, 8:] = 2  # the other model differs on the right
+    other[3, :, 4:] = 2  # and more at t = 3
+    fig = replay.replay_figure(
+        xs, ys, S, ["a", "b", "c"], other_regions=other, show_other=True, show_disagreement=True, start=0
+    )
+    names = [tr.name for tr in fig.data]
+    assert "REBEL ≠ two-step" in names and "two-step boundaries" in names  # legend entries
+    assert len(fig.layout.images) == 3
+    # plotly draws one layout image per placement: the overlays must not share the regions' placement
+    assert len({(im.x, im.y, im.sizex, im.sizey) for im in fig.layout.images}) == 3
+    for t in (0, 3):
+        mask, lines = fig.frames[t].layout.images[1:]
+        rgba = np.asarray(
+            Image.open(io.BytesIO(base64.b64decode(lines.source.split(",", 1)[1]))).convert("RGBA")
+        )
+        on_line = rgba[..., 3][::-1] > 0
+        edge = np.zeros(S[t].shape, bool)
+        edge[:, :-1] |= other[t][:, 1:] != other[t][:, :-1]
+        edge[:-1, :] |= other[t][1:, :] != other[t][:-1, :]
+        assert np.array_equal(on_line, edge)  # the boundary cells of round t, and only those
+        colours = {tuple(c) for c in rgba[..., :3][rgba[..., 3] > 0]}
+        assert colours == {(255, 255, 255), (17, 17, 17)}  # dashes of white and near-black
+        assert mask.name == "disagreement" and 0 < mask.opacity < 1
+        data = base64.b64decode(mask.source.split(",", 1)[1])
+        alpha = np.asarray(Image.open(io.BytesIO(data)).convert("RGBA"))[..., 3]
+        assert np.array_equal(alpha > 0, (other[t] != S[t])[::-1])  # dark exactly where the models differ
+    with pytest.raises(ValueError, match="other_regions"):
+        replay.replay_figure(xs, ys, S, ["a", "b", "c"], other_regions=other[:2], show_other=True)

@@ -1,5 +1,5 @@
 """Downloads for lectures: the training replay as an animated GIF and the current regions as a PNG, drawn with
-numpy and Pillow (no browser, no plotly).
+numpy and Pillow (no browser; plotly is not used to draw).
 
 Reads class-index grids over cell centres ``grid_xs`` (nx,), ``grid_ys`` (ny,) (row 0 at ``grid_ys[0]``): one
 ``regions`` (ny, nx) for a PNG, ``staged_regions`` (T + 1, ny, nx) for a GIF, and points as ``(X (N, 2), y_idx
@@ -15,6 +15,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from rebel.ui.figures.palette import BOUNDARY_COLOR, class_colors, hex_to_rgb, region_colors
+from rebel.ui.figures.replay import check_staged
 
 GIF_SIZE = (480, 480)
 GIF_FRAME_MS = 120
@@ -151,12 +152,7 @@ def replay_gif(
     train, test : ``(X (N, 2), y_idx (N,), staged_pred (T + 1, N))`` or None
     """
     S = np.asarray(staged_regions)
-    if S.ndim != 3 or S.shape[0] < 1:
-        raise ValueError(f"staged_regions must have shape (T + 1, ny, nx), got {S.shape}.")
-    T = S.shape[0] - 1
-    for name, data in (("train", train), ("test", test)):
-        if data is not None and np.shape(data[2])[:1] != (T + 1,):
-            raise ValueError(f"{name}[2] must be the staged predictions (T + 1, N), got {np.shape(data[2])}.")
+    T = check_staged(S, train, test)
     frames = [
         render_regions(
             grid_xs,

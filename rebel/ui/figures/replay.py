@@ -30,6 +30,7 @@ from rebel.ui.figures.regions import (
     point_traces,
     regions_layout,
 )
+from rebel.ui.figures.style import legend_entry
 
 FRAME_MS = 80  # Play: 12.5 frames per second (the browser paints at least 10 on a loaded laptop)
 
@@ -76,8 +77,8 @@ def region_layout_image(xs, ys, regions, n_classes: int) -> dict:
     }
 
 
-def _check_staged(staged_regions, train, test, train_sizes) -> int:
-    """Check the staged arrays agree on T + 1; returns T."""
+def check_staged(staged_regions, train=None, test=None, train_sizes=None) -> int:
+    """Check that the staged regions, predictions and sizes agree on T + 1 rounds; returns T."""
     S = np.asarray(staged_regions)
     if S.ndim != 3 or S.shape[0] < 1:
         raise ValueError(f"staged_regions must have shape (T + 1, ny, nx), got {S.shape}.")
@@ -165,38 +166,85 @@ def _sizes_u8(sizes) -> np.ndarray:
     return np.clip(np.rint(np.asarray(sizes, dtype=np.float64)), 0, 255).astype(np.uint8)
 
 
-def _title_trace(xs, ys, text: str) -> go.Scatter:
-    """The title as a text trace just above the plot's top-left corner: plotly repaints scatter traces in a frame
-    without a redraw, but not the layout title or annotations, so the round counter lives here."""
-    return go.Scatter(
-        x=[float(xs[0] - (xs[1] - xs[0]) / 2)],
-        y=[float(ys[-1] + (ys[1] - ys[0]) / 2)],
-        text=[text],
-        mode="text",
-        textposition="top right",
-        textfont={"size": 17, "color": "#222"},
-        cliponaxis=False,
-        hoverinfo="skip",
-        showlegend=False,
-        name="title",
-    )
+def _grid_layout_image(xs, ys, codes, palette: list, name: str, layer: int, **extra) -> dict:
+    """A small-code grid (ny, nx; code 0 transparent) as a layout image over the regions.
+
+    plotly keys its layout images by their placement and draws only one image per placement, so overlay
+    ``layer`` (1, 2, ...) is shifted by ``layer`` billionths of the width: invisible, but a distinct key.
+    """
+    img = Image.fromarray(np.ascontiguousarray(np.asarray(codes, dtype=np.uint8)[::-1]))
+    img.putpalette(palette)
+    buf = io.BytesIO()
+    img.save(buf, format="PNG", transparency=0)
+    image = region_layout_image(xs, ys, np.zeros((2, 2), np.uint8), 1)  # the placement of the regions
+    image["x"] += layer * 1e-9 * image["sizex"]
+    return {**image, "source": png_data_uri(buf.getvalue()), "name": name, **extra}
 
 
-def _frame(t: int, image: dict, title: tuple, mistakes, wrong, groups, sizes) -> go.Frame:
-    """Frame t: only what changes with t (the regions image, mistake visibility, training-point sizes).
+def mask_layout_image(xs, ys, mask, opacity: float = 0.38) -> dict:
+    """A boolean grid (ny, nx) as a layout image: dark grey where True, transparent elsewhere."""
+    return _grid_layout_image(xs, ys, mask, [0, 0, 0, 40, 40, 40], "disagreement", 1, opacity=opacity)
+
+
+def boundary_layout_image(xs, ys, labels) -> dict:
+    """The boundaries of a class grid drawn in its own cells: a dashed line of near-black and white cells (readable
+    on every region colour), transparent elsewhere. A few hundred bytes of PNG per round, where line traces
+    would take tens of kB."""
+    L = np.asarray(labels)
+    edge = np.zeros(L.shape, dtype=bool)
+    edge[:, :-1] |= L[:, 1:] != L[:, :-1]
+    edge[:-1, :] |= L[1:, :] != L[:-1, :]
+    i, j = np.indices(L.shape)
+    codes = np.where(edge, np.where((i + j) // 3 % 2 == 0, 2, 1), 0)
+    return _grid_layout_image(xs, ys, codes, [0, 0, 0, 255, 255, 255, 17, 17, 17], "two-step boundaries", 2)
+
+
+def _frames(T: int, updates: list, images: list) -> list:
+    """One frame per round from per-round trace updates ``[(trace index, [dict] * (T + 1))]`` and layout images
+    ``[[dict] * (T + 1)]``: only what changes with t.
 
     Built from plain dicts without plotly's per-property validation (it would take ~10 ms a frame); the keys are
-    fixed here and the tests check the frames' content.
+    fixed in this module and the tests check the frames' content.
     """
-    data, idx = [{"type": "scatter", "text": [title[1]]}], [title[0]]
-    if wrong is not None:
-        data.append({"type": "scatter", "x": wrong[t][:, 0], "y": wrong[t][:, 1]})
-        idx.append(mistakes)
-    if sizes is not None:
-        for i, rows in groups:
-            data.append({"type": "scatter", "marker": {"size": sizes[t][rows]}})
-            idx.append(i)
-    return go.Frame(data=data, traces=idx, layout={"images": [image]}, name=f"t{t}", _validate=False)
+    return [
+        go.Frame(
+            data=[{"type": "scatter", **u[t]} for _, u in updates],
+            traces=[i for i, _ in updates],
+            layout={"images": [im[t] for im in images]},
+            name=f"t{t}",
+            _validate=False,
+        )
+        for t in range(T + 1)
+    ]
+
+
+def _add_points(fig: go.Figure, classes, train, test, train_sizes, start: int, updates: list) -> None:
+    """The train / test point traces; with ``train_sizes`` each class's training trace resizes per round."""
+    colors = class_colors(len(classes))
+    sizes = None if train_sizes is None else _sizes_u8(train_sizes)
+    for split, data in (("train", train), ("test", test)):
+        if data is None or not len(data[0]):
+            continue
+        sized = split == "train" and sizes is not None
+        traces = point_traces(np.asarray(data[0]), np.asarray(data[1]), classes, colors, split)
+        for tr in traces:
+            if sized:
+                rows = np.asarray(tr.customdata)
+                tr.marker.size = sizes[start][rows]
+                updates.append((len(fig.data), [{"marker": {"size": s[rows]}} for s in sizes]))
+            fig.add_trace(tr)
+
+
+def _add_mistakes(fig: go.Figure, train, test, start: int, updates: list) -> None:
+    """One cross trace holding, per round, the points mistaken at that round (train and test)."""
+    points = _stack_points(train, test)
+    if points is None:
+        return
+    X, y, pred = points
+    X32 = X.astype(np.float32)
+    wrong = [X32[p != y] for p in pred]
+    updates.append((len(fig.data), [{"x": w[:, 0], "y": w[:, 1]} for w in wrong]))
+    fig.add_trace(mistake_trace(wrong[start]))
 
 
 def replay_figure(
@@ -209,6 +257,9 @@ def replay_figure(
     test=None,
     train_sizes=None,
     bayes_regions=None,
+    other_regions=None,
+    show_other: bool = False,
+    show_disagreement: bool = False,
     title: str = "",
     start: int | None = None,
     frame_ms: int = FRAME_MS,
@@ -222,49 +273,34 @@ def replay_figure(
     train_sizes : (T + 1, N) marker sizes of the training points per round (e.g. ``weight_sizes`` of the
         boosting weights), or None for a fixed size
     bayes_regions : (ny, nx) Bayes-optimal classes, drawn once as dashed boundaries
-    title : the figure title (a text trace named "title"), formatted per frame with ``{t}`` (the round
-        shown) and ``{T}``, e.g. ``"REBEL after t = {t} of {T} rounds"``
+    other_regions : (T + 1, ny, nx) another model's classes per round (the two-step baseline): its boundaries
+        (dashed black and white cells) if ``show_other``, a dark overlay where it disagrees if
+        ``show_disagreement``, both following t
+    title : the figure title, the same in every frame (plotly repaints a frame's traces and layout images
+        without a redraw, but not the title); the round counter is the slider's "round t = 12 of 100"
     start : the round shown first (default T); frame_ms : time per frame when playing
     """
-    T = _check_staged(staged_regions, train, test, train_sizes)
+    T = check_staged(staged_regions, train, test, train_sizes)
     start = T if start is None else int(np.clip(start, 0, T))
-    K, S = len(classes), np.asarray(staged_regions)
-    images = [region_layout_image(grid_xs, grid_ys, S[t], K) for t in range(T + 1)]
-    fig = go.Figure()
+    S = np.asarray(staged_regions)
+    images = [[region_layout_image(grid_xs, grid_ys, S[t], len(classes)) for t in range(T + 1)]]
+    other = None if other_regions is None else np.asarray(other_regions)
+    if other is not None and other.shape != S.shape:
+        raise ValueError(f"other_regions must have the shape of staged_regions {S.shape}, got {other.shape}.")
+    fig, updates = go.Figure(), []
+    if other is not None and show_disagreement:
+        images.append([mask_layout_image(grid_xs, grid_ys, other[t] != S[t]) for t in range(T + 1)])
+        fig.add_trace(legend_entry("REBEL ≠ two-step", symbol="square", size=12, color="rgba(40,40,40,0.5)"))
+    if other is not None and show_other:
+        images.append([boundary_layout_image(grid_xs, grid_ys, other[t]) for t in range(T + 1)])
+        fig.add_trace(legend_entry("two-step boundaries", symbol="line-ew-open", size=14, color="#111111"))
     if bayes_regions is not None:
-        fig.add_traces(
-            boundary_traces(grid_xs, grid_ys, bayes_regions, "Bayes-optimal boundaries", BAYES_STYLE)
-        )
-    colors = class_colors(K)
-    groups = []  # (trace index, rows of the training set) of each class's training-point trace
-    for split, data in (("train", train), ("test", test)):
-        if data is None or not len(data[0]):
-            continue
-        X, y = np.asarray(data[0]), np.asarray(data[1])
-        sized = split == "train" and train_sizes is not None
-        for tr in point_traces(
-            X, y, classes, colors, split, _sizes_u8(train_sizes[start]) if sized else None
-        ):
-            if sized:
-                groups.append((len(fig.data), np.asarray(tr.customdata)))
-            fig.add_trace(tr)
-    points, wrong, mistakes = _stack_points(train, test), None, None
-    if points is not None:
-        X, y, pred = points
-        X32 = X.astype(np.float32)
-        wrong = [X32[p != y] for p in pred]  # per round, the mistaken points (their crosses)
-        mistakes = len(fig.data)
-        fig.add_trace(mistake_trace(wrong[start]))
-    sizes = None if train_sizes is None else _sizes_u8(train_sizes)
-    titles = [title.format(t=t, T=T) for t in range(T + 1)]
-    fig.add_trace(_title_trace(grid_xs, grid_ys, titles[start]))
-    head = len(fig.data) - 1
-    fig.frames = [
-        _frame(t, images[t], (head, titles[t]), mistakes, wrong, groups, sizes) for t in range(T + 1)
-    ]
-    fig.update_layout(images=[images[start]])
-    regions_layout(fig, "", height)
-    fig.update_layout(margin={"t": 40})
-    fig.update_layout(**_controls(T, frame_ms, start))
-    fig.update_layout(margin={"b": 110}, legend={"y": -0.25})
+        name = "Bayes-optimal boundaries"
+        fig.add_traces(boundary_traces(grid_xs, grid_ys, bayes_regions, name, BAYES_STYLE))
+    _add_points(fig, classes, train, test, train_sizes, start, updates)
+    _add_mistakes(fig, train, test, start, updates)
+    fig.frames = _frames(T, updates, images)
+    fig.update_layout(images=[im[start] for im in images])
+    regions_layout(fig, title, height)
+    fig.update_layout(margin={"b": 110}, legend={"y": -0.25}, **_controls(T, frame_ms, start))
     return plane_axes(fig, grid_xs, grid_ys)
