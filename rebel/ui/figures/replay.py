@@ -30,7 +30,7 @@ from rebel.ui.figures.regions import (
     point_traces,
     regions_layout,
 )
-from rebel.ui.figures.style import legend_entry
+from rebel.ui.figures.style import legend_entry, line
 
 FRAME_MS = 80  # Play: 12.5 frames per second (the browser paints at least 10 on a loaded laptop)
 
@@ -293,7 +293,7 @@ def replay_figure(
         fig.add_trace(legend_entry("REBEL ≠ two-step", symbol="square", size=12, color="rgba(40,40,40,0.5)"))
     if other is not None and show_other:
         images.append([boundary_layout_image(grid_xs, grid_ys, other[t]) for t in range(T + 1)])
-        fig.add_trace(legend_entry("two-step boundaries", symbol="line-ew-open", size=14, color="#111111"))
+        fig.add_trace(line([None], [None], "two-step boundaries", "#111111", 2.2, "dot", hoverinfo="skip"))
     if bayes_regions is not None:
         name = "Bayes-optimal boundaries"
         fig.add_traces(boundary_traces(grid_xs, grid_ys, bayes_regions, name, BAYES_STYLE))
