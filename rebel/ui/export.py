@@ -140,11 +140,11 @@ def replay_gif(
     staged_regions,
     classes,
     *,
-    train=None,
-    test=None,
     size=GIF_SIZE,
     frame_ms: int = GIF_FRAME_MS,
     label: str = "round t = {t} of {T}",
+    train=None,
+    test=None,
 ) -> bytes:
     """The training replay as an animated GIF: one frame per round t = 0..T (regions, points, mistakes, a round
     counter from ``label`` with ``{t}`` and ``{T}``), looping, the last round held a little longer.

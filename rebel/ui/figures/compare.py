@@ -10,7 +10,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from rebel.ui.figures.palette import METHOD_COLORS, OUTCOME_COLORS, class_colors
-from rebel.ui.figures.style import GRID_COLOR, esc, layout, legend_below, line, panel_grid
+from rebel.ui.figures.style import GRID_COLOR, esc, layout, legend_below, line, markers, panel_grid
 
 _EXTRA_DASHES = ("dot", "dash", "dashdot", "longdash", "solid")
 
@@ -41,18 +41,13 @@ def fig3_scatter_figure(trials, height: int = 460) -> go.Figure:
     )
     for name, color in OUTCOME_COLORS.items():
         part = trials[outcome == name]
-        fig.add_trace(
-            go.Scatter(
-                x=part["two_step_cost"],
-                y=part["rebel_cost"],
-                mode="markers",
-                name=f"{name} ({len(part)})",
-                marker={"color": color, "size": 8, "opacity": 0.8, "line": {"color": "white", "width": 0.5}},
-                customdata=np.column_stack([part["dataset"].map(esc), part["cost_id"]]),
-                hovertemplate="%{customdata[0]}, cost matrix %{customdata[1]}<br>two-step %{x:.4f}<br>"
-                "REBEL %{y:.4f}<extra></extra>",
-            )
+        hover = "%{customdata[0]}, cost matrix %{customdata[1]}<br>two-step %{x:.4f}<br>REBEL %{y:.4f}<extra></extra>"
+        label = f"{name} ({len(part)})"
+        info = np.column_stack([part["dataset"].map(esc), part["cost_id"]])
+        trace = markers(
+            part["two_step_cost"], part["rebel_cost"], label, color, customdata=info, hovertemplate=hover
         )
+        fig.add_trace(trace.update(marker_opacity=0.8))
     layout(
         fig,
         f"test cost per trial ({len(trials)} trials)",

@@ -10,7 +10,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from rebel.ui.figures.palette import BAYES_COLOR, MODEL_COLORS
-from rebel.ui.figures.style import FONT, GRID_COLOR, TITLE_FONT, class_labels, line
+from rebel.ui.figures.style import FONT, GRID_COLOR, TITLE_FONT, class_labels, line, markers
 
 MAX_WRITTEN_CLASSES = 6
 """Up to this many classes the matrix cells carry their numbers; beyond, cells get too small to read them (a
@@ -113,21 +113,11 @@ def cost_curves_figure(
     if t is not None:
         fig.add_vline(x=t, line={"color": "#888", "width": 1})
         at = curves[(curves["t"] == t) & (curves["split"] == "test")]
-        fig.add_trace(
-            go.Scatter(
-                x=at["t"],
-                y=at["cost"],
-                mode="markers",
-                name=f"t = {t}",
-                showlegend=False,
-                marker={
-                    "size": 10,
-                    "color": [MODEL_COLORS.get(m, "#333") for m in at["model"]],
-                    "line": {"color": "white", "width": 1.5},
-                },
-                hoverinfo="skip",
-            )
+        colors = [MODEL_COLORS.get(m, "#333") for m in at["model"]]
+        cursor = markers(
+            at["t"], at["cost"], f"t = {t}", colors, 10, rim=1.5, showlegend=False, hoverinfo="skip"
         )
+        fig.add_trace(cursor)
     fig.update_layout(
         height=height,
         margin={"l": 10, "r": 10, "t": 30, "b": 10},

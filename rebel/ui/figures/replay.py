@@ -256,10 +256,10 @@ def replay_figure(
     train=None,
     test=None,
     train_sizes=None,
-    bayes_regions=None,
     other_regions=None,
     show_other: bool = False,
     show_disagreement: bool = False,
+    bayes_regions=None,
     title: str = "",
     start: int | None = None,
     frame_ms: int = FRAME_MS,
@@ -272,10 +272,10 @@ def replay_figure(
     train, test : ``(X (N, 2), y_idx (N,), staged_pred (T + 1, N))`` or None; the mistake crosses follow t
     train_sizes : (T + 1, N) marker sizes of the training points per round (e.g. ``weight_sizes`` of the
         boosting weights), or None for a fixed size
-    bayes_regions : (ny, nx) Bayes-optimal classes, drawn once as dashed boundaries
     other_regions : (T + 1, ny, nx) another model's classes per round (the two-step baseline): its boundaries
         (dashed black and white cells) if ``show_other``, a dark overlay where it disagrees if
         ``show_disagreement``, both following t
+    bayes_regions : (ny, nx) Bayes-optimal classes, drawn once as dashed boundaries
     title : the figure title, the same in every frame (plotly repaints a frame's traces and layout images
         without a redraw, but not the title); the round counter is the slider's "round t = 12 of 100"
     start : the round shown first (default T); frame_ms : time per frame when playing

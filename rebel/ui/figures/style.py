@@ -76,6 +76,13 @@ def line(x, y, name: str, color: str, width: float = 2.0, dash: str = "solid", *
     return go.Scatter(x=x, y=y, name=name, line={"color": color, "width": width, "dash": dash}, **kw)
 
 
+def markers(x, y, name: str, color, size: float = 8, **kw) -> go.Scatter:
+    """One named marker trace with a thin white rim (extra keywords pass to ``go.Scatter``)."""
+    marker = {"color": color, "size": size, "line": {"color": "white", "width": kw.pop("rim", 0.5)}}
+    marker.update(kw.pop("marker", {}))
+    return go.Scatter(x=x, y=y, name=name, mode="markers", marker=marker, **kw)
+
+
 def legend_entry(name: str, **marker) -> go.Scatter:
     """A legend-only entry (no data) for layers that have no legend of their own (heatmaps, shapes)."""
     return go.Scatter(x=[None], y=[None], mode="markers", name=name, marker=marker, hoverinfo="skip")
