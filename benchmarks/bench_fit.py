@@ -1,8 +1,12 @@
-"""Fit time of REBEL against LightGBM, XGBoost and scikit-learn at equal work, in one run.
+"""Fit time of REBEL against LightGBM, XGBoost and scikit-learn HGB: interleaved, repeated, two clocks.
 
-Problem (issue "engine" / "performance"): make_classification N=100k, d=50, K=10 (n_informative=20,
-n_clusters_per_class=2, random_state=0), 100 rounds of depth-2 trees (and stumps), 2 threads.
-Run: python -m benchmarks.bench_fit [--n 100000] [--rounds 100]
+Tables (make_classification, n_informative = min(20, d), n_clusters_per_class=2, random_state=0; depth-2
+trees, 255 bins for every system; see ``_common`` for the method):
+- equal rounds: the headline N=100k, d=50, K=10, 100 rounds. A peer grows K trees a round, REBEL one.
+- equal work: K=2 (one tree a round for everyone), and K=10 against XGBoost ``multi_output_tree`` (one
+  vector-leaf tree a round, the shape of a REBEL round).
+- small: N=20k, d=20, K=2, with REBEL's own serial path beside its default (which must never be slower).
+Run: python -m benchmarks.bench_fit [--quick] [--repeat 5] [--cases rounds work small]
 """
 
 from __future__ import annotations
@@ -12,41 +16,76 @@ import argparse
 import numpy as np
 from sklearn.datasets import make_classification
 
-from rebel import RebelClassifier, warmup
+from rebel import warmup
 
-from ._common import best_of, n_threads, peers, print_table
+from ._common import DEFAULT_REPEAT, compare, peers, rebel, rebel_serial
+
+CASES = ("rounds", "work", "small")
+HEADLINE = {"n": 100_000, "d": 50, "rounds": 100}
+SMALL = {"n": 20_000, "d": 20, "rounds": 100}
+QUICK_SCALE = 0.2  # --quick: N and rounds of the big cases times this
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--n", type=int, default=100_000)
-    ap.add_argument("--d", type=int, default=50)
-    ap.add_argument("--k", type=int, default=10)
-    ap.add_argument("--rounds", type=int, default=100)
-    ap.add_argument("--repeat", type=int, default=2)
-    args = ap.parse_args(argv)
-    threads = n_threads()
+def make_data(n: int, d: int, k: int):
     X, y = make_classification(
-        n_samples=args.n,
-        n_features=args.d,
-        n_informative=20,
-        n_classes=args.k,
+        n_samples=n,
+        n_features=d,
+        n_informative=min(20, d),
+        n_redundant=0,
+        n_classes=k,
         n_clusters_per_class=2,
         random_state=0,
     )
-    X = X.astype(np.float64)
+    return np.ascontiguousarray(X, dtype=np.float64), y
+
+
+def _fits(factories: dict, X, y) -> dict:
+    return {name: (lambda m=make: m().fit(X, y)) for name, make in factories.items()}
+
+
+def fit_case(title, n, d, k, rounds, repeat, depth=2, vector_leaf=False, serial=False):
+    """One comparison: REBEL (and its serial path if ``serial``) against the peers on one problem."""
+    X, y = make_data(n, d, k)
+    Xw, yw = X[:2000], y[:2000]
+
+    def systems(threads):
+        out = {"REBEL": rebel(rounds, depth)}
+        if serial:
+            out["REBEL serial path"] = out["REBEL"]
+        out.update(peers(rounds, depth, threads, vector_leaf=vector_leaf))
+        fits = _fits(out, X, y)
+        if serial:
+            fits["REBEL serial path"] = rebel_serial(fits["REBEL serial path"])
+        return fits
+
+    def warm(threads):
+        return _fits({"REBEL": rebel(2, depth), **peers(2, depth, threads, vector_leaf=vector_leaf)}, Xw, yw)
+
+    full = f"{title}: N={n} d={d} K={k}, {rounds} rounds of depth-{depth} trees"
+    return compare(full, systems, repeat, warm=warm)
+
+
+def main(argv=None) -> dict:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--quick", action="store_true", help="N and rounds of the big cases / 5")
+    ap.add_argument("--repeat", type=int, default=DEFAULT_REPEAT)
+    ap.add_argument("--cases", nargs="*", default=list(CASES), choices=CASES)
+    args = ap.parse_args(argv)
     warmup()
-    print(f"fit: N={args.n} d={args.d} K={args.k} rounds={args.rounds} threads={threads}")
-    rows = []
-    for depth in (2, 1):
-        rebel_t = best_of(
-            lambda d=depth: RebelClassifier(n_estimators=args.rounds, max_depth=d).fit(X, y), args.repeat
+    scale = QUICK_SCALE if args.quick else 1.0
+    n, d, rounds = int(HEADLINE["n"] * scale), HEADLINE["d"], max(10, int(HEADLINE["rounds"] * scale))
+    out = {}
+    if "rounds" in args.cases:
+        out["headline"] = fit_case("Equal rounds (headline)", n, d, 10, rounds, args.repeat)
+    if "work" in args.cases:
+        out["k2"] = fit_case("Equal work, K=2 (one tree a round each)", n, d, 2, rounds, args.repeat)
+        out["vector"] = fit_case(
+            "Equal work, K=10 vector-leaf trees", n, d, 10, rounds, args.repeat, vector_leaf=True
         )
-        rows.append((f"REBEL depth {depth}", f"{rebel_t:.2f}", "1.00"))
-        for name, make in peers(args.rounds, depth, threads).items():
-            t = best_of(lambda m=make: m().fit(X, y), args.repeat)
-            rows.append((f"{name} depth {depth}", f"{t:.2f}", f"{rebel_t / t:.2f}"))
-    print_table(rows, ["model", "fit seconds", "REBEL / this"])
+    if "small" in args.cases:
+        s = SMALL  # the acceptance size, the same in --quick
+        out["small"] = fit_case("Small problem", s["n"], s["d"], 2, s["rounds"], args.repeat, serial=True)
+    return out
 
 
 if __name__ == "__main__":

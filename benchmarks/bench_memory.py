@@ -46,7 +46,7 @@ def peak_rss_gb(which: str, n: int) -> float:
     return kb / 1024**2
 
 
-def main(argv=None):
+def main(argv=None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--n", type=int, default=1_000_000)
     args = ap.parse_args(argv)
@@ -62,6 +62,7 @@ def main(argv=None):
         print(f"  {name:28s} {gb:6.2f} GB")
     verdict = "met" if rebel < TARGET_GB else f"missed by {rebel - TARGET_GB:.2f} GB"
     print(f"target REBEL fit < {TARGET_GB} GB: {verdict}")
+    return {"rebel_gb": rebel}
 
 
 if __name__ == "__main__":

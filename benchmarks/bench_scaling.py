@@ -1,31 +1,32 @@
-"""Fit time against N, d and K for REBEL and its peers, printed as tables and saved as a plotly chart.
+"""Fit time against N, d and K for REBEL and its peers (interleaved, repeated), as tables and a plotly chart.
 
-Each sweep varies one of N (1e3 .. 1e6), d (2 .. 500) and K (2 .. 50) around N=20000, d=20, K=5, with 50
-rounds of depth-2 trees. Cost should grow linearly in N * d * K. Writes benchmarks/results/scaling.html (and
-scaling.csv). Run: python -m benchmarks.bench_scaling [--quick]
+Each sweep varies one of N, d and K around N=20000, d=20, K=5, with 50 rounds of depth-2 trees and 255 bins.
+At every point the systems run interleaved ``--repeat`` times (>= 5) on both clocks of ``_common`` (1-thread
+CPU, and wall at REBEL_BENCH_THREADS); the tables give medians and REBEL / LightGBM. Cost should grow
+linearly in N * d * K. Writes benchmarks/results/scaling.html and scaling.csv (every sample's min and median).
+Run: python -m benchmarks.bench_scaling [--quick | --large] [--repeat 5]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import os
 
 import numpy as np
 import pandas as pd
-import plotly.express as px
 
-from rebel import RebelClassifier, warmup
+from rebel import warmup
 
-from ._common import best_of, n_threads, peers
+from ._common import CPU, DEFAULT_REPEAT, WALL, compare, peers, rebel
 
 RESULTS = os.path.join(os.path.dirname(__file__), "results")
 BASE = {"N": 20_000, "d": 20, "K": 5}
-SWEEPS = {
-    "N": [1_000, 10_000, 100_000, 1_000_000],
-    "d": [2, 20, 100, 500],
-    "K": [2, 5, 20, 50],
-}
-QUICK = {"N": [1_000, 10_000, 100_000], "d": [2, 20, 100], "K": [2, 5, 20]}
+SWEEPS = {"N": [1_000, 10_000, 100_000], "d": [2, 20, 100], "K": [2, 5, 20]}
+QUICK = {"N": [1_000, 20_000], "d": [2, 20], "K": [2, 5]}
+LARGE = {"N": [1_000, 10_000, 100_000, 1_000_000], "d": [2, 20, 100, 500], "K": [2, 5, 20, 50]}
+HGB_MAX_WORK = 5e7  # N * d * K above which HGB is skipped (minutes a fit on 2 cores; the others cover it)
 
 
 def _data(N, d, K):
@@ -38,54 +39,91 @@ def _data(N, d, K):
     return X, y
 
 
-def main(argv=None):
+def _point(shape, rounds, repeat):
+    X, y = _data(shape["N"], shape["d"], shape["K"])
+
+    def factories(threads, n_rounds):
+        out = {"REBEL": rebel(n_rounds, 2), **peers(n_rounds, 2, threads)}
+        if shape["N"] * shape["d"] * shape["K"] > HGB_MAX_WORK:
+            out.pop("sklearn HGB")
+        return out
+
+    def systems(threads):
+        return {name: (lambda m=make: m().fit(X, y)) for name, make in factories(threads, rounds).items()}
+
+    def warm(threads):
+        return {
+            name: (lambda m=make: m().fit(X[:500], y[:500])) for name, make in factories(threads, 2).items()
+        }
+
+    with contextlib.redirect_stdout(io.StringIO()):  # the sweep prints its own compact tables
+        return compare(f"scaling {shape}", systems, repeat, warm=warm)
+
+
+def main(argv=None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--quick", action="store_true", help="smaller sweeps (skips N=1e6, d=500, K=50)")
+    size = ap.add_mutually_exclusive_group()
+    size.add_argument("--quick", action="store_true", help="two points per axis")
+    size.add_argument("--large", action="store_true", help="adds N=1e6, d=500, K=50 (long)")
     ap.add_argument("--rounds", type=int, default=50)
+    ap.add_argument("--repeat", type=int, default=DEFAULT_REPEAT)
     args = ap.parse_args(argv)
     warmup()
-    threads = n_threads()
-    sweeps = QUICK if args.quick else SWEEPS
+    sweeps = QUICK if args.quick else LARGE if args.large else SWEEPS
     records = []
+    threads = None
     for axis, values in sweeps.items():
         for v in values:
             shape = {**BASE, axis: v}
-            X, y = _data(shape["N"], shape["d"], shape["K"])
-            fitters = {"REBEL": lambda: RebelClassifier(n_estimators=args.rounds, max_depth=2)}
-            fitters.update(peers(args.rounds, 2, threads))
-            for name, make in fitters.items():
-                if name == "sklearn HGB" and shape["N"] * shape["d"] * shape["K"] > 5e7:
-                    continue  # minutes per fit on 2 cores; the other peers cover this size
-                t = best_of(lambda m=make, X=X, y=y: m().fit(X, y), 1)
-                records.append(
-                    {
-                        "axis": axis,
-                        "value": v,
-                        **shape,
-                        "model": name,
-                        "seconds": t,
-                        "us_per_NdK": 1e6 * t / (shape["N"] * shape["d"] * shape["K"] * args.rounds),
-                    }
-                )
-                print(f"{axis}={v:>8}  {name:14s} {t:8.3f} s", flush=True)
+            comp = _point(shape, args.rounds, args.repeat)
+            threads = comp.threads
+            for clock, res in comp.results.items():
+                for name, s in res.items():
+                    records.append(
+                        {
+                            "axis": axis,
+                            "value": v,
+                            **shape,
+                            "clock": clock,
+                            "load": comp.loads[clock],
+                            "model": name,
+                            "min": s.min(clock),
+                            "median": s.median(clock),
+                        }
+                    )
+            med = {name: s.median(CPU) for name, s in comp.results[CPU].items()}
+            print(f"{axis}={v:>8}  " + "  ".join(f"{n} {t:.3f}" for n, t in med.items()), flush=True)
     df = pd.DataFrame(records)
     os.makedirs(RESULTS, exist_ok=True)
     df.to_csv(os.path.join(RESULTS, "scaling.csv"), index=False)
-    for axis in sweeps:
-        table = df[df.axis == axis].pivot_table(index="value", columns="model", values="seconds")
-        table["REBEL / LightGBM"] = table["REBEL"] / table.get("LightGBM", np.nan)
-        print(f"\nfit seconds vs {axis} (others at {BASE}, {args.rounds} depth-2 rounds, threads={threads})")
-        print(table.round(3).to_string())
+    ratios = {}
+    for clock in (CPU, WALL):
+        label = "1-thread CPU" if clock == CPU else f"{threads}-thread wall"
+        for axis in sweeps:
+            sub = df[(df.axis == axis) & (df.clock == clock)]
+            table = sub.pivot_table(index="value", columns="model", values="median")
+            if "LightGBM" in table:
+                table["REBEL / LightGBM"] = table["REBEL"] / table["LightGBM"]
+                ratios[(clock, axis)] = table["REBEL / LightGBM"]
+            print(f"\nmedian fit seconds vs {axis}, {label} (others at {BASE}, {args.rounds} depth-2 rounds)")
+            print(table.round(3).to_string())
+    _chart(df[df.clock == CPU], args.rounds)
+    return {"scaling": ratios}
+
+
+def _chart(df, rounds):
+    import plotly.express as px
+
     fig = px.line(
         df,
         x="value",
-        y="seconds",
+        y="median",
         color="model",
         facet_col="axis",
         log_x=True,
         log_y=True,
         markers=True,
-        title=f"Fit time vs N, d, K ({args.rounds} rounds of depth-2 trees)",
+        title=f"Fit time vs N, d, K: median 1-thread CPU seconds ({rounds} rounds of depth-2 trees)",
     )
     fig.update_xaxes(matches=None)
     fig.write_html(os.path.join(RESULTS, "scaling.html"), include_plotlyjs="cdn")
