@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import time
 
 from ._common import CPU, DEFAULT_REPEAT, WALL, load_average, print_table
@@ -37,7 +38,7 @@ def _run_steps(args) -> dict:
 
 def _ratio_row(label, comp, name, clock, target):
     """One acceptance row: the median and min ratio REBEL / ``name`` on ``clock``."""
-    if comp is None:
+    if comp is None or clock not in comp.results:
         return None
     med = comp.ratio(name, clock, "median")
     low = comp.ratio(name, clock, "min")
@@ -79,8 +80,13 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--quick", action="store_true", help="smaller problems and sweeps, no memory benchmark")
     ap.add_argument("--repeat", type=int, default=DEFAULT_REPEAT, help="interleaved repeats (>= 5)")
+    ap.add_argument(
+        "--cpu-only", action="store_true", help="1-thread CPU tables only (REBEL_BENCH_CLOCKS=cpu)"
+    )
     ap.add_argument("--only", nargs="*", default=list(STEPS), choices=STEPS)
     args = ap.parse_args(argv)
+    if args.cpu_only:
+        os.environ["REBEL_BENCH_CLOCKS"] = CPU
     t0 = time.perf_counter()
     results = _run_steps(args)
     summary(results)

@@ -7,6 +7,7 @@ Method (the same for every comparison):
 - Systems run interleaved (A B C A B C ...), ``repeat`` >= 5 times, after one small untimed warm-up fit each;
   every call records its wall time (``time.perf_counter``) and the process CPU time (``time.process_time``).
 - Tables give min and median of each system and the ratio REBEL / system of each (below 1: REBEL is faster).
+- ``REBEL_BENCH_CLOCKS=cpu`` takes the CPU table alone.
 - Single-thread CPU time is the robust number on a shared machine (a descheduled process does not accrue it);
   the wall time at ``REBEL_BENCH_THREADS`` threads shows what a user waits. Each table prints the load average.
 """
@@ -32,6 +33,18 @@ N_BINS = 255  # bins per feature for every system (REBEL: 254 thresholds = 255 b
 def n_threads() -> int:
     """The thread count of the wall-clock tables, for every system (REBEL_BENCH_THREADS, default 2)."""
     return int(os.environ.get("REBEL_BENCH_THREADS", "2"))
+
+
+def clocks() -> tuple:
+    """The tables to take: REBEL_BENCH_CLOCKS, default "cpu,wall" ("cpu" alone skips the wall-clock table, which
+    is meaningless on a machine loaded beyond its cores)."""
+    names = tuple(
+        c.strip() for c in os.environ.get("REBEL_BENCH_CLOCKS", f"{CPU},{WALL}").split(",") if c.strip()
+    )
+    bad = set(names) - {CPU, WALL}
+    if bad or not names:
+        raise ValueError(f"REBEL_BENCH_CLOCKS must list 'cpu' and/or 'wall'; got {names!r}.")
+    return names
 
 
 def load_average() -> str:
@@ -156,7 +169,6 @@ def compare(
     title: str,
     make_systems: Callable[[int], dict[str, Callable[[], object]]],
     repeat: int = DEFAULT_REPEAT,
-    clocks: tuple = (CPU, WALL),
     warm: Callable[[int], dict[str, Callable[[], object]]] | None = None,
     baseline: str = "REBEL",
 ) -> Comparison:
@@ -166,13 +178,13 @@ def compare(
     """
     threads = n_threads()
     comp = Comparison(title, baseline, threads)
-    for clock in clocks:
+    for clock in clocks():
         th = 1 if clock == CPU else threads
         with thread_limit(th):
             comp.loads[clock] = load_average()
             comp.results[clock] = interleaved(make_systems(th), repeat, warm(th) if warm else None)
     comp.print()
-    if CPU in comp.results:
+    if CPU in comp.results and WALL in comp.results:
         for name, s in comp.results[CPU].items():
             if s.median(CPU) > 1.15 * s.median(WALL):
                 print(f"  note: {name} used more CPU than wall time at 1 thread (a second thread was busy)")

@@ -7,7 +7,7 @@ real data's bin collisions), and the rate of a vectorised sqrt (the root scan's 
 
 Then times every kernel of one depth-2 round at the headline size (N=100k, d=50, K=10, 255 bins; weights as
 at the start of training, the tree of a fitted first round) on 1 thread and on REBEL_BENCH_THREADS threads,
-median of ``--repeat`` calls, and prints it next to its floor:
+median of ``--repeat`` calls (process CPU time on 1 thread, wall time on more), next to its floor:
 - bandwidth floor = bytes the kernel must move (inputs read once, outputs written once) / triad bandwidth;
 - add floor = its scatter-adds / the random scatter-add rate; sqrt floor = its square roots / the sqrt rate.
 Calls per round (depth 2): root histogram 1, root scan 1, eval_tree_binned 2, split_sums 2, leaf_costs 1,
@@ -34,13 +34,15 @@ from ._common import load_average, n_threads, print_table, rebel, thread_limit
 from .bench_fit import make_data
 
 
-def median_time(fn, repeat: int) -> float:
+def median_time(fn, repeat: int, clock=time.process_time) -> float:
+    """Median seconds of ``repeat`` calls after one untimed call; process CPU time by default (robust on a
+    shared machine when one thread runs), ``time.perf_counter`` for the multi-thread table."""
     fn()
     times = []
     for _ in range(repeat):
-        t0 = time.perf_counter()
+        t0 = clock()
         fn()
-        times.append(time.perf_counter() - t0)
+        times.append(clock() - t0)
     return statistics.median(times)
 
 
@@ -111,7 +113,7 @@ def _state(n: int, d: int, k: int, n_bins: int):
     return X, thresholds, usable, bins, wp, wm, tree, model.a_[0]
 
 
-def kernel_rows(n, d, k, n_bins, repeat, threads):
+def kernel_rows(n, d, k, n_bins, repeat, threads, clock):
     """(name, calls per round, seconds per call, bytes moved, scatter-adds, sqrts) of each kernel."""
     X, thresholds, usable, bins, wp, wm, (feat, thr, signs), a = _state(n, d, k, n_bins)
     dw = wp - wm
@@ -178,7 +180,7 @@ def kernel_rows(n, d, k, n_bins, repeat, threads):
     ]
     rows = []
     for name, calls, fn, nbytes, adds, sqrts in specs:
-        t = median_time(fn, repeat)
+        t = median_time(fn, repeat, clock)
         if name == "weight update":
             t = max(t - restore, 0.0)
         rows.append((name, calls, t, nbytes, adds, sqrts))
@@ -207,7 +209,8 @@ def main(argv=None) -> dict:
     for threads in sorted({1, n_threads()}):
         with thread_limit(threads):
             load = load_average()
-            rows = kernel_rows(n, d, k, n_bins, args.repeat, threads)
+            clock = time.process_time if threads == 1 else time.perf_counter
+            rows = kernel_rows(n, d, k, n_bins, args.repeat, threads, clock)
         table, total, floor_total = [], 0.0, 0.0
         for name, calls, t, nbytes, adds, sqrts in rows:
             per_round = t * calls if calls else t / args.rounds
@@ -236,7 +239,7 @@ def main(argv=None) -> dict:
             ("sum", "", "", f"{total * 1e3:.3f}", f"{floor_total * 1e3:.3f}", f"{total / floor_total:.1f}")
         )
         with thread_limit(threads):
-            fit_t = median_time(lambda: rebel(args.rounds, 2, n_bins)().fit(X, y), 3)
+            fit_t = median_time(lambda: rebel(args.rounds, 2, n_bins)().fit(X, y), 3, clock)
         print(
             f"\nkernels per depth-2 round, N={n} d={d} K={k}, {n_bins} bins, {threads} thread(s), {load}; "
             f"whole fit / rounds = {fit_t / args.rounds * 1e3:.2f} ms; floors split ideally over the threads"

@@ -72,3 +72,24 @@ def test_summary_prints_each_acceptance_ratio_with_its_verdict(capsys):
     assert "0.50" in k10 and "missed" in k10
     assert "met" in next(line for line in out.splitlines() if line.startswith("K=2 equal"))
     assert "missed" in next(line for line in out.splitlines() if line.startswith("cold first page"))
+
+
+def test_one_clock_setting_decides_the_tables(monkeypatch, capsys):
+    monkeypatch.setenv("REBEL_BENCH_CLOCKS", "cpu")
+    threads_seen = []
+
+    def systems(threads):
+        threads_seen.append(threads)
+        return {"REBEL": lambda: None, "peer": lambda: None}
+
+    comp = bc.compare("t", systems, repeat=5)
+    assert list(comp.results) == [bc.CPU] and threads_seen == [1]
+    assert all(len(s.cpu) == 5 for s in comp.results[bc.CPU].values())
+    monkeypatch.setenv("REBEL_BENCH_CLOCKS", "cpu,wall")
+    monkeypatch.setenv("REBEL_BENCH_THREADS", "2")
+    threads_seen.clear()
+    assert list(bc.compare("t", systems, repeat=5).results) == [bc.CPU, bc.WALL]
+    assert threads_seen == [1, 2]
+    monkeypatch.setenv("REBEL_BENCH_CLOCKS", "gpu")
+    with pytest.raises(ValueError, match="REBEL_BENCH_CLOCKS"):
+        bc.clocks()
