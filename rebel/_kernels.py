@@ -463,6 +463,30 @@ def eval_tree_binned(bins, features, thr_idx, leaf_signs, depth, f_out, leaf_out
 
 
 @njit(cache=True, nogil=True)
+def set_layer(features, thr_idx, leaf_signs, old_signs, best_feature, best_thr, best_polarity):
+    """Write a new layer of 2n nodes below the n = ``old_signs.shape[0]`` current leaves (heap positions
+    n - 1 .. 2n - 2): leaf l splits on (best_feature[l], best_thr[l]) with polarity best_polarity[l], or, when
+    best_feature[l] < 0, copies its parent's split so that its samples take the same branch and keep their sign
+    ``old_signs[l]`` (the function is unchanged). Rewrites leaf_signs[:2n]."""
+    n_leaves = old_signs.shape[0]
+    first_leaf = n_leaves - 1
+    for lf in range(n_leaves):
+        pos = first_leaf + lf
+        if best_feature[lf] >= 0:
+            features[pos] = best_feature[lf]
+            thr_idx[pos] = best_thr[lf]
+            rho = best_polarity[lf]
+        else:
+            # Copy of the parent: the leaf's samples take the same branch again and keep their sign s.
+            parent = (pos - 1) // 2
+            features[pos] = features[parent]
+            thr_idx[pos] = thr_idx[parent]
+            rho = -old_signs[lf] if pos % 2 == 1 else old_signs[lf]
+        leaf_signs[2 * lf] = -rho
+        leaf_signs[2 * lf + 1] = rho
+
+
+@njit(cache=True, nogil=True)
 def grow_tree(bins, usable, depth, state, work, features, thr_idx, leaf_signs, a, layer_totals):
     """Grow one depth-``depth`` tree and its a on the current weights (paper Sec. 4, DESIGN.md section 2).
 
@@ -504,7 +528,6 @@ def grow_tree(bins, usable, depth, state, work, features, thr_idx, leaf_signs, a
     a_new = np.empty(n_classes)
     for d in range(1, depth):
         n_leaves = 1 << d
-        first_leaf = n_leaves - 1
         u_tot = w.u_tot[:n_leaves]
         v_tot = w.v_tot[:n_leaves]
         leaf_costs(wp, wm, w.leaf, a, w.e, u_tot, v_tot)
@@ -519,20 +542,7 @@ def grow_tree(bins, usable, depth, state, work, features, thr_idx, leaf_signs, a
         leaf_scan(
             w.leaf_hist[:n_leaves], u_tot, v_tot, old_signs, usable, best_feature, best_thr, best_polarity
         )
-        for lf in range(n_leaves):
-            pos = first_leaf + lf
-            if best_feature[lf] >= 0:
-                features[pos] = best_feature[lf]
-                thr_idx[pos] = best_thr[lf]
-                rho = best_polarity[lf]
-            else:
-                # Copy of the parent: the leaf's samples take the same branch again and keep their sign s.
-                parent = (pos - 1) // 2
-                features[pos] = features[parent]
-                thr_idx[pos] = thr_idx[parent]
-                rho = -old_signs[lf] if pos % 2 == 1 else old_signs[lf]
-            leaf_signs[2 * lf] = -rho
-            leaf_signs[2 * lf + 1] = rho
+        set_layer(features, thr_idx, leaf_signs, old_signs, best_feature, best_thr, best_polarity)
         eval_tree_binned(bins, features, thr_idx, leaf_signs, d + 1, w.f, w.leaf)
         split_sums(wp, wm, w.f, w.sp, w.sm)
         a_star(w.sp, w.sm, a_new)
@@ -541,13 +551,13 @@ def grow_tree(bins, usable, depth, state, work, features, thr_idx, leaf_signs, a
 
 
 @njit(cache=True, nogil=True)
-def boost_rounds(t_start, t_stop, bins, usable, depth, state, work, forest):
+def boost_rounds(t_start, t_stop, bins, usable, depth, state, work, forest, learning_rate=1.0):
     """Rounds t_start..t_stop-1 of the REBEL loop in one call: grow a tree (``grow_tree``), then move H and the
     weights past it (``apply_round``, rescaled by the closed-form ``round_total``).
 
     Writes round t's tree into forest.features[t], thr_idx[t], leaf_signs[t], its a into A[t], the per-layer
     weight totals into layer_totals[t], the round's weight total (relative to 1 before it) into round_totals[t]
-    and the training risk after it into risks[t].
+    and the training risk after it into risks[t]. ``learning_rate`` < 1 shrinks each a after its tree is grown.
     """
     for t in range(t_start, t_stop):
         a = forest.A[t]
@@ -563,6 +573,8 @@ def boost_rounds(t_start, t_stop, bins, usable, depth, state, work, forest):
             a,
             forest.layer_totals[t],
         )
+        if learning_rate != 1.0:  # shrinkage (a variant; paper mode takes the full step)
+            a *= learning_rate
         total = round_total(work.sp, work.sm, a)
         forest.round_totals[t] = total
         forest.risks[t] = _update_weights(state, work, work.f, a, total)
@@ -759,3 +771,521 @@ def predict_blocks_serial(X, a0, features, thresholds, leaf_signs, A, depth, sco
             scores,
             staged,
         )
+
+
+# --------------------------------------------------------------------------------------------------------------
+# 8. Variants beyond the paper (DESIGN.md "Variants"): loss="logistic", leaves="vector", learning_rate.
+#    Paper mode never calls anything in this section. Per (sample, class) the two statistics of a round are
+#    P, Q = (wp, wm) for the exp loss and (g, h) = (gradient, hessian) for the logistic loss.
+# --------------------------------------------------------------------------------------------------------------
+
+LOSS_EXP = 0
+LOSS_LOGISTIC = 1
+# Ridge of every Newton denominator, relative to the mean hessian per class: keeps an empty or hessian-free
+# leaf's value finite (0) while leaving every other value unchanged to ~1e-9.
+NEWTON_RIDGE = 1e-9
+# Halvings of a logistic step before the line search gives up (the step is then 0: the loss cannot increase).
+LINE_SEARCH_STEPS = 60
+
+
+class VariantWork(NamedTuple):
+    """Work arrays of the variant growers, allocated once per fit (``rebel.grower.variant_work``)."""
+
+    g: np.ndarray  # (N, K) logistic gradient
+    h: np.ndarray  # (N, K) logistic hessian
+    hist_p: np.ndarray  # (d, n_bins, K) one node's histogram of P
+    hist_q: np.ndarray  # (d, n_bins, K) one node's histogram of Q
+    node_p: np.ndarray  # (2^(D+1) - 1, K) per heap node: sums of P
+    node_q: np.ndarray  # (2^(D+1) - 1, K) sums of Q
+    node_n: np.ndarray  # (2^(D+1) - 1,) int64 training samples in the node
+    node_values: np.ndarray  # (2^(D+1) - 1, K) the step of every node, were it a leaf
+    order: np.ndarray  # (N,) int64 samples sorted by node
+    starts: np.ndarray  # (2^D + 1,) int64 offsets of each node's samples in ``order``
+    node: np.ndarray  # (N,) int64 heap node of every sample at the current layer
+    values: np.ndarray  # (2^D, K) the round's leaf values (steps)
+    layer_loss: np.ndarray  # (D,) loss after each layer (exp: weight total relative to 1; logistic: sum)
+
+
+@njit(cache=True, nogil=True)
+def softplus(x):
+    """F(x) = ln(1 + e^x) without overflow (the logistic member of the paper's family, Eq. 1)."""
+    return max(x, 0.0) + np.log1p(np.exp(-abs(x)))
+
+
+@njit(cache=True, nogil=True)
+def sigmoid(x):
+    """s(x) = 1 / (1 + e^-x) without overflow."""
+    if x >= 0.0:
+        return 1.0 / (1.0 + np.exp(-x))
+    z = np.exp(x)
+    return z / (1.0 + z)
+
+
+@njit(cache=True, nogil=True)
+def logistic_stats(H, cp, cm, g, h):
+    """Per (n, k): g = cp s(H) - cm s(-H) and h = (cp + cm) s(H) s(-H), the gradient and hessian of the loss
+    cp F(H) + cm F(-H) in H."""
+    n_samples, n_classes = H.shape
+    for n in range(n_samples):
+        for k in range(n_classes):
+            s = sigmoid(H[n, k])
+            g[n, k] = cp[n, k] * s - cm[n, k] * (1.0 - s)
+            h[n, k] = (cp[n, k] + cm[n, k]) * s * (1.0 - s)
+
+
+@njit(cache=True, nogil=True)
+def logistic_loss_sum(H, cp, cm, node, values, scale):
+    """sum_n sum_k cp F(H + scale v) + cm F(-(H + scale v)) with v = values[node[n]] (scale 0: the loss at H)."""
+    n_samples, n_classes = H.shape
+    total = 0.0
+    for n in range(n_samples):
+        for k in range(n_classes):
+            x = H[n, k] + scale * values[node[n], k]
+            total += cp[n, k] * softplus(x) + cm[n, k] * softplus(-x)
+    return total
+
+
+@njit(cache=True, nogil=True)
+def line_search(H, cp, cm, node, values, target):
+    """The largest scale in 1, 1/2, 1/4, ... whose step keeps the logistic loss <= target, and that loss;
+    (0, loss at H) when none does within LINE_SEARCH_STEPS halvings."""
+    scale = 1.0
+    for _ in range(LINE_SEARCH_STEPS):
+        loss = logistic_loss_sum(H, cp, cm, node, values, scale)
+        if loss <= target:
+            return scale, loss
+        scale *= 0.5
+    return 0.0, logistic_loss_sum(H, cp, cm, node, values, 0.0)
+
+
+@njit(cache=True, nogil=True)
+def leaf_value(p, q, loss_id, learning_rate, eps, lam):
+    """One class's step in a leaf with statistic sums (p, q): exp 1/2 ln((q + eps) / (p + eps)) (a* smoothed),
+    logistic the Newton step -p / (q + lam); times the learning rate."""
+    if loss_id == LOSS_EXP:
+        return learning_rate * 0.5 * (np.log(q + eps) - np.log(p + eps))
+    return -learning_rate * p / (q + lam)
+
+
+@njit(cache=True, nogil=True)
+def leaf_objective(p, q, loss_id, learning_rate, eps, lam):
+    """One class's loss in a leaf after its step v = ``leaf_value``: exp p e^v + q e^-v (exactly the weight
+    it leaves; sum_k 2 sqrt(p q) at the unsmoothed optimum), logistic the Newton model p v + q v^2 / 2."""
+    v = leaf_value(p, q, loss_id, learning_rate, eps, lam)
+    if loss_id == LOSS_EXP:
+        return p * np.exp(v) + q * np.exp(-v)
+    return p * v + 0.5 * q * v * v
+
+
+@njit(cache=True, nogil=True)
+def vector_criterion(p, q, loss_id, learning_rate, eps, lam):
+    """The vector-leaf split criterion of one node: sum_k ``leaf_objective`` (lower is better)."""
+    total = 0.0
+    for k in range(p.shape[0]):
+        total += leaf_objective(p[k], q[k], loss_id, learning_rate, eps, lam[k])
+    return total
+
+
+@njit(cache=True, nogil=True)
+def node_histograms(bins, P, Q, order, start, stop, hist_p, hist_q):
+    """hist_p[j, b, k] = sum of P[n, k] over the samples order[start:stop] with bins[j, n] == b; same for Q."""
+    hist_p[:] = 0.0
+    hist_q[:] = 0.0
+    n_classes = P.shape[1]
+    for j in range(bins.shape[0]):
+        row = bins[j]
+        hp = hist_p[j]
+        hq = hist_q[j]
+        for s in range(start, stop):
+            n = order[s]
+            b = row[n]
+            for k in range(n_classes):
+                hp[b, k] += P[n, k]
+                hq[b, k] += Q[n, k]
+
+
+@njit(cache=True, nogil=True)
+def vector_scan(hist_p, hist_q, p_tot, q_tot, usable, loss_id, learning_rate, eps, lam, best):
+    """Best split (feature, threshold index) of one node by ``vector_criterion`` of its two children: usable
+    features ascending, thresholds ascending, a new best strictly below ``best`` (first wins ties). Returns
+    (feature, threshold index, criterion); feature -1 if nothing beats ``best``."""
+    n_features, n_bins, n_classes = hist_p.shape
+    left_p = np.empty(n_classes)
+    left_q = np.empty(n_classes)
+    best_j = -1
+    best_i = 0
+    for j in range(n_features):
+        if not usable[j]:
+            continue
+        left_p[:] = 0.0
+        left_q[:] = 0.0
+        for i in range(1, n_bins):
+            crit = 0.0
+            for k in range(n_classes):
+                left_p[k] += hist_p[j, i - 1, k]
+                left_q[k] += hist_q[j, i - 1, k]
+                crit += leaf_objective(left_p[k], left_q[k], loss_id, learning_rate, eps, lam[k])
+                crit += leaf_objective(
+                    p_tot[k] - left_p[k], q_tot[k] - left_q[k], loss_id, learning_rate, eps, lam[k]
+                )
+            if crit < best:
+                best = crit
+                best_j = j
+                best_i = i
+    return best_j, best_i, best
+
+
+@njit(cache=True, nogil=True)
+def sort_by_node(node, first, count, order, starts):
+    """Counting sort of the samples by their heap node (first .. first + count - 1): their indices in
+    ``order``, node c's at order[starts[c]:starts[c + 1]]."""
+    starts[: count + 1] = 0
+    for n in range(node.shape[0]):
+        starts[node[n] - first + 1] += 1
+    for c in range(count):
+        starts[c + 1] += starts[c]
+    fill = starts[:count].copy()
+    for n in range(node.shape[0]):
+        c = node[n] - first
+        order[fill[c]] = n
+        fill[c] += 1
+
+
+@njit(cache=True, nogil=True)
+def _split_node(bins, P, Q, vw, node_id, start, stop, feature, thr):
+    """Send node_id's samples to its children by (feature, thr) and sum their statistics."""
+    left = 2 * node_id + 1
+    for child in (left, left + 1):
+        vw.node_p[child] = 0.0
+        vw.node_q[child] = 0.0
+        vw.node_n[child] = 0
+    for s in range(start, stop):
+        n = vw.order[s]
+        child = left + np.int64(bins[feature, n] >= thr)
+        vw.node[n] = child
+        vw.node_n[child] += 1
+        vw.node_p[child] += P[n]
+        vw.node_q[child] += Q[n]
+
+
+@njit(cache=True, nogil=True)
+def _node_values(vw, first, count, loss_id, learning_rate, eps, lam):
+    """node_values of the nodes first .. first + count - 1; an empty node takes its parent's values."""
+    for c in range(count):
+        i = first + c
+        if vw.node_n[i] == 0 and i > 0:
+            vw.node_values[i] = vw.node_values[(i - 1) // 2]
+            continue
+        for k in range(vw.node_p.shape[1]):
+            vw.node_values[i, k] = leaf_value(
+                vw.node_p[i, k], vw.node_q[i, k], loss_id, learning_rate, eps, lam[k]
+            )
+
+
+@njit(cache=True, nogil=True)
+def grow_vector_tree(
+    bins, usable, depth, P, Q, H, cp, cm, loss_id, learning_rate, eps, lam, vw, features, thr_idx
+):
+    """Grow one depth-``depth`` tree with a K-vector per leaf (leaves="vector"), layer by layer.
+
+    Every node at a layer takes the split (``vector_scan``) that lowers ``vector_criterion`` of its samples the
+    most, or copies its parent's split (its samples all take the same branch again; the root always splits)
+    when none lowers it by more than LEAF_TOL of its weight. Exp: the criterion is the exact weight the step
+    leaves, so no layer increases the loss. Logistic: each layer's Newton values get a line search on the
+    true loss against the previous layer's loss; a layer that cannot lower it is undone and growth stops.
+    Writes features/thr_idx (heap order), vw.values (2^depth, K) the steps (learning rate included),
+    vw.node[n] the leaf (0 .. 2^depth - 1) of every sample, vw.layer_loss[l] the loss after layer l + 1
+    (exp: weight total relative to the total before the round; logistic: the loss sum).
+    """
+    n_samples, n_classes = P.shape
+    vw.node[:] = 0
+    vw.node_n[0] = n_samples
+    for k in range(n_classes):
+        vw.node_p[0, k] = P[:, k].sum()
+        vw.node_q[0, k] = Q[:, k].sum()
+    _node_values(vw, 0, 1, loss_id, learning_rate, eps, lam)
+    best_loss = (
+        logistic_loss_sum(H, cp, cm, vw.node, vw.node_values, 0.0) if loss_id == LOSS_LOGISTIC else 0.0
+    )
+    scale = 1.0
+    stopped = False
+    for d in range(depth):
+        first = (1 << d) - 1
+        count = 1 << d
+        sort_by_node(vw.node, first, count, vw.order, vw.starts)
+        total = 0.0
+        for c in range(count):
+            i = first + c
+            start, stop = vw.starts[c], vw.starts[c + 1]
+            crit = vector_criterion(vw.node_p[i], vw.node_q[i], loss_id, learning_rate, eps, lam)
+            j = -1
+            thr = 1
+            if not stopped and stop > start:
+                tol = 0.0
+                for k in range(n_classes):
+                    tol += abs(vw.node_p[i, k]) + vw.node_q[i, k]
+                node_histograms(bins, P, Q, vw.order, start, stop, vw.hist_p, vw.hist_q)
+                bound = np.inf if i == 0 else crit - LEAF_TOL * tol
+                j, thr, found = vector_scan(
+                    vw.hist_p,
+                    vw.hist_q,
+                    vw.node_p[i],
+                    vw.node_q[i],
+                    usable,
+                    loss_id,
+                    learning_rate,
+                    eps,
+                    lam,
+                    bound,
+                )
+                if j >= 0:
+                    crit = found
+            if j < 0:
+                j, thr = (features[(i - 1) // 2], thr_idx[(i - 1) // 2]) if i > 0 else (0, 1)
+            features[i] = j
+            thr_idx[i] = thr
+            _split_node(bins, P, Q, vw, i, start, stop, j, thr)
+            total += crit
+        _node_values(vw, first + count, 2 * count, loss_id, learning_rate, eps, lam)
+        if loss_id == LOSS_EXP:
+            vw.layer_loss[d] = total
+            continue
+        if stopped:
+            vw.layer_loss[d] = best_loss
+            continue
+        s, loss = line_search(H, cp, cm, vw.node, vw.node_values, best_loss)
+        if s > 0.0:
+            best_loss = loss
+            scale = s
+        elif d == 0:  # no step lowers the loss: the round adds nothing
+            stopped = True
+            scale = 0.0
+        else:  # undo the layer: its nodes copy their parents' splits, so the function stays the last layer's
+            stopped = True
+            for c in range(count):
+                i = first + c
+                features[i] = features[(i - 1) // 2]
+                thr_idx[i] = thr_idx[(i - 1) // 2]
+                _split_node(bins, P, Q, vw, i, vw.starts[c], vw.starts[c + 1], features[i], thr_idx[i])
+            _node_values(vw, first + count, 2 * count, loss_id, learning_rate, eps, lam)
+        vw.layer_loss[d] = best_loss
+    leaves = 1 << depth
+    for lf in range(leaves):
+        for k in range(n_classes):
+            vw.values[lf, k] = scale * vw.node_values[leaves - 1 + lf, k]
+    for n in range(n_samples):
+        vw.node[n] -= leaves - 1
+
+
+@njit(cache=True, nogil=True)
+def apply_leaf_values(H, wp, wm, node, values, scale, reweight, cost_rows):
+    """H += values[node[n]] (the round's step); with ``reweight`` (exp loss) also wp <- wp e^v scale and
+    wm <- wm e^-v scale. Returns the training risk mean_n cost_rows[n, argmax_k H[n, k]] (ties to the lowest k)."""
+    n_samples, n_classes = H.shape
+    risk = 0.0
+    for n in range(n_samples):
+        v = values[node[n]]
+        best = 0
+        for k in range(n_classes):
+            H[n, k] += v[k]
+            if reweight:
+                wp[n, k] *= np.exp(v[k]) * scale
+                wm[n, k] *= np.exp(-v[k]) * scale
+            if H[n, k] > H[n, best]:
+                best = k
+        risk += cost_rows[n, best]
+    return risk / max(n_samples, 1)
+
+
+@njit(cache=True, nogil=True)
+def newton_root_scan(hist, g_total, h_total, lam, usable):
+    """Best root stump for binary leaves under the logistic loss: the largest Newton gain
+    sum_k G_k(f)^2 / (h_total_k + lam_k), G(f) = sum_n f_n g_n = g_total - 2 (sum over the left). Usable
+    features and thresholds ascending; a new best must be strictly larger. Returns (feature, threshold index,
+    gain); feature -1 if none."""
+    n_features, n_bins, n_classes = hist.shape
+    best_j = -1
+    best_i = 0
+    best = -np.inf
+    left = np.empty(n_classes)
+    for j in range(n_features):
+        if not usable[j]:
+            continue
+        left[:] = 0.0
+        for i in range(1, n_bins):
+            gain = 0.0
+            for k in range(n_classes):
+                left[k] += hist[j, i - 1, k]
+                G = g_total[k] - 2.0 * left[k]
+                gain += G * G / (h_total[k] + lam[k])
+            if gain > best:
+                best = gain
+                best_j = j
+                best_i = i
+    return best_j, best_i, best
+
+
+@njit(cache=True, nogil=True)
+def newton_a(g, h, f, lam, a):
+    """Newton output vector of binary leaves: a_k = -sum_n f_n g_nk / (sum_n h_nk + lam_k) (f^2 = 1)."""
+    n_samples, n_classes = g.shape
+    a[:] = 0.0
+    hs = np.zeros(n_classes)
+    for n in range(n_samples):
+        for k in range(n_classes):
+            a[k] += f[n] * g[n, k]
+            hs[k] += h[n, k]
+    for k in range(n_classes):
+        a[k] = -a[k] / (hs[k] + lam[k])
+
+
+@njit(cache=True, nogil=True)
+def newton_leaf_costs(g, h, leaf, a, e_out, u_tot, v_tot):
+    """The deeper-layer leaf criterion of binary leaves under the logistic loss (Newton model of the step f a):
+    u_n = sum_k g a + h a^2 / 2 if the sample gets +1, v_n = sum_k -g a + h a^2 / 2 if -1; e = u - v and
+    per-leaf totals of u and v, as ``leaf_costs`` gives them for the exp loss (so ``leaf_scan`` serves both)."""
+    n_samples, n_classes = g.shape
+    u_tot[:] = 0.0
+    v_tot[:] = 0.0
+    for n in range(n_samples):
+        lin = 0.0
+        quad = 0.0
+        for k in range(n_classes):
+            lin += g[n, k] * a[k]
+            quad += 0.5 * h[n, k] * a[k] * a[k]
+        e_out[n] = 2.0 * lin
+        u_tot[leaf[n]] += quad + lin
+        v_tot[leaf[n]] += quad - lin
+
+
+@njit(cache=True, nogil=True)
+def _signed_values(leaf_signs, a, step, out):
+    """out[l] = leaf_signs[l] a step for the tree's current leaves (binary leaves as leaf values)."""
+    for lf in range(out.shape[0]):
+        for k in range(a.shape[0]):
+            out[lf, k] = leaf_signs[lf] * a[k] * step
+
+
+@njit(cache=True, nogil=True)
+def grow_newton_tree(
+    bins, usable, depth, H, cp, cm, learning_rate, lam, work, vw, features, thr_idx, leaf_signs, a
+):
+    """Grow one depth-``depth`` binary-leaf tree f and its a under the logistic loss (Newton steps).
+
+    Root: ``newton_root_scan`` on the histograms of g. a: ``newton_a``, times the learning rate and the line
+    search's scale (the true loss never increases). Deeper layers as in ``grow_tree``, with the Newton model's
+    u, v (``newton_leaf_costs``) in ``leaf_scan``; a layer whose line search cannot lower the loss below the
+    previous layer's is undone (its nodes become copies) and growth stops. Reads vw.g, vw.h; writes the
+    tree, a (the step), work.f / work.leaf on the training samples and vw.layer_loss (loss sums per layer).
+    """
+    w = work
+    n_classes = H.shape[1]
+    if w.parallel:
+        root_histograms(bins, vw.g, w.hist)
+    else:
+        root_histograms_serial(bins, vw.g, w.hist)
+    g_total = np.empty(n_classes)
+    h_total = np.empty(n_classes)
+    for k in range(n_classes):
+        g_total[k] = vw.g[:, k].sum()
+        h_total[k] = vw.h[:, k].sum()
+    j, i, _ = newton_root_scan(w.hist, g_total, h_total, lam, usable)
+    features[:] = 0
+    thr_idx[:] = 1
+    leaf_signs[:] = 1
+    if j >= 0:
+        features[0] = j
+        thr_idx[0] = i
+        leaf_signs[0] = -1
+    eval_tree_binned(bins, features, thr_idx, leaf_signs, 1, w.f, w.leaf)
+    newton_a(vw.g, vw.h, w.f, lam, a)
+    values = vw.node_values
+    values[:] = 0.0
+    best_loss = logistic_loss_sum(H, cp, cm, w.leaf, values, 0.0)
+    _signed_values(leaf_signs[:2], a, learning_rate, values[:2])
+    scale, loss = line_search(H, cp, cm, w.leaf, values, best_loss)
+    stopped = scale == 0.0
+    best_loss = min(loss, best_loss)
+    vw.layer_loss[0] = best_loss
+    a_new = np.empty(n_classes)
+    step = np.empty(n_classes)
+    for d in range(1, depth):
+        n_leaves = 1 << d
+        old_signs = leaf_signs[:n_leaves].copy()
+        best_feature = np.full(n_leaves, -1, dtype=np.int32)
+        best_thr = np.ones(n_leaves, dtype=np.int32)
+        best_polarity = np.ones(n_leaves, dtype=np.int8)
+        if not stopped:
+            step[:] = a * (learning_rate * scale)
+            newton_leaf_costs(vw.g, vw.h, w.leaf, step, w.e, w.u_tot[:n_leaves], w.v_tot[:n_leaves])
+            if w.parallel:
+                leaf_histograms(bins, w.leaf, w.e, w.leaf_hist[:n_leaves])
+            else:
+                leaf_histograms_serial(bins, w.leaf, w.e, w.leaf_hist[:n_leaves])
+            leaf_scan(
+                w.leaf_hist[:n_leaves],
+                w.u_tot[:n_leaves],
+                w.v_tot[:n_leaves],
+                old_signs,
+                usable,
+                best_feature,
+                best_thr,
+                best_polarity,
+            )
+        set_layer(features, thr_idx, leaf_signs, old_signs, best_feature, best_thr, best_polarity)
+        eval_tree_binned(bins, features, thr_idx, leaf_signs, d + 1, w.f, w.leaf)
+        if not stopped:
+            newton_a(vw.g, vw.h, w.f, lam, a_new)
+            _signed_values(leaf_signs[: 2 * n_leaves], a_new, learning_rate, values[: 2 * n_leaves])
+            s, loss = line_search(H, cp, cm, w.leaf, values, best_loss)
+            if s > 0.0:
+                a[:] = a_new
+                scale = s
+                best_loss = loss
+            else:  # undo the layer: copies keep every sample's sign, so f is the last layer's
+                stopped = True
+                best_feature[:] = -1
+                set_layer(features, thr_idx, leaf_signs, old_signs, best_feature, best_thr, best_polarity)
+                eval_tree_binned(bins, features, thr_idx, leaf_signs, d + 1, w.f, w.leaf)
+        vw.layer_loss[d] = best_loss
+    for k in range(n_classes):
+        a[k] *= learning_rate * scale
+
+
+@njit(cache=True, nogil=True)
+def _predict_values_rows(X, start, stop, a0, features, thresholds, leaf_values, depth, scores, staged):
+    """Rows start..stop of ``predict_leaf_values``."""
+    n_rounds = features.shape[0]
+    n_classes = a0.shape[0]
+    h = np.empty(n_classes)
+    for n in range(start, stop):
+        h[:] = a0
+        if staged.shape[0] > 0:
+            staged[0, n] = np.argmax(h)
+        for t in range(n_rounds):
+            v = leaf_values[t, _leaf_of(X[n], features[t], thresholds[t], depth)]
+            for k in range(n_classes):
+                h[k] += v[k]
+            if staged.shape[0] > 0:
+                staged[t + 1, n] = np.argmax(h)
+        if scores.shape[0] > 0:
+            scores[n] = h
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def predict_leaf_values(X, a0, features, thresholds, leaf_values, depth, scores, staged):
+    """Vector-leaf models: scores[n] = a0 + sum_t leaf_values[t, leaf_t(x_n)] (N, K) and/or staged[t, n] =
+    argmax_k of the scores after t rounds (T + 1, N) int16 (ties to the lowest k), whichever is not empty.
+    Threads own blocks of PREDICT_BLOCK rows."""
+    n_samples = X.shape[0]
+    n_blocks = (n_samples + PREDICT_BLOCK - 1) // PREDICT_BLOCK
+    for b in prange(n_blocks):
+        start = b * PREDICT_BLOCK
+        stop = min(start + PREDICT_BLOCK, n_samples)
+        _predict_values_rows(X, start, stop, a0, features, thresholds, leaf_values, depth, scores, staged)
+
+
+@njit(cache=True, nogil=True)
+def predict_leaf_values_serial(X, a0, features, thresholds, leaf_values, depth, scores, staged):
+    """``predict_leaf_values`` on one thread."""
+    _predict_values_rows(X, 0, X.shape[0], a0, features, thresholds, leaf_values, depth, scores, staged)

@@ -32,6 +32,7 @@ class BoostResult:
     train_risk: np.ndarray  # (T + 1,) empirical risk after a0 and after each round
     layer_loss: np.ndarray  # (T, D) loss L of the model if round t's tree stopped after layer l + 1
     H: np.ndarray  # (N, K) final training scores
+    leaf_values: np.ndarray | None = None  # (T, 2^D, K) per-leaf steps of vector-leaf variants
 
 
 def training_loss(H, cost_rows) -> float:
@@ -53,9 +54,11 @@ def boost(
     depth: int,
     n_bins: int,
     callback: Callable[[int, dict], object] | None = None,
+    learning_rate: float = 1.0,
 ) -> BoostResult:
     """Train ``n_rounds`` rounds of depth-``depth`` trees. ``callback(t, info)`` runs after a0 (t = 0) and after
-    each round; returning ``False`` stops training early (the result then holds the rounds done so far)."""
+    each round; returning ``False`` stops training early (the result then holds the rounds done so far).
+    ``learning_rate`` < 1 shrinks every a_t (a variant; ``layer_loss`` then holds each layer's full step)."""
     n_features, n_samples = bins.shape
     n_classes = cost_rows.shape[1]
     dec = decompose(cost_rows)
@@ -75,13 +78,13 @@ def boost(
 
     done = n_rounds
     if callback is None:
-        kern.boost_rounds(0, n_rounds, bins, usable, depth, state, work, forest)  # one compiled call
+        kern.boost_rounds(0, n_rounds, bins, usable, depth, state, work, forest, learning_rate)  # one call
     elif callback(0, {"loss": loss_of(log_total0), "risk": risk0, "a": a0}) is False:
         done = 0
     else:
         log_total = log_total0
         for t in range(n_rounds):
-            kern.boost_rounds(t, t + 1, bins, usable, depth, state, work, forest)
+            kern.boost_rounds(t, t + 1, bins, usable, depth, state, work, forest, learning_rate)
             log_total += _log_or_neginf(forest.round_totals[t])
             info = {"loss": loss_of(log_total), "risk": forest.risks[t], "a": forest.A[t]}
             if callback(t + 1, {**info, "tree": tree_of(forest, t, depth)}) is False:

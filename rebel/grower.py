@@ -72,3 +72,25 @@ def new_forest(n_rounds: int, depth: int, n_classes: int) -> kern.Forest:
 def tree_of(forest: kern.Forest, t: int, depth: int) -> Tree:
     """Round t's tree as a ``Tree`` record (views into the forest's arrays)."""
     return Tree(depth, forest.features[t], forest.thr_idx[t], forest.leaf_signs[t])
+
+
+def variant_work(
+    n_samples: int, n_features: int, n_classes: int, n_bins: int, depth: int
+) -> kern.VariantWork:
+    """Work arrays for the variant growers (``_kernels.grow_vector_tree``, ``_kernels.grow_newton_tree``)."""
+    n_nodes = (1 << (depth + 1)) - 1
+    return kern.VariantWork(
+        g=np.empty((n_samples, n_classes)),
+        h=np.empty((n_samples, n_classes)),
+        hist_p=np.empty((n_features, n_bins, n_classes)),
+        hist_q=np.empty((n_features, n_bins, n_classes)),
+        node_p=np.zeros((n_nodes, n_classes)),
+        node_q=np.zeros((n_nodes, n_classes)),
+        node_n=np.zeros(n_nodes, dtype=np.int64),
+        node_values=np.zeros((n_nodes, n_classes)),
+        order=np.empty(n_samples, dtype=np.int64),
+        starts=np.empty((1 << depth) + 1, dtype=np.int64),
+        node=np.zeros(n_samples, dtype=np.int64),
+        values=np.zeros((1 << depth, n_classes)),
+        layer_loss=np.zeros(depth),
+    )
