@@ -73,7 +73,7 @@ def staged_posteriors(estimator, X):
     if isinstance(est, RebelClassifier):
         _check_rebel_posterior(est)
         for H in est.staged_decision_function(X):
-            yield posterior_from_scores(H)
+            yield posterior_from_scores(H, getattr(est, "loss_", "exp"))
     elif hasattr(est, "staged_predict_proba"):
         yield from est.staged_predict_proba(X)
     elif HAS_LIGHTGBM and isinstance(est, lightgbm.LGBMClassifier):

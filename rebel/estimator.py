@@ -14,16 +14,17 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _kernels as kern
 from ._threading import parallel_guard
-from .binning import BINNINGS, bin_data, fit_thresholds
-from .booster import boost
 from .costs import uniform_costs, validate_cost_matrix, validate_sample_cost
-from .params import check_n_classes, check_param
+from .fitting import train, weighted_cost_rows
+from .params import N_ITER_NO_CHANGE, check_choice, check_float, check_n_classes, check_param
 
 
-def posterior_from_scores(H: np.ndarray) -> np.ndarray:
-    """Posterior estimate ``sigma(2 H_k)`` normalised over k: the population minimiser of the exponential loss
-    under 0-1 costs (Friedman, Hastie & Tibshirani 2000). H: (..., K) scores; returns the same shape."""
-    p = 1.0 / (1.0 + np.exp(-2.0 * np.clip(H, -350, 350)))
+def posterior_from_scores(H: np.ndarray, loss: str = "exp") -> np.ndarray:
+    """Posterior estimate under 0-1 costs, the population minimiser the loss implies, normalised over k:
+    ``sigma(2 H_k)`` for the exp loss (Friedman, Hastie & Tibshirani 2000), ``sigma(H_k)`` for the logistic loss.
+    H: (..., K) scores; returns the same shape."""
+    factor = 2.0 if loss == "exp" else 1.0
+    p = 1.0 / (1.0 + np.exp(-factor * np.clip(H, -700 / factor, 700 / factor)))
     return p / p.sum(axis=-1, keepdims=True)
 
 
@@ -44,13 +45,30 @@ class RebelClassifier(ClassifierMixin, BaseEstimator):
     binning : {"uniform", "quantile"}
         ``uniform``: evenly spaced over the training range (paper footnote 1).
     random_state : None or int
-        Stored as given. REBEL's training is deterministic; no step draws random numbers.
+        Seeds the validation split of early stopping, the only random step; otherwise training is deterministic.
+    loss : {"exp", "logistic"}
+        F of the paper's loss family (Eq. 1). ``exp`` (paper): closed-form steps. ``logistic``: F(x) = ln(1 + e^x)
+        with Newton steps and a line search (DESIGN.md "Variants").
+    leaves : {"binary", "vector"}
+        ``binary`` (paper): each round adds f(x) a with f in {-1, +1}. ``vector``: each leaf has its own K-vector.
+    learning_rate : float in (0, 1]
+        Shrinks every round's step (1 = the paper's full step; a0 is never shrunk).
+    n_iter_no_change : None or int
+        Early stopping: hold out ``validation_fraction`` of the training rows and stop when the validation cost
+        has not dropped for this many rounds; the model keeps the rounds up to its lowest validation cost.
+        ``None`` (default) trains every round on every row.
+    validation_fraction : float in (0, 1)
+        Share of rows held out when ``n_iter_no_change`` is set.
+
+    The defaults (exp, binary, 1.0, no early stopping) are paper mode, bit-identical to the paper's algorithm.
 
     Fitted attributes
     -----------------
     classes_, n_features_in_, cost_matrix_, thresholds_ (d, n_thresholds), feature_usable_ (d,), a0_ (K,),
     tree_features_ / tree_thr_idx_ / tree_thresholds_ (T, 2^D - 1), tree_leaf_signs_ (T, 2^D), a_ (T, K),
-    train_loss_ and train_risk_ (T + 1,: index 0 is after a0), layer_loss_ (T, D), n_estimators_.
+    train_loss_ and train_risk_ (T + 1,: index 0 is after a0), layer_loss_ (T, D), n_estimators_;
+    tree_leaf_values_ (T, 2^D, K) for vector leaves; validation_cost_ (T + 1,) with early stopping.
+    With a learning rate below 1 on exp/binary, ``layer_loss_`` holds each layer's full (unshrunk) step.
     """
 
     def __init__(
@@ -61,6 +79,11 @@ class RebelClassifier(ClassifierMixin, BaseEstimator):
         n_thresholds=200,
         binning="uniform",
         random_state=None,
+        loss="exp",
+        leaves="binary",
+        learning_rate=1.0,
+        n_iter_no_change=None,
+        validation_fraction=0.1,
     ):
         self.cost_matrix = cost_matrix
         self.n_estimators = n_estimators
@@ -68,23 +91,39 @@ class RebelClassifier(ClassifierMixin, BaseEstimator):
         self.n_thresholds = n_thresholds
         self.binning = binning
         self.random_state = random_state
+        self.loss = loss
+        self.leaves = leaves
+        self.learning_rate = learning_rate
+        self.n_iter_no_change = n_iter_no_change
+        self.validation_fraction = validation_fraction
 
     # ------------------------------------------------------------------ fitting
     def _check_params(self):
-        """Integer limits come from the one table in ``rebel.params``."""
-        for name in ("n_estimators", "max_depth", "n_thresholds"):
-            check_param(name, getattr(self, name))
-        if self.binning not in BINNINGS:
-            raise ValueError(f"binning must be one of {BINNINGS}; got {self.binning!r}.")
+        """Every limit comes from the one table in ``rebel.params``; returns the checked options."""
+        opts = {
+            name: check_param(name, getattr(self, name))
+            for name in ("n_estimators", "max_depth", "n_thresholds")
+        }
+        opts.update({name: check_choice(name, getattr(self, name)) for name in ("binning", "loss", "leaves")})
+        opts.update(
+            {
+                name: check_float(name, getattr(self, name))
+                for name in ("learning_rate", "validation_fraction")
+            }
+        )
+        stop = self.n_iter_no_change
+        opts["n_iter_no_change"] = None if stop is None else N_ITER_NO_CHANGE.check(stop)
+        opts["random_state"] = self.random_state
+        return opts
 
-    def fit(self, X, y, sample_cost=None, callback=None):
+    def fit(self, X, y, sample_cost=None, callback=None, sample_weight=None):
         """Train on X (N, d) and labels y (N,).
 
         ``sample_cost`` (N, K) gives example-dependent costs: row n replaces ``cost_matrix[y_n]`` in training.
         ``callback(t, info)`` runs after a0 (t = 0) and after every round (info: loss, risk, a, tree); returning
-        ``False`` stops training early.
+        ``False`` stops training early. ``sample_weight`` (N,) multiplies each row's costs (hence its loss).
         """
-        self._check_params()
+        opts = self._check_params()
         X, y = validate_data(self, X, y, dtype=np.float64, order="C")
         check_classification_targets(y)
         self.classes_, y_idx = np.unique(y, return_inverse=True)
@@ -103,19 +142,11 @@ class RebelClassifier(ClassifierMixin, BaseEstimator):
         else:
             cost_rows = self.cost_matrix_[y_idx]
         self._uses_sample_cost = sample_cost is not None
+        cost_rows = weighted_cost_rows(cost_rows, sample_weight, X.shape[0])
 
-        self.thresholds_, self.feature_usable_ = fit_thresholds(X, self.n_thresholds, self.binning)
-        bins = bin_data(X, self.thresholds_)
-        with parallel_guard():
-            res = boost(
-                bins,
-                self.feature_usable_,
-                np.ascontiguousarray(cost_rows),
-                int(self.n_estimators),
-                int(self.max_depth),
-                n_bins=self.thresholds_.shape[1] + 1,
-                callback=callback,
-            )
+        fitted = train(X, y_idx, cost_rows, opts, callback, sample_weight)
+        res = fitted.result
+        self.thresholds_, self.feature_usable_ = fitted.thresholds, fitted.usable
         self.a0_ = res.a0
         self.tree_features_ = res.features
         self.tree_thr_idx_ = res.thr_idx
@@ -126,6 +157,15 @@ class RebelClassifier(ClassifierMixin, BaseEstimator):
         self.train_risk_ = res.train_risk
         self.layer_loss_ = res.layer_loss
         self.n_estimators_ = res.A.shape[0]
+        self.loss_, self.leaves_ = opts["loss"], opts["leaves"]
+        for name, value in (
+            ("tree_leaf_values_", res.leaf_values),
+            ("validation_cost_", fitted.validation_cost),
+        ):
+            if value is not None:
+                setattr(self, name, value)
+            elif hasattr(self, name):
+                delattr(self, name)
         return self
 
     # --------------------------------------------------------------- prediction
@@ -139,19 +179,23 @@ class RebelClassifier(ClassifierMixin, BaseEstimator):
         return validate_data(self, X, reset=False, dtype=np.float64, order="C")
 
     def _predict_blocks(self, X, scores, staged):
-        """The one path of all prediction: ``kern.predict_blocks`` fills ``scores`` (N, K) and/or ``staged``
-        (T + 1, N) int16, whichever is not empty."""
+        """The one path of all prediction: ``kern.predict_blocks`` (binary leaves) or
+        ``kern.predict_leaf_values`` (vector leaves) fills ``scores`` (N, K) and/or ``staged`` (T + 1, N) int16,
+        whichever is not empty."""
         work = X.shape[0] * self.n_estimators_ * self.depth_
-        model = (
-            self.a0_,
-            self.tree_features_,
-            self.tree_thresholds_,
-            self.tree_leaf_signs_,
-            self.a_,
-            self.depth_,
-        )
+        trees = (self.a0_, self.tree_features_, self.tree_thresholds_)
+        if self._vector:
+            kernel = kern.pick(kern.predict_leaf_values, kern.predict_leaf_values_serial, work)
+            model = (*trees, self.tree_leaf_values_, self.depth_)
+        else:
+            kernel = kern.pick(kern.predict_blocks, kern.predict_blocks_serial, work)
+            model = (*trees, self.tree_leaf_signs_, self.a_, self.depth_)
         with parallel_guard():
-            kern.pick(kern.predict_blocks, kern.predict_blocks_serial, work)(X, *model, scores, staged)
+            kernel(X, *model, scores, staged)
+
+    @property
+    def _vector(self) -> bool:
+        return hasattr(self, "tree_leaf_values_")
 
     def decision_function(self, X):
         """Scores H(x) = a0 + sum_t f_t(x) a_t (Eq. 3), shape (N, K); the prediction is their argmax."""
@@ -172,6 +216,9 @@ class RebelClassifier(ClassifierMixin, BaseEstimator):
         H = np.broadcast_to(self.a0_, (X.shape[0], self.a0_.shape[0])).copy()
         if include_bias:
             yield H.copy()
+        if self._vector:
+            yield from self._staged_vector_scores(X, H)
+            return
         for t in range(self.n_estimators_):
             with parallel_guard():
                 tree_outputs(
@@ -185,6 +232,17 @@ class RebelClassifier(ClassifierMixin, BaseEstimator):
             H += f * self.a_[t]
             yield H.copy()
 
+    def _staged_vector_scores(self, X, H):
+        leaves = np.empty((X.shape[0], 1), dtype=np.int32)
+        kernel = kern.pick(kern.tree_leaves, kern.tree_leaves_serial, X.shape[0] * self.depth_)
+        for t in range(self.n_estimators_):
+            with parallel_guard():
+                kernel(
+                    X, self.tree_features_[t : t + 1], self.tree_thresholds_[t : t + 1], self.depth_, leaves
+                )
+            H += self.tree_leaf_values_[t][leaves[:, 0]]
+            yield H.copy()
+
     def apply(self, X):
         """Leaf id (0 .. 2^D - 1, heap order left to right) of every row in every round's tree: (N, T) int32."""
         X = self._validate_X(X)
@@ -195,8 +253,13 @@ class RebelClassifier(ClassifierMixin, BaseEstimator):
         return out
 
     def weak_learner_outputs(self, X):
-        """The weak learners' outputs f_t(x) in {-1, +1} for every row and round: (N, T) int8."""
+        """The weak learners' outputs f_t(x) in {-1, +1} for every row and round: (N, T) int8 (binary leaves)."""
         X = self._validate_X(X)
+        if self._vector:
+            raise ValueError(
+                "a model with leaves='vector' adds a K-vector per leaf, not f_t(x) a_t with f_t in {-1, +1}; use "
+                "apply(X) for the leaf ids and tree_leaf_values_ for the steps."
+            )
         out = np.empty((X.shape[0], self.n_estimators_), dtype=np.int8)
         kernel = kern.pick(kern.tree_outputs, kern.tree_outputs_serial, out.size * self.depth_)
         with parallel_guard():
@@ -255,7 +318,8 @@ class RebelClassifier(ClassifierMixin, BaseEstimator):
 
     @property
     def predict_proba(self):
-        """Posterior estimate sigma(2 H_k), normalised over k (the minimiser of the exponential loss, 0-1 costs).
+        """Posterior estimate under 0-1 costs, as the loss implies (``posterior_from_scores``): sigma(2 H_k) for
+        the exp loss, sigma(H_k) for the logistic loss, normalised over k.
 
         Exists only on models fitted with 0-1 costs (``hasattr`` is False otherwise, as scikit-learn expects).
         """
@@ -263,7 +327,7 @@ class RebelClassifier(ClassifierMixin, BaseEstimator):
         return self._predict_proba
 
     def _predict_proba(self, X):
-        return posterior_from_scores(self.decision_function(X))
+        return posterior_from_scores(self.decision_function(X), getattr(self, "loss_", "exp"))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -78,3 +78,80 @@ def check_n_classes(n_classes: int, where: str = "the labels") -> int:
             "Merge rare classes or drop some."
         )
     return n_classes
+
+
+# ---------------------------------------------------------------- engine options beyond the paper (variants)
+
+
+@dataclass(frozen=True)
+class FloatParam:
+    """A real hyper-parameter in (low, high] (``closed_low``: [low, high]; ``open_high``: (low, high))."""
+
+    name: str
+    low: float
+    high: float
+    default: float
+    help: str
+    closed_low: bool = False
+    open_high: bool = False
+
+    def check(self, value) -> float:
+        """``value`` as a float, or a ValueError naming the parameter, the value and the accepted range."""
+        rng = f"{'[' if self.closed_low else '('}{self.low:g}, {self.high:g}{')' if self.open_high else ']'}"
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            raise ValueError(f"{self.name} must be a number in {rng}; got {value!r}.")  # noqa: TRY004
+        v = float(value)
+        above = v >= self.low if self.closed_low else v > self.low
+        below = v < self.high if self.open_high else v <= self.high
+        if not (above and below):  # also refuses NaN
+            raise ValueError(f"{self.name} must be in {rng}; got {value!r}. {self.help}")
+        return v
+
+
+FLOAT_PARAMS: dict[str, FloatParam] = {
+    p.name: p
+    for p in (
+        FloatParam(
+            "learning_rate", 0.0, 1.0, 1.0, "Shrinkage of every round's step (1 = the paper's full step)."
+        ),
+        FloatParam(
+            "validation_fraction",
+            0.0,
+            1.0,
+            0.1,
+            "Share of the training set held out to score early stopping (validation cost).",
+            open_high=True,
+        ),
+    )
+}
+
+# name -> accepted values; the first is the default (paper mode).
+CHOICE_PARAMS: dict[str, tuple[str, ...]] = {
+    "loss": ("exp", "logistic"),
+    "leaves": ("binary", "vector"),
+    "binning": ("uniform", "quantile"),
+}
+
+# Rounds without a lower validation cost before early stopping ends training (None = no early stopping).
+N_ITER_NO_CHANGE = IntParam(
+    "n_iter_no_change",
+    1,
+    10_000,
+    10,
+    100,
+    10,
+    "Rounds without a lower validation cost before training stops.",
+)
+
+
+def check_float(name: str, value) -> float:
+    """Check one real hyper-parameter against ``FLOAT_PARAMS``."""
+    return FLOAT_PARAMS[name].check(value)
+
+
+def check_choice(name: str, value) -> str:
+    """``value`` if it is one of ``CHOICE_PARAMS[name]``, else a ValueError listing the choices."""
+    choices = CHOICE_PARAMS[name]
+    if not isinstance(value, str) or value not in choices:
+        raise ValueError(f"{name} must be one of {list(choices)}; got {value!r}.")
+    return value

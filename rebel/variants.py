@@ -119,7 +119,9 @@ class _Run:
             a0=self.a0,
             features=f.features[:done].copy(),
             thr_idx=f.thr_idx[:done].copy(),
-            leaf_signs=f.leaf_signs[:done].copy(),
+            leaf_signs=f.leaf_signs[:done].copy()
+            if self.leaves == "binary"
+            else np.ones_like(f.leaf_signs[:done]),
             A=f.A[:done].copy(),
             train_loss=self.train_loss[: done + 1].copy(),
             train_risk=np.concatenate(([self.risk0], f.risks[:done])),

@@ -1,0 +1,160 @@
+"""What ``RebelClassifier.fit`` does between validated inputs and the fitted arrays: sample weights, the
+validation split and early stopping (scored by validation *cost*), and the choice of round loop (paper mode in
+``rebel.booster.boost``, the variants in ``rebel.variants.boost_variant``).
+
+Reads X (N, d), class indices (N,), cost rows (N, K) and optional sample weights (N,); writes a ``Fitted``
+record of plain ndarrays (thresholds, usable features, the ``BoostResult``, the validation costs).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import _kernels as kern
+from ._threading import parallel_guard
+from .binning import bin_data, fit_thresholds
+from .booster import BoostResult, boost
+from .variants import boost_variant
+
+
+def weighted_cost_rows(cost_rows: np.ndarray, sample_weight, n_samples: int) -> np.ndarray:
+    """Cost rows times w_n / mean(w): a sample's weight multiplies its costs, hence its loss and its risk
+    (the decomposition is linear in the costs). ``None`` returns the rows unchanged (paper mode)."""
+    if sample_weight is None:
+        return cost_rows
+    try:
+        w = np.asarray(sample_weight, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError("sample_weight must hold numbers, one non-negative weight per row of X.") from None
+    if w.shape != (n_samples,):
+        raise ValueError(
+            f"sample_weight has shape {w.shape}; give one weight per row of X, shape ({n_samples},)."
+        )
+    if not np.all(np.isfinite(w)) or np.any(w < 0) or not np.any(w > 0):
+        raise ValueError("sample_weight must be finite, >= 0 and not all zero; e.g. class-balancing weights.")
+    return cost_rows * (w / w.mean())[:, None]
+
+
+def validation_split(y_idx: np.ndarray, fraction: float, random_state) -> tuple[np.ndarray, np.ndarray]:
+    """Training and validation row indices: ``fraction`` of the rows, stratified by class when every class has
+    two rows or more, drawn with ``random_state`` (the only random step of a fit)."""
+    from sklearn.model_selection import train_test_split
+
+    rows = np.arange(y_idx.shape[0])
+    counts = np.bincount(y_idx)
+    stratify = y_idx if counts[counts > 0].min() >= 2 else None
+    try:
+        train, val = train_test_split(rows, test_size=fraction, random_state=random_state, stratify=stratify)
+    except ValueError:  # too few rows per class for a stratified split of this size
+        train, val = train_test_split(rows, test_size=fraction, random_state=random_state)
+    if train.size == 0 or val.size == 0:
+        raise ValueError(
+            f"validation_fraction={fraction} leaves {train.size} training and {val.size} validation rows; "
+            "early stopping needs both: use more data or another fraction."
+        )
+    return np.sort(train), np.sort(val)
+
+
+class ValidationCost:
+    """Training callback: the validation cost after each round, stopping after ``patience`` rounds without a
+    strictly lower one. ``best`` is the last round that reached the lowest cost (the model is cut there)."""
+
+    def __init__(self, bins_val: np.ndarray, cost_rows_val: np.ndarray, depth: int, patience: int):
+        self.bins, self.rows, self.depth, self.patience = bins_val, cost_rows_val, depth, patience
+        n_val = bins_val.shape[1]
+        self.H = np.zeros((n_val, cost_rows_val.shape[1]))
+        self.f = np.empty(n_val, dtype=np.int8)
+        self.leaf = np.empty(n_val, dtype=np.int32)
+        self.costs: list[float] = []
+        self.best = 0
+        self.last_gain = 0
+
+    def __call__(self, t: int, info: dict) -> bool:
+        if t == 0:
+            self.H[:] = info["a"]
+        else:
+            tree = info["tree"]
+            kern.eval_tree_binned(
+                self.bins, tree.features, tree.thr_idx, tree.leaf_signs, self.depth, self.f, self.leaf
+            )
+            values = info.get("values")
+            self.H += (tree.leaf_signs[:, None] * info["a"] if values is None else values)[self.leaf]
+        pred = np.argmax(self.H, axis=1)
+        cost = float(self.rows[np.arange(pred.shape[0]), pred].mean())
+        lowest = min(self.costs, default=np.inf)
+        self.costs.append(cost)
+        if cost < lowest:
+            self.last_gain = t
+        if cost <= lowest:
+            self.best = t
+        return t - self.last_gain < self.patience
+
+
+@dataclass
+class Fitted:
+    thresholds: np.ndarray  # (d, n_thresholds)
+    usable: np.ndarray  # (d,) bool
+    result: BoostResult
+    validation_cost: np.ndarray | None  # (rounds + 1,) validation cost after a0 and each round
+
+
+def _both(first, second) -> Callable[[int, dict], object] | None:
+    """One callback running ``first`` then ``second`` (either may be None); False from either stops."""
+    if first is None or second is None:
+        return first or second
+    return lambda t, info: (first(t, info) is not False) & (second(t, info) is not False)
+
+
+def train(X, y_idx, cost_rows, opts: dict, callback=None, sample_weight=None) -> Fitted:
+    """Fit thresholds and run the round loop that ``opts`` (the estimator's parameters) asks for. Rows of zero
+    ``sample_weight`` take no part in training, thresholds included (as if they were not there)."""
+    train_rows, scorer = np.arange(X.shape[0]), None
+    if opts["n_iter_no_change"] is not None:
+        train_rows, val_rows = validation_split(y_idx, opts["validation_fraction"], opts["random_state"])
+    binned_rows = train_rows
+    if sample_weight is not None and np.any(np.asarray(sample_weight)[train_rows] > 0):
+        binned_rows = train_rows[np.asarray(sample_weight)[train_rows] > 0]
+    thresholds, usable = fit_thresholds(X[binned_rows], opts["n_thresholds"], opts["binning"])
+    if opts["n_iter_no_change"] is not None:
+        bins_val = bin_data(X[val_rows], thresholds)
+        scorer = ValidationCost(bins_val, cost_rows[val_rows], opts["max_depth"], opts["n_iter_no_change"])
+    bins = bin_data(X[train_rows], thresholds)
+    args = (
+        bins,
+        usable,
+        np.ascontiguousarray(cost_rows[train_rows]),
+        opts["n_estimators"],
+        opts["max_depth"],
+    )
+    n_bins = thresholds.shape[1] + 1
+    cb = _both(callback, scorer)
+    with parallel_guard():
+        if (opts["loss"], opts["leaves"]) == ("exp", "binary"):
+            res = boost(*args, n_bins=n_bins, callback=cb, learning_rate=opts["learning_rate"])
+        else:
+            res = boost_variant(
+                *args, n_bins, opts["loss"], opts["leaves"], opts["learning_rate"], callback=cb
+            )
+    if scorer is None:
+        return Fitted(thresholds, usable, res, None)
+    return Fitted(thresholds, usable, truncate(res, scorer.best), np.array(scorer.costs[: scorer.best + 1]))
+
+
+def truncate(res: BoostResult, n_rounds: int) -> BoostResult:
+    """The first ``n_rounds`` rounds of a result (early stopping keeps the best validation round)."""
+    T = n_rounds
+    return BoostResult(
+        a0=res.a0,
+        features=res.features[:T],
+        thr_idx=res.thr_idx[:T],
+        leaf_signs=res.leaf_signs[:T],
+        A=res.A[:T],
+        train_loss=res.train_loss[: T + 1],
+        train_risk=res.train_risk[: T + 1],
+        layer_loss=res.layer_loss[:T],
+        H=res.H,
+        leaf_values=None if res.leaf_values is None else res.leaf_values[:T],
+    )
