@@ -257,3 +257,252 @@ def fit(bins, usable, cost_rows, n_rounds, depth, n_thresholds):
     H = np.tile(a0, (N, 1))
     rounds, losses, _ = boost_rounds(bins, usable, cost_rows, H, n_rounds, depth, n_thresholds)
     return a0, rounds, np.array([training_loss(H, cost_rows), *losses])
+
+
+def set_layer(features, thr_idx, leaf_signs, old_signs, best_feature, best_thr, best_polarity):
+    """New copies of the tree arrays with a layer below the current leaves: a split where best_feature >= 0,
+    else a copy of the parent's split whose side keeps the leaf's sign."""
+    features, thr_idx, leaf_signs = features.copy(), thr_idx.copy(), leaf_signs.copy()
+    n = len(old_signs)
+    for lf in range(n):
+        pos = n - 1 + lf
+        if best_feature[lf] >= 0:
+            features[pos], thr_idx[pos] = best_feature[lf], best_thr[lf]
+            leaf_signs[2 * lf : 2 * lf + 2] = [-best_polarity[lf], best_polarity[lf]]
+        else:
+            parent = (pos - 1) // 2
+            features[pos], thr_idx[pos] = features[parent], thr_idx[parent]
+            s = int(old_signs[lf])
+            # pos is a left child (odd): its samples go left again and keep s there.
+            leaf_signs[2 * lf : 2 * lf + 2] = [s, -s] if pos % 2 == 1 else [-s, s]
+    return features, thr_idx, leaf_signs
+
+
+# ---------------------------------------------------------------------------------- variants beyond the paper
+
+LOSS_EXP, LOSS_LOGISTIC = 0, 1
+
+
+def softplus(x):
+    return np.logaddexp(0.0, x)
+
+
+def sigmoid(x):
+    from scipy.special import expit
+
+    return expit(x)
+
+
+def logistic_stats(H, cp, cm):
+    """Gradient and hessian of cp F(H) + cm F(-H), F(x) = ln(1 + e^x), by the chain rule."""
+    s = sigmoid(H)
+    return cp * s - cm * (1 - s), (cp + cm) * s * (1 - s)
+
+
+def logistic_loss_sum(H, cp, cm, node, values, scale):
+    X = H + scale * values[node]
+    return (cp * softplus(X) + cm * softplus(-X)).sum()
+
+
+def line_search(H, cp, cm, node, values, target, steps=60):
+    for m in range(steps):
+        scale = 0.5**m
+        loss = logistic_loss_sum(H, cp, cm, node, values, scale)
+        if loss <= target:
+            return scale, loss
+    return 0.0, logistic_loss_sum(H, cp, cm, node, values, 0.0)
+
+
+def leaf_value(p, q, loss_id, learning_rate, eps, lam):
+    if loss_id == LOSS_EXP:
+        return learning_rate * 0.5 * np.log((q + eps) / (p + eps))
+    return -learning_rate * p / (q + lam)
+
+
+def leaf_objective(p, q, loss_id, learning_rate, eps, lam):
+    v = leaf_value(p, q, loss_id, learning_rate, eps, lam)
+    return p * np.exp(v) + q * np.exp(-v) if loss_id == LOSS_EXP else p * v + q * v * v / 2
+
+
+def vector_criterion(p, q, loss_id, learning_rate, eps, lam):
+    return sum(leaf_objective(p[k], q[k], loss_id, learning_rate, eps, lam[k]) for k in range(len(p)))
+
+
+def node_histograms(bins, P, Q, rows):
+    d, K = bins.shape[0], P.shape[1]
+    hist_p, hist_q = np.zeros((d, 256, K)), np.zeros((d, 256, K))
+    for j in range(d):
+        for n in rows:
+            hist_p[j, bins[j, n]] += P[n]
+            hist_q[j, bins[j, n]] += Q[n]
+    return hist_p, hist_q
+
+
+def vector_scan(bins, P, Q, members, usable, n_thresholds, loss_id, learning_rate, eps, lam, best):
+    """Every (feature, threshold) by the children's criterion summed from their samples; strictly below best."""
+    best_j, best_i = -1, 0
+    for j in range(bins.shape[0]):
+        if not usable[j]:
+            continue
+        for i in range(1, n_thresholds + 1):
+            crit = 0.0
+            for side in (members & (bins[j] < i), members & (bins[j] >= i)):
+                crit += vector_criterion(P[side].sum(0), Q[side].sum(0), loss_id, learning_rate, eps, lam)
+            if crit < best:
+                best_j, best_i, best = j, i, crit
+    return best_j, best_i, best
+
+
+def sort_by_node(node, first, count):
+    order = np.argsort(node, kind="stable")
+    starts = np.concatenate(([0], np.cumsum(np.bincount(node - first, minlength=count))))
+    return order, starts
+
+
+def grow_vector_tree(bins, usable, depth, P, Q, H, cp, cm, loss_id, learning_rate, eps, lam, n_thresholds):
+    """Vector-leaf tree from the definitions (masks instead of histograms). Returns features, thr_idx, the leaf
+    values (2^depth, K), every sample's leaf and the loss after each layer."""
+    N, K = P.shape
+    node = np.zeros(N, dtype=int)
+    features, thr = np.zeros(2**depth - 1, int), np.ones(2**depth - 1, int)
+    node_values = np.zeros((2 ** (depth + 1) - 1, K))
+
+    def set_values(first, count):
+        for i in range(first, first + count):
+            m = node == i
+            if not m.any() and i > 0:
+                node_values[i] = node_values[(i - 1) // 2]
+            else:
+                p, q = P[m].sum(0), Q[m].sum(0)
+                node_values[i] = [
+                    leaf_value(p[k], q[k], loss_id, learning_rate, eps, lam[k]) for k in range(K)
+                ]
+
+    set_values(0, 1)
+    best_loss = logistic_loss_sum(H, cp, cm, node, node_values, 0.0) if loss_id == LOSS_LOGISTIC else 0.0
+    scale, stopped, layer_loss = 1.0, False, []
+    for d in range(depth):
+        first, count = 2**d - 1, 2**d
+        total = 0.0
+        before = node.copy()
+        for i in range(first, first + count):
+            m = before == i
+            p, q = P[m].sum(0), Q[m].sum(0)
+            crit = vector_criterion(p, q, loss_id, learning_rate, eps, lam)
+            j, ti = -1, 1
+            if not stopped and m.any():
+                bound = np.inf if i == 0 else crit - LEAF_TOL * (np.abs(p).sum() + q.sum())
+                j, ti, found = vector_scan(
+                    bins, P, Q, m, usable, n_thresholds, loss_id, learning_rate, eps, lam, bound
+                )
+                crit = found if j >= 0 else crit
+            if j < 0:
+                j, ti = (features[(i - 1) // 2], thr[(i - 1) // 2]) if i > 0 else (0, 1)
+            features[i], thr[i] = j, ti
+            node[m] = np.where(bins[j][m] >= ti, 2 * i + 2, 2 * i + 1)
+            total += crit
+        set_values(first + count, 2 * count)
+        if loss_id == LOSS_EXP:
+            layer_loss.append(total)
+            continue
+        if not stopped:
+            s, loss = line_search(H, cp, cm, node, node_values, best_loss)
+            if s > 0:
+                best_loss, scale = loss, s
+            elif d == 0:
+                stopped, scale = True, 0.0
+            else:
+                stopped = True
+                for i in range(first, first + count):
+                    features[i], thr[i] = features[(i - 1) // 2], thr[(i - 1) // 2]
+                    m = before == i
+                    node[m] = np.where(bins[features[i]][m] >= thr[i], 2 * i + 2, 2 * i + 1)
+                set_values(first + count, 2 * count)
+        layer_loss.append(best_loss)
+    leaves = 2**depth
+    return features, thr, scale * node_values[leaves - 1 :], node - (leaves - 1), np.array(layer_loss)
+
+
+def apply_leaf_values(H, wp, wm, node, values, scale, reweight, cost_rows):
+    V = values[node]
+    H = H + V
+    if reweight:
+        wp, wm = wp * np.exp(V) * scale, wm * np.exp(-V) * scale
+    risk = cost_rows[np.arange(H.shape[0]), np.argmax(H, axis=1)].mean()
+    return H, wp, wm, risk
+
+
+def newton_root_scan(bins, g, h, lam, usable, n_thresholds):
+    """Every stump f: gain sum_k (sum_n f g)^2 / (sum_n h + lam); strictly larger wins."""
+    best = (-1, 0, -np.inf)
+    for j in range(bins.shape[0]):
+        if not usable[j]:
+            continue
+        for i in range(1, n_thresholds + 1):
+            f = np.where(bins[j] >= i, 1.0, -1.0)
+            gain = ((f @ g) ** 2 / (h.sum(0) + lam)).sum()
+            if gain > best[2]:
+                best = (j, i, gain)
+    return best
+
+
+def newton_a(g, h, f, lam):
+    return -(f.astype(float) @ g) / (h.sum(0) + lam)
+
+
+def newton_leaf_costs(g, h, leaf, a, n_leaves):
+    u = g @ a + 0.5 * h @ (a * a)
+    v = -(g @ a) + 0.5 * h @ (a * a)
+    U = np.array([u[leaf == lf].sum() for lf in range(n_leaves)])
+    V = np.array([v[leaf == lf].sum() for lf in range(n_leaves)])
+    return u - v, U, V, u, v
+
+
+def grow_newton_tree(bins, usable, depth, H, cp, cm, learning_rate, lam, n_thresholds):
+    """Binary-leaf Newton tree from the definitions. Returns features, thr_idx, leaf_signs, the step a, the
+    outputs f and the loss sum after each layer."""
+    g, h = logistic_stats(H, cp, cm)
+    N = H.shape[0]
+    j, i, _ = newton_root_scan(bins, g, h, lam, usable, n_thresholds)
+    feats, thr, signs = np.zeros(2**depth - 1, int), np.ones(2**depth - 1, int), np.ones(2**depth, int)
+    if j >= 0:
+        feats[0], thr[0], signs[0] = j, i, -1
+    f, leaf = eval_tree_binned(bins, feats, thr, signs, 1)
+    a = newton_a(g, h, f, lam)
+    best_loss = logistic_loss_sum(H, cp, cm, np.zeros(N, int), np.zeros((1, len(a))), 0.0)
+    scale, loss = line_search(H, cp, cm, leaf, signs[:2, None] * a * learning_rate, best_loss)
+    stopped, best_loss = scale == 0.0, min(loss, best_loss)
+    layer_loss = [best_loss]
+    for d in range(1, depth):
+        n = 2**d
+        old = signs[:n].copy()
+        choice = [(-1, 1, 1, 0.0)] * n
+        if not stopped:
+            _, _, _, u, v = newton_leaf_costs(g, h, leaf, a * learning_rate * scale, n)
+            choice = leaf_scan(bins, leaf, u, v, old, usable, n_thresholds)
+        bf, bt, bp = (np.array([c[m] for c in choice]) for m in range(3))
+        feats, thr, signs = set_layer(feats, thr, signs, old, bf, bt, bp)
+        f, leaf = eval_tree_binned(bins, feats, thr, signs, d + 1)
+        if not stopped:
+            a_new = newton_a(g, h, f, lam)
+            s, loss = line_search(H, cp, cm, leaf, signs[: 2 * n, None] * a_new * learning_rate, best_loss)
+            if s > 0:
+                a, scale, best_loss = a_new, s, loss
+            else:
+                stopped = True
+                feats, thr, signs = set_layer(feats, thr, signs, old, -np.ones(n, int), bt, bp)
+                f, leaf = eval_tree_binned(bins, feats, thr, signs, d + 1)
+        layer_loss.append(best_loss)
+    return feats, thr, signs, a * learning_rate * scale, f, np.array(layer_loss)
+
+
+def predict_leaf_values(X, a0, features, thresholds, leaf_values, depth):
+    """Scores a0 + sum_t leaf_values[t, leaf_t(x)] and the staged argmax (T + 1, N)."""
+    T = features.shape[0]
+    leaves = tree_leaves(X, features, thresholds, depth)
+    H = np.tile(a0, (X.shape[0], 1)).astype(float)
+    staged = [np.argmax(H, axis=1)]
+    for t in range(T):
+        H = H + leaf_values[t][leaves[:, t]]
+        staged.append(np.argmax(H, axis=1))
+    return H, np.array(staged)
