@@ -14,7 +14,15 @@ from typing import Any
 import numpy as np
 
 from .estimator import RebelClassifier
-from .schema import ARRAYS, FORMAT, PARAMS, VERSION, ModelFileError, read_document
+from .schema import (
+    ARRAYS,
+    FORMAT,
+    OPTION_DEFAULTS,
+    PARAMS,
+    VERSION,
+    ModelFileError,
+    read_document,
+)
 
 __all__ = [
     "ModelFileError",
@@ -54,10 +62,14 @@ def model_to_dict(model: RebelClassifier) -> dict:
     """The JSON-able dict of a fitted model."""
     if not hasattr(model, "a0_"):
         raise ValueError("model is not fitted; call fit(X, y) before saving it.")
-    params = {p: getattr(model, p) for p in PARAMS}
+    params = {p: getattr(model, p) for p in (*PARAMS, *OPTION_DEFAULTS)}
     if params["random_state"] is not None and not isinstance(params["random_state"], int):
         params["random_state"] = None
     arrays = {name: getattr(model, name).tolist() for name in ARRAYS}
+    if hasattr(model, "tree_leaf_values_"):  # one row of 2^D * K values per round
+        arrays["tree_leaf_values_"] = model.tree_leaf_values_.reshape(model.a_.shape[0], -1).tolist()
+    if hasattr(model, "validation_cost_"):
+        arrays["validation_cost_"] = model.validation_cost_.tolist()
     return {
         "format": FORMAT,
         "version": VERSION,
@@ -84,6 +96,7 @@ def model_from_dict(obj: Any) -> RebelClassifier:
     model.n_features_in_ = doc.n_features_in
     model._uses_sample_cost = doc.uses_sample_cost
     model.n_estimators_ = model.a_.shape[0]
+    model.loss_, model.leaves_ = doc.params["loss"], doc.params["leaves"]
     return model
 
 

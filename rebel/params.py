@@ -9,6 +9,7 @@ the app's starting value.
 from __future__ import annotations
 
 import numbers
+import reprlib
 from dataclasses import dataclass
 
 MAX_CLASSES = 50  # every reader (CSV, model file, session) and the estimator refuse more classes
@@ -36,7 +37,7 @@ class IntParam:
         high = self.app_high if app else self.high
         if isinstance(value, bool) or not isinstance(value, numbers.Integral):
             raise ValueError(  # noqa: TRY004 (parameter errors are ValueErrors, as in scikit-learn)
-                f"{self.name} must be a whole number in [{self.low}, {high}]; got {value!r}."
+                f"{self.name} must be a whole number in [{self.low}, {high}]; got {reprlib.repr(value)}."
             )
         if not self.low <= value <= high:
             raise ValueError(f"{self.name} must be in [{self.low}, {high}]; got {value}. {self.help}")
@@ -99,12 +100,12 @@ class FloatParam:
         """``value`` as a float, or a ValueError naming the parameter, the value and the accepted range."""
         rng = f"{'[' if self.closed_low else '('}{self.low:g}, {self.high:g}{')' if self.open_high else ']'}"
         if isinstance(value, bool) or not isinstance(value, numbers.Real):
-            raise ValueError(f"{self.name} must be a number in {rng}; got {value!r}.")  # noqa: TRY004
+            raise ValueError(f"{self.name} must be a number in {rng}; got {reprlib.repr(value)}.")  # noqa: TRY004
         v = float(value)
         above = v >= self.low if self.closed_low else v > self.low
         below = v < self.high if self.open_high else v <= self.high
         if not (above and below):  # also refuses NaN
-            raise ValueError(f"{self.name} must be in {rng}; got {value!r}. {self.help}")
+            raise ValueError(f"{self.name} must be in {rng}; got {reprlib.repr(value)}. {self.help}")
         return v
 
 
@@ -153,5 +154,5 @@ def check_choice(name: str, value) -> str:
     """``value`` if it is one of ``CHOICE_PARAMS[name]``, else a ValueError listing the choices."""
     choices = CHOICE_PARAMS[name]
     if not isinstance(value, str) or value not in choices:
-        raise ValueError(f"{name} must be one of {list(choices)}; got {value!r}.")
+        raise ValueError(f"{name} must be one of {list(choices)}; got {reprlib.repr(value)}.")
     return value

@@ -22,7 +22,7 @@ import numpy as np
 
 from .binning import BINNINGS
 from .costs import validate_cost_matrix
-from .params import INT_PARAMS, MAX_CLASSES
+from .params import CHOICE_PARAMS, INT_PARAMS, MAX_CLASSES, N_ITER_NO_CHANGE, check_choice, check_float
 
 FORMAT = "rebel-explorer-model"
 VERSION = 1
@@ -55,6 +55,17 @@ ARRAYS = {
 }
 _DTYPES = {"tree_features_": np.int32, "tree_thr_idx_": np.int32, "tree_leaf_signs_": np.int8}
 PARAMS = ("n_estimators", "max_depth", "n_thresholds", "binning", "random_state")
+# Engine options beyond the paper; a file without them (written before they existed) is a paper-mode model.
+OPTION_DEFAULTS = {
+    "loss": "exp",
+    "leaves": "binary",
+    "learning_rate": 1.0,
+    "n_iter_no_change": None,
+    "validation_fraction": 0.1,
+}
+# Fitted arrays of some models only: vector leaves (T rows of 2^D * K values, leaf-major) and early stopping's
+# validation costs (T + 1,).
+OPTIONAL_ARRAYS = ("tree_leaf_values_", "validation_cost_")
 _FIELDS = {"format", "version", "params", "cost_matrix_param", "uses_sample_cost", "n_features_in"}
 _FIELDS |= {"classes", "arrays"}
 _CLASS_KINDS = {  # kind -> (accepted JSON types, numpy dtype)
@@ -189,15 +200,30 @@ def _classes(obj: Any) -> np.ndarray:
     return np.array(values, dtype=dtype)
 
 
+def _options(obj: dict) -> dict:
+    out = {}
+    for name, value in ((n, obj.get(n, default)) for n, default in OPTION_DEFAULTS.items()):
+        try:
+            if name in CHOICE_PARAMS:
+                out[name] = check_choice(name, value)
+            elif name == "n_iter_no_change":
+                out[name] = None if value is None else N_ITER_NO_CHANGE.check(value)
+            else:
+                out[name] = check_float(name, value)
+        except ValueError as exc:
+            raise _fail(str(exc)) from None
+    return out
+
+
 def _params(obj: Any) -> dict:
-    obj = _dict(obj, "field 'params'", set(PARAMS))
+    obj = _dict(obj, "field 'params'", set(PARAMS) | set(OPTION_DEFAULTS), optional=set(OPTION_DEFAULTS))
     out = {name: _int(obj[name], name, p.low, p.high) for name, p in INT_PARAMS.items() if name in obj}
     if not isinstance(obj["binning"], str) or obj["binning"] not in BINNINGS:
         raise _fail(f"binning must be one of {BINNINGS}; got {short(obj['binning'])}.")
     out["binning"] = obj["binning"]
     seed = obj["random_state"]
     out["random_state"] = None if seed is None else _int(seed, "random_state", 0, 2**32 - 1)
-    return out
+    return {**out, **_options(obj)}
 
 
 def _costs(value: Any, name: str, n_classes: int) -> np.ndarray:
@@ -233,7 +259,7 @@ def read_document(obj: Any) -> ModelDocument:
 
 
 def _arrays(obj: Any, params: dict, K: int, d: int) -> dict:
-    obj = _dict(obj, "field 'arrays'", set(ARRAYS))
+    obj = _dict(obj, "field 'arrays'", set(ARRAYS) | set(OPTIONAL_ARRAYS), optional=set(OPTIONAL_ARRAYS))
     depth = params["max_depth"]
     n_nodes, n_leaves, n_thr = 2**depth - 1, 2**depth, params["n_thresholds"]
     cols = {"tree_leaf_signs_": n_leaves, "a_": K, "layer_loss_": depth, "cost_matrix_": K}
@@ -265,9 +291,27 @@ def _arrays(obj: Any, params: dict, K: int, d: int) -> dict:
             )
     if T > params["n_estimators"]:
         raise _fail(f"the file holds {T} rounds but n_estimators is {params['n_estimators']}.")
+    out.update(_optional_arrays(obj, params["leaves"], T, n_leaves, K))
     _check_ranges(out, d, n_thr)
     for name, dtype in _DTYPES.items():
         out[name] = out[name].astype(dtype)
+    return out
+
+
+def _optional_arrays(obj: dict, leaves: str, T: int, n_leaves: int, K: int) -> dict:
+    out = {}
+    if (leaves == "vector") != ("tree_leaf_values_" in obj):
+        raise _fail("array 'tree_leaf_values_' must be present exactly when leaves is 'vector'.")
+    if leaves == "vector":
+        values = _array(obj["tree_leaf_values_"], "tree_leaf_values_", "float", 2, n_leaves * K)
+        if values.shape != (T, n_leaves * K):
+            raise _fail(f"array 'tree_leaf_values_' has shape {values.shape}; expected {(T, n_leaves * K)}.")
+        out["tree_leaf_values_"] = values.reshape(T, n_leaves, K)
+    if "validation_cost_" in obj:
+        costs = _array(obj["validation_cost_"], "validation_cost_", "float", 1, 0)
+        if costs.shape != (T + 1,):
+            raise _fail(f"array 'validation_cost_' has shape {costs.shape}; expected {(T + 1,)}.")
+        out["validation_cost_"] = costs
     return out
 
 
@@ -283,6 +327,8 @@ def _check_ranges(arrays: dict, d: int, n_thr: int) -> None:
         raise ModelFileError("leaf signs ('tree_leaf_signs_') must be +1 or -1.")
     with np.errstate(over="ignore"):
         bound = np.abs(arrays["a0_"]) + np.abs(arrays["a_"]).sum(axis=0)
+        if "tree_leaf_values_" in arrays:
+            bound = bound + np.abs(arrays["tree_leaf_values_"]).max(axis=1, initial=0.0).sum(axis=0)
     if not np.all(bound <= MAX_ABS_SCORE):
         raise ModelFileError(
             f"the class scores can reach {short(float(np.max(bound)))}: |a0_k| + sum_t |a_tk| must be at "

@@ -152,7 +152,7 @@ HOSTILE = [
     ("version-1.0", _mutate(_set("version", 1.0)), "version 1.0 is not supported"),
     ("version-huge", _mutate(_set("version", 10**4000)), "version an integer of about 4001 digits is not"),
     ("params-bool", _mutate(_set("params.n_estimators", True)), "n_estimators must be a whole number"),
-    ("params-extra-key", _mutate(_set("params.learning_rate", 0.1)), "unknown field"),
+    ("params-extra-key", _mutate(_set("params.shrinkage", 0.1)), "unknown field"),
     ("top-extra-key", _mutate(_set("payload", "x")), "unknown field"),
     ("binning-list", _mutate(_set("params.binning", ["uniform"])), "binning"),
     ("uses-sample-cost-string", _mutate(_set("uses_sample_cost", "yes")), "uses_sample_cost"),

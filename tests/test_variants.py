@@ -249,3 +249,18 @@ def test_paper_mode_defaults_and_smoothing_size():
         None,
     )
     assert SMOOTHING == 1e-9
+
+
+@pytest.mark.parametrize(("loss", "leaves"), VARIANTS)
+def test_model_files_round_trip_the_options(loss, leaves):
+    from rebel.io import dumps_model, loads_model
+
+    X, y = _blobs(300, seed=9)
+    kw = {"n_estimators": 40, "max_depth": 2, "n_thresholds": 20, "loss": loss, "leaves": leaves}
+    model = RebelClassifier(learning_rate=0.5, n_iter_no_change=5, random_state=1, **kw).fit(X, y)
+    loaded = loads_model(dumps_model(model))
+    assert loaded.get_params() == model.get_params()
+    np.testing.assert_array_equal(loaded.decision_function(X), model.decision_function(X))
+    np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
+    np.testing.assert_array_equal(loaded.validation_cost_, model.validation_cost_)
+    assert hasattr(loaded, "tree_leaf_values_") == (leaves == "vector")
