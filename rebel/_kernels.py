@@ -10,6 +10,7 @@ Stages, in the order data flows through them (one section each below):
 5. round update       H and the weights move past a round (the weight update)
 6. tree growth        one depth-D tree (``grow_tree``) and the round loop (``boost_rounds``)
 7. prediction         tree outputs, leaf ids, scores and staged class indices on raw features
+8. variants           logistic loss (Newton steps, line search), vector leaves, shrinkage
 
 Paper equation -> function (the decomposition and the loss live in Python, the rest here):
 
@@ -22,6 +23,19 @@ a* = 1/2 (ln sm - ln sp) (S.6)                         ``a_star`` (sums: ``split
 loss after a round sum_k sp e^a + sm e^-a (Eq. 7)      ``round_total``
 weight update wp e^{f a}, wm e^{-f a} (S.6)            ``apply_round``
 model H(x) = a0 + sum_t f_t(x) a_t (Eq. 3)             ``predict_blocks``
+=====================================================  ===========================================
+
+Variants beyond the paper (section 8; DESIGN.md "Variants"; paper mode never calls them):
+
+=====================================================  ===========================================
+F(x) = ln(1 + e^x) (Eq. 1, logistic member)            ``softplus``; its loss sum ``logistic_loss_sum``
+logistic gradient g and hessian h per (n, k)           ``logistic_stats``
+vector leaf a_lk: exp 1/2 ln(Wm/Wp), logistic -G/H     ``leaf_value``
+vector-leaf criterion sum_l sum_k (2 sqrt(Wp Wm))      ``leaf_objective``, ``vector_criterion``
+binary-leaf Newton gain sum_k G^2 / H, step a          ``newton_root_scan``, ``newton_a``
+binary-leaf Newton leaf criterion u_n, v_n             ``newton_leaf_costs`` (then ``leaf_scan``)
+step with leaf values (and the exp weight update)      ``apply_leaf_values``
+model with leaf values a0 + sum_t v_t(leaf_t(x))       ``predict_leaf_values``
 =====================================================  ===========================================
 
 Arrays they read and write:
