@@ -105,3 +105,31 @@ def test_predictions_do_not_depend_on_training_row_order(N, d, K, depth, seed):
     np.testing.assert_allclose(a.a_, b.a_, rtol=1e-8, atol=1e-10)
     X_new = rng.normal(size=(200, d)) * 2
     np.testing.assert_array_equal(a.predict(X_new), b.predict(X_new))
+
+
+@settings(max_examples=EXAMPLES, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    problems(),
+    st.sampled_from([("exp", "vector"), ("logistic", "binary"), ("logistic", "vector"), ("exp", "binary")]),
+    st.sampled_from([1.0, 0.5, 0.05]),
+)
+def test_variants_keep_the_loss_finite_and_non_increasing(problem, variant, learning_rate):
+    X, y, C, S, depth, n_thresholds, rounds = problem
+    loss_name, leaves = variant
+    model = RebelClassifier(
+        cost_matrix=C,
+        n_estimators=rounds,
+        max_depth=depth,
+        n_thresholds=n_thresholds,
+        loss=loss_name,
+        leaves=leaves,
+        learning_rate=learning_rate,
+    ).fit(X, y, sample_cost=S)
+    H = model.decision_function(X)
+    for arr in (H, model.a0_, model.a_, model.train_loss_, model.train_risk_, model.layer_loss_):
+        assert np.all(np.isfinite(arr))
+    loss = model.train_loss_
+    assert np.all(np.diff(loss) <= 1e-10 * np.abs(loss[:-1]) + 1e-300)
+    np.testing.assert_array_equal(model.staged_class_indices(X)[-1], np.argmax(H, axis=1))
+    loaded = loads_model(dumps_model(model))
+    np.testing.assert_array_equal(loaded.decision_function(X), H)
