@@ -109,7 +109,7 @@ def test_progress_bar_writes_one_line_per_decile_off_terminal():
 
 
 # ------------------------------------------------------------------------------------ bad arguments (F7 and more)
-def _run_cli(*argv, cwd=None):
+def run_cli(*argv, cwd=None):
     return subprocess.run(
         [sys.executable, "-m", "rebel", *map(str, argv)],
         capture_output=True,
@@ -156,12 +156,12 @@ def test_fig3_bad_counts_are_refused_by_argparse(argv, expected, capsys):
 
 def test_unwritable_out_is_refused_before_the_run(tmp_path):
     """Formerly an OSError after the whole run, losing the results."""
-    proc = _run_cli("reproduce", "fig3", "--out", tmp_path / "missing" / "x.csv")
+    proc = run_cli("reproduce", "fig3", "--out", tmp_path / "missing" / "x.csv")
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr and "fits" not in proc.stderr  # refused before the first fit
     assert f"cannot write '{tmp_path / 'missing' / 'x.csv'}': the directory" in proc.stderr
     assert "does not exist; create it or choose another path" in proc.stderr
-    proc = _run_cli("reproduce", "table1", "--curves", tmp_path)
+    proc = run_cli("reproduce", "table1", "--curves", tmp_path)
     assert proc.returncode == 2 and "is a directory; give a file name inside it" in proc.stderr
 
 

@@ -4,8 +4,6 @@ bit-identical predictions and scores to the Python API; bad input is one error l
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -15,20 +13,14 @@ import pytest
 from rebel import RebelClassifier
 from rebel.__main__ import main
 from rebel.cli import read_cost_matrix
+from tests.test_cli import run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "sample_data"
 
 
 def _cli(*argv, cwd=None):
-    proc = subprocess.run(
-        [sys.executable, "-m", "rebel", *map(str, argv)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=cwd,
-        check=False,
-    )
+    proc = run_cli(*argv, cwd=cwd)
     assert "Traceback" not in proc.stderr, proc.stderr
     return proc
 

@@ -48,10 +48,6 @@ def test_license_is_an_spdx_string():
     assert PYPROJECT["project"]["license"] == "MIT"
 
 
-# Modules that still import the app libraries outside rebel/ui until the layering move lands (moved
-# into rebel/ui or split, then leaves this set). A module in this set that no longer exists is simply skipped.
-NOT_YET_MOVED = {"rebel.plots"}
-
 _IMPORT_ALL = r"""
 import importlib, json, pkgutil, sys
 
@@ -68,11 +64,10 @@ class Blocker:
 sys.meta_path.insert(0, Blocker())
 import rebel
 
-skip = set(json.loads(sys.argv[1]))
 done, failed = [], {}
 for info in pkgutil.walk_packages(rebel.__path__, "rebel."):
     name = info.name
-    if name == "rebel.ui" or name.startswith("rebel.ui.") or name in skip:
+    if name == "rebel.ui" or name.startswith("rebel.ui."):
         continue
     try:
         importlib.import_module(name)
@@ -84,18 +79,24 @@ print(json.dumps({"imported": done, "failed": failed,
 """
 
 
-def test_engine_imports_with_streamlit_and_plotly_unimportable():
+def _run_json(code: str, *argv: str, cwd, env, stdin: str | None = None):
+    """Run ``python -c code *argv`` and return the JSON its last output line holds (its stderr on failure)."""
     proc = subprocess.run(
-        [sys.executable, "-c", _IMPORT_ALL, json.dumps(sorted(NOT_YET_MOVED))],
+        [sys.executable, "-c", code, *argv],
+        input=stdin,
         capture_output=True,
         text=True,
         timeout=300,
-        cwd=ROOT,
-        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+        cwd=cwd,
+        env=env,
         check=False,
     )
     assert proc.returncode == 0, proc.stderr
-    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_engine_imports_with_streamlit_and_plotly_unimportable():
+    result = _run_json(_IMPORT_ALL, cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)))
     assert result["failed"] == {}
     assert result["leaked"] == []
     assert {"rebel.estimator", "rebel.costs", "rebel.io", "rebel.params", "rebel.__main__"} <= set(
@@ -108,10 +109,7 @@ def test_the_blocker_catches_an_app_import():
     code = _IMPORT_ALL.replace(
         "importlib.import_module(name)", "importlib.import_module(name); __import__('plotly')"
     )
-    proc = subprocess.run(
-        [sys.executable, "-c", code, "[]"], capture_output=True, text=True, timeout=300, cwd=ROOT, check=False
-    )
-    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    result = _run_json(code, cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)))
     assert "rebel.estimator" in result["failed"] and "blocked" in result["failed"]["rebel.estimator"]
 
 
@@ -168,18 +166,8 @@ def test_the_flags_hold_from_another_working_directory(tmp_path):
     pytest.importorskip("streamlit")
     flags, config = _safety_flags(), _config_toml()
     argv = [token for key, value in flags.items() for token in (f"--{key}", value)]
-    proc = subprocess.run(
-        [sys.executable, "-c", _LOAD_FLAGS, *argv],
-        input=json.dumps(sorted(config)),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=tmp_path,
-        env=dict(os.environ, HOME=str(tmp_path)),
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr
-    assert json.loads(proc.stdout.strip().splitlines()[-1]) == config
+    env = dict(os.environ, HOME=str(tmp_path))
+    assert _run_json(_LOAD_FLAGS, *argv, cwd=tmp_path, env=env, stdin=json.dumps(sorted(config))) == config
 
 
 def test_make_run_installs_the_app_extra_only():
