@@ -72,8 +72,8 @@ def _posterior_task(split: Split, estimator):
     return model.predict_proba(split.X_test)
 
 
-def _rebel_cost_task(split: Split, C, n_rounds: int, max_depth: int):
-    model = RebelClassifier(cost_matrix=C, n_estimators=n_rounds, max_depth=max_depth)
+def _rebel_cost_task(split: Split, C, n_rounds: int, max_depth: int, variant: dict):
+    model = RebelClassifier(cost_matrix=C, n_estimators=n_rounds, max_depth=max_depth, **variant)
     model.fit(split.X_train, split.y_train)
     return np.argmax(model.decision_function(split.X_test), axis=1)
 
@@ -98,6 +98,7 @@ def compare_cost_sensitive(
     n_jobs: int | None = 2,
     backend: str | None = None,
     progress: Progress | None = None,
+    variant: dict | None = None,
 ) -> pd.DataFrame:
     """REBEL trained with each cost matrix against the two-step method, on the caller's data (Fig. 3 protocol).
 
@@ -105,7 +106,9 @@ def compare_cost_sensitive(
     ``cost_matrices``: one list of (K, K) matrices per dataset (sorted class order), or one list for all.
     ``posterior``: the two-step method's posterior estimator, an estimator or a name of
     ``rebel.baselines.ESTIMATORS`` (default ``"rebel"``: REBEL with 0-1 costs), with ``n_rounds`` rounds of depth
-    ``max_depth``; fitted once per dataset and reused for all its cost matrices.
+    ``max_depth``; fitted once per dataset and reused for all its cost matrices. ``variant``: further
+    ``RebelClassifier`` options (e.g. ``{"loss": "logistic", "learning_rate": 0.3}``) given to the cost-sensitive
+    side and, when the posterior is ``"rebel"``, to the 0-1 side too (equal capacity).
 
     Returns one row per (dataset, cost matrix): ``dataset, cost_id, n_classes, rebel_cost, two_step_cost,
     blind_cost`` (the posterior model's own argmax, costs ignored), ``rebel_error, two_step_error, bayes_cost``
@@ -113,7 +116,10 @@ def compare_cost_sensitive(
     """
     splits = [_as_split(d, f"dataset_{i}") for i, d in enumerate(datasets)]
     per_dataset = _costs_per_dataset(cost_matrices, len(splits))
-    if posterior is None or isinstance(posterior, str):
+    variant = dict(variant or {})
+    if variant and posterior in (None, "rebel"):
+        estimator = RebelClassifier(n_estimators=n_rounds, max_depth=max_depth, random_state=0, **variant)
+    elif posterior is None or isinstance(posterior, str):
         estimator = make_estimator(posterior or "rebel", n_rounds, max_depth, random_state=0)
     else:
         estimator = posterior
@@ -122,7 +128,7 @@ def compare_cost_sensitive(
     ]
     tasks = [(("post", i), _posterior_task, (s, estimator)) for i, s in enumerate(splits)]
     tasks += [
-        (("cs", i, j), _rebel_cost_task, (s, C, n_rounds, max_depth))
+        (("cs", i, j), _rebel_cost_task, (s, C, n_rounds, max_depth, variant))
         for i, (s, cs) in enumerate(zip(splits, per_dataset))
         for j, C in enumerate(cs)
     ]
@@ -171,11 +177,13 @@ def fig3(
     n_jobs: int | None = 2,
     backend: str | None = None,
     progress: Progress | None = None,
+    variant: dict | None = None,
 ) -> pd.DataFrame:
     """Fig. 3: ``n_datasets`` random mixtures (1000 training / 500 test points) x ``n_costs`` random cost matrices
     (zero diagonal, half-normal entries, random guessing costs 1), ``n_rounds`` weak learners; see
     ``compare_cost_sensitive`` for the columns and ``posterior``. Datasets and costs come from
-    ``rebel.data.paper_protocol``; ``cost_distribution`` (see ``sample_cost_matrix``) swaps the costs."""
+    ``rebel.data.paper_protocol``; ``cost_distribution`` (see ``sample_cost_matrix``) swaps the costs;
+    ``variant``: engine options for both REBEL sides (see ``compare_cost_sensitive``)."""
     trials = paper_protocol(n_datasets, n_costs, seed)
     datasets = [make_dataset(spec, f"random_{i}") for i, (spec, _) in enumerate(trials)]
     costs = [c for _, c in trials]
@@ -184,7 +192,9 @@ def fig3(
             [sample_cost_matrix(len(c[0]), [seed, i, 1 + j, 99], cost_distribution) for j in range(n_costs)]
             for i, c in enumerate(costs)
         ]
-    return compare_cost_sensitive(datasets, costs, n_rounds, max_depth, posterior, n_jobs, backend, progress)
+    return compare_cost_sensitive(
+        datasets, costs, n_rounds, max_depth, posterior, n_jobs, backend, progress, variant=variant
+    )
 
 
 def fig3_summary(df: pd.DataFrame) -> pd.DataFrame:

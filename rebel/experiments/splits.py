@@ -17,7 +17,14 @@ from sklearn.model_selection import train_test_split
 from rebel.cost_presets import normalize_costs, random_costs
 from rebel.costs import validate_cost_matrix
 from rebel.data.files import BUNDLED, load_bundled
-from rebel.data.mixture import PAPER_SEED, label_indices, paper_random_spec, sample_mixture
+from rebel.data.mixture import (
+    PAPER_SEED,
+    label_indices,
+    make_dataset,
+    paper_protocol,
+    paper_random_spec,
+    sample_mixture,
+)
 from rebel.data.presets import PRESETS
 
 
@@ -178,3 +185,13 @@ def dataset_splits(datasets, n_splits: int, seed: int, cost_matrices: dict | Non
         C = (cost_matrices or {}).get(name)
         C = experiment_costs(K, splits[0].y_train, seed + d_idx) if C is None else validate_cost_matrix(C, K)
         yield name, splits, C
+
+
+def protocol_splits(n_datasets: int, n_costs: int, seed: int) -> tuple:
+    """The paper's random protocol drawn with ``seed``: ``(splits, costs)``, one ``Split`` per dataset (1000
+    training / 500 test points, with its mixture) and its list of ``n_costs`` cost matrices."""
+    trials = paper_protocol(n_datasets, n_costs, seed)
+    splits = [
+        _as_split(make_dataset(spec, f"random_{i}"), f"random_{i}") for i, (spec, _) in enumerate(trials)
+    ]
+    return splits, [c for _, c in trials]
