@@ -1,0 +1,161 @@
+"""The honest Fig. 3 protocol (rebel.experiments.honest) and the diagnostics (rebel.experiments.diagnostics),
+on tiny sizes: each checked against an independent route to the same number."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from rebel import RebelClassifier
+from rebel.booster import training_loss
+from rebel.costs import decompose, min_risk_class
+from rebel.experiments import compare_cost_sensitive, fig3
+from rebel.experiments.diagnostics import (
+    ScorePosterior,
+    example_cost_trials,
+    example_costs,
+    fig7_counts,
+    population_scores,
+    surrogate_diagnostic,
+)
+from rebel.experiments.honest import (
+    capacity_grid,
+    default_variants,
+    parse_variant,
+    report,
+    select_settings,
+    variant_family,
+    variant_name,
+    win_rates,
+)
+from rebel.experiments.splits import protocol_splits
+
+SEED = 11  # tiny runs; the documented runs use TUNE_SEED and REPORT_SEED
+
+
+def test_variant_names_round_trip_and_families():
+    for v in ({}, {"loss": "logistic", "learning_rate": 0.3}, {"leaves": "vector"}):
+        assert parse_variant(variant_name(v)) == v
+    assert variant_name({}) == "paper"
+    assert variant_name({"learning_rate": 0.1, "leaves": "vector"}) == "learning_rate=0.1,leaves=vector"
+    assert variant_family("learning_rate=0.1,leaves=vector") == "leaves=vector"
+    assert variant_family("learning_rate=0.3") == "paper"
+    variants = default_variants()
+    assert variants[0] == {} and len({variant_name(v) for v in variants}) == len(variants)
+    params = RebelClassifier().get_params()
+    assert all(set(v) <= set(params) for v in variants)  # only options this engine accepts
+
+
+@pytest.fixture(scope="module")
+def grid():
+    return capacity_grid(SEED, n_datasets=2, n_costs=2, depths=(1, 2), rounds=(5, 10), n_jobs=1)
+
+
+def test_capacity_grid_equals_fig3_at_each_setting(grid):
+    assert set(grid["variant"]) == {"paper", "lightgbm"}
+    assert len(grid) == 2 * 2 * 2 * 2 * 2  # datasets x costs x depths x rounds x (paper, lightgbm)
+    for depth, rounds in ((1, 5), (2, 10)):
+        ref = fig3(n_datasets=2, n_costs=2, n_rounds=rounds, max_depth=depth, seed=SEED, n_jobs=1)
+        got = grid[(grid["variant"] == "paper") & (grid["depth"] == depth) & (grid["rounds"] == rounds)]
+        got = got.sort_values(["dataset", "cost_id"]).reset_index(drop=True)
+        for col in ("rebel_cost", "two_step_cost", "blind_cost", "bayes_cost", "win"):
+            np.testing.assert_allclose(got[col].to_numpy(float), ref[col].to_numpy(float), rtol=1e-12)
+    lgb = grid[grid["variant"] == "lightgbm"]
+    assert lgb["rebel_cost"].isna().all() and lgb["two_step_cost"].notna().all()
+
+
+def test_win_rates_and_selection_use_only_the_grid_given(grid):
+    rates = win_rates(grid)
+    assert set(rates["variant"]) == {"paper"} and (rates["trials"] == 4).all()
+    g = grid[(grid["variant"] == "paper") & (grid["depth"] == 2) & (grid["rounds"] == 10)]
+    row = rates[(rates["depth"] == 2) & (rates["rounds"] == 10)].iloc[0]
+    assert row["win_rate"] == g["win"].mean()
+    assert row["win_vs_blind"] == (g["rebel_cost"] < g["blind_cost"]).mean()
+    settings = select_settings(grid)
+    paper = settings.set_index("variant").loc["paper"]
+    means = grid[grid["variant"] == "paper"].groupby(["depth", "rounds"])["rebel_cost"].mean()
+    assert means[(paper["depth"], paper["rounds"])] == means.min()
+    assert bool(paper["family_choice"])
+    # the report reads the chosen cells from another grid: shifting that grid's costs shifts the report
+    other = grid.assign(rebel_cost=grid["rebel_cost"] + 1.0)
+    other["win"] = other["rebel_cost"] < other["two_step_cost"]
+    out = report(other, settings).set_index("variant").loc["paper"]
+    assert out["win_rate"] == 0.0
+    chosen = grid[
+        (grid["variant"] == "paper") & (grid["depth"] == paper["depth"]) & (grid["rounds"] == paper["rounds"])
+    ]
+    assert out["rebel_cost"] == pytest.approx(chosen["rebel_cost"].mean() + 1.0)
+    assert out["trials"] == 4 and "win_vs_lightgbm" in out
+
+
+def test_population_scores_decide_like_the_two_step_rule_and_minimise_the_expected_loss():
+    rng = np.random.default_rng(0)
+    K = 4
+    C = rng.uniform(0.1, 3.0, (K, K))
+    np.fill_diagonal(C, 0.0)
+    P = rng.dirichlet(np.ones(K), size=50)
+    H = population_scores(P, C)
+    np.testing.assert_array_equal(np.argmax(H, axis=1), min_risk_class(P, C))
+    dec = decompose(C)
+
+    def expected_loss(H):
+        return ((P @ dec.cp) * np.exp(H) + (P @ dec.cm) * np.exp(-H)).sum()
+
+    base = expected_loss(H)
+    for _ in range(20):
+        assert expected_loss(H + 1e-3 * rng.standard_normal(H.shape)) > base
+
+
+def test_surrogate_diagnostic_reports_the_engine_loss_and_training_costs():
+    df = surrogate_diagnostic(n_datasets=1, n_costs=2, n_rounds=10, seed=SEED, n_jobs=1)
+    assert len(df) == 2 and np.isfinite(df[["rebel_loss", "mapped_loss"]].to_numpy()).all()
+    (s,), (costs,) = protocol_splits(1, 2, SEED)
+    C = costs[1]
+    model = RebelClassifier(cost_matrix=C, n_estimators=10).fit(s.X_train, s.y_train)
+    row = df.iloc[1]
+    assert row["rebel_loss"] == pytest.approx(training_loss(model.decision_function(s.X_train), C[s.y_train]))
+    assert row["rebel_train_cost"] == pytest.approx(C[s.y_train, model.predict(s.X_train)].mean())
+    assert row["mapped_lower"] == (row["mapped_loss"] < row["rebel_loss"])
+
+
+def test_example_costs_formula_and_lambda_zero_is_fig3():
+    C = np.array([[0.0, 1.0], [2.0, 0.0]])
+    X = np.array([[5.0, 0.0], [-5.0, 1.0], [0.0, 2.0]])
+    y = np.array([0, 1, 1])
+    rows = example_costs(C, y, X, 1.0, np.array([1.0, -1.0]))
+    np.testing.assert_allclose(rows, [[0.0, np.e], [2 * np.e, 0.0], [2.0, 0.0]])
+    df = example_cost_trials(lambdas=(0.0, 3.0), n_datasets=1, n_costs=2, n_rounds=10, seed=SEED, n_jobs=1)
+    assert len(df) == 4 and (df["bayes_cost"] <= df[["rebel_cost", "two_step_cost"]].min(axis=1) + 0.05).all()
+    ref = fig3(n_datasets=1, n_costs=2, n_rounds=10, seed=SEED, n_jobs=1)
+    flat = df[df["lambda"] == 0.0].sort_values("cost_id").reset_index(drop=True)
+    for col in ("rebel_cost", "two_step_cost", "win"):
+        np.testing.assert_allclose(flat[col].to_numpy(float), ref[col].to_numpy(float), rtol=1e-12)
+
+
+def test_fig7_counts_add_up_and_a_costly_miss_is_missed_less():
+    df = fig7_counts(n_rounds=20, max_depth=2)
+    assert len(df) == 8 and set(df["part"]) == {"train", "test"}
+    predicted = df.filter(like="predicted ")
+    assert (predicted.sum(axis=1) == np.where(df["part"] == "train", 1000, 500)).all()
+    train = df[df["part"] == "train"].set_index("panel")
+    assert train.loc["(d) x10 false-negative C", "C missed"] < train.loc["(a) uniform", "C missed"]
+    assert (
+        train.loc["(c) x10 false-positive C", "C false alarms"] < train.loc["(a) uniform", "C false alarms"]
+    )
+    assert isinstance(df, pd.DataFrame)
+
+
+def test_score_posteriors_keep_the_argmax_but_not_the_calibration():
+    (s,), (costs,) = protocol_splits(1, 2, SEED)
+    model = RebelClassifier(n_estimators=10).fit(s.X_train, s.y_train)
+    H = model.decision_function(s.X_test)
+    for transform in ("softmax", "shift"):
+        P = ScorePosterior(10, 1, transform).fit(s.X_train, s.y_train).predict_proba(s.X_test)
+        assert (P >= 0).all()
+        np.testing.assert_allclose(P.sum(axis=1), 1.0)
+        np.testing.assert_array_equal(np.argmax(P, axis=1), np.argmax(H, axis=1))
+    soft = ScorePosterior(10, 1, "softmax").fit(s.X_train, s.y_train).predict_proba(s.X_test)
+    assert not np.allclose(soft, model.predict_proba(s.X_test))
+    df = compare_cost_sensitive([s], [costs], 10, 1, posterior=ScorePosterior(10, 1, "shift"), n_jobs=1)
+    assert len(df) == 2 and df["two_step_cost"].notna().all()
+    with pytest.raises(ValueError, match="transform is 'x'"):
+        ScorePosterior(transform="x").fit(s.X_train, s.y_train)
