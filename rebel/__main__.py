@@ -20,8 +20,9 @@ from . import experiments as ex
 from .baselines import ESTIMATORS
 from .cli import ProgressBar, count_or_names, int_at_least, output_file, param_list_type, param_type
 from .data.mixture import PAPER_SEED
+from .experiments import commands
 
-DEFAULT_ROUNDS = {"fig3": 100, "table1": 100, "fig4": 200}
+DEFAULT_ROUNDS = {"fig3": 100, "table1": 100, "fig4": 200, **commands.DEFAULT_ROUNDS}
 
 
 def _names(value: str | None, defaults: tuple) -> list:
@@ -45,11 +46,12 @@ def _run_fig3(args, progress) -> tuple:
         args.rounds,
         args.depth,
         args.seed,
-        args.posterior,
+        commands.fig3_posterior(args),
         args.cost_distribution,
         args.jobs,
         args.backend,
         progress,
+        variant=commands.fig3_variant(args),
     )
     summary = ex.fig3_summary(df)
     wins, ties = int(df["win"].sum()), int(df["tie"].sum())
@@ -65,7 +67,7 @@ def _run_fig3(args, progress) -> tuple:
 def _run_table1(args, progress) -> tuple:
     trials = ex.table1(
         _names(args.datasets, ex.TABLE1_DATASETS),
-        args.depths,
+        args.depths or (1, 2, 3, 4),
         args.splits,
         args.rounds,
         args.seed,
@@ -116,7 +118,7 @@ def _run_fig4(args, progress) -> tuple:
     return trials, text, f"{args.splits} random 50/25/25 splits per dataset, up to {args.rounds} rounds."
 
 
-RUNNERS = {"fig3": _run_fig3, "table1": _run_table1, "fig4": _run_fig4}
+RUNNERS = {"fig3": _run_fig3, "table1": _run_table1, "fig4": _run_fig4, **commands.RUNNERS}
 
 
 def _add_reproduce(sub) -> None:
@@ -154,8 +156,8 @@ def _add_reproduce(sub) -> None:
     rep.add_argument(
         "--depths",
         type=param_list_type("max_depth"),
-        default=(1, 2, 3, 4),
-        help="table1: depths to compare (1,2,3,4)",
+        default=None,
+        help="table1: depths to compare (1,2,3,4); honest: (1,2,3)",
     )
     rep.add_argument(
         "--splits",
@@ -169,14 +171,18 @@ def _add_reproduce(sub) -> None:
     rep.add_argument(
         "--posterior",
         default="rebel",
-        choices=list(ESTIMATORS),
-        help="fig3: posterior estimator of the two-step method (rebel = REBEL with 0-1 costs)",
+        choices=[*ESTIMATORS, *commands.NAIVE_POSTERIORS],
+        help="fig3: posterior estimator of the two-step method (rebel = REBEL with 0-1 costs, calibrated; "
+        "rebel-softmax / rebel-shift = its scores naively normalised)",
     )
     rep.add_argument(
         "--cost-distribution", default="paper", help="fig3: paper (half-normal), lognormal[:s] or spike[:m]"
     )
     rep.add_argument(
-        "--seed", type=int_at_least(0, "the seed"), default=PAPER_SEED, help=f"base seed ({PAPER_SEED})"
+        "--seed",
+        type=int_at_least(0, "the seed"),
+        default=None,
+        help=f"base seed ({PAPER_SEED}; honest: the held-out seed {commands.SEEDS['honest']})",
     )
     rep.add_argument(
         "--jobs", type=int_at_least(1, "the number of workers"), default=2, help="joblib workers (2)"
@@ -193,6 +199,7 @@ def _add_reproduce(sub) -> None:
         "--curves", type=output_file, default=None, help="fig4: write the per-round curves to this CSV file"
     )
     rep.add_argument("--quiet", action="store_true", help="no progress bar")
+    commands.add_arguments(rep)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -208,12 +215,19 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if args.command != "reproduce":
         return cli.run(args)
-    if args.experiment == "fig3" and args.datasets is not None and not args.datasets.isdigit():
+    if (
+        args.experiment not in ("table1", "fig4")
+        and args.datasets is not None
+        and not args.datasets.isdigit()
+    ):
         parser.error(
-            f"argument --datasets: fig3 takes a number of random datasets (>= 1); got {args.datasets!r}."
+            f"argument --datasets: {args.experiment} takes a number of random datasets (>= 1); "
+            f"got {args.datasets!r}."
         )
     if args.rounds is None:
         args.rounds = DEFAULT_ROUNDS[args.experiment]
+    if args.seed is None:
+        args.seed = commands.SEEDS.get(args.experiment, PAPER_SEED)
     progress = None if args.quiet else ProgressBar(args.experiment)
     start = time.perf_counter()
     try:

@@ -159,3 +159,26 @@ def test_score_posteriors_keep_the_argmax_but_not_the_calibration():
     assert len(df) == 2 and df["two_step_cost"].notna().all()
     with pytest.raises(ValueError, match="transform is 'x'"):
         ScorePosterior(transform="x").fit(s.X_train, s.y_train)
+
+
+def test_reproduce_commands_beyond_the_paper(capsys, tmp_path):
+    from rebel.__main__ import main
+
+    out = tmp_path / "honest.csv"
+    args = ["--datasets", "1", "--costs", "2", "--quiet"]
+    assert (
+        main(["reproduce", "honest", *args, "--tune-costs", "1", "--rounds-grid", "5,10", "--depths", "1"])
+        == 0
+    )
+    text = capsys.readouterr().out
+    assert "Held-out report (seed 4813" in text and "Capacity sweep" in text
+    assert main(["reproduce", "honest", *args, "--rounds-grid", "5", "--depths", "1", "--out", str(out)]) == 0
+    assert set(pd.read_csv(out)["variant"]) == {"paper", "lightgbm"}
+    assert main(["reproduce", "surrogate", *args, "--rounds", "5"]) == 0
+    assert "lower REBEL training loss in" in capsys.readouterr().out
+    assert main(["reproduce", "example-costs", *args, "--rounds", "5", "--lambdas", "3"]) == 0
+    assert "lambda 3: REBEL wins" in capsys.readouterr().out
+    assert main(["reproduce", "fig3", *args, "--rounds", "5", "--posterior", "rebel-shift"]) == 0
+    capsys.readouterr()
+    assert main(["reproduce", "fig3", *args, "--rounds", "5", "--loss", "no-such-loss"]) == 2
+    assert "error:" in capsys.readouterr().err

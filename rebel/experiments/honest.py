@@ -31,6 +31,7 @@ from rebel.costs import min_risk_class
 from rebel.data.bayes import bayes_cost
 from rebel.data.mixture import PAPER_SEED
 from rebel.estimator import RebelClassifier
+from rebel.experiments.paper import check_variant
 from rebel.experiments.runner import Progress, run_tasks
 from rebel.experiments.splits import Split, protocol_splits
 
@@ -192,7 +193,7 @@ def capacity_grid(
     """Every (variant, depth, rounds) on ``n_datasets`` random datasets x ``n_costs`` cost matrices of the
     paper's protocol drawn with ``seed`` (1000 training / 500 test points; see the module docstring)."""
     rounds = sorted({int(t) for t in rounds})
-    variants = [dict(v) for v in variants]
+    variants = [check_variant(v) for v in variants]
     splits, costs = protocol_splits(n_datasets, n_costs, seed)
     use_lgb = lightgbm and "lightgbm" in available_estimators()
     tasks = _grid_tasks(splits, costs, variants, depths, rounds, use_lgb)

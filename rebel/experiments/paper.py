@@ -53,6 +53,20 @@ FIG3_COLUMNS = [
 CURVE_COLUMNS = ["decision", "t", "val_error", "val_cost", "test_error", "test_cost"]
 
 
+def check_variant(variant: dict | None) -> dict:
+    """Engine options for ``RebelClassifier`` beyond depth and rounds, checked by name (values are checked by
+    the estimator when it fits)."""
+    variant = dict(variant or {})
+    allowed = set(RebelClassifier().get_params()) - {"cost_matrix", "n_estimators", "max_depth"}
+    unknown = sorted(set(variant) - allowed)
+    if unknown:
+        raise ValueError(
+            f"engine option {unknown[0]!r} is not an option of RebelClassifier in this build; choose from "
+            f"{sorted(allowed)}."
+        )
+    return variant
+
+
 def _finished(tasks, results: dict) -> list:
     """The keys of the tasks that ran, in task order (fewer than planned when the sweep was stopped)."""
     return [key for key, *_ in tasks if key in results]
@@ -116,7 +130,7 @@ def compare_cost_sensitive(
     """
     splits = [_as_split(d, f"dataset_{i}") for i, d in enumerate(datasets)]
     per_dataset = _costs_per_dataset(cost_matrices, len(splits))
-    variant = dict(variant or {})
+    variant = check_variant(variant)
     if variant and posterior in (None, "rebel"):
         estimator = RebelClassifier(n_estimators=n_rounds, max_depth=max_depth, random_state=0, **variant)
     elif posterior is None or isinstance(posterior, str):
@@ -427,6 +441,7 @@ __all__ = [
     "FIG4_DATASETS",
     "FIG4_METHODS",
     "TABLE1_DATASETS",
+    "check_variant",
     "compare_cost_sensitive",
     "fig3",
     "fig3_summary",
