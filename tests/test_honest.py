@@ -182,3 +182,17 @@ def test_reproduce_commands_beyond_the_paper(capsys, tmp_path):
     capsys.readouterr()
     assert main(["reproduce", "fig3", *args, "--rounds", "5", "--loss", "no-such-loss"]) == 2
     assert "error:" in capsys.readouterr().err
+
+
+def test_a_cost_scale_changes_no_decision_so_no_win():
+    """Normalising the costs (or drawing |N(0, s)| for another s) multiplies every cost matrix by a positive
+    number: REBEL's weights are renormalised every round and the two-step argmin is scale-free, so every
+    trial's decisions, and with them every win, stay the same."""
+    splits, costs = protocol_splits(2, 3, SEED)
+    ref = compare_cost_sensitive(splits, costs, 10, 2, n_jobs=1)
+    for scale in (0.01, 7.3):
+        scaled = [[scale * C for C in cs] for cs in costs]
+        out = compare_cost_sensitive(splits, scaled, 10, 2, n_jobs=1)
+        np.testing.assert_array_equal(out["win"], ref["win"])
+        np.testing.assert_allclose(out["rebel_cost"], scale * ref["rebel_cost"], rtol=1e-9)
+        np.testing.assert_array_equal(out["rebel_error"], ref["rebel_error"])
