@@ -21,7 +21,6 @@ import pandas as pd
 from scipy.special import softmax
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from rebel.baselines import TwoStepClassifier, make_estimator
 from rebel.booster import training_loss
 from rebel.costs import decompose, min_risk_class
 from rebel.data.bayes import bayes_posterior
@@ -88,9 +87,10 @@ class ScorePosterior(ClassifierMixin, BaseEstimator):
         return np.where(total > 0, shifted / np.where(total > 0, total, 1.0), 1.0 / H.shape[1])
 
 
-def _posterior_on_train(split: Split, n_rounds: int, depth: int) -> np.ndarray:
+def _zero_one_posterior(split: Split, n_rounds: int, depth: int, part: str) -> np.ndarray:
+    """Posterior (N, K) of REBEL trained with 0-1 costs on the split, on its training or test points."""
     model = RebelClassifier(n_estimators=n_rounds, max_depth=depth).fit(split.X_train, split.y_train)
-    return model.predict_proba(split.X_train)
+    return model.predict_proba(split.X_train if part == "train" else split.X_test)
 
 
 def surrogate_diagnostic(
@@ -107,7 +107,7 @@ def surrogate_diagnostic(
     two_step_train_cost`` (mean training cost of both decision rules) and ``mapped_lower``."""
     splits, costs = protocol_splits(n_datasets, n_costs, seed)
     posts = run_tasks(
-        [(i, _posterior_on_train, (s, n_rounds, max_depth)) for i, s in enumerate(splits)], n_jobs
+        [(i, _zero_one_posterior, (s, n_rounds, max_depth, "train")) for i, s in enumerate(splits)], n_jobs
     )
     tasks = [
         ((i, j), _surrogate_task, (s, C, posts[i], n_rounds, max_depth))
@@ -157,11 +157,6 @@ def _example_cost_task(split: Split, C, lam: float, signs, P_test, n_rounds: int
     }
 
 
-def _test_posterior(split: Split, n_rounds: int, depth: int) -> np.ndarray:
-    model = TwoStepClassifier(make_estimator("rebel", n_rounds, depth, random_state=0))
-    return model.fit(split.X_train, split.y_train).predict_proba(split.X_test)
-
-
 def example_cost_trials(
     lambdas=LAMBDAS,
     n_datasets: int = 10,
@@ -175,7 +170,9 @@ def example_cost_trials(
     """One row per (lambda, dataset, cost matrix): REBEL trained on the example costs against the two-step
     method on the class-averaged matrix (same rounds and depth), test costs with each point's own costs."""
     splits, costs = protocol_splits(n_datasets, n_costs, seed)
-    posts = run_tasks([(i, _test_posterior, (s, n_rounds, max_depth)) for i, s in enumerate(splits)], n_jobs)
+    posts = run_tasks(
+        [(i, _zero_one_posterior, (s, n_rounds, max_depth, "test")) for i, s in enumerate(splits)], n_jobs
+    )
     tasks = []
     for i, (s, cs) in enumerate(zip(splits, costs)):
         for j, C in enumerate(cs):
