@@ -11,6 +11,7 @@ from rebel.costs import decompose, min_risk_class
 from rebel.experiments import compare_cost_sensitive, fig3
 from rebel.experiments.diagnostics import (
     ScorePosterior,
+    Trials,
     example_cost_trials,
     example_costs,
     fig7_counts,
@@ -106,7 +107,7 @@ def test_population_scores_decide_like_the_two_step_rule_and_minimise_the_expect
 
 
 def test_surrogate_diagnostic_reports_the_engine_loss_and_training_costs():
-    df = surrogate_diagnostic(n_datasets=1, n_costs=2, n_rounds=10, seed=SEED, n_jobs=1)
+    df = surrogate_diagnostic(Trials(n_datasets=1, n_costs=2, n_rounds=10, seed=SEED), n_jobs=1)
     assert len(df) == 2 and np.isfinite(df[["rebel_loss", "mapped_loss"]].to_numpy()).all()
     (s,), (costs,) = protocol_splits(1, 2, SEED)
     C = costs[1]
@@ -123,7 +124,7 @@ def test_example_costs_formula_and_lambda_zero_is_fig3():
     y = np.array([0, 1, 1])
     rows = example_costs(C, y, X, 1.0, np.array([1.0, -1.0]))
     np.testing.assert_allclose(rows, [[0.0, np.e], [2 * np.e, 0.0], [2.0, 0.0]])
-    df = example_cost_trials(lambdas=(0.0, 3.0), n_datasets=1, n_costs=2, n_rounds=10, seed=SEED, n_jobs=1)
+    df = example_cost_trials((0.0, 3.0), Trials(n_datasets=1, n_costs=2, n_rounds=10, seed=SEED), n_jobs=1)
     assert len(df) == 4 and (df["bayes_cost"] <= df[["rebel_cost", "two_step_cost"]].min(axis=1) + 0.05).all()
     ref = fig3(n_datasets=1, n_costs=2, n_rounds=10, seed=SEED, n_jobs=1)
     flat = df[df["lambda"] == 0.0].sort_values("cost_id").reset_index(drop=True)

@@ -85,10 +85,12 @@ def _run_honest(args, progress) -> tuple:
     return held, text, headline
 
 
+def _trials(args) -> diag.Trials:
+    return diag.Trials(int(args.datasets or 10), args.costs, args.rounds, args.depth, args.seed)
+
+
 def _run_surrogate(args, progress) -> tuple:
-    df = diag.surrogate_diagnostic(
-        int(args.datasets or 10), args.costs, args.rounds, args.depth, args.seed, args.jobs, progress
-    )
+    df = diag.surrogate_diagnostic(_trials(args), args.jobs, progress)
     means = df[["rebel_loss", "mapped_loss", "rebel_train_cost", "two_step_train_cost"]].mean()
     headline = (
         "The two-step model mapped into REBEL's score space has the lower REBEL training loss in "
@@ -100,16 +102,7 @@ def _run_surrogate(args, progress) -> tuple:
 
 
 def _run_example_costs(args, progress) -> tuple:
-    df = diag.example_cost_trials(
-        args.lambdas,
-        int(args.datasets or 10),
-        args.costs,
-        args.rounds,
-        args.depth,
-        args.seed,
-        args.jobs,
-        progress,
-    )
+    df = diag.example_cost_trials(args.lambdas, _trials(args), args.jobs, progress)
     table = df.groupby("lambda")[["win", "rebel_cost", "two_step_cost", "bayes_cost"]].mean()
     table.insert(0, "trials", df.groupby("lambda").size())
     wins = "; ".join(f"lambda {lam:g}: REBEL wins {row['win']:.1%}" for lam, row in table.iterrows())

@@ -16,6 +16,8 @@ Arrays: X (N, d) float64, labels as class indices, posteriors P (N, K), cost mat
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 from scipy.special import softmax
@@ -93,22 +95,34 @@ def _zero_one_posterior(split: Split, n_rounds: int, depth: int, part: str) -> n
     return model.predict_proba(split.X_train if part == "train" else split.X_test)
 
 
+@dataclass(frozen=True)
+class Trials:
+    """Fig. 3 trials of the paper's random protocol (``n_datasets`` x ``n_costs``, drawn with ``seed``) and the
+    capacity both sides get (``n_rounds`` rounds of depth ``max_depth``)."""
+
+    n_datasets: int = 10
+    n_costs: int = 20
+    n_rounds: int = 100
+    max_depth: int = 1
+    seed: int = PAPER_SEED
+
+    def with_posteriors(self, part: str, n_jobs: int | None) -> tuple:
+        """``(splits, costs, posteriors)``: each dataset's 0-1 posterior on its ``part`` ("train"/"test")."""
+        splits, costs = protocol_splits(self.n_datasets, self.n_costs, self.seed)
+        args = [
+            (i, _zero_one_posterior, (s, self.n_rounds, self.max_depth, part)) for i, s in enumerate(splits)
+        ]
+        return splits, costs, run_tasks(args, n_jobs)
+
+
 def surrogate_diagnostic(
-    n_datasets: int = 10,
-    n_costs: int = 3,
-    n_rounds: int = 100,
-    max_depth: int = 1,
-    seed: int = PAPER_SEED,
-    n_jobs: int | None = 2,
-    progress: Progress | None = None,
+    trials: Trials = Trials(n_costs=3), n_jobs: int | None = 2, progress: Progress | None = None
 ) -> pd.DataFrame:
     """One row per Fig. 3 trial: ``dataset, cost_id, rebel_loss`` (REBEL's own training loss), ``mapped_loss``
     (the same loss of the 0-1 model's posterior mapped by ``population_scores``), ``rebel_train_cost,
     two_step_train_cost`` (mean training cost of both decision rules) and ``mapped_lower``."""
-    splits, costs = protocol_splits(n_datasets, n_costs, seed)
-    posts = run_tasks(
-        [(i, _zero_one_posterior, (s, n_rounds, max_depth, "train")) for i, s in enumerate(splits)], n_jobs
-    )
+    splits, costs, posts = trials.with_posteriors("train", n_jobs)
+    n_rounds, max_depth = trials.n_rounds, trials.max_depth
     tasks = [
         ((i, j), _surrogate_task, (s, C, posts[i], n_rounds, max_depth))
         for i, (s, cs) in enumerate(zip(splits, costs))
@@ -158,21 +172,12 @@ def _example_cost_task(split: Split, C, lam: float, signs, P_test, n_rounds: int
 
 
 def example_cost_trials(
-    lambdas=LAMBDAS,
-    n_datasets: int = 10,
-    n_costs: int = 20,
-    n_rounds: int = 100,
-    max_depth: int = 1,
-    seed: int = PAPER_SEED,
-    n_jobs: int | None = 2,
-    progress: Progress | None = None,
+    lambdas=LAMBDAS, trials: Trials = Trials(), n_jobs: int | None = 2, progress: Progress | None = None
 ) -> pd.DataFrame:
     """One row per (lambda, dataset, cost matrix): REBEL trained on the example costs against the two-step
     method on the class-averaged matrix (same rounds and depth), test costs with each point's own costs."""
-    splits, costs = protocol_splits(n_datasets, n_costs, seed)
-    posts = run_tasks(
-        [(i, _zero_one_posterior, (s, n_rounds, max_depth, "test")) for i, s in enumerate(splits)], n_jobs
-    )
+    splits, costs, posts = trials.with_posteriors("test", n_jobs)
+    n_rounds, max_depth, seed = trials.n_rounds, trials.max_depth, trials.seed
     tasks = []
     for i, (s, cs) in enumerate(zip(splits, costs)):
         for j, C in enumerate(cs):
@@ -226,6 +231,7 @@ __all__ = [
     "LAMBDAS",
     "SCORE_TRANSFORMS",
     "ScorePosterior",
+    "Trials",
     "example_cost_trials",
     "example_costs",
     "fig7_counts",
