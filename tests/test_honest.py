@@ -64,6 +64,18 @@ def test_capacity_grid_equals_fig3_at_each_setting(grid):
     assert lgb["rebel_cost"].isna().all() and lgb["two_step_cost"].notna().all()
 
 
+@pytest.mark.parametrize("variant", [{"leaves": "vector", "learning_rate": 0.5}, {"loss": "logistic"}])
+def test_variant_grid_equals_fig3_with_the_same_engine_options(variant):
+    grid = capacity_grid(
+        SEED, 1, 2, variants=(variant,), depths=(2,), rounds=(4, 8), lightgbm=False, n_jobs=1
+    )
+    assert set(grid["variant"]) == {variant_name(variant)}
+    ref = fig3(n_datasets=1, n_costs=2, n_rounds=8, max_depth=2, seed=SEED, n_jobs=1, variant=variant)
+    got = grid[grid["rounds"] == 8].sort_values("cost_id").reset_index(drop=True)
+    for col in ("rebel_cost", "two_step_cost", "blind_cost"):  # staged route == final predict_proba route
+        np.testing.assert_allclose(got[col].to_numpy(float), ref[col].to_numpy(float), rtol=1e-12)
+
+
 def test_win_rates_and_selection_use_only_the_grid_given(grid):
     rates = win_rates(grid)
     assert set(rates["variant"]) == {"paper"} and (rates["trials"] == 4).all()
@@ -173,8 +185,29 @@ def test_reproduce_commands_beyond_the_paper(capsys, tmp_path):
     )
     text = capsys.readouterr().out
     assert "Held-out report (seed 4813" in text and "Capacity sweep" in text
-    assert main(["reproduce", "honest", *args, "--rounds-grid", "5", "--depths", "1", "--out", str(out)]) == 0
-    assert set(pd.read_csv(out)["variant"]) == {"paper", "lightgbm"}
+    variants = ["--variants", "paper;leaves=vector,learning_rate=0.5"]
+    assert (
+        main(
+            [
+                "reproduce",
+                "honest",
+                *args,
+                *variants,
+                "--rounds-grid",
+                "5",
+                "--depths",
+                "1",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
+    assert set(pd.read_csv(out)["variant"]) == {"paper", "learning_rate=0.5,leaves=vector", "lightgbm"}
+    assert (
+        main(["reproduce", "fig3", *args, "--rounds", "5", "--leaves", "vector", "--learning-rate", "0.5"])
+        == 0
+    )
     assert main(["reproduce", "surrogate", *args, "--rounds", "5"]) == 0
     assert "lower REBEL training loss in" in capsys.readouterr().out
     assert main(["reproduce", "example-costs", *args, "--rounds", "5", "--lambdas", "3"]) == 0
