@@ -184,7 +184,9 @@ def test_reproduce_commands_beyond_the_paper(capsys, tmp_path):
         == 0
     )
     text = capsys.readouterr().out
-    assert "Held-out report (seed 4813" in text and "Capacity sweep" in text
+    assert (
+        "Held-out report (seed 4813" in text and "Capacity sweep" in text and "REBEL / equal-capacity" in text
+    )
     variants = ["--variants", "paper;leaves=vector,learning_rate=0.5"]
     assert (
         main(

@@ -69,6 +69,10 @@ def _run_honest(args, progress) -> tuple:
     result = honest.report(held, settings)
     sweep = honest.win_rates(held)
     cells = sweep.pivot_table(index=["variant", "depth"], columns="rounds", values="win_rate").round(3)
+    costs = sweep.assign(
+        cost=sweep["rebel_cost"].map("{:.3f}".format) + " / " + sweep["two_step_cost"].map("{:.3f}".format)
+    )
+    costs = costs.pivot(index=["variant", "depth"], columns="rounds", values="cost")
     best = result.sort_values("win_rate", ascending=False).iloc[0]
     text = (
         f"Settings chosen on validation (tuning seed {args.tune_seed}, {args.tune_costs} costs per dataset):\n"
@@ -77,6 +81,8 @@ def _run_honest(args, progress) -> tuple:
         + result.round(4).to_string(index=False)
         + "\n\nCapacity sweep on the held-out datasets (REBEL win rate; every cell, not a selection):\n"
         + cells.to_string()
+        + "\n\nMean test costs REBEL / equal-capacity two-step in the same cells:\n"
+        + costs.to_string()
     )
     headline = (
         f"Best held-out variant: {best['variant']} (depth {best['depth']}, {best['rounds']} rounds) wins "
