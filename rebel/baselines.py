@@ -26,7 +26,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .binning import BINNINGS, bin_data, fit_thresholds
-from .costs import min_risk_class, uniform_costs, validate_cost_matrix
+from .costs import label_indices, min_risk_class, uniform_costs, validate_cost_matrix
 from .estimator import RebelClassifier, posterior_from_scores
 from .params import check_param
 
@@ -213,19 +213,11 @@ class TwoStepClassifier(ClassifierMixin, BaseEstimator):
     def expected_cost(self, X, y):
         """Mean cost ``C[y, prediction]`` on (X, y) under ``cost_matrix_``."""
         pred = min_risk_class(self.predict_proba(X), self.cost_matrix_)
-        return float(self.cost_matrix_[_class_indices(self.classes_, y), pred].mean())
-
-
-def _class_indices(classes, y) -> np.ndarray:
-    y = np.asarray(y)
-    idx = np.clip(np.searchsorted(classes, y), 0, len(classes) - 1)
-    bad = classes[idx] != y
-    if np.any(bad):
-        raise ValueError(
-            f"y contains label {y[np.flatnonzero(bad)[0]]!r} that was not seen in training; known classes: "
-            f"{list(classes)}."
+        return float(
+            self.cost_matrix_[
+                label_indices(y, self.classes_, "that label was not seen in training"), pred
+            ].mean()
         )
-    return idx
 
 
 # --------------------------------------------------------------------------------------------------------------

@@ -5,7 +5,8 @@ Convention everywhere in the project: ``C[y, k]`` is the cost of predicting clas
 one such row per sample (example-dependent costs).
 
 Arrays written here are plain float64 ndarrays; nothing in this module is compiled. Preset cost matrices
-(x m FN/FP, random, taxonomy, specs) live in ``rebel.cost_presets``.
+(x m FN/FP, random, taxonomy, specs) live in ``rebel.cost_presets``. ``label_indices`` maps labels to
+the row/column index of their class (the one label -> index helper).
 """
 
 from __future__ import annotations
@@ -173,3 +174,23 @@ def random_guess_cost(cost_matrix, priors=None) -> float:
     K = C.shape[0]
     p = np.full(K, 1.0 / K) if priors is None else np.asarray(priors, dtype=np.float64)
     return float(p @ C.mean(axis=1))
+
+
+def label_indices(y, classes, fix: str = "relabel the point or add the class") -> np.ndarray:
+    """Indices of labels ``y`` into the sorted class names ``classes`` (the one label -> index helper); a
+    ValueError names the first label that is not a class and ``fix`` says what to do about it."""
+    names, y = np.asarray(classes), np.asarray(y).reshape(-1)
+    numeric = names.dtype.kind in "biuf" and y.dtype.kind in "biuf"
+    if not (numeric or names.dtype.kind == y.dtype.kind == "U"):  # mixed or object labels: Python comparisons
+        names, y = names.astype(object), y.astype(object)
+    try:
+        idx = np.clip(np.searchsorted(names, y), 0, len(names) - 1)
+        bad = np.flatnonzero(names[idx] != y)
+    except TypeError:  # labels of another type than the classes (e.g. "a" against 0, 1): none can match
+        idx, bad = np.zeros(len(y), dtype=np.int64), np.arange(len(y))
+    if bad.size:
+        label = y[bad[0]]
+        label = label.item() if isinstance(label, np.generic) else label
+        shown = [c.item() if isinstance(c, np.generic) else c for c in names]
+        raise ValueError(f"label {label!r} is not one of the classes {shown}; {fix}.")
+    return idx.astype(np.intp)

@@ -14,7 +14,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _kernels as kern
 from ._threading import parallel_guard
-from .costs import uniform_costs, validate_cost_matrix, validate_sample_cost
+from .costs import label_indices, uniform_costs, validate_cost_matrix, validate_sample_cost
 from .fitting import train, weighted_cost_rows
 from .params import N_ITER_NO_CHANGE, check_choice, check_float, check_n_classes, check_param
 
@@ -284,16 +284,7 @@ class RebelClassifier(ClassifierMixin, BaseEstimator):
         return staged
 
     def _label_indices(self, y):
-        y = np.asarray(y)
-        idx = np.searchsorted(self.classes_, y)
-        idx = np.clip(idx, 0, len(self.classes_) - 1)
-        bad = self.classes_[idx] != y
-        if np.any(bad):
-            raise ValueError(
-                f"y contains label {y[np.flatnonzero(bad)[0]]!r} that was not seen in training; known classes: "
-                f"{list(self.classes_)}."
-            )
-        return idx
+        return label_indices(y, self.classes_, "that label was not seen in training")
 
     def expected_cost(self, X, y):
         """Mean cost C[y, prediction] of the model's predictions on (X, y) under ``cost_matrix_``."""

@@ -157,7 +157,7 @@ def test_bad_files_name_the_problem_and_the_fix(tmp_path, xor_model, capsys):
     )
     labels = tmp_path / "labels.csv"
     labels.write_text("x,y,label\n1,2,cat\n3,4,dog\n")
-    assert "label 'cat' that was not seen in training" in _refused(["evaluate", xor_model, labels], capsys)
+    assert "label 'cat' is not one of the classes" in _refused(["evaluate", xor_model, labels], capsys)
     text = tmp_path / "text.csv"
     text.write_text("x,y\n1,abc\n")
     assert "CSV line 2, column 'y': the value is 'abc'" in _refused(["predict", xor_model, text], capsys)

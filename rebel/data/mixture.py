@@ -35,6 +35,7 @@ import numpy as np
 import pandas as pd
 
 from rebel.cost_presets import random_costs
+from rebel.costs import label_indices
 from rebel.params import MAX_CLASSES, MAX_SAMPLED_POINTS, check_n_classes
 
 MAX_COMPONENTS = 200  # rows of a mixture table
@@ -43,24 +44,6 @@ DECIMALS = 4  # sampled coordinates are rounded to this many decimals
 MIXTURE_COLUMNS = ("class", "mean_x", "mean_y", "std_x", "std_y", "corr", "angle", "weight")
 MIXTURE_DEFAULTS = {"corr": 0.0, "angle": 0.0, "weight": 1.0}
 FEATURE_NAMES = ("x", "y")
-
-
-def label_indices(y, classes, fix: str = "relabel the point or add the class") -> np.ndarray:
-    """Indices of labels ``y`` into the sorted class names ``classes`` (the one label -> index helper); a
-    ValueError names the first label that is not a class and ``fix`` says what to do about it."""
-    names = np.asarray(classes, dtype=object)
-    y = np.asarray(y, dtype=object).reshape(-1)
-    try:
-        idx = np.clip(np.searchsorted(names, y), 0, len(names) - 1)
-        bad = np.flatnonzero(names[idx] != y)
-    except TypeError:  # labels of another type than the classes (e.g. "a" against 0, 1): none can match
-        idx, bad = np.zeros(len(y), dtype=np.int64), np.arange(len(y))
-    if bad.size:
-        label = y[bad[0]]
-        label = label.item() if isinstance(label, np.generic) else label
-        shown = [c.item() if isinstance(c, np.generic) else c for c in names]
-        raise ValueError(f"label {label!r} is not one of the classes {shown}; {fix}.")
-    return idx.astype(np.intp)
 
 
 # ---------------------------------------------------------------------------------------------------------------
