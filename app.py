@@ -7,7 +7,7 @@ Class colours: ``rebel.ui.figures.palette``.
 
 import streamlit as st
 
-st.set_page_config(page_title="REBEL Explorer", page_icon=":material/balance:", layout="wide")
+st.set_page_config(page_title="REBEL Explorer", page_icon="⚖️", layout="wide")
 
 
 @st.cache_resource(show_spinner="Compiling the boosting kernels (first start only)…")

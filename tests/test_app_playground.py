@@ -74,7 +74,9 @@ def test_first_load_shows_charts_and_trains_both_models(app):
     assert (
         state.trained.two_step.cost_matrix_.tolist() == state.cost_matrix.tolist()
     )  # costs at decision time
-    assert len(app.get("plotly_chart")) >= 4  # regions, cost heatmap, curves, confusion
+    assert (
+        len(app.get("plotly_chart")) >= 4
+    )  # regions; before / after (0-1 costs, your costs) and cost heatmap
     assert f"after t = {state.trained.rebel.n_estimators_} of" in _regions_title(app)
     assert not app.error
     assert cf.QUERY_KEY in app.query_params  # the configuration is in the address
@@ -223,6 +225,8 @@ def test_damaged_url_falls_back_to_default():
 
 
 def test_mixture_edit_adds_a_class(app):
+    app.session_state["w_details"] = "Clusters"  # the clusters table is one of the detail views
+    _run(app)
     v = app.session_state["mixture_editor_v"]
     row = {
         "class": "knife",
@@ -270,3 +274,88 @@ def test_edits_survive_a_visit_to_another_page(app):
     assert _state(app).cost_matrix[1, 2] == 7.0
     assert _state(app).trained.rebel.cost_matrix_[1, 2] == 7.0
     assert app.slider(key="w_n_estimators").value == cf.DEFAULT_HYPER["n_estimators"]
+
+
+# ------------------------------------------------------------------------------------- Playground v2 behaviour
+@pytest.mark.parametrize(
+    ("typed", "reason"),
+    [("-5", "is negative"), ("abc", "is not a number"), ("1e12", "at most 1,000,000"), ("", "is empty")],
+)
+def test_a_refused_cost_says_why_and_the_old_value_stays(app, typed, reason):
+    v = app.session_state["w_costs_v"]
+    app.session_state[f"w_costs_{v}"] = {
+        "edited_rows": {2: {"harmless": typed}},
+        "added_rows": [],
+        "deleted_rows": [],
+    }
+    _run(app)
+    assert reason in _errors(app) and "It stays 20" in _errors(app)
+    assert _state(app).cost_matrix[2, 0] == 20.0
+    assert _state(app).trained.rebel.cost_matrix_[2, 0] == 20.0
+    assert app.session_state["w_costs_v"] > v  # the editor was redrawn from the stored values
+
+
+def test_scientific_notation_is_stored_as_typed(app):
+    v = app.session_state["w_costs_v"]
+    app.session_state[f"w_costs_{v}"] = {
+        "edited_rows": {2: {"harmless": "1e3"}},
+        "added_rows": [],
+        "deleted_rows": [],
+    }
+    _run(app)
+    assert not app.error
+    assert _state(app).cost_matrix[2, 0] == 1000.0 and _state(app).trained.rebel.cost_matrix_[2, 0] == 1000.0
+
+
+def test_log_scale_control_sets_the_selected_entry(app):
+    app.selectbox(key="w_log_entry").set_value((2, 0))
+    _run(app)
+    slider = next(s for s in app.select_slider if s.key.startswith("w_log_value_2_0_"))
+    slider.set_value(200.0)
+    _run(app)
+    assert _state(app).cost_matrix[2, 0] == 200.0
+    assert _state(app).trained.rebel.cost_matrix_[2, 0] == 200.0
+
+
+def test_too_many_points_are_refused_with_a_message_and_the_field_reverts(app):
+    app.number_input(key="w_n_points").set_value(99_999_999)
+    _run(app)
+    assert "99999999" in _errors(app) and "20 to 20000" in _errors(app)
+    assert app.number_input(key="w_n_points").value == 1500
+    assert _state(app).spec.n_points == 1500
+
+
+def test_costs_survive_a_csv_detour(app):
+    """Airport preset, an edited cost, upload sample_data/xor.csv, back to the designed mixture: the airport
+    costs (with the edit) come back, remembered by class names."""
+    v = app.session_state["w_costs_v"]
+    app.session_state[f"w_costs_{v}"] = {
+        "edited_rows": {2: {"liquid": "30"}},
+        "added_rows": [],
+        "deleted_rows": [],
+    }
+    _run(app)
+    before = _state(app).cost_matrix.copy()
+    csv = (Path(APP).parent / "sample_data" / "xor.csv").read_bytes()
+    app.file_uploader(key="w_csv_upload").set_value(("xor.csv", csv, "text/csv"))
+    _run(app)
+    assert _state(app).data_source == "csv" and _state(app).cost_matrix.shape == (2, 2)
+    app.button(key="w_back_to_mixture").click()
+    _run(app)
+    assert _state(app).data_source == "mixture"
+    np.testing.assert_array_equal(_state(app).cost_matrix, before)
+    assert _state(app).trained.rebel.cost_matrix_[2, 1] == 30.0
+
+
+def test_banner_says_when_costs_differ_from_the_preset_story(app):
+    assert not app.warning
+    _apply_cost(app, "uniform")
+    assert "differ from this preset's suggested ones" in " ".join(w.value for w in app.warning)
+    _apply_cost(app, "suggested")
+    assert not app.warning
+
+
+def test_verdict_and_lesson_on_the_first_screen(app):
+    text = " ".join(m.value for m in app.markdown)
+    assert "The two-step method is cheaper here" in text and "Ignoring the costs" in text
+    assert "the two-step method is cheaper here" in " ".join(i.value for i in app.info)

@@ -293,6 +293,12 @@ def _edit(at: AppTest, key: str, edited=None, deleted=None) -> None:
     at.session_state[key] = {"edited_rows": edited or {}, "added_rows": [], "deleted_rows": deleted or []}
 
 
+def _open_clusters(at: AppTest) -> None:
+    """Show the clusters table (one of the Playground's detail views)."""
+    at.session_state["w_details"] = "Clusters"
+    _run(at)
+
+
 def _deliver(at: AppTest, case: Case) -> AppTest:
     """Give the app one bad input through the widget a user would use."""
     s = at.session_state
@@ -318,8 +324,10 @@ def _deliver(at: AppTest, case: Case) -> AppTest:
             at.text_area(key="w_cost_tree").set_value(case.payload)
         at.button(key="w_apply_cost").click()
     elif case.kind == "mixture":
+        _open_clusters(at)
         _edit(at, f"w_mixture_{s['mixture_editor_v']}", case.payload)
     elif case.kind == "mixture_one_class":
+        _open_clusters(at)
         classes = _state(at).spec.mixture["class"].tolist()
         _edit(
             at,

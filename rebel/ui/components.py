@@ -116,9 +116,9 @@ def log_cost_control(cost_matrix, classes, key: str) -> np.ndarray:
     """One off-diagonal entry on a log slider (0.01 .. 1000); returns the matrix with that entry set."""
     names = [str(c) for c in classes]
     pairs = [(i, j) for i in range(len(names)) for j in range(len(names)) if i != j]
-    a, b = st.columns([2, 3], vertical_alignment="bottom")
+    a, b = st.columns([1, 1], vertical_alignment="bottom")
     i, j = a.selectbox(
-        "Entry (truth → prediction)",
+        "Entry, truth → prediction",
         pairs,
         format_func=lambda p: f"{names[p[0]]} → {names[p[1]]}",
         key=f"{key}_entry",
@@ -127,9 +127,9 @@ def log_cost_control(cost_matrix, classes, key: str) -> np.ndarray:
     current = float(np.clip(C[i, j], config.LOG_COST_MIN, config.LOG_COST_MAX))
     steps = config.LOG_COST_STEPS
     nearest = min(steps, key=lambda v: abs(np.log10(v) - np.log10(max(current, 1e-12))))
-    slider_key = f"{key}_log_{i}_{j}_{C[i, j]!r}"  # a new widget whenever the stored value changes
+    slider_key = f"{key}_value_{i}_{j}_{C[i, j]!r}"  # a new widget whenever the stored value changes
     value = b.select_slider(
-        "Cost (log scale)", steps, value=nearest, key=slider_key, format_func=lambda v: f"{v:g}"
+        "Its cost, log scale", steps, value=nearest, key=slider_key, format_func=lambda v: f"{v:g}"
     )
     if value != nearest:
         C[i, j] = float(value)
@@ -162,7 +162,7 @@ def mixture_editor(mixture: pd.DataFrame, key: str) -> pd.DataFrame:
 # ------------------------------------------------------------------------------------------------ round player
 def round_player(T: int, key: str, playing: bool, on_play: Callable, on_step: Callable) -> int:
     """Play/Pause, |<, <, > buttons and the round slider ``t`` in 0..T (session key ``key``); returns t."""
-    c = st.columns([1.3, 0.6, 0.6, 0.6, 6], vertical_alignment="bottom")
+    c = st.columns([1.9, 0.75, 0.75, 0.75, 6], vertical_alignment="bottom")
     c[0].button(
         "Pause" if playing else "Play",
         on_click=on_play,

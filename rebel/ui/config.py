@@ -225,7 +225,7 @@ def decode_query(text: str) -> Config:
 # ---------------------------------------------------------------------------------------------------------------
 
 
-COST_INDEX_LABEL = "truth ↓ · predicted →"
+COST_INDEX_LABEL = "truth ↓ pred. →"
 APP_MAX_COST = 1e6  # largest cost typed in the app; only ratios matter, and 1e6 : 1 already means "never"
 LOG_COST_MIN, LOG_COST_MAX = 0.01, 1000.0
 LOG_COST_STEPS = tuple(float(f"{m * 10.0**e:g}") for e in range(-2, 3) for m in (1, 2, 5)) + (1000.0,)

@@ -16,8 +16,7 @@ from rebel.params import INT_PARAMS
 from rebel.ui import components as ui
 from rebel.ui import config as cfgmod
 from rebel.ui import playground_actions as act
-from rebel.ui.figures import costs, style
-from rebel.ui.playground import TrainedPair, class_table, comparison_table
+from rebel.ui.playground import TrainedPair, preset_order
 from rebel.ui.state import AppState, get_state
 
 COSTS = "w_costs"
@@ -32,6 +31,7 @@ HYPER_LABELS = {
     "n_thresholds": "Thresholds per feature (n_thresholds)",
 }
 S = st.session_state
+MIN_POINTS = 20
 
 
 def reset_mixture_editor(mixture) -> None:
@@ -86,6 +86,19 @@ def _on_preset() -> None:
         _apply(A, cfgmod.preset_config(S["w_preset"], A.hyper))
     except ValueError as exc:
         ui.flash("error", f"Preset not loaded: {exc}")
+
+
+def _on_n_points() -> None:
+    """Refuse a number of points outside the app's range with a message; the previous number stays."""
+    A = get_state()
+    value = S.get("w_n_points")
+    if value is None or not MIN_POINTS <= value <= cfgmod.MAX_POINTS:
+        S["w_n_points"] = int(A.spec.n_points)
+        ui.flash(
+            "error",
+            f"Number of points {value!r} not applied: the Playground takes {MIN_POINTS} to {cfgmod.MAX_POINTS} "
+            f"points (it retrains on every change). It stays {A.spec.n_points}.",
+        )
 
 
 def _on_regenerate() -> None:
@@ -152,21 +165,27 @@ def sidebar(A: AppState) -> None:
     sb.header("Dataset")
     sb.selectbox(
         "Preset",
-        list(PRESETS),
+        preset_order(PRESETS),
         key="w_preset",
         on_change=_on_preset,
         help="Each preset is a Gaussian mixture with a story and suggested costs.",
     )
     sb.number_input(
         "Number of points (train + test)",
-        min_value=20,
-        max_value=cfgmod.MAX_POINTS,
         step=100,
         key="w_n_points",
+        on_change=_on_n_points,
+        help=f"From {MIN_POINTS} to {cfgmod.MAX_POINTS}: the Playground retrains on every change.",
     )
-    c1, c2 = sb.columns([3, 2], vertical_alignment="bottom")
+    c1, c2 = sb.columns([4, 1], vertical_alignment="bottom")
     c1.number_input("Seed", min_value=0, max_value=2**31 - 1, step=1, key="w_seed")
-    c2.button("Redraw", on_click=_on_regenerate, icon=":material/casino:", help="Draw new points (seed + 1).")
+    c2.button(
+        "",
+        on_click=_on_regenerate,
+        icon=":material/casino:",
+        key="w_redraw",
+        help="Redraw: new points (seed + 1).",
+    )
     sb.slider(
         "Label noise (training labels)",
         0.0,
@@ -179,7 +198,7 @@ def sidebar(A: AppState) -> None:
     _read_dataset_widgets(A)
     if A.data_source == "csv":
         sb.info("Using the uploaded CSV points; the mixture settings above are not in use.")
-        sb.button("Back to the designed mixture", on_click=_on_back_to_mixture)
+        sb.button("Back to the designed mixture", on_click=_on_back_to_mixture, key="w_back_to_mixture")
     sb.header("Training")
     for name, p in INT_PARAMS.items():
         sb.slider(HYPER_LABELS[name], p.low, p.app_high, key=f"w_{name}", help=p.help)
@@ -264,7 +283,7 @@ def cost_preset_controls(classes: list, on_apply) -> None:
 
 
 def view_toggles(has_bayes: bool, mixture_mode: bool) -> dict:
-    o = st.columns(5)
+    o = st.columns([1, 1.2, 1]) + st.columns([1, 1.2, 1])
     return {
         "bayes": o[0].toggle(
             "Bayes boundaries",
@@ -286,6 +305,13 @@ def view_toggles(has_bayes: bool, mixture_mode: bool) -> dict:
             help="Training points sized by their boosting weight at round t: REBEL focuses on them.",
         ),
         "box": o[4].toggle("Drag adds a cluster", key="w_box", disabled=not mixture_mode),
+        "_": o[5].selectbox(
+            "Class of a dragged cluster",
+            list(get_state().classes),
+            key="w_box_class",
+            label_visibility="collapsed",
+            disabled=not (mixture_mode and S.get("w_box")),
+        ),
     }
 
 
@@ -306,47 +332,26 @@ def sync_url(A: AppState) -> None:
         st.query_params[cfgmod.QUERY_KEY] = text
 
 
-def numbers(pair: TrainedPair, t: int) -> None:
+def verdict_numbers(pair: TrainedPair, t: int) -> None:
+    """Test cost at t of REBEL, the two-step method and the Bayes rule (when the mixture is known)."""
     rebel_m, two_m = pair.metrics(t, "REBEL"), pair.metrics(t, "two-step")
     m = st.columns(3)
     m[0].metric(
-        "REBEL test cost",
+        "REBEL",
         f"{rebel_m.cost:.3f}",
         f"{rebel_m.cost - two_m.cost:+.3f}",
         delta_color="inverse",
-        help="Mean cost C[truth, prediction] over the test points; the small "
-        "number is the difference to the two-step method (green = cheaper).",
+        help="Mean cost C[truth, prediction] over the test points; the small number is the difference to the "
+        "two-step method (green = REBEL cheaper).",
     )
     m[1].metric(
-        "error rate",
-        f"{rebel_m.error:.1%}",
-        f"{rebel_m.error - two_m.error:+.1%}",
-        delta_color="inverse",
-        help="Share of test points misclassified (every mistake counts 1); the "
-        "small number is the difference to the two-step method.",
+        "two-step",
+        f"{two_m.cost:.3f}",
+        help="0-1 boosting, posterior, then the cheapest class under your costs (rebel.baselines).",
     )
+    bayes = pair.bayes_test_cost
     m[2].metric(
-        "regret vs Bayes",
-        "n/a" if rebel_m.regret is None else f"{rebel_m.regret:.3f}",
-        help="Test cost minus the test cost of the Bayes-optimal rule on the same points.",
+        "Bayes rule",
+        "n/a" if bayes is None else f"{bayes:.3f}",
+        help="The best possible test cost on the same points (known mixture and your costs).",
     )
-    table = comparison_table(pair, t)
-    fmt = {c: st.column_config.NumberColumn(format="%.3f") for c in table.columns}
-    st.dataframe(table, width="stretch", column_config=fmt)
-    pr = class_table(pair, t)
-    fmt = {c: st.column_config.NumberColumn(format="%.2f", width="small") for c in pr.columns[1:]}
-    st.dataframe(pr, hide_index=True, width="stretch", column_config=fmt)
-    st.caption(
-        "Recall of class c: share of its test points predicted as c. A costly miss of c pushes REBEL to "
-        "raise c's recall, paying with precision."
-    )
-
-
-def confusion(pair: TrainedPair, t: int) -> None:
-    which = st.segmented_control(
-        "Confusion matrix of", ["REBEL", "two-step"], default="REBEL", key="w_conf_model"
-    )
-    m = pair.metrics(t, which or "REBEL")
-    title = f"{which or 'REBEL'} at t = {t}: count / share of mean cost"
-    fig = costs.confusion_figure(m.confusion, m.cost_share, pair.classes, height=300, title=title)
-    st.plotly_chart(fig, config=style.PNG_CONFIG, key="w_confusion")

@@ -1,0 +1,114 @@
+"""The Playground's detail views below the first screen, one at a time (only the chosen one is drawn): before /
+after (0-1 costs against your costs), cost curves, per-class numbers, confusion matrix, clusters table and how to
+read the page. Streamlit widgets; the numbers come from ``rebel.ui.playground``.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from rebel.data import DatasetSpec, validate_mixture
+from rebel.ui import components as ui
+from rebel.ui import playground_actions as act
+from rebel.ui.figures import costs, regions, style
+from rebel.ui.playground import HOW_TO_READ, TrainedPair, class_table, comparison_table
+from rebel.ui.state import get_state
+
+VIEWS = ("Before / after", "Cost curves", "Per class", "Confusion matrix", "Clusters", "How to read")
+S = st.session_state
+
+
+def details(pair: TrainedPair, t: int, costs_key: str) -> None:
+    view = st.segmented_control("Details", VIEWS, default=VIEWS[0], key="w_details") or VIEWS[0]
+    if view == "Before / after":
+        _before_after(pair, t)
+    elif view == "Cost curves":
+        fig = costs.cost_curves_figure(pair.curves, t, pair.bayes_test_cost, height=320)
+        st.plotly_chart(fig, config=style.PNG_CONFIG, key="w_curves")
+    elif view == "Per class":
+        _tables(pair, t)
+    elif view == "Confusion matrix":
+        _confusion(pair, t)
+    elif view == "Clusters":
+        _mixture_panel(costs_key)
+    else:
+        st.markdown(HOW_TO_READ)
+
+
+def _before_after(pair: TrainedPair, t: int) -> None:
+    """The 0-1 model's regions (costs ignored) beside REBEL's with your costs, at the same round."""
+    ds = pair.dataset
+    a, b, c = st.columns([5, 5, 3])
+    panels = (
+        (a, pair.blind_regions[t], pair.blind_test[t], f"0-1 costs (most likely class), t = {t}", "w_before"),
+        (b, pair.regions[t], pair.test_predictions(t), f"your costs (REBEL), t = {t}", "w_after"),
+    )
+    for col, grid, pred, title, key in panels:
+        fig = regions.regions_figure(
+            pair.grid.xs,
+            pair.grid.ys,
+            grid,
+            ds.classes,
+            test=(ds.X_test, pair.y_test_idx, pred),
+            title=title,
+            height=360,
+        )
+        col.plotly_chart(fig, config=style.PNG_CONFIG, key=key)
+    heat = costs.cost_heatmap(pair.cost_matrix, ds.classes, height=300)
+    c.plotly_chart(heat, config=style.PNG_CONFIG, key="cost_heatmap")
+    st.caption(
+        f"Test points (rings) on both; × marks a mistake. Under your costs, ignoring them costs "
+        f"{pair.blind_cost(t):.3f} per test point and REBEL {pair.metrics(t).cost:.3f}."
+    )
+
+
+def _tables(pair: TrainedPair, t: int) -> None:
+    table = comparison_table(pair, t)
+    fmt = {c: st.column_config.NumberColumn(format="%.3f") for c in table.columns}
+    st.dataframe(table, width="stretch", column_config=fmt)
+    pr = class_table(pair, t)
+    fmt = {c: st.column_config.NumberColumn(format="%.2f") for c in pr.columns[1:]}
+    st.dataframe(pr, hide_index=True, width="stretch", column_config=fmt)
+    st.caption(
+        "Recall of class c: share of its test points predicted as c. A costly miss of c pushes REBEL to "
+        "raise c's recall, paying with precision."
+    )
+
+
+def _confusion(pair: TrainedPair, t: int) -> None:
+    which = st.segmented_control(
+        "Confusion matrix of", ["REBEL", "two-step"], default="REBEL", key="w_conf_model"
+    )
+    m = pair.metrics(t, which or "REBEL")
+    title = f"{which or 'REBEL'} at t = {t}: count / share of mean cost"
+    fig = costs.confusion_figure(m.confusion, m.cost_share, pair.classes, height=320, title=title)
+    st.plotly_chart(fig, config=style.PNG_CONFIG, key="w_confusion")
+
+
+def _mixture_panel(costs_key: str) -> None:
+    A = get_state()
+    st.caption(
+        "One row per Gaussian cluster: class, centre (mean_x, mean_y), spread (std_x, std_y), correlation, "
+        "rotation angle in degrees and relative weight. Add or delete rows, or drag a box on the plot (with "
+        "“Drag adds a cluster” on). Changes redraw the points and retrain at once."
+    )
+    if A.data_source == "csv":
+        st.info("The uploaded CSV points are in use; editing clusters switches back to the designed mixture.")
+    edited = ui.mixture_editor(S["mixture_base"], f"w_mixture_{S['mixture_editor_v']}")
+    try:
+        mixture = validate_mixture(edited)
+        if mixture.equals(A.spec.mixture):
+            return
+        spec = A.spec
+        note = act.set_spec(
+            A, DatasetSpec(mixture, spec.n_points, spec.test_fraction, spec.seed, spec.label_noise), ""
+        )
+    except ValueError as exc:
+        ui.show_message(
+            "warning", f"Clusters table: {exc} The previous clusters stay in use until this is fixed."
+        )
+        return
+    if note:
+        ui.flash("info", note)
+    ui.reset_cost_editor(costs_key, A.cost_matrix)
+    st.rerun()
