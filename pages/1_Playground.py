@@ -200,6 +200,5 @@ def _live(playing: bool) -> None:
 
 # ---------------------------------------------------------------------------------------------------------- page
 side.init_state(A)
-st.html(f"<style>{pg.COMPACT_CSS}</style>")
 side.sidebar(A)
 st.fragment(run_every=PLAY_INTERVAL if S.get("playing") else None)(_live)(bool(S.get("playing")))

@@ -55,7 +55,7 @@ def _controls():
     S.setdefault("w6_dataset", "digits")
     if S["w6_dataset"] not in names:
         S["w6_dataset"] = "digits"
-    c = st.columns([3, 3, 2, 2, 2])
+    c = st.columns([1, 1]) + st.columns([1, 1, 1])
     name = c[0].selectbox(
         "dataset",
         names,

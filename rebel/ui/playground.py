@@ -358,10 +358,6 @@ INTRO = (
     "regions move; press **▶ Play** to replay training round by round, and compare with the usual "
     "**two-step** method (learn posteriors with 0-1 costs, then pick the cheapest class)."
 )
-COMPACT_CSS = (  # the first screen holds the costs, the regions and the verdict at 1440 x 900
-    ".block-container {padding-top: 1.2rem; padding-bottom: 2rem}"
-    " [data-testid='stMetricValue'] {font-size: 1.9rem}"
-)
 HOW_TO_READ = (
     INTRO + "\n\n"
     "- **Costs** (top): entry (truth, prediction) is what that decision costs. The airport preset is the "
