@@ -296,3 +296,27 @@ def test_links_and_sessions_are_bounded():
     bomb = base64.urlsafe_b64encode(zlib.compress(b" " * (4 * cf.MAX_CONFIG_BYTES), 9)).decode()
     with pytest.raises(ValueError, match="damaged"):
         cf.decode_query(bomb)
+
+
+@pytest.mark.parametrize(
+    ("preset", "winner"),
+    [("fig7", "REBEL"), ("airport", "two-step"), ("paths", "two-step"), ("imbalanced", "two-step")],
+)
+def test_preset_lessons_tell_the_truth_under_the_default_settings(preset, winner):
+    """Each preset's lesson names the cheaper method with the app's defaults; the verdict line agrees."""
+    cfg = cf.preset_config(preset)
+    pair = pg.train_pair(cf.dataset_from_config(cfg), cfg.cost_matrix, cfg.hyper, grid_size=40)
+    T = pair.n_rounds
+    rebel, two = pair.metrics(T).cost, pair.metrics(T, "two-step").cost
+    assert (rebel < two) == (winner == "REBEL"), (rebel, two)
+    cheaper = "REBEL is cheaper here" if winner == "REBEL" else "The two-step method is cheaper here"
+    assert cheaper in pg.verdict(pair, T)
+    lesson = pg.preset_lesson(preset)
+    assert ("training with the costs pays" in lesson) == (winner == "REBEL")
+    assert pair.blind_cost(T) > min(rebel, two)  # ignoring the costs is dearer than either
+
+
+def test_preset_order_teaches_first():
+    names = pg.preset_order(["random_0", "xor", "airport", "fig7", "paths", "rings", "imbalanced"])
+    assert names[:2] == ["airport", "fig7"] and names[-1] == "random_0"
+    assert "random mixture" in pg.preset_lesson("random_3")

@@ -283,15 +283,15 @@ def cost_preset_controls(classes: list, on_apply) -> None:
 
 
 def view_toggles(has_bayes: bool, mixture_mode: bool) -> dict:
-    o = st.columns([1, 1.2, 1]) + st.columns([1, 1.2, 1])
+    o = st.columns(2) + st.columns(2) + st.columns(2)
     return {
-        "bayes": o[0].toggle(
+        "bayes": o[1].toggle(
             "Bayes boundaries",
             key="w_show_bayes",
             disabled=not has_bayes,
             help="Dashed: the best possible decisions, from the known mixture and these costs.",
         ),
-        "two": o[1].toggle(
+        "two": o[0].toggle(
             "Two-step boundaries",
             key="w_show_two",
             help="Dotted: 0-1 boosting + posterior + cheapest class, with the same rounds.",
