@@ -162,14 +162,15 @@ def _add_dragged_cluster(event) -> None:
 
 def _banner() -> None:
     """The preset's story and lesson, a note when the costs no longer tell it, and queued messages."""
+    st.markdown("#### REBEL Playground")
     preset = PRESETS.get(A.preset)
     if preset is not None and preset.story and A.data_source == "mixture":
-        st.info(f"**REBEL Playground · {A.preset}**: {preset.story} {pg.preset_lesson(A.preset)}")
+        st.info(f"**{A.preset}**: {preset.story} {pg.preset_lesson(A.preset)}")
         note = act.costs_story_note(A)
         if note:
             st.warning(note)
     else:
-        st.markdown("**REBEL Playground** · your own data: edit the costs and watch the regions move.")
+        st.caption("Your own data: edit the costs and watch the regions move.")
     ui.show_flash()
 
 
