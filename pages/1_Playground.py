@@ -5,10 +5,10 @@ One screen (1440x900): the cost editor, the decision regions with the data, the 
 matrix, clusters, how to read) come one at a time below. The main area is one ``st.fragment``: an edit reruns it,
 not the sidebar. Widgets and layout only: state changes in ``rebel.ui.playground_actions``, computations in
 ``rebel.ui.playground``, widgets in ``rebel.ui.components`` and ``rebel.ui.playground_widgets``, figures in
-``rebel.ui.figures``. Cross-page state: ``rebel.ui.state.AppState``; "t" and "playing" belong to the player.
+``rebel.ui.figures`` (the regions replay: ``replay.replay_figure``, animated in the browser). Cross-page state:
+``rebel.ui.state.AppState``; "t" is the round the numbers show.
 """
 
-import math
 import warnings
 
 import streamlit as st
@@ -21,12 +21,10 @@ from rebel.ui import config as cfgmod
 from rebel.ui import playground as pg
 from rebel.ui import playground_actions as act
 from rebel.ui import playground_widgets as side
-from rebel.ui.figures import regions, style
+from rebel.ui.figures import regions, replay, style
 from rebel.ui.playground_details import details
 from rebel.ui.state import get_state
 
-PLAY_INTERVAL = 0.4  # seconds between animation frames
-PLAY_FRAMES = 50  # frames for a full replay t = 0..T
 COSTS = side.COSTS
 S = st.session_state
 A = get_state()
@@ -43,18 +41,6 @@ def _on_normalize() -> None:
         _set_costs(normalize_costs(A.cost_matrix, A.dataset.priors()))
     except ValueError as exc:
         ui.flash("error", f"Costs not normalized: {exc}")
-
-
-def _toggle_play() -> None:
-    S["playing"] = not S.get("playing", False)
-    if S["playing"] and A.trained is not None and S.get("t", 0) >= A.trained.n_rounds:
-        S["t"] = 0
-
-
-def _step(delta: int) -> None:
-    S["playing"] = False
-    if A.trained is not None:
-        S["t"] = A.trained.clamp(S.get("t", 0) + delta)
 
 
 # ------------------------------------------------------------------------------------------------------- panels
@@ -91,41 +77,35 @@ def _training() -> pg.TrainedPair | None:
         ui.show_error(f"Training failed: {exc}")
         return A.trained
     A.models.put(pair.key, pair, "pair")
-    if A.pair_key != pair.key:  # a new model: show its final rounds, stop any replay
+    if A.pair_key != pair.key:  # a new model: show its final round
         A.pair_key = pair.key
-        S.update(playing=False, t=pair.n_rounds)
+        S["t"] = pair.n_rounds
+    S["t"] = pair.clamp(S.get("t", pair.n_rounds))
     return pair
 
 
-def _advance(pair: pg.TrainedPair, playing: bool) -> int:
-    T = pair.n_rounds
-    if playing:
-        if S.get("t", 0) >= T:
-            S["playing"] = False
-        else:
-            S["t"] = min(T, S.get("t", 0) + max(1, math.ceil(T / PLAY_FRAMES)))
-    S["t"] = pair.clamp(S.get("t", T))
-    return ui.round_player(T, "t", bool(S.get("playing")), _toggle_play, _step)
-
-
 def _regions(pair: pg.TrainedPair, t: int, show: dict) -> None:
+    """The regions of every round in one figure (slider and Play run in the browser), starting at round t."""
     ds = pair.dataset
-    fig = regions.regions_figure(
+    staged = pair.staged_train["REBEL"], pair.staged_test["REBEL"]
+    fig = replay.replay_figure(
         pair.grid.xs,
         pair.grid.ys,
-        pair.regions[t],
+        pair.regions,
         ds.classes,
-        train=(ds.X_train, pair.y_train_idx, pair.train_predictions(t)),
-        test=(ds.X_test, pair.y_test_idx, pair.test_predictions(t)),
-        train_sizes=regions.weight_sizes(pair.weights[t]) if show["weights"] else None,
-        bayes_regions=pair.bayes_regions if show["bayes"] else None,
-        other_regions=pair.two_step_regions[t] if (show["two"] or show["dis"]) else None,
+        train=(ds.X_train, pair.y_train_idx, staged[0]),
+        test=(ds.X_test, pair.y_test_idx, staged[1]),
+        train_sizes=regions.weight_sizes(pair.weights) if show["weights"] else None,
+        other_regions=pair.two_step_regions if (show["two"] or show["dis"]) else None,
         show_other=show["two"],
         show_disagreement=show["dis"],
-        box_select=show["box"],
-        title=f"REBEL's minimum-risk class after t = {t} of {pair.n_rounds} rounds",
-        height=440,
+        bayes_regions=pair.bayes_regions if show["bayes"] else None,
+        title=f"REBEL's minimum-risk class (numbers at t = {t} of {pair.n_rounds} rounds)",
+        start=t,
+        height=560,
     )
+    if show["box"]:
+        fig.update_layout(dragmode="select")
     event = st.plotly_chart(
         fig,
         key=f"regions_{S.get('chart_v', 0)}",
@@ -174,27 +154,25 @@ def _banner() -> None:
     ui.show_flash()
 
 
-def _live(playing: bool) -> None:
-    """The main area: costs and numbers (right), player and regions (left), then one detail view."""
-    if S.get("playing", False) != playing:
-        st.rerun()  # switch the fragment's timer on or off
+def _live() -> None:
+    """The main area: costs and numbers (right), round and regions (left), then one detail view."""
     _banner()
-    left, right = st.columns([1.2, 1], gap="medium")
+    left, right = st.columns([1.3, 1], gap="medium")
     with right:
         _cost_panel()
         pair = _training()
     if pair is None:
         return
+    with right:
+        t = ui.round_player(pair.n_rounds, "t")
+        st.markdown(f"**Test cost per point at t = {t}** (mean of C[truth, prediction])")
+        side.verdict_numbers(pair, t)
+        st.markdown(pg.verdict(pair, t))
     with left:
-        t = _advance(pair, playing)
         plot = st.container()
         show = side.view_toggles(pair.has_bayes, A.data_source == "mixture")
         with plot:
             _regions(pair, t, show)
-    with right:
-        st.markdown(f"**Test cost per point at t = {t}** (mean of C[truth, prediction])")
-        side.verdict_numbers(pair, t)
-        st.markdown(pg.verdict(pair, t))
     details(pair, t, COSTS)
     side.sync_url(A)
 
@@ -202,4 +180,4 @@ def _live(playing: bool) -> None:
 # ---------------------------------------------------------------------------------------------------------- page
 side.init_state(A)
 side.sidebar(A)
-st.fragment(run_every=PLAY_INTERVAL if S.get("playing") else None)(_live)(bool(S.get("playing")))
+st.fragment(_live)()

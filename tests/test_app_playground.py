@@ -77,7 +77,7 @@ def test_first_load_shows_charts_and_trains_both_models(app):
     assert (
         len(app.get("plotly_chart")) >= 4
     )  # regions; before / after (0-1 costs, your costs) and cost heatmap
-    assert f"after t = {state.trained.rebel.n_estimators_} of" in _regions_title(app)
+    assert f"t = {state.trained.rebel.n_estimators_} of" in _regions_title(app)
     assert not app.error
     assert cf.QUERY_KEY in app.query_params  # the configuration is in the address
 
@@ -119,6 +119,12 @@ def test_cost_cell_edit_and_bad_cell(app):
     assert _state(app).cost_matrix[2, 0] == 20.0  # the last valid matrix stays in use
 
 
+def _regions_chart(at: AppTest) -> dict:
+    return next(
+        c for c in _charts(at) if "minimum-risk class" in c["layout"].get("title", {}).get("text", "")
+    )
+
+
 def test_n_estimators_change_and_scrubber(app):
     app.slider(key="w_n_estimators").set_value(30)
     _run(app)
@@ -126,26 +132,27 @@ def test_n_estimators_change_and_scrubber(app):
     assert app.slider(key="t").value == 30
     app.slider(key="t").set_value(7)
     _run(app)
-    assert "after t = 7 of 30 rounds" in _regions_title(app)
+    assert "t = 7 of 30 rounds" in _regions_title(app)
+    assert _regions_chart(app)["layout"]["sliders"][0]["active"] == 7  # the replay starts at the numbers' t
     for key in ("w_show_bayes", "w_show_two", "w_show_dis", "w_show_w"):
         app.toggle(key=key).set_value(True)
     _run(app)
-    names = {tr.get("name") for c in _charts(app) for tr in c["data"]}
-    assert {"Bayes-optimal boundaries", "two-step boundaries", "disagreement"} <= names
-    app.button(key="w_fwd").click()
-    _run(app)
-    assert app.session_state["t"] == 8
+    chart = _regions_chart(app)
+    names = {tr.get("name") for tr in chart["data"]}
+    images = {im.get("name") for im in chart["layout"].get("images", [])}
+    assert {"Bayes-optimal boundaries", "two-step boundaries", "REBEL ≠ two-step"} <= names, names
+    assert "disagreement" in images  # the disagreement overlay is a layout image that follows t
 
 
-def test_play_advances_t(app):
-    app.button(key="w_play").click()
-    _run(app)
+def test_replay_runs_in_the_browser(app):
+    """Play and the scrubber are the regions figure's own: one frame per round t = 0..T, a slider over them and
+    Play / Pause buttons (no server round trip per frame)."""
     T = _state(app).trained.rebel.n_estimators_
-    assert app.session_state["playing"]
-    assert 0 < app.session_state["t"] < T  # restarted from 0 and moved one frame
-    app.button(key="w_play").click()
-    _run(app)
-    assert not app.session_state["playing"]
+    chart = _regions_chart(app)
+    assert len(chart["frames"]) == T + 1
+    assert len(chart["layout"]["sliders"][0]["steps"]) == T + 1
+    labels = [b["label"] for menu in chart["layout"]["updatemenus"] for b in menu["buttons"]]
+    assert any("Play" in label for label in labels) and any("Pause" in label for label in labels)
 
 
 def test_bad_csv_upload_keeps_dataset(app):

@@ -9,7 +9,7 @@ and run-with-Stop.
   entry is named in a visible message and the stored (previous) value stays. ``log_cost_control``: one entry
   on a log scale 0.01-1000.
 - ``mixture_editor``: the clusters table of a designed mixture.
-- ``round_player``: Play/Pause, first/back/forward buttons and the round slider t.
+- ``round_player``: the round t the numbers show (the regions replay itself runs in the browser).
 - ``run_with_stop``: runs a generator of partial results with a progress bar and a Stop button, storing every
   partial result, so a Stop (which interrupts the script) keeps what is done.
 """
@@ -160,30 +160,16 @@ def mixture_editor(mixture: pd.DataFrame, key: str) -> pd.DataFrame:
 
 
 # ------------------------------------------------------------------------------------------------ round player
-def round_player(T: int, key: str, playing: bool, on_play: Callable, on_step: Callable) -> int:
-    """Play/Pause, |<, <, > buttons and the round slider ``t`` in 0..T (session key ``key``); returns t."""
-    c = st.columns([1.9, 0.75, 0.75, 0.75, 6], vertical_alignment="bottom")
-    c[0].button(
-        "Pause" if playing else "Play",
-        on_click=on_play,
-        key="w_play",
-        width="stretch",
-        icon=":material/pause:" if playing else ":material/play_arrow:",
-        help="Replay training round by round.",
-    )
-    buttons = (
-        ("w_first", -T, ":material/first_page:", "Back to t = 0 (a0 only)."),
-        ("w_back", -1, ":material/chevron_left:", "One round back."),
-        ("w_fwd", 1, ":material/chevron_right:", "One round forward."),
-    )
-    for col, (bkey, delta, icon, text) in zip(c[1:4], buttons):
-        col.button("", on_click=on_step, args=(delta,), key=bkey, icon=icon, help=text)
-    return c[4].slider(
+def round_player(T: int, key: str) -> int:
+    """The round t in 0..T (session key ``key``) that the numbers show and the replay figure starts at; scrubbing
+    and playing the regions run in the browser, inside the replay figure (``rebel.ui.figures.replay``)."""
+    return st.slider(
         "Boosting round t",
         0,
         T,
         key=key,
-        help="The model after its first t weak learners; t = 0 uses only the bias a0.",
+        help="The numbers on the right are those of the model after its first t weak learners (t = 0: the bias "
+        "a0 only). Play and the slider under the plot replay the regions in your browser.",
     )
 
 

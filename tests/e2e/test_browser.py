@@ -11,7 +11,7 @@ from rebel.ui.figures.palette import region_colors
 
 pytestmark = pytest.mark.browser
 
-REGIONS_TITLE = re.compile(r"REBEL's minimum-risk class after t = (\d+) of (\d+) rounds")
+REGIONS_TITLE = re.compile(r"REBEL's minimum-risk class \(numbers at t = (\d+) of (\d+) rounds\)")
 
 
 def _hex_rgb(color: str) -> tuple:
@@ -42,7 +42,7 @@ def test_playground_renders_and_scrubs(app_url, browser, screenshot_dir):
     errors = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.goto(app_url, wait_until="domcontentloaded")
-    # Charts: the regions plot (title with t), the cost heatmap, the curves and the confusion matrix.
+    # Charts: the regions replay (title with the numbers' t), before / after (two plots) and the cost heatmap.
     page.wait_for_selector(".js-plotly-plot .gtitle", timeout=240_000)  # cold numba cache compiles
     page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 4", timeout=60_000)
     t, T = _regions_title(page)
@@ -53,10 +53,10 @@ def test_playground_renders_and_scrubs(app_url, browser, screenshot_dir):
     thumb = page.locator("[data-testid='stSlider']", has_text="Boosting round t").get_by_role("slider").first
     thumb.focus()
     page.keyboard.press("Home")
-    _wait_for_title(page, r"after t = 0 of")
+    _wait_for_title(page, r"at t = 0 of")
     for _ in range(5):
         page.keyboard.press("ArrowRight")
-    _wait_for_title(page, r"after t = [1-9]\d* of")
+    _wait_for_title(page, r"at t = [1-9]\d* of")
     page.wait_for_timeout(1500)  # the fragment reruns once per key press; let the last frame settle
     assert 0 < _regions_title(page)[0] < T
 
@@ -85,12 +85,31 @@ def _screenshot_regions(page, path) -> bytes:
         chart = page.locator(
             ".stPlotlyChart", has=page.locator(".gtitle", has_text="minimum-risk class")
         ).first
+        plot_area = chart.locator(".nsewdrag").first  # the axes' area, without title, controls and legend
         try:
             chart.scroll_into_view_if_needed(timeout=5_000)
             page.wait_for_timeout(500)
-            return chart.screenshot(path=str(path), timeout=10_000)
+            chart.screenshot(path=str(path), timeout=10_000)
+            return plot_area.screenshot(timeout=10_000)
         except Exception:  # element detached by a rerun: try again
             if attempt == 4:
                 raise
             page.wait_for_timeout(1000)
     raise AssertionError("unreachable")
+
+
+def test_replay_plays_in_the_browser(app_url, browser, screenshot_dir):
+    """Play inside the regions figure: the round counter moves with no server round trip per frame."""
+    page = browser.new_page()
+    page.set_viewport_size({"width": 1440, "height": 900})
+    page.goto(app_url, wait_until="domcontentloaded")
+    page.wait_for_selector(".js-plotly-plot .slider-label", timeout=240_000)
+    page.wait_for_timeout(1500)
+    counter = page.locator(".js-plotly-plot .slider-label").first
+    assert counter.text_content().strip().startswith("round t = 100")
+    page.locator(".js-plotly-plot .updatemenu-button", has_text="from t = 0").first.click()
+    page.wait_for_timeout(1200)
+    seen = int(re.search(r"t = (\d+)", counter.text_content()).group(1))
+    assert 0 < seen < 100, seen  # playing from t = 0, some frames in after ~1 s
+    page.screenshot(path=str(screenshot_dir / "replay_playing.png"))
+    assert page.locator("[data-testid='stException']").count() == 0
