@@ -106,6 +106,8 @@ def _regions(pair: pg.TrainedPair, t: int, show: dict) -> None:
     )
     if show["box"]:
         fig.update_layout(dragmode="select")
+    if S.get("w_present"):
+        style.presentation(fig)
     event = st.plotly_chart(
         fig,
         key=f"regions_{S.get('chart_v', 0)}",

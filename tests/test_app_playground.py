@@ -366,3 +366,37 @@ def test_verdict_and_lesson_on_the_first_screen(app):
     text = " ".join(m.value for m in app.markdown)
     assert "The two-step method is cheaper here" in text and "Ignoring the costs" in text
     assert "the two-step method is cheaper here" in " ".join(i.value for i in app.info)
+
+
+def test_costs_survive_a_preset_detour(app):
+    v = app.session_state["w_costs_v"]
+    app.session_state[f"w_costs_{v}"] = {
+        "edited_rows": {2: {"liquid": "7"}},
+        "added_rows": [],
+        "deleted_rows": [],
+    }
+    _run(app)
+    edited = _state(app).cost_matrix.copy()
+    app.selectbox(key="w_preset").set_value("fig7")
+    _run(app)
+    np.testing.assert_array_equal(_state(app).cost_matrix, PRESETS["fig7"].cost_matrix)
+    app.selectbox(key="w_preset").set_value("airport")
+    _run(app)
+    np.testing.assert_array_equal(_state(app).cost_matrix, edited)
+    assert "earlier costs for these classes are back" in " ".join(i.value for i in app.info)
+    assert "differ from this preset's suggested ones" in " ".join(w.value for w in app.warning)
+
+
+def test_lecture_downloads_and_presentation_mode(app):
+    app.session_state["w_details"] = "Lecture"
+    _run(app)
+    labels = [b.label for b in app.get("download_button")]
+    assert "Regions at t (PNG)" in labels and "Replay (GIF)" not in labels
+    app.button(key="w_make_gif").click()
+    _run(app)
+    assert "Replay (GIF)" in [b.label for b in app.get("download_button")]
+    width = _regions_chart(app)["layout"].get("width")
+    app.toggle(key="w_present").set_value(True)
+    _run(app)
+    chart = _regions_chart(app)
+    assert chart["layout"]["width"] != width and chart["layout"]["font"]["size"] > 14

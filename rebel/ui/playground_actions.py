@@ -3,7 +3,8 @@
 Each action validates first and changes the state only when everything is valid; it raises ``ValueError``
 naming the problem (the page shows it and nothing changes) or returns a note for the user (or None).
 
-- ``apply_config``: a preset, a session file or a link becomes current (dataset, costs, hyper-parameters).
+- ``apply_config``: a session file or a link becomes current (dataset, costs, hyper-parameters);
+  ``apply_preset``: the same for a preset chosen in the list, keeping the costs last used with its classes.
 - ``set_spec``: a new dataset drawn from an edited mixture or edited sampling settings.
 - ``use_csv`` / ``back_to_mixture``: uploaded points replace the drawn ones, and back.
 - ``costs_for_classes``: the costs to use when the classes change: the ones last used with exactly these class
@@ -65,6 +66,21 @@ def apply_config(state: AppState, cfg: Config) -> None:
     state.spec, state.preset, state.hyper = cfg.spec, cfg.preset, dict(cfg.hyper)
     state.dataset, state.data_source = ds, "mixture"
     state.set_costs(cfg.cost_matrix)
+
+
+def apply_preset(state: AppState, cfg: Config) -> str | None:
+    """A preset chosen in the list: its data and hyper-parameters, and the costs last used with its classes if
+    there are any (a preset detour keeps your costs), else its suggested ones. Returns a note when your costs
+    came back."""
+    remembered = state.remembered_costs(cfg.classes)
+    apply_config(state, cfg)
+    if remembered is None or np.array_equal(remembered, cfg.cost_matrix):
+        return None
+    state.set_costs(remembered)
+    return (
+        "Your earlier costs for these classes are back. Choose “Preset's suggested costs” and Apply for the "
+        "preset's own."
+    )
 
 
 def set_spec(state: AppState, spec: DatasetSpec, preset: str | None = None) -> str | None:

@@ -9,12 +9,21 @@ import streamlit as st
 
 from rebel.data import DatasetSpec, validate_mixture
 from rebel.ui import components as ui
+from rebel.ui import export
 from rebel.ui import playground_actions as act
 from rebel.ui.figures import costs, regions, style
 from rebel.ui.playground import HOW_TO_READ, TrainedPair, class_table, comparison_table
 from rebel.ui.state import get_state
 
-VIEWS = ("Before / after", "Cost curves", "Per class", "Confusion matrix", "Clusters", "How to read")
+VIEWS = (
+    "Before / after",
+    "Cost curves",
+    "Per class",
+    "Confusion matrix",
+    "Clusters",
+    "Lecture",
+    "How to read",
+)
 S = st.session_state
 
 
@@ -31,6 +40,8 @@ def details(pair: TrainedPair, t: int, costs_key: str) -> None:
         _confusion(pair, t)
     elif view == "Clusters":
         _mixture_panel(costs_key)
+    elif view == "Lecture":
+        _lecture(pair, t)
     else:
         st.markdown(HOW_TO_READ)
 
@@ -112,3 +123,43 @@ def _mixture_panel(costs_key: str) -> None:
         ui.flash("info", note)
     ui.reset_cost_editor(costs_key, A.cost_matrix)
     st.rerun()
+
+
+def _points(pair: TrainedPair, staged: bool, t: int) -> dict:
+    ds = pair.dataset
+    train, test = pair.staged_train["REBEL"], pair.staged_test["REBEL"]
+    return {
+        "train": (ds.X_train, pair.y_train_idx, train if staged else train[t]),
+        "test": (ds.X_test, pair.y_test_idx, test if staged else test[t]),
+    }
+
+
+def _lecture(pair: TrainedPair, t: int) -> None:
+    """The regions at t as PNG and the replay as an animated GIF (presentation mode is a toggle under the plot)."""
+    b, c = st.columns(2)
+    png = export.regions_png(
+        pair.grid.xs, pair.grid.ys, pair.regions[t], pair.classes, label=f"t = {t}", **_points(pair, False, t)
+    )
+    b.download_button(
+        "Regions at t (PNG)",
+        png,
+        file_name=f"rebel_regions_t{t}.png",
+        mime="image/png",
+        icon=":material/image:",
+    )
+    gifs = S.setdefault("w_gif", {})
+    if pair.key not in gifs and c.button("Make the replay GIF", icon=":material/movie:", key="w_make_gif"):
+        with st.spinner("Drawing every round…"):
+            gifs.clear()
+            gifs[pair.key] = export.replay_gif(
+                pair.grid.xs, pair.grid.ys, pair.regions, pair.classes, **_points(pair, True, t)
+            )
+    if pair.key in gifs:
+        c.download_button(
+            "Replay (GIF)",
+            gifs[pair.key],
+            file_name="rebel_replay.gif",
+            mime="image/gif",
+            icon=":material/movie:",
+        )
+    st.caption("The plot's own camera icon saves the current view as PNG too.")

@@ -52,8 +52,10 @@ def _sync_widgets(A: AppState) -> None:
         S["w_preset"] = A.preset
 
 
-def _apply(A: AppState, cfg) -> None:
-    act.apply_config(A, cfg)
+def _apply(A: AppState, cfg, preset: bool = False) -> None:
+    note = act.apply_preset(A, cfg) if preset else act.apply_config(A, cfg)
+    if note:
+        ui.flash("info", note)
     ui.reset_cost_editor(COSTS, A.cost_matrix)
     reset_mixture_editor(cfg.spec.mixture)
     _sync_widgets(A)
@@ -83,7 +85,7 @@ def init_state(A: AppState) -> None:
 def _on_preset() -> None:
     A = get_state()
     try:
-        _apply(A, cfgmod.preset_config(S["w_preset"], A.hyper))
+        _apply(A, cfgmod.preset_config(S["w_preset"], A.hyper), preset=True)
     except ValueError as exc:
         ui.flash("error", f"Preset not loaded: {exc}")
 
@@ -283,7 +285,7 @@ def cost_preset_controls(classes: list, on_apply) -> None:
 
 
 def view_toggles(has_bayes: bool, mixture_mode: bool) -> dict:
-    o = st.columns(2) + st.columns(2) + st.columns(2)
+    o = st.columns(2) + st.columns(2) + st.columns(2) + st.columns(2)
     return {
         "bayes": o[1].toggle(
             "Bayes boundaries",
@@ -311,6 +313,9 @@ def view_toggles(has_bayes: bool, mixture_mode: bool) -> dict:
             key="w_box_class",
             label_visibility="collapsed",
             disabled=not (mixture_mode and S.get("w_box")),
+        ),
+        "present": o[6].toggle(
+            "Presentation mode", key="w_present", help="Larger fonts and a fixed size for a projector."
         ),
     }
 
