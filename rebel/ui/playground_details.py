@@ -49,7 +49,7 @@ def details(pair: TrainedPair, t: int, costs_key: str) -> None:
 def _before_after(pair: TrainedPair, t: int) -> None:
     """The 0-1 model's regions (costs ignored) beside REBEL's with your costs, at the same round."""
     ds = pair.dataset
-    a, b, c = st.columns([5, 5, 3])
+    a, b, c = st.columns([5, 5, 4])
     panels = (
         (a, pair.blind_regions[t], pair.blind_test[t], f"0-1 costs (most likely class), t = {t}", "w_before"),
         (b, pair.regions[t], pair.test_predictions(t), f"your costs (REBEL), t = {t}", "w_after"),
