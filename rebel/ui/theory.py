@@ -14,8 +14,8 @@ import pandas as pd
 
 from rebel.baselines import first_best
 from rebel.binning import bin_data
-from rebel.costs import decompose, validate_cost_matrix
-from rebel.data import Dataset, label_indices
+from rebel.costs import decompose, label_indices, validate_cost_matrix
+from rebel.data import Dataset
 from rebel.estimator import RebelClassifier
 from rebel.ui.state import staged_scores
 
