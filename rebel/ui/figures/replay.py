@@ -144,9 +144,11 @@ def _controls(T: int, frame_ms: int, start: int) -> dict:
             {
                 "active": start,
                 "steps": steps,
-                "x": 0.36,
-                "len": 0.64,
-                "y": -0.07,
+                # a row of its own under the buttons: beside them, the current value ran into them at
+                # narrow widths
+                "x": 0,
+                "len": 1.0,
+                "y": -0.17,
                 "yanchor": "top",
                 "pad": {"t": 0, "b": 0},
                 "currentvalue": {
@@ -302,5 +304,5 @@ def replay_figure(
     fig.frames = _frames(T, updates, images)
     fig.update_layout(images=[im[start] for im in images])
     regions_layout(fig, title, height)
-    fig.update_layout(margin={"b": 110}, legend={"y": -0.25}, **_controls(T, frame_ms, start))
+    fig.update_layout(margin={"b": 150}, legend={"y": -0.36}, **_controls(T, frame_ms, start))
     return plane_axes(fig, grid_xs, grid_ys)
