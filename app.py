@@ -10,7 +10,7 @@ import streamlit as st
 st.set_page_config(page_title="REBEL Explorer", page_icon="⚖️", layout="wide")
 
 
-@st.cache_resource(show_spinner="Compiling the boosting kernels (first start only)…")
+@st.cache_resource(max_entries=1, show_spinner="Compiling the boosting kernels (first start only)…")
 def _warmup() -> bool:
     import rebel  # imported after st.navigation: importing numba takes seconds (see below)
 
@@ -35,4 +35,7 @@ PAGES = [
 # one run, because Streamlit runs the file from pages/ without app.py; opening "/" once ends it for everyone.)
 page = st.navigation(PAGES)
 _warmup()
-page.run()
+
+from rebel.ui.guard import run_page
+
+run_page(page)  # the page boundary: an unexpected error is logged and shown as a message, the state kept

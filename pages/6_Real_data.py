@@ -28,7 +28,7 @@ DEFAULT_METHODS = [
 COST_LABELS = {**rd.REAL_COSTS, PLAYGROUND: "The Playground's cost matrix"}
 
 
-@st.cache_resource(max_entries=8, show_spinner="Loading the dataset…")
+@st.cache_resource(max_entries=8, ttl=3600, show_spinner="Loading the dataset…")
 def _load(name: str):
     return ar.load_real(name)
 

@@ -155,3 +155,87 @@ def test_html_in_class_names_is_shown_as_text():
     for kind in ("success", "info", "error", "warning", "caption"):
         for el in at.get(kind):
             assert not getattr(el.proto, "allow_html", False), f"{kind} with HTML allowed"
+
+
+# ------------------------------------------------------------------------------------------ the page boundary
+def _link_of(doc: dict) -> str:
+    import base64
+    import json
+    import zlib
+
+    return base64.urlsafe_b64encode(zlib.compress(json.dumps(doc).encode(), 9)).decode().rstrip("=")
+
+
+@pytest.mark.parametrize("entry", [1, None, "x"], ids=["one", "null", "text"])
+def test_a_link_with_a_mixture_entry_that_is_not_an_object_shows_an_error(entry):
+    """F1: ``spec.mixture`` entries 1, null and "x" raised a TypeError that crashed the Playground."""
+    doc = cf.preset_config("xor", {"n_estimators": 5, "max_depth": 1, "n_thresholds": 8}).to_dict()
+    doc["spec"]["mixture"][0] = entry
+    at = AppTest.from_file(APP, default_timeout=90)
+    at.query_params[cf.QUERY_KEY] = _link_of(doc)
+    at.run()
+    assert not at.exception
+    text = " ".join(e.value for e in at.error).replace("\\", "")
+    assert "spec.mixture.0" in text and "should be a JSON object" in text
+    assert at.session_state[STATE_KEY].preset == cf.DEFAULT_PRESET  # the default preset is shown instead
+
+
+def _boundary_script(fail: str) -> None:
+    import streamlit as st
+
+    from rebel.ui.guard import run_page
+
+    class Page:
+        title = "boom"
+
+        def run(self):
+            st.session_state["work"] = st.session_state.get("work", 0) + 1
+            st.write("drawn before the failure")
+            if fail == "key":
+                raise KeyError("no such class")
+            if fail == "stop":
+                st.stop()
+
+    run_page(Page())
+    st.write("after the page")
+
+
+def test_an_unexpected_error_is_caught_at_the_page_boundary_and_the_state_kept():
+    """Any exception from a page (here a KeyError) becomes one escaped message; the session state stays."""
+    at = AppTest.from_function(_boundary_script, args=("key",), default_timeout=30)
+    at.run()
+    assert not at.exception
+    text = " ".join(e.value for e in at.error).replace("\\", "")
+    assert "unexpected problem" in text and "KeyError" in text and "settings are kept" in text
+    assert at.session_state["work"] == 1
+    at.run()
+    assert not at.exception and at.session_state["work"] == 2
+
+
+def test_the_page_boundary_lets_streamlit_control_flow_through():
+    at = AppTest.from_function(_boundary_script, args=("stop",), default_timeout=30)
+    at.run()
+    assert not at.exception and not at.error
+    assert "after the page" not in [m.value for m in at.markdown]  # st.stop() still stops the run
+
+
+def test_the_app_runs_every_page_through_the_boundary():
+    tree = ast.parse((ROOT / "app.py").read_text())
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
+    assert any(getattr(c.func, "id", "") == "run_page" for c in calls)
+    assert not any(isinstance(c.func, ast.Attribute) and c.func.attr == "run" for c in calls)
+
+
+CACHE_FILES = [*APP_FILES, *sorted((ROOT / "rebel" / "ui").rglob("*.py"))]
+
+
+@pytest.mark.parametrize("path", CACHE_FILES, ids=lambda p: p.name)
+def test_every_streamlit_cache_is_bounded(path):
+    """Every st.cache_data / st.cache_resource has max_entries (and may add a ttl): server memory is bounded."""
+    for name, node in _calls(path):
+        if name in ("cache_data", "cache_resource"):
+            keywords = {kw.arg for kw in node.keywords}
+            assert "max_entries" in keywords, f"{path.name}:{node.lineno}: st.{name} without max_entries"
+    text = path.read_text()
+    for bare in ("@st.cache_data\n", "@st.cache_resource\n"):
+        assert bare not in text, f"{path.name}: {bare.strip()} without bounds"

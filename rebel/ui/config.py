@@ -34,9 +34,8 @@ from rebel.data import (
     validate_mixture,
 )
 from rebel.params import APP_DEFAULTS, INT_PARAMS, MAX_APP_POINTS, check_param
+from rebel.ui.schemas import SESSION_FORMAT, SESSION_VERSION, session_document, tree_document
 
-SESSION_FORMAT = "rebel-explorer-session"
-SESSION_VERSION = 1
 DEFAULT_PRESET = "airport"
 DEFAULT_HYPER = APP_DEFAULTS  # the app's starting hyper-parameters (rebel.params)
 MAX_UPLOAD_BYTES = 5 * 1024 * 1024
@@ -123,22 +122,8 @@ class Config:
         }
 
     @classmethod
-    def from_dict(cls, d) -> Config:
-        if not isinstance(d, dict):
-            raise ValueError(  # noqa: TRY004 - every user-file problem is a ValueError the page shows
-                "session must be a JSON object with 'spec', 'cost_matrix' and 'hyper' entries."
-            )
-        if d.get("format", SESSION_FORMAT) != SESSION_FORMAT:
-            raise ValueError(f"session format is {d.get('format')!r}; expected {SESSION_FORMAT!r}.")
-        if d.get("version", SESSION_VERSION) != SESSION_VERSION:
-            raise ValueError(
-                f"session version is {d.get('version')!r}; this app reads version {SESSION_VERSION}."
-            )
-        missing = [k for k in ("spec", "cost_matrix") if k not in d]
-        if missing:
-            raise ValueError(
-                f"session is missing the entry {missing[0]!r}; save a session from the app to see one."
-            )
+    def from_dict(cls, d, what: str = "session") -> Config:
+        d = session_document(d, what)  # types and structure (InputError); ranges are checked below
         spec = DatasetSpec.from_dict(d["spec"])
         classes = mixture_classes(spec.mixture)
         if "classes" in d and list(map(str, d["classes"])) != list(classes):
@@ -217,7 +202,7 @@ def decode_query(text: str) -> Config:
             f"the link's '{QUERY_KEY}' parameter is damaged (could not decode it); "
             "copy the full address again or remove the parameter."
         ) from None
-    return Config.from_dict(obj)
+    return Config.from_dict(obj, what="the link's configuration")
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -373,7 +358,7 @@ def parse_tree_json(text) -> dict:
         raise ValueError(  # noqa: TRY004 - every user-input problem is a ValueError the page shows
             "the class tree must be a JSON object mapping each class to its parent group."
         )
-    return tree
+    return tree_document(tree)
 
 
 # ---------------------------------------------------------------------------------------------------------------
