@@ -36,6 +36,13 @@ PAGES = [
 page = st.navigation(PAGES)
 _warmup()
 
-from rebel.ui.guard import run_page
+from rebel.ui.guard import run_page, start_memory_release  # after navigation (it imports numba)
 
+
+@st.cache_resource(max_entries=1, show_spinner=False)
+def _memory_release():
+    return start_memory_release()  # one thread per server: closed sessions' memory goes back to the system
+
+
+_memory_release()
 run_page(page)  # the page boundary: an unexpected error is logged and shown as a message, the state kept

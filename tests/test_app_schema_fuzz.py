@@ -133,6 +133,16 @@ def test_good_documents_pass_unchanged():
     assert tree_document(tree) == tree
 
 
+def _mutated(data, doc, n_mutations: int):
+    """``doc`` after ``n_mutations`` random mutations, as JSON text (None if JSON cannot hold it)."""
+    for _ in range(n_mutations):
+        doc = mutate(data, doc)
+    try:
+        return json.dumps(doc)
+    except (ValueError, RecursionError):  # ints beyond Python's str conversion, nesting beyond json's limit
+        return None
+
+
 def _only_value_errors(parse, arg) -> None:
     try:
         parse(arg)
@@ -143,12 +153,8 @@ def _only_value_errors(parse, arg) -> None:
 @settings(max_examples=EXAMPLES, suppress_health_check=list(HealthCheck))
 @given(data=st.data(), n_mutations=st.integers(1, 3))
 def test_fuzzed_session_files_raise_only_value_errors(data, n_mutations):
-    doc = _session(n_points=60)
-    for _ in range(n_mutations):
-        doc = mutate(data, doc)
-    try:
-        text = json.dumps(doc)
-    except (ValueError, RecursionError):
+    text = _mutated(data, _session(n_points=60), n_mutations)
+    if text is None:
         return
     try:
         cfg = cfgmod.parse_session_json(text.encode())
@@ -161,25 +167,17 @@ def test_fuzzed_session_files_raise_only_value_errors(data, n_mutations):
 @settings(max_examples=EXAMPLES, suppress_health_check=list(HealthCheck))
 @given(data=st.data(), n_mutations=st.integers(1, 3))
 def test_fuzzed_links_raise_only_value_errors(data, n_mutations):
-    doc = _session(n_points=60)
-    for _ in range(n_mutations):
-        doc = mutate(data, doc)
-    try:
-        link = _link(doc)
-    except (ValueError, RecursionError):
-        return
-    _only_value_errors(cfgmod.decode_query, link)
+    text = _mutated(data, _session(n_points=60), n_mutations)
+    if text is not None:
+        _only_value_errors(cfgmod.decode_query, _link(json.loads(text)))
 
 
 @settings(max_examples=EXAMPLES, suppress_health_check=list(HealthCheck))
 @given(data=st.data(), n_mutations=st.integers(0, 3))
 def test_fuzzed_taxonomy_trees_raise_only_value_errors(data, n_mutations):
     tree = {"animal": {"bird": {"waterfowl": ["duck", "goose"], "raptor": "vulture"}, "mammal": ["cat"]}}
-    for _ in range(n_mutations):
-        tree = mutate(data, tree)
-    try:
-        text = json.dumps(tree)
-    except (ValueError, RecursionError):
+    text = _mutated(data, tree, n_mutations)
+    if text is None:
         return
     try:
         tree = cfgmod.parse_tree_json(text)

@@ -1,16 +1,26 @@
-"""The page boundary: ``app.py`` runs every page through ``run_page``, so no exception reaches a user as a
-traceback. An unexpected error is logged on the server with its traceback and shown to the user as one escaped
+"""The page boundary and the server's memory.
+
+``app.py`` runs every page through ``run_page``, so no exception reaches a user as a traceback. An unexpected error is logged on the server with its traceback and shown to the user as one escaped
 message (``components.show_error``); the session state is untouched, so the user's data, costs and settings stay.
 Streamlit's own control flow (``st.rerun``, ``st.stop``) derives from BaseException and passes through.
+
+``start_memory_release`` (started once per server by ``app.py``) returns the memory of closed sessions to the
+system every few seconds (``release_memory``).
 """
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import gc
 import logging
+import threading
+import time
 
 from rebel.ui.components import show_error
 
 LOG = logging.getLogger("rebel.ui")
+MEMORY_RELEASE_SECONDS = 10.0
 
 
 def run_page(page) -> None:
@@ -24,3 +34,39 @@ def run_page(page) -> None:
             "costs and settings are kept: undo the last change, or reload the page. The details are in the "
             "server log."
         )
+
+
+# ------------------------------------------------------------------------------ returning memory to the system
+def _malloc_trim():
+    """glibc's ``malloc_trim`` (None elsewhere): hands freed heap pages back to the system."""
+    try:
+        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
+    except (OSError, AttributeError):
+        return None
+
+
+_TRIM = _malloc_trim()
+
+
+def release_memory() -> None:
+    """Collect garbage cycles and return freed heap pages to the system.
+
+    The server runs each session's script in its own thread, and freed numpy buffers of a few MB stay in glibc's
+    per-thread heaps (RSS does not fall) unless trimmed; closed sessions' models would otherwise keep the
+    server's RSS near its peak."""
+    gc.collect()
+    if _TRIM is not None:
+        _TRIM(0)
+
+
+def start_memory_release(interval: float = MEMORY_RELEASE_SECONDS) -> threading.Thread:
+    """A daemon thread calling ``release_memory`` every ``interval`` seconds (start one per server)."""
+
+    def loop():
+        while True:
+            time.sleep(interval)
+            release_memory()
+
+    thread = threading.Thread(target=loop, name="rebel-memory-release", daemon=True)
+    thread.start()
+    return thread

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -49,27 +50,17 @@ def _wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 90.0) -> No
     raise RuntimeError(f"streamlit did not answer {url}/_stcore/health within {timeout:.0f} s")
 
 
-@pytest.fixture(scope="session")
-def app_url():
-    """Start ``streamlit run app.py`` on a free port; stop it (this process only) at teardown."""
+@contextlib.contextmanager
+def serve_app(*extra_args: str):
+    """``streamlit run app.py`` on a free localhost port (plus ``extra_args``); yields (url, process) and stops
+    that process (this one only) on exit."""
     port = _free_port()
     env = dict(os.environ, NUMBA_CACHE_DIR=os.environ.get("NUMBA_CACHE_DIR", str(ROOT / ".numba_cache")))
     url = f"http://127.0.0.1:{port}"
+    args = ["--server.port", str(port), "--server.address", "127.0.0.1", "--server.headless", "true"]
     with tempfile.TemporaryFile() as log:
         proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "streamlit",
-                "run",
-                "app.py",
-                "--server.port",
-                str(port),
-                "--server.address",
-                "127.0.0.1",
-                "--server.headless",
-                "true",
-            ],
+            [sys.executable, "-m", "streamlit", "run", "app.py", *args, *extra_args],
             cwd=ROOT,
             env=env,
             stdout=log,
@@ -77,7 +68,7 @@ def app_url():
         )
         try:
             _wait_healthy(url, proc)
-            yield url
+            yield url, proc
         finally:
             proc.terminate()
             try:
@@ -85,6 +76,13 @@ def app_url():
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
+
+
+@pytest.fixture(scope="session")
+def app_url():
+    """The app on a free port for the whole session."""
+    with serve_app() as (url, _):
+        yield url
 
 
 @pytest.fixture(scope="session")

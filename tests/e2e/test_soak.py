@@ -12,10 +12,6 @@ The figures (sessions, waves, one-session, peak and settled RSS, health misses) 
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import tempfile
 import threading
 import time
 import urllib.request
@@ -24,7 +20,7 @@ import psutil
 import pytest
 
 from rebel.ui import config as cf
-from tests.e2e.conftest import ROOT, _free_port, _wait_healthy
+from tests.e2e.conftest import serve_app
 
 pytestmark = pytest.mark.browser
 
@@ -80,30 +76,9 @@ class _Monitor(threading.Thread):
 
 @pytest.fixture(scope="module")
 def soak_server():
-    """``streamlit run app.py`` on a free port with a short disconnected-session TTL; yields (url, pid)."""
-    port = _free_port()
-    url = f"http://127.0.0.1:{port}"
-    env = dict(os.environ, NUMBA_CACHE_DIR=os.environ.get("NUMBA_CACHE_DIR", str(ROOT / ".numba_cache")))
-    args = ["--server.port", str(port), "--server.address", "127.0.0.1", "--server.headless", "true"]
-    args += ["--server.disconnectedSessionTTL", str(SESSION_TTL)]
-    with tempfile.TemporaryFile() as log:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", *args],
-            cwd=ROOT,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-        try:
-            _wait_healthy(url, proc)
-            yield url, proc.pid
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+    """The app with a short disconnected-session TTL; yields (url, pid)."""
+    with serve_app("--server.disconnectedSessionTTL", str(SESSION_TTL)) as (url, proc):
+        yield url, proc.pid
 
 
 def _open(browser, url: str, link: str):

@@ -1,0 +1,48 @@
+"""Server memory: freed buffers go back to the system (``rebel.ui.guard.release_memory``), and one release
+thread runs per server. The soak test (tests/e2e/test_soak.py) checks the whole server with real browsers."""
+
+from __future__ import annotations
+
+import gc
+import os
+import sys
+import threading
+
+import numpy as np
+import psutil
+import pytest
+
+from rebel.ui.guard import release_memory, start_memory_release
+
+MIB = 1024 * 1024
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc_trim")
+def test_release_memory_returns_freed_heap_pages_of_a_session_thread():
+    """Buffers a script thread frees stay in glibc's heap (RSS does not fall) until released."""
+    keep = []
+
+    def session():
+        warm = np.ones(2_000_000)  # freeing a large block raises glibc's mmap threshold: what follows is heap
+        del warm
+        blocks = []
+        for _ in range(300):
+            blocks.append(np.ones(100_000))  # 800 kB each, 240 MB in all
+            keep.append(np.ones(10))  # small long-lived objects between them keep the heap from shrinking
+        del blocks
+
+    thread = threading.Thread(target=session)
+    thread.start()
+    thread.join()
+    gc.collect()
+    proc = psutil.Process(os.getpid())
+    before = proc.memory_info().rss
+    release_memory()
+    released = before - proc.memory_info().rss
+    assert released > 100 * MIB, f"released {released / MIB:.0f} MiB of the 240 MiB freed"
+    assert len(keep) == 300
+
+
+def test_the_release_thread_is_a_daemon():
+    thread = start_memory_release(interval=3600)
+    assert thread.daemon and thread.is_alive() and thread.name == "rebel-memory-release"
