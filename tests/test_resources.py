@@ -12,7 +12,7 @@ import numpy as np
 import psutil
 import pytest
 
-from rebel.ui.guard import release_memory, start_memory_release
+from rebel.ui.guard import expire_closed_sessions, release_memory, start_memory_release
 
 MIB = 1024 * 1024
 
@@ -46,3 +46,9 @@ def test_release_memory_returns_freed_heap_pages_of_a_session_thread():
 def test_the_release_thread_is_a_daemon():
     thread = start_memory_release(interval=3600)
     assert thread.daemon and thread.is_alive() and thread.name == "rebel-memory-release"
+
+
+def test_expiring_closed_sessions_outside_a_server_does_nothing():
+    """No Streamlit server in this process: nothing to expire, and no error (the soak test covers a server)."""
+    assert expire_closed_sessions() == 0
+    release_memory()

@@ -5,7 +5,8 @@ message (``components.show_error``); the session state is untouched, so the user
 Streamlit's own control flow (``st.rerun``, ``st.stop``) derives from BaseException and passes through.
 
 ``start_memory_release`` (started once per server by ``app.py``) returns the memory of closed sessions to the
-system every few seconds (``release_memory``).
+system every few seconds (``release_memory``): it drops the sessions whose disconnected TTL has passed, then
+collects and trims the heap.
 """
 
 from __future__ import annotations
@@ -48,12 +49,31 @@ def _malloc_trim():
 _TRIM = _malloc_trim()
 
 
+def expire_closed_sessions() -> int:
+    """Forget sessions whose browser left more than ``server.disconnectedSessionTTL`` seconds ago; returns how many.
+
+    Streamlit keeps closed sessions (with their state: datasets, models, figures) in a TTL cache that only drops
+    expired entries when another session is stored, so on a quiet server the last sessions' memory was never
+    freed. This reaps them on time. It reads Streamlit's session manager, which has no public API for this: with
+    another Streamlit layout it does nothing (the soak test, tests/e2e/test_soak.py, would then fail)."""
+    try:
+        from streamlit.runtime import Runtime
+
+        manager = Runtime.instance()._session_mgr
+        lock, expire = manager._storage_lock, manager._session_storage._cache.expire
+    except (AttributeError, RuntimeError):  # no server running, or another Streamlit layout
+        return 0
+    with lock:
+        return len(expire())
+
+
 def release_memory() -> None:
-    """Collect garbage cycles and return freed heap pages to the system.
+    """Drop expired closed sessions, collect garbage cycles and return freed heap pages to the system.
 
     The server runs each session's script in its own thread, and freed numpy buffers of a few MB stay in glibc's
     per-thread heaps (RSS does not fall) unless trimmed; closed sessions' models would otherwise keep the
     server's RSS near its peak."""
+    expire_closed_sessions()
     gc.collect()
     if _TRIM is not None:
         _TRIM(0)

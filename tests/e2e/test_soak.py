@@ -5,7 +5,8 @@ limits (20,000 points, 1000 rounds of depth-4 trees, 255 thresholds; every link 
 misses the caches and trains). Each session must render its charts without an exception element. Meanwhile
 ``/_stcore/health`` is polled and the server's RSS sampled. After the sessions close (the server drops
 disconnected sessions after ``--server.disconnectedSessionTTL``, passed short here to keep the test short), the
-RSS must settle within ``RSS_FACTOR`` of the RSS with one session open: the caches are bounded.
+RSS must settle within ``RSS_FACTOR`` of the RSS with one session open: the caches are bounded, and closed
+sessions' memory goes back to the system (``rebel.ui.guard.release_memory``).
 
 The figures (sessions, waves, one-session, peak and settled RSS, health misses) are printed (``pytest -s``).
 """
@@ -20,6 +21,7 @@ import psutil
 import pytest
 
 from rebel.ui import config as cf
+from rebel.ui.guard import MEMORY_RELEASE_SECONDS
 from tests.e2e.conftest import serve_app
 
 pytestmark = pytest.mark.browser
@@ -96,9 +98,9 @@ def _wait_rendered(page) -> None:
     assert page.locator("[data-testid='stException']").count() == 0, page.inner_text("body")[:2000]
 
 
-def _settled_rss(monitor: _Monitor, wait: float) -> int:
-    """RSS once closed sessions are dropped: the lowest of the samples over ``wait`` seconds after the TTL."""
-    time.sleep(SESSION_TTL + 3)
+def _settled_rss(monitor: _Monitor, wait: float = 6.0) -> int:
+    """RSS once closed sessions are dropped (after the TTL and one memory-release tick): the lowest sample."""
+    time.sleep(SESSION_TTL + MEMORY_RELEASE_SECONDS + 2)
     samples = []
     end = time.monotonic() + wait
     while time.monotonic() < end:
@@ -123,7 +125,7 @@ def test_waves_of_sessions_at_the_limits_keep_the_server_healthy_and_bounded(soa
                 _wait_rendered(page)
             for page in pages:
                 page.close()
-        settled = _settled_rss(monitor, wait=10)
+        settled = _settled_rss(monitor)
     finally:
         monitor.stop()
     mib = 1024 * 1024
