@@ -37,6 +37,17 @@ def _documents() -> list[dict]:
             )
         ),
         model_to_dict(stopped),
+        model_to_dict(  # the engine options: vector leaves, a learning rate, early stopping
+            RebelClassifier(
+                n_estimators=6,
+                max_depth=2,
+                n_thresholds=5,
+                leaves="vector",
+                learning_rate=0.5,
+                n_iter_no_change=2,
+                validation_fraction=0.3,
+            ).fit(X, y)
+        ),
     ]
 
 
