@@ -16,7 +16,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 CORE = {"numpy", "numba", "scipy", "scikit-learn", "pandas", "joblib"}
-APP_LIBRARIES = {"streamlit", "plotly"}
+APP_LIBRARIES = {"streamlit", "plotly"}  # the engine must never import these
+APP_EXTRA = APP_LIBRARIES | {"pydantic"}  # pydantic validates the app's session files and links (rebel/ui)
 
 
 def _names(requirements: list) -> set:
@@ -27,13 +28,13 @@ def _names(requirements: list) -> set:
 def test_core_dependencies_are_the_engine_stack_only():
     core = _names(PYPROJECT["project"]["dependencies"])
     assert core == CORE
-    assert not core & APP_LIBRARIES
+    assert not core & APP_EXTRA
 
 
 def test_extras_split_app_test_bench_dev_cluster():
     extras = PYPROJECT["project"]["optional-dependencies"]
     assert set(extras) >= {"app", "test", "bench", "dev", "cluster"}
-    assert _names(extras["app"]) == APP_LIBRARIES
+    assert _names(extras["app"]) == APP_EXTRA
     test = _names(extras["test"])
     # the suite runs the app (AppTest, Chromium) and the peers, so `test` pulls in the app extra
     assert "rebel-explorer[app]" in extras["test"]
@@ -51,7 +52,7 @@ def test_license_is_an_spdx_string():
 _IMPORT_ALL = r"""
 import importlib, json, pkgutil, sys
 
-BLOCKED = ("streamlit", "plotly")
+BLOCKED = ("streamlit", "plotly", "pydantic")
 
 
 class Blocker:
