@@ -22,8 +22,6 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-import numpy as np
-
 CPU = "cpu"  # single-thread process CPU time
 WALL = "wall"  # wall time at n_threads() threads
 DEFAULT_REPEAT = 5
@@ -251,17 +249,18 @@ def rebel(n_estimators: int, depth: int, n_bins: int = N_BINS, **kw):
 
 
 def rebel_serial(fn: Callable[[], object]) -> Callable[[], object]:
-    """``fn`` run on REBEL's one-thread kernels (its serial path) whatever the problem size."""
+    """``fn`` on REBEL's serial path: with numba on one thread, a fit takes the serial drivers whatever its size
+    (``rebel._kernels.train_in_parallel``); both paths give the same bits."""
 
     def run():
-        from rebel import _kernels as kern
+        import numba
 
-        before = kern.PARALLEL_MIN_WORK
-        kern.PARALLEL_MIN_WORK = np.inf
+        before = numba.get_num_threads()
+        numba.set_num_threads(1)
         try:
             return fn()
         finally:
-            kern.PARALLEL_MIN_WORK = before
+            numba.set_num_threads(before)
 
     return run
 

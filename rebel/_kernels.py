@@ -59,8 +59,12 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+import numba
 import numpy as np
+from llvmlite import ir
 from numba import njit, prange
+from numba.core import types
+from numba.extending import intrinsic
 
 # Relative size of the term added to every component of sp and sm before a* = (ln sm - ln sp) / 2, so that a
 # class separated perfectly by a weak learner gets a large but finite a* (|a*| <= ~ln(1e9 K) / 2 ~ 11-13).
@@ -68,8 +72,17 @@ SMOOTHING = 1e-9
 # A deeper-layer split must beat keeping the parent copy by more than this fraction of the leaf's weight;
 # otherwise rounding in (V + R) versus U would replace a copy by a split that sends every sample one way.
 LEAF_TOL = 1e-12
-# Below this many (sample, feature) pairs, kernels run on one thread: launching threads costs more than it saves.
+# Below this many (sample, feature) pairs, binning and prediction run on one thread: launching threads costs
+# more than it saves.
 PARALLEL_MIN_WORK = 200_000
+# Training runs its parallel drivers only when each thread gets at least this many histogram adds a round,
+# N d (K + D - 1) / threads (``train_in_parallel``): a round launches D + 1 parallel regions between serial
+# passes, and below this the threads' start-up, the data moving between cores and the waits at each region's
+# end cost more than the split saves (measured: N=20k, d=20, K=2 is faster serial, 6e5 adds a thread).
+PARALLEL_MIN_ADDS_PER_THREAD = 1_000_000
+# Row chunks of the weight update: a fixed number, so its column totals, and every bit of a fit, do not depend
+# on the thread count or on the serial/parallel choice.
+UPDATE_CHUNKS = 8
 
 
 class TrainState(NamedTuple):
@@ -113,8 +126,21 @@ class Forest(NamedTuple):
 
 
 def pick(parallel_kernel, serial_kernel, work):
-    """The parallel or the serial driver of a kernel, by the amount of work."""
-    return parallel_kernel if work >= PARALLEL_MIN_WORK else serial_kernel
+    """The parallel or the serial driver of a kernel, by the amount of work (serial when numba has 1 thread)."""
+    return parallel_kernel if work >= PARALLEL_MIN_WORK and numba.get_num_threads() > 1 else serial_kernel
+
+
+def train_in_parallel(n_samples: int, n_features: int, n_classes: int, depth: int) -> bool:
+    """Whether a fit's rounds use the parallel drivers: by the histogram adds each of numba's threads gets a
+    round (PARALLEL_MIN_ADDS_PER_THREAD). Both drivers give the same bits."""
+    threads = numba.get_num_threads()
+    adds = n_samples * n_features * (n_classes + depth - 1)
+    return threads > 1 and adds / threads >= PARALLEL_MIN_ADDS_PER_THREAD
+
+
+def update_chunks(n_samples: int) -> int:
+    """Row chunks of the weight update (at least 1024 rows each, at most UPDATE_CHUNKS)."""
+    return max(1, min(UPDATE_CHUNKS, n_samples // 1024))
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -122,34 +148,53 @@ def pick(parallel_kernel, serial_kernel, work):
 # --------------------------------------------------------------------------------------------------------------
 
 
+BIN_BLOCK = 256  # rows per block in bin_features
+
+
 @njit(cache=True, nogil=True)
-def _bin_one(x, thresholds, out):
-    """out[n] = number of thresholds strictly below x[n] (binary search; thresholds sorted ascending)."""
-    n_thr = thresholds.shape[0]
-    for n in range(x.shape[0]):
-        v = x[n]
-        lo, hi = 0, n_thr
-        while lo < hi:
-            mid = (lo + hi) >> 1
-            if thresholds[mid] < v:
-                lo = mid + 1
-            else:
-                hi = mid
-        out[n] = lo
+def _bin_rows(X, thresholds, bins, start, stop):
+    """bins[:, start:stop] = number of thresholds strictly below X[start:stop] (thresholds sorted ascending).
+
+    A branch-free binary search (lower bound) taken one step at a time over the whole row block: the searches
+    of different samples are independent, so they overlap instead of waiting on each other's loads; the block's
+    column is copied first, so X (N, d) is read row block by row block, not one strided column at a time.
+    """
+    n_thr = thresholds.shape[1]
+    m = stop - start
+    xs = np.empty(m)
+    base = np.empty(m, dtype=np.int64)
+    for j in range(X.shape[1]):
+        thr = thresholds[j]
+        for i in range(m):
+            xs[i] = X[start + i, j]
+            base[i] = 0
+        size = n_thr
+        while size > 1:
+            half = size >> 1
+            for i in range(m):
+                b = base[i]
+                base[i] = b + half if thr[b + half] < xs[i] else b
+            size -= half
+        out = bins[j]
+        for i in range(m):
+            out[start + i] = base[i] + (thr[base[i]] < xs[i])
 
 
 @njit(cache=True, nogil=True, parallel=True)
 def bin_features(X, thresholds, bins):
-    """bins[j, n] = #{i : thresholds[j, i] < X[n, j]} for raw X (N, d); bins: (d, N) uint8."""
-    for j in prange(X.shape[1]):
-        _bin_one(X[:, j], thresholds[j], bins[j])
+    """bins[j, n] = #{i : thresholds[j, i] < X[n, j]} for raw X (N, d); bins: (d, N) uint8. Threads own row
+    blocks of BIN_BLOCK rows."""
+    n_samples = X.shape[0]
+    for b in prange((n_samples + BIN_BLOCK - 1) // BIN_BLOCK):
+        _bin_rows(X, thresholds, bins, b * BIN_BLOCK, min((b + 1) * BIN_BLOCK, n_samples))
 
 
 @njit(cache=True, nogil=True)
 def bin_features_serial(X, thresholds, bins):
     """``bin_features`` on one thread."""
-    for j in range(X.shape[1]):
-        _bin_one(X[:, j], thresholds[j], bins[j])
+    n_samples = X.shape[0]
+    for start in range(0, n_samples, BIN_BLOCK):
+        _bin_rows(X, thresholds, bins, start, min(start + BIN_BLOCK, n_samples))
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -157,52 +202,148 @@ def bin_features_serial(X, thresholds, bins):
 # --------------------------------------------------------------------------------------------------------------
 
 
+def _vector_add(width: int):
+    """An intrinsic ``add(dst, src)``: the ``width`` float64 at byte address dst += those at src, as one SIMD add.
+
+    Lane-wise IEEE addition, so the sums are bit-identical to ``width`` scalar additions. numba cannot prove that
+    a histogram row and a weight row never overlap, so it leaves ``h[b, k] += dw[n, k]`` scalar; these adds say
+    what the loop means.
+    """
+
+    @intrinsic
+    def add(typingctx, dst, src):
+        sig = types.void(types.uintp, types.uintp)
+
+        def codegen(context, builder, signature, args):
+            vec = ir.VectorType(ir.DoubleType(), width)
+            dst_ptr = builder.inttoptr(args[0], vec.as_pointer())
+            src_ptr = builder.inttoptr(args[1], vec.as_pointer())
+            total = builder.fadd(builder.load(dst_ptr, align=8), builder.load(src_ptr, align=8))
+            builder.store(total, dst_ptr, align=8)
+            return context.get_dummy_value()
+
+        return sig, codegen
+
+    return add
+
+
+_add8 = _vector_add(8)
+_add4 = _vector_add(4)
+_add2 = _vector_add(2)
+_add1 = _vector_add(1)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _add_row(dst, src, n_classes):
+    """dst[0:K] += src[0:K] (float64 rows at byte addresses), in SIMD steps of 8, 4, 2 and 1."""
+    k = 0
+    while k + 8 <= n_classes:
+        _add8(dst + np.uintp(8 * k), src + np.uintp(8 * k))
+        k += 8
+    if k + 4 <= n_classes:
+        _add4(dst + np.uintp(8 * k), src + np.uintp(8 * k))
+        k += 4
+    if k + 2 <= n_classes:
+        _add2(dst + np.uintp(8 * k), src + np.uintp(8 * k))
+        k += 2
+    if k < n_classes:
+        _add1(dst + np.uintp(8 * k), src + np.uintp(8 * k))
+
+
 @njit(cache=True, nogil=True)
-def _root_histogram_one(row, dw, h):
-    h[:, :] = 0.0
+def _c_rows(a):
+    """True when a 2-D or 3-D float64 array's last axis is contiguous and its rows follow each other."""
+    step = 8
+    for ax in range(a.ndim - 1, -1, -1):
+        if a.shape[ax] > 1 and a.strides[ax] != step:
+            return False
+        step *= a.shape[ax]
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _root_histogram_pair(bins, dw, hist, j, both):
+    """hist[j] (and hist[j + 1] when ``both``) in one pass over dw; samples are added in order n = 0..N-1."""
+    hist[j] = 0.0
+    if both:
+        hist[j + 1] = 0.0
+    n_samples = bins.shape[1]
     n_classes = dw.shape[1]
-    for n in range(row.shape[0]):
-        b = row[n]
-        for k in range(n_classes):
-            h[b, k] += dw[n, k]
+    if not (_c_rows(dw) and _c_rows(hist[j])):
+        for jj in range(j, j + 1 + both):
+            row, h = bins[jj], hist[jj]
+            for n in range(n_samples):
+                for k in range(n_classes):
+                    h[row[n], k] += dw[n, k]
+        return
+    row_bytes = np.uintp(8 * n_classes)
+    src = dw.ctypes.data
+    r0, g0 = bins[j], hist[j].ctypes.data
+    if both:
+        r1, g1 = bins[j + 1], hist[j + 1].ctypes.data
+        for n in range(n_samples):
+            _add_row(g0 + row_bytes * np.uintp(r0[n]), src, n_classes)
+            _add_row(g1 + row_bytes * np.uintp(r1[n]), src, n_classes)
+            src += row_bytes
+    else:
+        for n in range(n_samples):
+            _add_row(g0 + row_bytes * np.uintp(r0[n]), src, n_classes)
+            src += row_bytes
 
 
 @njit(cache=True, nogil=True, parallel=True)
 def root_histograms(bins, dw, hist):
     """hist[j, b, k] = sum of dw[n, k] over samples n with bins[j, n] == b. hist: (d, n_bins, K).
 
-    Threads own whole features (hist[j]), so no two threads ever add into the same histogram.
+    Threads own pairs of features (one pass over dw feeds two histograms; no two threads ever add into the same
+    histogram); each bin's sum runs over n in order, so any thread count gives the same bits.
     """
-    for j in prange(bins.shape[0]):
-        _root_histogram_one(bins[j], dw, hist[j])
+    n_features = bins.shape[0]
+    for p in prange((n_features + 1) // 2):
+        _root_histogram_pair(bins, dw, hist, 2 * p, 2 * p + 1 < n_features)
 
 
 @njit(cache=True, nogil=True)
 def root_histograms_serial(bins, dw, hist):
     """``root_histograms`` on one thread (small problems, where launching threads costs more than it saves)."""
-    for j in range(bins.shape[0]):
-        _root_histogram_one(bins[j], dw, hist[j])
+    n_features = bins.shape[0]
+    for p in range((n_features + 1) // 2):
+        _root_histogram_pair(bins, dw, hist, 2 * p, 2 * p + 1 < n_features)
 
 
 @njit(cache=True, nogil=True)
-def _leaf_histogram_one(row, leaf, e, h):
-    h[:, :] = 0.0
-    for n in range(row.shape[0]):
-        h[leaf[n], row[n]] += e[n]
+def _leaf_histogram_pair(bins, leaf, e, hist, j, both):
+    """hist[:, j] (and hist[:, j + 1] when ``both``) in one pass over leaf and e."""
+    hist[:, j, :] = 0.0
+    row0 = bins[j]
+    if both:
+        hist[:, j + 1, :] = 0.0
+        row1 = bins[j + 1]
+        for n in range(bins.shape[1]):
+            lf = leaf[n]
+            v = e[n]
+            hist[lf, j, row0[n]] += v
+            hist[lf, j + 1, row1[n]] += v
+    else:
+        for n in range(bins.shape[1]):
+            hist[leaf[n], j, row0[n]] += e[n]
 
 
 @njit(cache=True, nogil=True, parallel=True)
 def leaf_histograms(bins, leaf, e, hist):
-    """hist[l, j, b] = sum of e[n] over samples in leaf l with bins[j, n] == b. hist: (n_leaves, d, n_bins)."""
-    for j in prange(bins.shape[0]):
-        _leaf_histogram_one(bins[j], leaf, e, hist[:, j, :])
+    """hist[l, j, b] = sum of e[n] over samples in leaf l with bins[j, n] == b. hist: (n_leaves, d, n_bins).
+    Threads own pairs of features."""
+    n_features = bins.shape[0]
+    for p in prange((n_features + 1) // 2):
+        _leaf_histogram_pair(bins, leaf, e, hist, 2 * p, 2 * p + 1 < n_features)
 
 
 @njit(cache=True, nogil=True)
 def leaf_histograms_serial(bins, leaf, e, hist):
     """``leaf_histograms`` on one thread."""
-    for j in range(bins.shape[0]):
-        _leaf_histogram_one(bins[j], leaf, e, hist[:, j, :])
+    n_features = bins.shape[0]
+    for p in range((n_features + 1) // 2):
+        _leaf_histogram_pair(bins, leaf, e, hist, 2 * p, 2 * p + 1 < n_features)
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -418,6 +559,29 @@ def _apply_round_rows(wp, wm, H, f, ea, ema, a, scale, cost_rows, dw, w_part, dw
     return risk
 
 
+@njit(cache=True, nogil=True)
+def _half_sums(parts):
+    """sum(parts[:h]) + sum(parts[h:]) with h = ceil(n / 2), each half summed in order: a fixed order, the one
+    numba's two-thread reduction used here before (so fits recorded then keep their bits)."""
+    h = (parts.shape[0] + 1) // 2
+    first = 0.0
+    for c in range(h):
+        first += parts[c]
+    second = 0.0
+    for c in range(h, parts.shape[0]):
+        second += parts[c]
+    return first + second
+
+
+@njit(cache=True, nogil=True)
+def _chunk_totals(w_parts, dw_parts, risks, w_total, dw_total, n_samples):
+    """Column totals and the mean risk from the per-chunk parts, in a fixed order (``_half_sums``)."""
+    for k in range(w_parts.shape[1]):
+        w_total[k] = _half_sums(w_parts[:, k])
+        dw_total[k] = _half_sums(dw_parts[:, k])
+    return _half_sums(risks) / max(n_samples, 1)
+
+
 @njit(cache=True, nogil=True, parallel=True)
 def apply_round(wp, wm, H, f, a, scale, cost_rows, dw, w_total, dw_total, n_chunks):
     """Add the round's f a to H and move the weights to the next round, in one pass over the samples.
@@ -425,7 +589,8 @@ def apply_round(wp, wm, H, f, a, scale, cost_rows, dw, w_total, dw_total, n_chun
     H += f a; wp <- wp e^{f a} scale; wm <- wm e^{-f a} scale, where ``scale`` = 1 / (their new total), known
     beforehand in closed form (sum_k sp_k e^{a_k} + sm_k e^{-a_k}, S.6), so the weights are renormalised every
     round without a second pass. Writes dw = wp - wm and the column totals of wp + wm and of dw; returns the
-    risk mean_n cost_rows[n, argmax_k H[n, k]] (ties to the lowest k). Threads own row chunks.
+    risk mean_n cost_rows[n, argmax_k H[n, k]] (ties to the lowest k). Threads own row chunks; the totals are
+    summed per chunk and then in chunk order, so a given ``n_chunks`` gives the same bits on any thread count.
     """
     n_samples, n_classes = wp.shape
     ea = np.exp(a)
@@ -440,21 +605,26 @@ def apply_round(wp, wm, H, f, a, scale, cost_rows, dw, w_total, dw_total, n_chun
         risks[c] = _apply_round_rows(
             wp, wm, H, f, ea, ema, a, scale, cost_rows, dw, w_parts[c], dw_parts[c], start, stop
         )
-    for k in range(n_classes):
-        w_total[k] = w_parts[:, k].sum()
-        dw_total[k] = dw_parts[:, k].sum()
-    return risks.sum() / max(n_samples, 1)
+    return _chunk_totals(w_parts, dw_parts, risks, w_total, dw_total, n_samples)
 
 
 @njit(cache=True, nogil=True)
 def apply_round_serial(wp, wm, H, f, a, scale, cost_rows, dw, w_total, dw_total, n_chunks):
-    """``apply_round`` on one thread (one chunk)."""
+    """``apply_round`` on one thread, chunk after chunk (the same bits as the parallel driver)."""
+    n_samples, n_classes = wp.shape
     ea = np.exp(a)
     ema = np.exp(-a)
-    risk = _apply_round_rows(
-        wp, wm, H, f, ea, ema, a, scale, cost_rows, dw, w_total, dw_total, 0, wp.shape[0]
-    )
-    return risk / max(wp.shape[0], 1)
+    w_parts = np.empty((n_chunks, n_classes))
+    dw_parts = np.empty((n_chunks, n_classes))
+    risks = np.empty(n_chunks)
+    size = (n_samples + n_chunks - 1) // n_chunks
+    for c in range(n_chunks):
+        start = min(c * size, n_samples)
+        stop = min(start + size, n_samples)
+        risks[c] = _apply_round_rows(
+            wp, wm, H, f, ea, ema, a, scale, cost_rows, dw, w_parts[c], dw_parts[c], start, stop
+        )
+    return _chunk_totals(w_parts, dw_parts, risks, w_total, dw_total, n_samples)
 
 
 # --------------------------------------------------------------------------------------------------------------

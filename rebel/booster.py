@@ -123,7 +123,7 @@ def _bias_step(state: kern.TrainState, work: kern.RoundWork) -> tuple[np.ndarray
     # The total after a0, in the units of total0 (sp and sm are sums of the weights before any rescaling).
     total = kern.round_total(work.sp, work.sm, a0)
     scale = 1.0 / total if total > 0 else 1.0
-    apply_round = kern.pick(kern.apply_round, kern.apply_round_serial, n_samples * n_classes * 8)
+    apply_round = kern.apply_round if work.parallel else kern.apply_round_serial
     w = work
     risk0 = apply_round(
         wp, wm, state.H, ones, a0, scale, state.cost_rows, w.dw, w.w_total, w.dw_total, w.n_chunks

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numba
 import numpy as np
 
 from . import _kernels as kern
@@ -50,8 +49,8 @@ def round_work(
         v_tot=np.empty(n_leaves),
         sp=np.empty(n_classes),
         sm=np.empty(n_classes),
-        parallel=n_samples * n_features * n_classes >= kern.PARALLEL_MIN_WORK,
-        n_chunks=max(1, min(numba.get_num_threads() * 4, n_samples // 1024)),
+        parallel=kern.train_in_parallel(n_samples, n_features, n_classes, max_depth),
+        n_chunks=kern.update_chunks(n_samples),
     )
 
 

@@ -42,14 +42,14 @@ def test_peers_get_the_thread_setting():
         assert made["XGBoost hist"]().get_params()["n_jobs"] == 1
 
 
-def test_rebel_serial_restores_the_path_switch():
+def test_rebel_serial_runs_on_one_thread_and_restores_the_threads():
     from rebel import _kernels as kern
 
-    before = kern.PARALLEL_MIN_WORK
+    before = numba.get_num_threads()
     seen = []
-    bc.rebel_serial(lambda: seen.append(kern.PARALLEL_MIN_WORK))()
-    assert seen == [float("inf")]
-    assert kern.PARALLEL_MIN_WORK == before
+    bc.rebel_serial(lambda: seen.append(kern.train_in_parallel(10**6, 50, 10, 2)))()
+    assert seen == [False]
+    assert numba.get_num_threads() == before
 
 
 def test_summary_prints_each_acceptance_ratio_with_its_verdict(capsys):

@@ -17,12 +17,13 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from unittest import mock
 
+import numba
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
 import rebel._threading as rebel_threading
-from rebel._kernels import PARALLEL_MIN_WORK
+from rebel._kernels import train_in_parallel
 from rebel.estimator import RebelClassifier
 from rebel.ui import config as cf
 from rebel.ui.state import STATE_KEY
@@ -35,10 +36,10 @@ FAST = {"n_estimators": 15, "max_depth": 2, "n_thresholds": 32}
 
 
 def _big_problem(seed: int):
-    """N * d * K = 24000 * 4 * 3 >= PARALLEL_MIN_WORK, so histograms and scans take the parallel kernels."""
+    """Large enough for the parallel training drivers (histograms and the weight update) on 2+ threads."""
     rng = np.random.default_rng(seed)
-    n, d, k = 24_000, 4, 3
-    assert n * d * k >= PARALLEL_MIN_WORK
+    n, d, k = 150_000, 4, 3
+    assert train_in_parallel(n, d, k, depth=2) or numba.get_num_threads() == 1
     X = rng.normal(size=(n, d))
     y = (X[:, 0] + 0.5 * X[:, 1] > 0).astype(int) + (X[:, 2] > 1).astype(int)
     C = np.array([[0, 1, 4], [2, 0, 1], [8, 3, 0]], dtype=float) * (1 + seed)
