@@ -262,15 +262,13 @@ def _c_rows(a):
 
 
 @njit(cache=True, nogil=True)
-def _root_histogram_pair(bins, dw, hist, j, both):
-    """hist[j] (and hist[j + 1] when ``both``) in one pass over dw; samples are added in order n = 0..N-1."""
-    hist[j] = 0.0
-    if both:
-        hist[j + 1] = 0.0
+def _root_histogram_block(bins, dw, hist, j, width):
+    """hist[j : j + width] (width 1, 2 or 4) in one pass over dw; samples are added in order n = 0..N-1."""
+    hist[j : j + width] = 0.0
     n_samples = bins.shape[1]
     n_classes = dw.shape[1]
-    if not (_c_rows(dw) and _c_rows(hist[j])):
-        for jj in range(j, j + 1 + both):
+    if not (_c_rows(dw) and _c_rows(hist[j : j + width])):
+        for jj in range(j, j + width):
             row, h = bins[jj], hist[jj]
             for n in range(n_samples):
                 for k in range(n_classes):
@@ -278,9 +276,21 @@ def _root_histogram_pair(bins, dw, hist, j, both):
         return
     row_bytes = np.uintp(8 * n_classes)
     src = dw.ctypes.data
-    r0, g0 = bins[j], hist[j].ctypes.data
-    if both:
-        r1, g1 = bins[j + 1], hist[j + 1].ctypes.data
+    g0 = hist[j].ctypes.data
+    g1 = g0 + row_bytes * np.uintp(hist.shape[1])  # the next feature's histogram
+    g2 = g1 + row_bytes * np.uintp(hist.shape[1])
+    g3 = g2 + row_bytes * np.uintp(hist.shape[1])
+    r0 = bins[j]
+    if width == 4:
+        r1, r2, r3 = bins[j + 1], bins[j + 2], bins[j + 3]
+        for n in range(n_samples):
+            _add_row(g0 + row_bytes * np.uintp(r0[n]), src, n_classes)
+            _add_row(g1 + row_bytes * np.uintp(r1[n]), src, n_classes)
+            _add_row(g2 + row_bytes * np.uintp(r2[n]), src, n_classes)
+            _add_row(g3 + row_bytes * np.uintp(r3[n]), src, n_classes)
+            src += row_bytes
+    elif width == 2:
+        r1 = bins[j + 1]
         for n in range(n_samples):
             _add_row(g0 + row_bytes * np.uintp(r0[n]), src, n_classes)
             _add_row(g1 + row_bytes * np.uintp(r1[n]), src, n_classes)
@@ -291,59 +301,75 @@ def _root_histogram_pair(bins, dw, hist, j, both):
             src += row_bytes
 
 
+@njit(cache=True, nogil=True)
+def _root_histogram_blocks(bins, dw, hist, b):
+    """Block b of ``root_histograms``: 4 features a pass for K >= 3, 2 for K <= 2 (measured best), the last
+    block's remainder in pairs and singles."""
+    n_features = bins.shape[0]
+    size = 4 if dw.shape[1] > 2 else 2
+    j = b * size
+    stop = min(j + size, n_features)
+    while j < stop:
+        width = 4 if stop - j >= 4 else (2 if stop - j >= 2 else 1)
+        _root_histogram_block(bins, dw, hist, j, width)
+        j += width
+
+
 @njit(cache=True, nogil=True, parallel=True)
 def root_histograms(bins, dw, hist):
     """hist[j, b, k] = sum of dw[n, k] over samples n with bins[j, n] == b. hist: (d, n_bins, K).
 
-    Threads own pairs of features (one pass over dw feeds two histograms; no two threads ever add into the same
-    histogram); each bin's sum runs over n in order, so any thread count gives the same bits.
+    Threads own blocks of features (one pass over dw feeds several histograms; no two threads ever add into the
+    same histogram); each bin's sum runs over n in order, so any thread count gives the same bits.
     """
-    n_features = bins.shape[0]
-    for p in prange((n_features + 1) // 2):
-        _root_histogram_pair(bins, dw, hist, 2 * p, 2 * p + 1 < n_features)
+    size = 4 if dw.shape[1] > 2 else 2
+    for b in prange((bins.shape[0] + size - 1) // size):
+        _root_histogram_blocks(bins, dw, hist, b)
 
 
 @njit(cache=True, nogil=True)
 def root_histograms_serial(bins, dw, hist):
     """``root_histograms`` on one thread (small problems, where launching threads costs more than it saves)."""
-    n_features = bins.shape[0]
-    for p in range((n_features + 1) // 2):
-        _root_histogram_pair(bins, dw, hist, 2 * p, 2 * p + 1 < n_features)
+    size = 4 if dw.shape[1] > 2 else 2
+    for b in range((bins.shape[0] + size - 1) // size):
+        _root_histogram_blocks(bins, dw, hist, b)
 
 
 @njit(cache=True, nogil=True)
-def _leaf_histogram_pair(bins, leaf, e, hist, j, both):
-    """hist[:, j] (and hist[:, j + 1] when ``both``) in one pass over leaf and e."""
-    hist[:, j, :] = 0.0
-    row0 = bins[j]
-    if both:
-        hist[:, j + 1, :] = 0.0
-        row1 = bins[j + 1]
+def _leaf_histogram_block(bins, leaf, e, hist, b):
+    """hist[:, 4b : 4b + 4] in one pass over leaf and e (fewer features in the last block)."""
+    j = 4 * b
+    stop = min(j + 4, bins.shape[0])
+    hist[:, j:stop, :] = 0.0
+    if stop - j == 4:
+        r0, r1, r2, r3 = bins[j], bins[j + 1], bins[j + 2], bins[j + 3]
         for n in range(bins.shape[1]):
             lf = leaf[n]
             v = e[n]
-            hist[lf, j, row0[n]] += v
-            hist[lf, j + 1, row1[n]] += v
+            hist[lf, j, r0[n]] += v
+            hist[lf, j + 1, r1[n]] += v
+            hist[lf, j + 2, r2[n]] += v
+            hist[lf, j + 3, r3[n]] += v
     else:
-        for n in range(bins.shape[1]):
-            hist[leaf[n], j, row0[n]] += e[n]
+        for jj in range(j, stop):
+            row = bins[jj]
+            for n in range(bins.shape[1]):
+                hist[leaf[n], jj, row[n]] += e[n]
 
 
 @njit(cache=True, nogil=True, parallel=True)
 def leaf_histograms(bins, leaf, e, hist):
     """hist[l, j, b] = sum of e[n] over samples in leaf l with bins[j, n] == b. hist: (n_leaves, d, n_bins).
-    Threads own pairs of features."""
-    n_features = bins.shape[0]
-    for p in prange((n_features + 1) // 2):
-        _leaf_histogram_pair(bins, leaf, e, hist, 2 * p, 2 * p + 1 < n_features)
+    Threads own blocks of 4 features (one pass over leaf and e each)."""
+    for b in prange((bins.shape[0] + 3) // 4):
+        _leaf_histogram_block(bins, leaf, e, hist, b)
 
 
 @njit(cache=True, nogil=True)
 def leaf_histograms_serial(bins, leaf, e, hist):
     """``leaf_histograms`` on one thread."""
-    n_features = bins.shape[0]
-    for p in range((n_features + 1) // 2):
-        _leaf_histogram_pair(bins, leaf, e, hist, 2 * p, 2 * p + 1 < n_features)
+    for b in range((bins.shape[0] + 3) // 4):
+        _leaf_histogram_block(bins, leaf, e, hist, b)
 
 
 # --------------------------------------------------------------------------------------------------------------

@@ -1,0 +1,91 @@
+"""The blocked histogram and binning kernels add in the same order as the plain loops: bit-identical sums,
+for every block remainder, class count, both drivers and non-contiguous inputs; the weight update gives the
+same bits on its serial and parallel drivers."""
+
+import numpy as np
+import pytest
+
+from rebel import _kernels as kern
+
+
+def _sequential_root(bins, dw, n_bins):
+    """The plain loop's order: per feature, samples n = 0..N-1 (np.add.at adds in index order)."""
+    hist = np.zeros((bins.shape[0], n_bins, dw.shape[1]))
+    for j in range(bins.shape[0]):
+        np.add.at(hist[j], bins[j], dw)
+    return hist
+
+
+@pytest.mark.parametrize("kernel", [kern.root_histograms, kern.root_histograms_serial])
+@pytest.mark.parametrize("d", [1, 2, 3, 4, 5, 7, 9])
+@pytest.mark.parametrize("K", [1, 2, 3, 5, 10, 13])
+def test_root_histograms_match_the_sequential_sum_bit_for_bit(kernel, d, K):
+    rng = np.random.default_rng(d * 100 + K)
+    N, n_bins = 700, 17
+    bins = rng.integers(0, n_bins, size=(d, N)).astype(np.uint8)
+    dw = rng.normal(size=(N, K)) * rng.exponential(size=(N, 1)) ** 3
+    hist = np.full((d, n_bins, K), np.nan)
+    kernel(bins, dw, hist)
+    np.testing.assert_array_equal(hist, _sequential_root(bins, dw, n_bins))
+    wide = np.asfortranarray(dw)  # not row-contiguous: the plain path
+    hist[:] = np.nan
+    kernel(bins, wide, hist)
+    np.testing.assert_array_equal(hist, _sequential_root(bins, dw, n_bins))
+
+
+@pytest.mark.parametrize("kernel", [kern.leaf_histograms, kern.leaf_histograms_serial])
+@pytest.mark.parametrize("d", [1, 3, 4, 6, 9])
+def test_leaf_histograms_match_the_sequential_sum_bit_for_bit(kernel, d):
+    rng = np.random.default_rng(d)
+    N, n_bins, n_leaves = 900, 11, 4
+    bins = rng.integers(0, n_bins, size=(d, N)).astype(np.uint8)
+    leaf = rng.integers(0, n_leaves, size=N).astype(np.int32)
+    e = rng.normal(size=N) * rng.exponential(size=N) ** 3
+    hist = np.full((n_leaves, d, n_bins), np.nan)
+    kernel(bins, leaf, e, hist)
+    expected = np.zeros_like(hist)
+    for j in range(d):
+        np.add.at(expected[:, j, :], (leaf, bins[j]), e)
+    np.testing.assert_array_equal(hist, expected)
+
+
+@pytest.mark.parametrize("kernel", [kern.bin_features, kern.bin_features_serial])
+@pytest.mark.parametrize("n_thr", [1, 2, 3, 8, 200, 255])
+def test_binning_blocks_equal_searchsorted(kernel, n_thr):
+    rng = np.random.default_rng(n_thr)
+    N = kern.BIN_BLOCK * 2 + 37  # a partial last block
+    thresholds = np.sort(np.round(rng.normal(size=(3, n_thr)), 1), axis=1)  # repeated thresholds too
+    X = np.round(rng.normal(size=(N, 3)), 1)
+    X[:5] = thresholds[:, :1].T  # exactly on a threshold: stays left
+    bins = np.empty((3, N), np.uint8)
+    kernel(X, thresholds, bins)
+    for j in range(3):
+        np.testing.assert_array_equal(bins[j], np.searchsorted(thresholds[j], X[:, j], side="left"))
+
+
+@pytest.mark.parametrize("n_chunks", [1, 3, 8])
+def test_weight_update_drivers_give_the_same_bits(n_chunks):
+    rng = np.random.default_rng(n_chunks)
+    N, K = 5000, 4
+    wp, wm = rng.exponential(size=(N, K)), rng.exponential(size=(N, K))
+    H, cost_rows = rng.normal(size=(N, K)), rng.exponential(size=(N, K))
+    f = rng.choice(np.array([-1, 1], np.int8), size=N)
+    a = rng.normal(size=K)
+    out = []
+    for kernel in (kern.apply_round, kern.apply_round_serial):
+        arrays = [wp.copy(), wm.copy(), H.copy()]
+        dw, w_total, dw_total = np.empty((N, K)), np.empty(K), np.empty(K)
+        risk = kernel(*arrays, f, a, 0.5, cost_rows, dw, w_total, dw_total, n_chunks)
+        out.append((risk, *arrays, dw, w_total, dw_total))
+    for x, y in zip(*out):
+        np.testing.assert_array_equal(x, y)
+
+
+def test_parallel_choice_follows_the_work_per_thread(monkeypatch):
+    monkeypatch.setattr(kern.numba, "get_num_threads", lambda: 2)
+    assert not kern.train_in_parallel(20_000, 20, 2, 2)  # 6e5 adds a thread: serial
+    assert kern.train_in_parallel(100_000, 50, 10, 2)
+    monkeypatch.setattr(kern.numba, "get_num_threads", lambda: 1)
+    assert not kern.train_in_parallel(100_000, 50, 10, 2)
+    assert kern.pick(kern.apply_round, kern.apply_round_serial, 10**9) is kern.apply_round_serial
+    assert kern.update_chunks(300) == 1 and kern.update_chunks(12_000) == 8 and kern.update_chunks(10**6) == 8
