@@ -495,10 +495,26 @@ def leaf_scan(hist, u_tot, v_tot, base_signs, usable, best_feature, best_thr, be
 
 @njit(cache=True, nogil=True)
 def split_sums(wp, wm, f, sp, sm):
-    """sp = sum_{f=+1} wp + sum_{f=-1} wm and sm = sum_{f=+1} wm + sum_{f=-1} wp (S.6), K-vectors."""
+    """sp = sum_{f=+1} wp + sum_{f=-1} wm and sm = sum_{f=+1} wm + sum_{f=-1} wp (S.6), K-vectors.
+
+    Each component is summed over n in order; contiguous rows are added as SIMD rows (the same bits)."""
     n_samples, n_classes = wp.shape
     sp[:] = 0.0
     sm[:] = 0.0
+    if _c_rows(wp) and _c_rows(wm) and _c_rows(sp) and _c_rows(sm):
+        row_bytes = np.uintp(8 * n_classes)
+        p, m = wp.ctypes.data, wm.ctypes.data
+        to_p, to_m = sp.ctypes.data, sm.ctypes.data
+        for n in range(n_samples):
+            if f[n] > 0:
+                _add_row(to_p, p, n_classes)
+                _add_row(to_m, m, n_classes)
+            else:
+                _add_row(to_p, m, n_classes)
+                _add_row(to_m, p, n_classes)
+            p += row_bytes
+            m += row_bytes
+        return
     for n in range(n_samples):
         if f[n] > 0:
             for k in range(n_classes):

@@ -89,3 +89,20 @@ def test_parallel_choice_follows_the_work_per_thread(monkeypatch):
     assert not kern.train_in_parallel(100_000, 50, 10, 2)
     assert kern.pick(kern.apply_round, kern.apply_round_serial, 10**9) is kern.apply_round_serial
     assert kern.update_chunks(300) == 1 and kern.update_chunks(12_000) == 8 and kern.update_chunks(10**6) == 8
+
+
+@pytest.mark.parametrize("K", [1, 2, 3, 10, 17])
+def test_split_sums_match_the_sequential_sum_bit_for_bit(K):
+    rng = np.random.default_rng(K)
+    N = 999
+    wp, wm = rng.exponential(size=(N, K)) ** 3, rng.exponential(size=(N, K)) ** 3
+    f = rng.choice(np.array([-1, 1], np.int8), size=N)
+    exp_p, exp_m = np.zeros(K), np.zeros(K)
+    for n in range(N):  # the plain loop's order
+        exp_p += wp[n] if f[n] > 0 else wm[n]
+        exp_m += wm[n] if f[n] > 0 else wp[n]
+    for a, b in ((wp, wm), (np.asfortranarray(wp), np.asfortranarray(wm))):
+        sp, sm = np.full(K, np.nan), np.full(K, np.nan)
+        kern.split_sums(a, b, f, sp, sm)
+        np.testing.assert_array_equal(sp, exp_p)
+        np.testing.assert_array_equal(sm, exp_m)
