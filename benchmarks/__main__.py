@@ -23,7 +23,8 @@ STEPS = ("fit", "predict", "scaling", "kernels", "playground", "coldstart", "mem
 def _run_steps(args) -> dict:
     rep = ["--repeat", str(args.repeat)]
     quick = ["--quick"] if args.quick else []
-    argv = {"fit": rep + quick, "predict": rep + quick, "scaling": rep + quick, "kernels": quick}
+    peers = ["--peers", *args.peers] if args.peers else []
+    argv = {"fit": rep + quick + peers, "predict": rep + quick, "scaling": rep + quick, "kernels": quick}
     results = {}
     for name in args.only:
         if name == "memory" and args.quick:
@@ -83,6 +84,7 @@ def main(argv=None):
     ap.add_argument(
         "--cpu-only", action="store_true", help="1-thread CPU tables only (REBEL_BENCH_CLOCKS=cpu)"
     )
+    ap.add_argument("--peers", nargs="*", default=None, help="fit tables: only these peers (e.g. LightGBM)")
     ap.add_argument("--only", nargs="*", default=list(STEPS), choices=STEPS)
     args = ap.parse_args(argv)
     if args.cpu_only:

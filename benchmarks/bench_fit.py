@@ -6,7 +6,7 @@ trees, 255 bins for every system; see ``_common`` for the method):
 - equal work: K=2 (one tree a round for everyone), and K=10 against XGBoost ``multi_output_tree`` (one
   vector-leaf tree a round, the shape of a REBEL round).
 - small: N=20k, d=20, K=2, with REBEL's own serial path beside its default (which must never be slower).
-Run: python -m benchmarks.bench_fit [--quick] [--repeat 5] [--cases rounds work small]
+Run: python -m benchmarks.bench_fit [--quick] [--repeat 5] [--cases rounds k2 vector small] [--peers LightGBM]
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from rebel import warmup
 
 from ._common import DEFAULT_REPEAT, compare, peers, rebel, rebel_serial
 
-CASES = ("rounds", "work", "small")
+CASES = ("rounds", "k2", "vector", "small")
 HEADLINE = {"n": 100_000, "d": 50, "rounds": 100}
 SMALL = {"n": 20_000, "d": 20, "rounds": 100}
 QUICK_SCALE = 0.2  # --quick: N and rounds of the big cases times this
@@ -39,11 +39,15 @@ def make_data(n: int, d: int, k: int):
     return np.ascontiguousarray(X, dtype=np.float64), y
 
 
+def _only(factories: dict, names) -> dict:
+    return factories if names is None else {k: v for k, v in factories.items() if k in names}
+
+
 def _fits(factories: dict, X, y) -> dict:
     return {name: (lambda m=make: m().fit(X, y)) for name, make in factories.items()}
 
 
-def fit_case(title, n, d, k, rounds, repeat, depth=2, vector_leaf=False, serial=False):
+def fit_case(title, n, d, k, rounds, repeat, depth=2, vector_leaf=False, serial=False, only=None):
     """One comparison: REBEL (and its serial path if ``serial``) against the peers on one problem."""
     X, y = make_data(n, d, k)
     Xw, yw = X[:2000], y[:2000]
@@ -52,14 +56,15 @@ def fit_case(title, n, d, k, rounds, repeat, depth=2, vector_leaf=False, serial=
         out = {"REBEL": rebel(rounds, depth)}
         if serial:
             out["REBEL serial path"] = out["REBEL"]
-        out.update(peers(rounds, depth, threads, vector_leaf=vector_leaf))
+        out.update(_only(peers(rounds, depth, threads, vector_leaf=vector_leaf), only))
         fits = _fits(out, X, y)
         if serial:
             fits["REBEL serial path"] = rebel_serial(fits["REBEL serial path"])
         return fits
 
     def warm(threads):
-        return _fits({"REBEL": rebel(2, depth), **peers(2, depth, threads, vector_leaf=vector_leaf)}, Xw, yw)
+        few = _only(peers(2, depth, threads, vector_leaf=vector_leaf), only)
+        return _fits({"REBEL": rebel(2, depth), **few}, Xw, yw)
 
     full = f"{title}: N={n} d={d} K={k}, {rounds} rounds of depth-{depth} trees"
     return compare(full, systems, repeat, warm=warm)
@@ -70,21 +75,27 @@ def main(argv=None) -> dict:
     ap.add_argument("--quick", action="store_true", help="N and rounds of the big cases / 5")
     ap.add_argument("--repeat", type=int, default=DEFAULT_REPEAT)
     ap.add_argument("--cases", nargs="*", default=list(CASES), choices=CASES)
+    ap.add_argument("--peers", nargs="*", default=None, help="only these peers (names as in the tables)")
     args = ap.parse_args(argv)
     warmup()
     scale = QUICK_SCALE if args.quick else 1.0
     n, d, rounds = int(HEADLINE["n"] * scale), HEADLINE["d"], max(10, int(HEADLINE["rounds"] * scale))
     out = {}
     if "rounds" in args.cases:
-        out["headline"] = fit_case("Equal rounds (headline)", n, d, 10, rounds, args.repeat)
-    if "work" in args.cases:
-        out["k2"] = fit_case("Equal work, K=2 (one tree a round each)", n, d, 2, rounds, args.repeat)
+        out["headline"] = fit_case("Equal rounds (headline)", n, d, 10, rounds, args.repeat, only=args.peers)
+    if "k2" in args.cases:
+        out["k2"] = fit_case(
+            "Equal work, K=2 (one tree a round each)", n, d, 2, rounds, args.repeat, only=args.peers
+        )
+    if "vector" in args.cases:
         out["vector"] = fit_case(
             "Equal work, K=10 vector-leaf trees", n, d, 10, rounds, args.repeat, vector_leaf=True
         )
     if "small" in args.cases:
         s = SMALL  # the acceptance size, the same in --quick
-        out["small"] = fit_case("Small problem", s["n"], s["d"], 2, s["rounds"], args.repeat, serial=True)
+        out["small"] = fit_case(
+            "Small problem", s["n"], s["d"], 2, s["rounds"], args.repeat, serial=True, only=args.peers
+        )
     return out
 
 
