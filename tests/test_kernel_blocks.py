@@ -4,6 +4,7 @@ same bits on its serial and parallel drivers."""
 
 import numpy as np
 import pytest
+from numba import njit
 
 from rebel import _kernels as kern
 
@@ -106,3 +107,36 @@ def test_split_sums_match_the_sequential_sum_bit_for_bit(K):
         kern.split_sums(a, b, f, sp, sm)
         np.testing.assert_array_equal(sp, exp_p)
         np.testing.assert_array_equal(sm, exp_m)
+
+
+@njit(cache=True)
+def _leaf_costs_one_at_a_time(wp, wm, leaf, a, e_out, u_tot, v_tot):
+    """The plain loop (compiled too, so that exp(a) is numba's in both)."""
+    ea = np.exp(a)
+    ema = np.exp(-a)
+    u_tot[:] = 0.0
+    v_tot[:] = 0.0
+    for n in range(wp.shape[0]):
+        u = 0.0
+        v = 0.0
+        for k in range(wp.shape[1]):
+            u += wp[n, k] * ea[k] + wm[n, k] * ema[k]
+            v += wp[n, k] * ema[k] + wm[n, k] * ea[k]
+        e_out[n] = u - v
+        u_tot[leaf[n]] += u
+        v_tot[leaf[n]] += v
+
+
+@pytest.mark.parametrize("N", [1, 2, 7, 600])
+def test_leaf_costs_match_one_sample_at_a_time_bit_for_bit(N):
+    rng = np.random.default_rng(N)
+    K, n_leaves = 5, 3
+    wp, wm = rng.exponential(size=(N, K)) ** 3, rng.exponential(size=(N, K)) ** 3
+    leaf = rng.integers(0, n_leaves, size=N).astype(np.int32)
+    a = rng.normal(size=K)
+    got = np.empty(N), np.empty(n_leaves), np.empty(n_leaves)
+    kern.leaf_costs(wp, wm, leaf, a, *got)
+    expected = np.empty(N), np.empty(n_leaves), np.empty(n_leaves)
+    _leaf_costs_one_at_a_time(wp, wm, leaf, a, *expected)
+    for x, y in zip(got, expected):
+        np.testing.assert_array_equal(x, y)
