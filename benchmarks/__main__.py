@@ -61,9 +61,6 @@ def summary(results: dict) -> None:
             WALL,
             1.0,
         ),
-        _ratio_row(
-            "N=20k d=20 K=2: REBEL / its serial path, 1-thread CPU", small, "REBEL serial path", CPU, 1.0
-        ),
         _ratio_row(f"N=20k d=20 K=2: REBEL / LightGBM, {th}-thread wall", small, "LightGBM", WALL, 0.8),
     ]
     rows = [r for r in rows if r is not None]
