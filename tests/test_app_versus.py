@@ -10,6 +10,8 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
+from tests.test_app_pages_b import _charts
+
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 TIMEOUT = 120
 VS = "pages/2_REBEL_vs_two_step.py"
@@ -28,14 +30,6 @@ def _run(at: AppTest) -> AppTest:
     at.run(timeout=TIMEOUT)
     assert not at.exception, [e.message for e in at.exception]
     return at
-
-
-def _charts(at: AppTest) -> dict:
-    out = {}
-    for el in at.get("plotly_chart"):
-        spec = json.loads(el.proto.spec)
-        out[spec["layout"].get("title", {}).get("text", "")] = spec
-    return out
 
 
 def _text(at: AppTest) -> str:
