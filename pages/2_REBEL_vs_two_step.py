@@ -32,6 +32,7 @@ LIMITS = {
 }
 
 
+POSTERIOR_LABELS = {"sigma": "σ(2H), same engine", "softmax": "softmax(H), same engine", "samme": "SAMME"}
 ENGINE_DEFAULTS = {
     "posterior": "sigma",
     "loss": "exp",
@@ -43,11 +44,11 @@ ENGINE_DEFAULTS = {
 
 def _engine_widgets() -> None:
     """Second row of the form: the two-step posterior and the engine options both sides share."""
-    c = st.columns([3, 2, 2, 2, 3])
+    c = st.columns([3, 2, 2, 2, 2])
     c[0].selectbox(
         "two-step posterior",
         versus.available_posteriors(),
-        format_func=versus.POSTERIORS.get,
+        format_func=lambda p: POSTERIOR_LABELS.get(p, versus.POSTERIORS[p]),
         key="w2_posterior",
         help="How the two-step side estimates p(y|x) before the minimum-risk rule. σ(2H) is the calibrated "
         "posterior of REBEL's loss; softmax of H is a naive reading; SAMME and LightGBM are other engines.",
@@ -64,7 +65,7 @@ def _engine_widgets() -> None:
         help=lr.help,
     )
     c[4].checkbox(
-        "capacity sweep: also depths 1, 2, 3",
+        "sweep depths 1–3",
         key="w2_sweep",
         help="Win rate against depth too (one more pair of fits per depth). Rounds are read for free from "
         "staged predictions.",
@@ -183,7 +184,7 @@ def _capacity(run: ar.Fig3Run, part: str) -> None:
         st.markdown(vs.capacity_text(rates, part))
         st.caption(
             "Each point: the share of trials REBEL wins when both sides stop after that many rounds (read from "
-            "one fit per side). Tick 'capacity sweep' and Run to add depths 1, 2 and 3."
+            "one fit per side). Tick 'sweep depths 1–3' and Run to add depths."
         )
 
 

@@ -28,7 +28,9 @@ def _settings() -> dict:
     with st.form("w7_form", border=True):
         c = st.columns([2, 2, 2, 2, 4])
         c[0].slider("datasets", *ec.LIMITS["n_datasets"], key="w7_n_datasets")
-        c[1].slider("cost matrices per dataset", *ec.LIMITS["n_costs"], key="w7_n_costs")
+        c[1].slider(
+            "cost matrices", *ec.LIMITS["n_costs"], key="w7_n_costs", help="Random cost matrices per dataset."
+        )
         c[2].slider("boosting rounds", 1, INT_PARAMS["n_estimators"].app_high, key="w7_n_rounds")
         c[3].slider("tree depth", 1, INT_PARAMS["max_depth"].app_high, key="w7_max_depth")
         c[4].multiselect(
@@ -95,10 +97,13 @@ def _regions(run: ec.ExampleCostRun) -> None:
         train = (split.X_train, split.y_train, r[f"{key}_train"])
         fig = regions_figure(xs, ys, r[key], classes, train=train, train_sizes=sizes, title=title, height=460)
         col.plotly_chart(fig, config=style.PNG_CONFIG, key=f"w7_regions_{key}")
+    t = run.trials
+    row = t[(t["lambda"] == lam) & (t["dataset"] == t["dataset"].iloc[0]) & (t["cost_id"] == 0)].iloc[0]
     st.caption(
-        f"First dataset and cost matrix of the run, λ = {lam:g}. A point's size is its mean mistake cost c_n "
-        "(what REBEL sees); the two-step method only sees each class's average. Crosses mark training points "
-        "each model gets wrong."
+        f"First dataset and cost matrix of the run, λ = {lam:g}: mean test cost REBEL {row['rebel_cost']:.3f}, "
+        f"two-step {row['two_step_cost']:.3f}. A point's size is its mean mistake cost c_n (what REBEL sees); "
+        "the two-step method only sees each class's average. Crosses mark training points each model gets "
+        "wrong: REBEL gives up cheap (small) points to get the expensive (large) ones right."
     )
 
 

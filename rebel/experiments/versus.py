@@ -30,7 +30,7 @@ from rebel.experiments.splits import Split
 from rebel.params import CHOICE_PARAMS, check_choice, check_float
 
 POSTERIORS = {
-    "sigma": "σ(2H) of the same engine (calibrated)",
+    "sigma": "σ(2H), the posterior its loss implies (calibrated)",
     "softmax": "softmax of the raw scores H (not calibrated)",
     "samme": "AdaBoost SAMME (scikit-learn)",
     "lightgbm": "LightGBM",

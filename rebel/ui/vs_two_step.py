@@ -134,7 +134,7 @@ def variant_text(settings: dict) -> str:
     post = settings.get("posterior", "sigma")
     own = post in ("sigma", "softmax")
     two_step = (
-        f"the same engine trained with 0-1 costs, read through {POSTERIORS[post]}"
+        f"the same engine trained with 0-1 costs, its scores read through {POSTERIORS[post]}"
         if own
         else f"{POSTERIORS[post]} with the same depth and rounds (its own step size)"
     )

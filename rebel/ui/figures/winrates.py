@@ -37,7 +37,13 @@ def win_rate_capacity_figure(rates, part_label: str = "test points", height: int
     layout(
         fig, f"REBEL's win rate against capacity ({part_label})", height, grid=True, legend=legend_below(-0.3)
     )
-    fig.update_xaxes(title_text="boosting rounds (both sides)", type="log")
+    ticks = sorted({int(t) for t in rates["rounds"]})
+    fig.update_xaxes(
+        title_text="boosting rounds (both sides)",
+        type="log",
+        tickvals=ticks,
+        ticktext=[str(t) for t in ticks],
+    )
     fig.update_yaxes(title_text="trials REBEL wins", range=[0, 1.02], tickformat=".0%")
     return fig
 
@@ -61,7 +67,7 @@ def win_rate_lambda_figure(rates, height: int = 360) -> go.Figure:
     ):
         fig.add_trace(line(x, rates[col], name, color, dash=dash, mode="lines+markers"), row=1, col=2)
     layout(fig, "", height, grid=True, legend=legend_below(-0.3), top=30)
-    fig.update_xaxes(title_text="λ (spread of the per-example costs)")
+    fig.update_xaxes(title_text="λ (spread of the per-example costs)", tickvals=sorted(rates["lambda"]))
     fig.update_yaxes(title_text="trials REBEL wins", range=[0, 1.02], tickformat=".0%", row=1, col=1)
     fig.update_yaxes(title_text="mean cost per test point", rangemode="tozero", row=1, col=2)
     return fig
