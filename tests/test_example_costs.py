@@ -9,6 +9,7 @@ import pytest
 from rebel.costs import min_risk_class
 from rebel.estimator import RebelClassifier
 from rebel.experiments import example_costs as ec
+from rebel.experiments.diagnostics import class_averaged, example_costs
 
 
 def test_example_costs_scale_each_row_along_x1_with_the_class_sign():
@@ -16,11 +17,11 @@ def test_example_costs_scale_each_row_along_x1_with_the_class_sign():
     X = np.array([[0.0, 9.0], [1.0, 9.0], [-2.0, 0.0], [5.0, 1.0]])
     y = np.array([0, 1, 2, 0])
     signs = np.array([1.0, -1.0, 1.0])
-    rows = ec.example_costs(C, y, X, 2.5, signs)
+    rows = example_costs(C, y, X, 2.5, signs)
     expected = C[y] * np.exp(2.5 * signs[y] * X[:, 0] / 5)[:, None]
     np.testing.assert_allclose(rows, expected)
-    np.testing.assert_array_equal(ec.example_costs(C, y, X, 0.0, signs), C[y])
-    np.testing.assert_allclose(ec.class_averaged(rows, y, 3)[0], rows[[0, 3]].mean(axis=0))
+    np.testing.assert_array_equal(example_costs(C, y, X, 0.0, signs), C[y])
+    np.testing.assert_allclose(class_averaged(rows, y, 3)[0], rows[[0, 3]].mean(axis=0))
 
 
 def test_lambda_zero_is_the_class_matrix_on_both_sides():

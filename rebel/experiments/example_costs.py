@@ -1,11 +1,13 @@
 """Costs known per training example only: where training with the costs has a real edge over the two-step
 method (issue "beyond the paper"; the app's Example-costs page).
 
-A mistake on point n costs ``c_n = C[y_n] exp(lambda s_y x_n1 / 5)`` (``example_costs``): the class matrix C
+A mistake on point n costs ``c_n = C[y_n] exp(lambda s_y x_n1 / 5)`` (``diagnostics.example_costs``): the class matrix C
 scaled along the first feature, growing or shrinking with a random sign s_y per true class. The costs are known
 for the training points only. REBEL trains on each point's own cost row (``sample_cost``); the two-step method
 (the same engine trained with 0-1 costs, calibrated posterior, equal capacity) can only use the class-averaged
-matrix (``class_averaged``). Test points are scored with their own c_n, which neither model sees; the Bayes
+matrix (``diagnostics.class_averaged``). The trial itself is ``diagnostics.example_cost_task`` (the CLI's
+``reproduce example-costs`` runs the same); this module adds the app's engine options, a dataset-by-dataset run
+that can stop, and the region picture. Test points are scored with their own c_n, which neither model sees; the Bayes
 rule uses the exact posterior and each point's c_n (the floor).
 
 ``example_cost_steps`` yields an ``ExampleCostRun`` (one row per (lambda, dataset, cost matrix): ``lambda,
@@ -22,11 +24,11 @@ import numpy as np
 import pandas as pd
 
 from rebel.costs import min_risk_class
-from rebel.data.bayes import bayes_posterior
-from rebel.data.mixture import PAPER_SEED, make_dataset, paper_protocol
+from rebel.data.mixture import PAPER_SEED
 from rebel.estimator import RebelClassifier
+from rebel.experiments.diagnostics import class_averaged, cost_signs, example_cost_task, example_costs
 from rebel.experiments.runner import Progress, drive, run_tasks
-from rebel.experiments.splits import Split, _as_split
+from rebel.experiments.splits import Split, protocol_splits
 from rebel.experiments.versus import check_variant
 from rebel.params import check_param
 
@@ -35,21 +37,6 @@ LAMBDA_CHOICES = (0.0, 0.5, 1.5, 3.0, 5.0, 8.0)
 DEFAULTS = {"n_datasets": 4, "n_costs": 3, "n_rounds": 100, "max_depth": 2}
 LIMITS = {"n_datasets": (1, 20), "n_costs": (1, 20)}
 COLUMNS = ["lambda", "dataset", "cost_id", "rebel_cost", "two_step_cost", "bayes_cost"]
-
-
-def example_costs(C: np.ndarray, y: np.ndarray, X: np.ndarray, lam: float, signs: np.ndarray) -> np.ndarray:
-    """Cost rows ``c_n = C[y_n] exp(lam s_{y_n} x_n1 / 5)`` (N, K)."""
-    return C[y] * np.exp(lam * signs[y] * X[:, 0] / 5.0)[:, None]
-
-
-def class_averaged(rows: np.ndarray, y: np.ndarray, K: int) -> np.ndarray:
-    """The (K, K) matrix whose row k is the mean cost row of the training points of class k."""
-    return np.stack([rows[y == k].mean(axis=0) for k in range(K)])
-
-
-def cost_signs(seed: int, dataset: int, cost_id: int, K: int) -> np.ndarray:
-    """The random sign s_y (K,) of each true class for one trial."""
-    return np.random.default_rng([seed, dataset, 1 + cost_id, 5]).choice([-1.0, 1.0], size=K)
 
 
 def _models(split: Split, C, lam: float, signs, n_rounds: int, depth: int, variant: dict) -> tuple:
@@ -63,23 +50,6 @@ def _models(split: Split, C, lam: float, signs, n_rounds: int, depth: int, varia
         zero_one.fit(split.X_train, split.y_train),
         class_averaged(rows, split.y_train, split.n_classes),
     )
-
-
-def _trial(split: Split, C, lam: float, signs, P_test, n_rounds: int, depth: int, variant: dict) -> dict:
-    rows = example_costs(C, split.y_train, split.X_train, lam, signs)
-    model = RebelClassifier(n_estimators=n_rounds, max_depth=depth, **variant)
-    model.fit(split.X_train, split.y_train, sample_cost=rows)
-    test_rows = example_costs(C, split.y_test, split.X_test, lam, signs)
-    two_step = min_risk_class(P_test, class_averaged(rows, split.y_train, split.n_classes))
-    post = bayes_posterior(split.mixture, split.X_test)
-    scale = np.exp(lam * signs[None, :] * split.X_test[:, :1] / 5.0)  # (N, K_true)
-    bayes = np.argmin(np.einsum("ny,yk->nk", post * scale, C), axis=1)
-    n = np.arange(len(split.y_test))
-    return {
-        "rebel_cost": float(test_rows[n, np.argmax(model.decision_function(split.X_test), axis=1)].mean()),
-        "two_step_cost": float(test_rows[n, two_step].mean()),
-        "bayes_cost": float(test_rows[n, bayes].mean()),
-    }
 
 
 def _posterior(split: Split, n_rounds: int, depth: int, variant: dict) -> np.ndarray:
@@ -101,16 +71,6 @@ class ExampleCostRun:
     @property
     def done(self) -> int:
         return len(self.trials)
-
-
-def _protocol_splits(n_datasets: int, n_costs: int, seed: int) -> tuple:
-    """The paper's random protocol drawn with ``seed``: one ``Split`` per dataset (with its mixture) and its
-    list of cost matrices."""
-    trials = paper_protocol(n_datasets, n_costs, seed)
-    splits = [
-        _as_split(make_dataset(spec, f"random {i}"), f"random {i}") for i, (spec, _) in enumerate(trials)
-    ]
-    return splits, [c for _, c in trials]
 
 
 def _check_count(name: str, value) -> int:
@@ -154,7 +114,7 @@ def example_cost_steps(
     max_depth = check_param("max_depth", max_depth, app=True)
     settings = {"n_datasets": n_datasets, "n_costs": n_costs, "lambdas": lambdas, "n_rounds": n_rounds}
     settings.update(max_depth=max_depth, seed=int(seed), variant=variant)
-    splits, costs = _protocol_splits(n_datasets, n_costs, int(seed))
+    splits, costs = protocol_splits(n_datasets, n_costs, int(seed))
     planned, rows = n_datasets * n_costs * len(lambdas), []
     yield ExampleCostRun(pd.DataFrame(columns=[*COLUMNS, "win", "tie"]), [], [], settings, planned, True)
     for i, (split, cs) in enumerate(zip(splits, costs)):
@@ -162,7 +122,7 @@ def example_cost_steps(
         tasks = [
             (
                 (lam, j),
-                _trial,
+                example_cost_task,
                 (split, C, lam, cost_signs(seed, i, j, split.n_classes), P, n_rounds, max_depth, variant),
             )
             for j, C in enumerate(cs)
@@ -211,9 +171,7 @@ __all__ = [
     "LAMBDAS",
     "ExampleCostRun",
     "check_lambdas",
-    "class_averaged",
     "example_cost_regions",
     "example_cost_run",
     "example_cost_steps",
-    "example_costs",
 ]
