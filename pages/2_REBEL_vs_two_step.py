@@ -182,9 +182,10 @@ def _capacity(run: ar.Fig3Run, part: str) -> None:
         st.plotly_chart(fig, config=style.PNG_CONFIG, key="w2_capacity")
     with right:
         st.markdown(vs.capacity_text(rates, part))
+        more = "" if len(run.settings["depths"]) > 1 else " Tick 'sweep depths 1–3' and Run to add depths."
         st.caption(
             "Each point: the share of trials REBEL wins when both sides stop after that many rounds (read from "
-            "one fit per side). Tick 'sweep depths 1–3' and Run to add depths."
+            f"one fit per side).{more}"
         )
 
 
