@@ -115,3 +115,27 @@ def test_example_costs_page_controls_change_the_run_and_empty_lambdas_are_refuse
     _run(at)
     assert "choose at least one lambda" in _errors(at)
     assert at.session_state["ec_run"] is before  # the last good run stays
+
+
+# ------------------------------------------------------------------------------------------ Playground engine
+def test_playground_engine_choice_trains_both_models_with_vector_leaves():
+    from rebel.ui.state import STATE_KEY
+
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    _run(at)
+    state = at.session_state[STATE_KEY]
+    paper = state.trained
+    assert paper.rebel.leaves == "binary" and at.selectbox(key="w_engine").value == "paper"
+    at.selectbox(key="w_engine").set_value("vector")
+    _run(at)
+    state = at.session_state[STATE_KEY]
+    vector = state.trained
+    assert state.engine == "vector" and vector.key != paper.key
+    assert vector.rebel.leaves == "vector" and vector.posterior_model.leaves == "vector"
+    assert vector.hyper == paper.hyper  # same capacity, only the engine changed
+    assert not (vector.regions == paper.regions).all()
+    at.switch_page(VS)
+    _run(at)
+    at.switch_page("pages/1_Playground.py")
+    _run(at)
+    assert at.selectbox(key="w_engine").value == "vector"  # kept across a page switch
