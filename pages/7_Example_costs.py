@@ -112,7 +112,7 @@ def _results(run: ec.ExampleCostRun) -> None:
     st.caption(
         f"Run shown: {s['n_datasets']} random mixtures × {s['n_costs']} cost matrices × {len(s['lambdas'])} "
         f"λ values, {s['n_rounds']} rounds of depth-{s['max_depth']} trees, "
-        f"{'vector' if s['variant'] else 'binary'} leaves, seed {s['seed']}."
+        f"engine: {ENGINES['vector' if s['variant'] else 'paper']}, seed {s['seed']}."
     )
     if run.cancelled:
         ui.show_message("warning", f"Stopped early: {run.done} of {run.planned} trials finished.")

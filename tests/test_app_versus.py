@@ -107,7 +107,8 @@ def test_example_costs_page_controls_change_the_run_and_empty_lambdas_are_refuse
     at.button[0].click()
     _run(at)
     run = at.session_state["ec_run"]
-    assert run.settings["lambdas"] == [3.0, 8.0] and run.settings["variant"] == {"leaves": "vector"}
+    assert run.settings["lambdas"] == [3.0, 8.0]
+    assert run.settings["variant"] == {"leaves": "vector", "learning_rate": 0.3}
     assert sorted(run.trials["lambda"].unique()) == [3.0, 8.0]
     before = at.session_state["ec_run"]
     at.multiselect(key="w7_lambdas").set_value([])
@@ -132,6 +133,7 @@ def test_playground_engine_choice_trains_both_models_with_vector_leaves():
     vector = state.trained
     assert state.engine == "vector" and vector.key != paper.key
     assert vector.rebel.leaves == "vector" and vector.posterior_model.leaves == "vector"
+    assert vector.rebel.learning_rate == vector.posterior_model.learning_rate == 0.3
     assert vector.hyper == paper.hyper  # same capacity, only the engine changed
     assert not (vector.regions == paper.regions).all()
     at.switch_page(VS)
