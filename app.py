@@ -25,6 +25,7 @@ PAGES = [
     st.Page("pages/4_Cost_gallery.py", title="Cost gallery", icon=":material/grid_view:"),
     st.Page("pages/5_Trees_and_depth.py", title="Trees and depth", icon=":material/account_tree:"),
     st.Page("pages/6_Real_data.py", title="Real data", icon=":material/pin:"),
+    st.Page("pages/7_Example_costs.py", title="Costs per example", icon=":material/scatter_plot:"),
     st.Page("pages/8_Cost_sweep.py", title="Cost sweep", icon=":material/show_chart:"),
     st.Page("pages/9_Theory.py", title="Theory", icon=":material/functions:"),
 ]

@@ -24,6 +24,7 @@ from rebel.ui import playground_widgets as side
 from rebel.ui.figures import regions, replay, style
 from rebel.ui.playground_details import details
 from rebel.ui.state import get_state
+from rebel.ui.variants import engine_options
 
 COSTS = side.COSTS
 S = st.session_state
@@ -72,7 +73,8 @@ def _cost_panel() -> None:
 def _training() -> pg.TrainedPair | None:
     try:
         with st.spinner("Training REBEL and the two-step baseline…"):
-            pair = pg.train_pair(A.dataset, A.cost_matrix, A.hyper, cache=A.models)
+            engine = engine_options(A.engine)
+            pair = pg.train_pair(A.dataset, A.cost_matrix, A.hyper, cache=A.models, engine=engine)
     except ValueError as exc:
         ui.show_error(f"Training failed: {exc}")
         return A.trained

@@ -1,8 +1,10 @@
 """REBEL vs two-step (paper Fig. 3): cost-sensitive REBEL against 0-1 boosting + the minimum-risk rule, on random
 mixtures (the paper's protocol) or on redraws of the Playground's mixture.
 
-Widgets and layout only: runs come from ``rebel.experiments.studies``, texts from ``rebel.ui.vs_two_step``, figures from
-``rebel.plots``. Own state: the last run in "vs_run" (kept when a run is stopped); widget keys start with "w2_".
+Widgets and layout only: runs come from ``rebel.experiments.studies`` (``versus``: the two-step posterior, engine
+options for both sides, round checkpoints, training and test costs), texts from ``rebel.ui.vs_two_step``, figures
+from ``rebel.ui.figures``. Own state: the last run in "vs_run" (kept when a run is stopped); widget keys start
+with "w2_".
 Reads the Playground's dataset and cost matrix from ``rebel.ui.state.AppState`` when present.
 """
 
@@ -10,10 +12,11 @@ import streamlit as st
 
 from rebel.data import PAPER_SEED
 from rebel.experiments import studies as ar
-from rebel.params import INT_PARAMS
+from rebel.experiments import versus
+from rebel.params import CHOICE_PARAMS, FLOAT_PARAMS, INT_PARAMS
 from rebel.ui import components as ui
 from rebel.ui import vs_two_step as vs
-from rebel.ui.figures import compare, style
+from rebel.ui.figures import compare, style, winrates
 from rebel.ui.state import get_state
 
 S = st.session_state
@@ -29,9 +32,51 @@ LIMITS = {
 }
 
 
+POSTERIOR_LABELS = {"sigma": "σ(2H), same engine", "softmax": "softmax(H), same engine", "samme": "SAMME"}
+ENGINE_DEFAULTS = {
+    "posterior": "sigma",
+    "loss": "exp",
+    "leaves": "binary",
+    "learning_rate": 1.0,
+    "sweep": False,
+}
+
+
+def _engine_widgets() -> None:
+    """Second row of the form: the two-step posterior and the engine options both sides share."""
+    c = st.columns([3, 2, 2, 2, 2])
+    c[0].selectbox(
+        "two-step posterior",
+        versus.available_posteriors(),
+        format_func=lambda p: POSTERIOR_LABELS.get(p, versus.POSTERIORS[p]),
+        key="w2_posterior",
+        help="How the two-step side estimates p(y|x) before the minimum-risk rule. σ(2H) is the calibrated "
+        "posterior of REBEL's loss; softmax of H is a naive reading; SAMME and LightGBM are other engines.",
+    )
+    c[1].selectbox("loss (both sides)", CHOICE_PARAMS["loss"], key="w2_loss")
+    c[2].selectbox("leaves (both sides)", CHOICE_PARAMS["leaves"], key="w2_leaves")
+    lr = FLOAT_PARAMS["learning_rate"]
+    c[3].number_input(
+        "learning rate (both)",
+        min_value=0.0,
+        max_value=lr.high,
+        step=0.05,
+        key="w2_learning_rate",
+        help=lr.help,
+    )
+    c[4].checkbox(
+        "sweep depths 1–3",
+        key="w2_sweep",
+        help="Win rate against depth too (one more pair of fits per depth). Rounds are read for free from "
+        "staged predictions.",
+    )
+
+
 def _settings() -> dict:
     """The form's settings (defaults on a first visit)."""
     for name, value in ar.FIG3_DEFAULTS.items():
+        S.setdefault(f"w2_{name}", value)
+    for name, value in ENGINE_DEFAULTS.items():
         S.setdefault(f"w2_{name}", value)
     S.setdefault("w2_seed", PAPER_SEED)
     S.setdefault("w2_source", "random")
@@ -52,6 +97,7 @@ def _settings() -> dict:
         c[2].slider("boosting rounds", *LIMITS["n_rounds"], key="w2_n_rounds")
         c[3].slider("tree depth (1 = stumps)", *LIMITS["max_depth"], key="w2_max_depth")
         c[4].number_input("seed", min_value=0, max_value=2**31 - 1, step=1, key="w2_seed")
+        _engine_widgets()
         st.form_submit_button(
             "Run",
             type="primary",
@@ -60,8 +106,9 @@ def _settings() -> dict:
             on_click=lambda: S.update(vs_requested=True),
         )
         st.caption(
-            "The paper: 10 datasets × 20 cost matrices, 100 stumps. Each trial trains REBEL with the costs; the "
-            "two-step model (REBEL with 0-1 costs, same rounds and depth) is trained once per dataset."
+            "The paper: 10 datasets × 20 cost matrices, 100 stumps, exp loss, binary leaves. Each trial trains "
+            "REBEL with the costs; the two-step model (0-1 costs, same options, rounds and depth: equal "
+            "capacity) is trained once per dataset."
         )
     source = S["w2_source"]
     if source == "playground" and not has_playground:
@@ -71,7 +118,15 @@ def _settings() -> dict:
             "Showing random mixtures.",
         )
         source = "random"
-    return {"source": source, **{k: int(S[f"w2_{k}"]) for k in ar.FIG3_DEFAULTS}, "seed": int(S["w2_seed"])}
+    variant = {"loss": S["w2_loss"], "leaves": S["w2_leaves"], "learning_rate": float(S["w2_learning_rate"])}
+    return {
+        "source": source,
+        **{k: int(S[f"w2_{k}"]) for k in ar.FIG3_DEFAULTS},
+        "seed": int(S["w2_seed"]),
+        "posterior": S["w2_posterior"],
+        "variant": variant,
+        "sweep_depths": bool(S["w2_sweep"]),
+    }
 
 
 def _run(settings: dict) -> None:
@@ -85,6 +140,9 @@ def _run(settings: dict) -> None:
         settings["seed"],
         dataset=A.dataset,
         cost_matrix=A.cost_matrix,
+        posterior=settings["posterior"],
+        variant=settings["variant"],
+        sweep_depths=settings["sweep_depths"],
     )
     ui.run_with_stop(
         steps,
@@ -97,46 +155,43 @@ def _run(settings: dict) -> None:
     )
 
 
-def _results(run: ar.Fig3Run) -> None:
-    s = run.settings
-    st.caption(
-        f"Run shown: {SOURCES[s['source']].lower()}, {s['n_datasets']} datasets × {s['n_costs']} cost "
-        f"matrices, {s['n_rounds']} rounds of depth-{s['max_depth']} trees, seed {s['seed']}."
-    )
-    if run.cancelled:
-        ui.show_message(
-            "warning",
-            f"Stopped early: {run.done} of {run.planned} trials finished. Press Run to start again.",
-        )
-    if run.done == 0:
-        return
-    counts = vs.fig3_counts(run.trials)
+def _metrics(trials, word: str) -> None:
+    counts = vs.fig3_counts(trials)
     m = st.columns(4)
     m[0].metric(
         "REBEL cheaper",
         f"{counts['wins']} / {counts['trials']}",
-        help="Trials where REBEL's test cost is strictly lower.",
+        help=f"Trials where REBEL's {word} cost is strictly lower.",
     )
     m[1].metric("ties", counts["ties"])
     m[2].metric("two-step cheaper", f"{counts['losses']} / {counts['trials']}")
     m[3].metric(
-        "mean test cost",
+        f"mean {word} cost",
         f"{counts['rebel_cost']:.4f}",
         f"{counts['rebel_cost'] - counts['two_step_cost']:+.4f} vs two-step",
         delta_color="inverse",
     )
+
+
+def _capacity(run: ar.Fig3Run, part: str) -> None:
+    st.markdown("#### Win rate against capacity")
+    rates = vs.capacity_rates(run.grid, part)
     left, right = st.columns([3, 2])
     with left:
-        st.plotly_chart(compare.fig3_scatter_figure(run.trials), config=style.PNG_CONFIG, key="w2_scatter")
-        st.caption(
-            "One point per (dataset, cost matrix). Below the dashed diagonal REBEL is cheaper; above it the "
-            "two-step method is."
-        )
+        fig = winrates.win_rate_capacity_figure(rates, versus.PARTS[part])
+        st.plotly_chart(fig, config=style.PNG_CONFIG, key="w2_capacity")
     with right:
-        st.markdown("#### What this run shows")
-        st.markdown(vs.fig3_text(run))
+        st.markdown(vs.capacity_text(rates, part))
+        more = "" if len(run.settings["depths"]) > 1 else " Tick 'sweep depths 1–3' and Run to add depths."
+        st.caption(
+            "Each point: the share of trials REBEL wins when both sides stop after that many rounds (read from "
+            f"one fit per side).{more}"
+        )
+
+
+def _datasets(run: ar.Fig3Run, trials) -> None:
     st.markdown("#### The datasets")
-    wins = run.trials.groupby("dataset", sort=False)["win"].agg(["sum", "size"])
+    wins = trials.groupby("dataset", sort=False)["win"].agg(["sum", "size"])
     panels = [
         {
             "X": ds.X_train,
@@ -147,22 +202,67 @@ def _results(run: ar.Fig3Run) -> None:
         for ds in run.datasets
     ]
     st.plotly_chart(compare.dataset_thumbnails_figure(panels), config=style.PNG_CONFIG, key="w2_thumbs")
-    with st.expander("All trials"):
-        st.dataframe(run.trials, hide_index=True, width="stretch")
+    with st.expander("All trials (every depth, round count and part)"):
+        st.dataframe(run.grid, hide_index=True, width="stretch")
         st.download_button(
             "Download trials (CSV)",
-            run.trials.to_csv(index=False),
+            run.grid.to_csv(index=False),
             file_name="rebel_fig3.csv",
             mime="text/csv",
             icon=":material/download:",
         )
 
 
+def _results(run: ar.Fig3Run) -> None:
+    s = run.settings
+    st.caption(
+        f"Run shown: {SOURCES[s['source']].lower()}, {s['n_datasets']} datasets × {s['n_costs']} cost "
+        f"matrices, seed {s['seed']}. {vs.variant_text(s)}"
+    )
+    if run.cancelled:
+        ui.show_message(
+            "warning",
+            f"Stopped early: {run.done} of {run.planned} trials finished. Press Run to start again.",
+        )
+    if run.done == 0:
+        return
+    part = st.radio(
+        "Costs measured on",
+        list(versus.PARTS),
+        format_func=versus.PARTS.get,
+        key="w2_part",
+        horizontal=True,
+        help="Test points show what generalises; training points show how well each side fits its objective.",
+    )
+    trials = run.part_trials(part)
+    word = "test" if part == "test" else "training"
+    _metrics(trials, word)
+    left, right = st.columns([3, 2])
+    with left:
+        fig = compare.fig3_scatter_figure(trials)
+        if part == "train":
+            fig.update_layout(title_text=f"training cost per trial ({len(trials)} trials)")
+            fig.update_xaxes(title_text="two-step training cost")
+            fig.update_yaxes(title_text="REBEL (cost-sensitive) training cost")
+        st.plotly_chart(fig, config=style.PNG_CONFIG, key="w2_scatter")
+        st.caption(
+            "One point per (dataset, cost matrix). Below the dashed diagonal REBEL is cheaper; above it the "
+            "two-step method is."
+        )
+    with right:
+        st.markdown("#### What this run shows")
+        st.markdown(vs.fig3_text(run, part=part))
+    _capacity(run, part)
+    _datasets(run, trials)
+
+
 st.title("REBEL vs the two-step method")
 st.markdown(
     "Does training with the costs beat the usual recipe (learn posteriors with 0-1 costs, then pick the "
     "cheapest class)? The paper's Fig. 3 says REBEL wins in ~90 % of 200 random trials. Run the comparison "
-    "yourself: each trial is a dataset and a random cost matrix; lower test cost wins."
+    "yourself: each trial is a dataset and a random cost matrix; lower test cost wins. Both sides get the "
+    "same engine and capacity; change the two-step posterior or the engine options to see what decides the "
+    "outcome."
 )
 settings = _settings()
 if S.pop("vs_requested", False) or "vs_run" not in S:

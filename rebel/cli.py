@@ -1,6 +1,7 @@
 """The practitioner's commands of ``python -m rebel``: ``fit``, ``predict``, ``evaluate``; shared argument types.
 
-``fit TRAIN.csv --cost-matrix C.csv -o model.json`` trains a ``RebelClassifier`` on a labelled CSV file (read by
+``fit TRAIN.csv --cost-matrix C.csv -o model.json`` (engine options ``--loss``, ``--leaves``, ``--learning-rate``,
+``--early-stopping N``) trains a ``RebelClassifier`` on a labelled CSV file (read by
 the data layer's ``read_csv``: numeric feature columns, a ``label`` column, optionally a ``split`` column whose
 ``train`` rows are used) and saves it as JSON (``rebel.io``). ``predict model.json X.csv -o pred.csv`` writes one
 predicted class per input row (every row; ``label``/``split`` columns are ignored). ``evaluate model.json
@@ -30,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from .costs import validate_cost_matrix
-from .params import INT_PARAMS, check_param
+from .params import CHOICE_PARAMS, FLOAT_PARAMS, INT_PARAMS, N_ITER_NO_CHANGE, check_float, check_param
 
 LABEL_COLUMN, SPLIT_COLUMN = "label", "split"
 
@@ -94,6 +95,31 @@ def param_list_type(name: str):
 
     parse.__name__ = f"{name} list"
     return parse
+
+
+def float_param_type(name: str):
+    """Argparse type of the real hyper-parameter ``name`` (``rebel.params.FLOAT_PARAMS``)."""
+
+    def parse(value: str) -> float:
+        try:
+            number = float(value)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be a number; got {value!r}.") from None
+        try:
+            return check_float(name, number)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    parse.__name__ = name
+    return parse
+
+
+def early_stopping_type(value: str) -> int:
+    """``--early-stopping N``: rounds without a lower validation cost (``rebel.params.N_ITER_NO_CHANGE``)."""
+    try:
+        return N_ITER_NO_CHANGE.check(_whole(value, "--early-stopping"))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def int_at_least(low: int, what: str):
@@ -236,19 +262,37 @@ def cmd_fit(args) -> int:
     X, y, features = _read_labelled(args.train, args.label_column, "train")
     classes = np.unique(y)
     costs = None if args.cost_matrix is None else read_cost_matrix(args.cost_matrix, classes)
-    model = RebelClassifier(costs, args.rounds, args.depth, args.thresholds, args.binning)
+    model = RebelClassifier(
+        costs,
+        args.rounds,
+        args.depth,
+        args.thresholds,
+        args.binning,
+        loss=args.loss,
+        leaves=args.leaves,
+        learning_rate=args.learning_rate,
+        n_iter_no_change=args.early_stopping,
+        validation_fraction=args.validation_fraction,
+    )
     bar = None if args.quiet else ProgressBar("fit", unit="rounds")
     callback = None if bar is None else (lambda t, info: bar(t, args.rounds))
     start = time.perf_counter()
     model.fit(X, y, callback=callback)
     save_model(model, args.out)
     print(
-        f"fitted {model.n_estimators_} rounds of depth {args.depth} on {len(y)} points, {len(features)} features "
+        f"fitted {model.n_estimators_} rounds of depth {args.depth} ({_engine_text(args)}) on {len(y)} points, {len(features)} features "
         f"({', '.join(features[:8])}), classes {[str(c) for c in model.classes_]} in "
         f"{time.perf_counter() - start:.1f}s; training risk {model.train_risk_[-1]:.4f}, "
         f"loss {model.train_loss_[-1]:.4f}. Model written to {args.out}"
     )
     return 0
+
+
+def _engine_text(args) -> str:
+    text = f"loss {args.loss}, {args.leaves} leaves, learning rate {args.learning_rate:g}"
+    if args.early_stopping is not None:
+        text += f", early stopping after {args.early_stopping} rounds without a lower validation cost"
+    return text
 
 
 def cmd_predict(args) -> int:
@@ -320,13 +364,46 @@ def _add_fit(sub) -> None:
             flag, type=param_type(name), default=p.default, help=f"{p.help} [{p.low}, {p.high}] ({p.default})"
         )
     fit.add_argument(
-        "--binning", choices=("uniform", "quantile"), default="uniform", help="threshold placement"
+        "--binning", choices=CHOICE_PARAMS["binning"], default="uniform", help="threshold placement"
     )
+    _add_engine_options(fit)
     fit.add_argument(
         "--label-column", default=None, help="name of the label column (default: label, else last)"
     )
     fit.add_argument("-o", "--out", type=output_file, required=True, metavar="model.json", help="model file")
     fit.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def _add_engine_options(fit) -> None:
+    """The engine options beyond the paper (defaults: paper mode), ranges and choices from ``rebel.params``."""
+    fit.add_argument(
+        "--loss",
+        choices=CHOICE_PARAMS["loss"],
+        default=CHOICE_PARAMS["loss"][0],
+        help="exp (the paper) or logistic (Newton steps)",
+    )
+    fit.add_argument(
+        "--leaves",
+        choices=CHOICE_PARAMS["leaves"],
+        default=CHOICE_PARAMS["leaves"][0],
+        help="binary (the paper's f(x) a) or vector (a K-vector per leaf)",
+    )
+    for flag, name in (
+        ("--learning-rate", "learning_rate"),
+        ("--validation-fraction", "validation_fraction"),
+    ):
+        p = FLOAT_PARAMS[name]
+        rng = f"{'[' if p.closed_low else '('}{p.low:g}, {p.high:g}{')' if p.open_high else ']'}"
+        fit.add_argument(
+            flag, type=float_param_type(name), default=p.default, help=f"{p.help} {rng} ({p.default:g})"
+        )
+    fit.add_argument(
+        "--early-stopping",
+        type=early_stopping_type,
+        default=None,
+        metavar="N",
+        help=f"{N_ITER_NO_CHANGE.help} [{N_ITER_NO_CHANGE.low}, {N_ITER_NO_CHANGE.high}] (off)",
+    )
 
 
 def add_commands(sub) -> None:

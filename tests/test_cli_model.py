@@ -185,3 +185,60 @@ def test_read_cost_matrix_grids(tmp_path):
         with pytest.raises(ValueError) as exc:
             read_cost_matrix(path, ["defect", "ok"])
         assert expected in str(exc.value)
+
+
+# ------------------------------------------------------------------------------------ engine options (variants)
+def test_fit_engine_options_match_the_python_api_and_reach_the_model_file(tmp_path, capsys):
+    from rebel.io import load_model
+
+    data = SAMPLES / "airport.csv"
+    C = _cost_csv(tmp_path / "C.csv", "airport")
+    model_file = tmp_path / "m.json"
+    argv = ["fit", data, "--cost-matrix", tmp_path / "C.csv", "--rounds", 40, "--depth", 2, "--quiet"]
+    argv += ["--loss", "logistic", "--leaves", "vector", "--learning-rate", 0.3, "-o", model_file]
+    assert main([str(a) for a in argv]) == 0
+    assert "loss logistic, vector leaves, learning rate 0.3" in capsys.readouterr().out
+    frame = pd.read_csv(data)
+    train = frame[frame["split"] == "train"]
+    X, y = train.drop(columns=["label", "split"]).to_numpy(float), train["label"].to_numpy()
+    expected = RebelClassifier(C, 40, 2, loss="logistic", leaves="vector", learning_rate=0.3).fit(X, y)
+    model = load_model(model_file)
+    assert (model.loss, model.leaves, model.learning_rate) == ("logistic", "vector", 0.3)
+    X_all = frame.drop(columns=["label", "split"]).to_numpy(float)
+    np.testing.assert_array_equal(model.decision_function(X_all), expected.decision_function(X_all))
+    paper = tmp_path / "paper.json"
+    assert main([str(a) for a in argv[:-6]] + ["-o", str(paper)]) == 0
+    assert not np.array_equal(load_model(paper).decision_function(X_all), expected.decision_function(X_all))
+
+
+def test_fit_early_stopping_stops_before_the_last_round(tmp_path, capsys):
+    from rebel.io import load_model
+
+    out = tmp_path / "m.json"
+    argv = ["fit", SAMPLES / "xor.csv", "--rounds", 2000, "--depth", 2, "--early-stopping", 5, "--quiet"]
+    assert main([str(a) for a in [*argv, "--validation-fraction", 0.25, "-o", out]]) == 0
+    assert "early stopping after 5 rounds" in capsys.readouterr().out
+    model = load_model(out)
+    assert model.n_iter_no_change == 5 and model.validation_fraction == 0.25
+    assert model.n_estimators_ < 2000
+
+
+def test_fit_engine_options_are_checked_against_rebel_params(tmp_path, capsys):
+    data, out = SAMPLES / "xor.csv", tmp_path / "m.json"
+    cases = {
+        ("--loss", "squared"): "argument --loss: invalid choice: 'squared' (choose from 'exp', 'logistic')",
+        ("--leaves", "tree"): "argument --leaves: invalid choice: 'tree' (choose from 'binary', 'vector')",
+        ("--learning-rate", "0"): "argument --learning-rate: learning_rate must be in (0, 1]; got 0.0.",
+        ("--learning-rate", "1.5"): "argument --learning-rate: learning_rate must be in (0, 1]; got 1.5.",
+        ("--learning-rate", "nan"): "argument --learning-rate: learning_rate must be in (0, 1]; got nan.",
+        ("--learning-rate", "fast"): "argument --learning-rate: learning_rate must be a number; got 'fast'.",
+        ("--validation-fraction", "1"): "validation_fraction must be in (0, 1); got 1.0.",
+        (
+            "--early-stopping",
+            "0",
+        ): "argument --early-stopping: n_iter_no_change must be in [1, 10000]; got 0.",
+        ("--early-stopping", "2.5"): "argument --early-stopping: --early-stopping must be a whole number",
+    }
+    for (flag, value), expected in cases.items():
+        assert expected in _refused(["fit", data, flag, value, "-o", out], capsys)
+    assert not out.exists()

@@ -146,19 +146,29 @@ def example_costs(C: np.ndarray, y: np.ndarray, X: np.ndarray, lam: float, signs
     return C[y] * np.exp(lam * signs[y] * X[:, 0] / 5.0)[:, None]
 
 
-def _class_averaged(rows: np.ndarray, y: np.ndarray, K: int) -> np.ndarray:
+def class_averaged(rows: np.ndarray, y: np.ndarray, K: int) -> np.ndarray:
     """The (K, K) matrix whose row y is the mean cost row of the training points of class y."""
     return np.stack([rows[y == k].mean(axis=0) for k in range(K)])
 
 
-def _example_cost_task(split: Split, C, lam: float, signs, P_test, n_rounds: int, depth: int) -> dict:
+def cost_signs(seed: int, dataset: int, cost_id: int, K: int) -> np.ndarray:
+    """The random sign s_y (K,) of each true class in one example-cost trial."""
+    return np.random.default_rng([seed, dataset, 1 + cost_id, 5]).choice([-1.0, 1.0], size=K)
+
+
+def example_cost_task(
+    split: Split, C, lam: float, signs, P_test, n_rounds: int, depth: int, variant: dict | None = None
+) -> dict:
+    """One example-cost trial: REBEL (engine options ``variant``) trained on the training points' cost rows
+    against the two-step rule on the class-averaged matrix with posterior ``P_test``; mean test costs of
+    both and of the Bayes rule, each test point scored with its own costs."""
     K = split.n_classes
     train_rows = example_costs(C, split.y_train, split.X_train, lam, signs)
     test_rows = example_costs(C, split.y_test, split.X_test, lam, signs)
-    model = RebelClassifier(n_estimators=n_rounds, max_depth=depth)
+    model = RebelClassifier(n_estimators=n_rounds, max_depth=depth, **(variant or {}))
     model.fit(split.X_train, split.y_train, sample_cost=train_rows)
     rebel = model.staged_class_indices(split.X_test)[-1]
-    two_step = min_risk_class(P_test, _class_averaged(train_rows, split.y_train, K))
+    two_step = min_risk_class(P_test, class_averaged(train_rows, split.y_train, K))
     # Bayes: the exact posterior with each test point's own costs, argmin_k sum_y p(y|x) C[y, k] e^(...)
     post = bayes_posterior(split.mixture, split.X_test)
     scale = np.exp(lam * signs[None, :] * split.X_test[:, :1] / 5.0)  # (N, K_true)
@@ -181,10 +191,10 @@ def example_cost_trials(
     tasks = []
     for i, (s, cs) in enumerate(zip(splits, costs)):
         for j, C in enumerate(cs):
-            signs = np.random.default_rng([seed, i, 1 + j, 5]).choice([-1.0, 1.0], size=s.n_classes)
+            signs = cost_signs(seed, i, j, s.n_classes)
             for lam in lambdas:
                 args = (s, C, float(lam), signs, posts[i], n_rounds, max_depth)
-                tasks.append(((float(lam), i, j), _example_cost_task, args))
+                tasks.append(((float(lam), i, j), example_cost_task, args))
     results = run_tasks(tasks, n_jobs, progress=progress)
     rows = [
         {"lambda": k[0], "dataset": splits[k[1]].name, "cost_id": k[2], **results[k]}
@@ -232,6 +242,9 @@ __all__ = [
     "SCORE_TRANSFORMS",
     "ScorePosterior",
     "Trials",
+    "class_averaged",
+    "cost_signs",
+    "example_cost_task",
     "example_cost_trials",
     "example_costs",
     "fig7_counts",

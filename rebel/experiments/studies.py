@@ -1,8 +1,10 @@
 """Research runs behind the analysis pages, on the user's settings: small versions of the paper's experiments
 that report progress and can stop between steps. No streamlit here.
 
-- Fig. 3 (``fig3_steps``/``fig3_run``): cost-sensitive REBEL against the two-step method on random mixtures
-  (the paper's protocol) or on redraws of the Playground's mixture, one dataset at a time.
+- Fig. 3 (``fig3_steps``/``fig3_run``): cost-sensitive REBEL against an equal-capacity two-step method on
+  random mixtures (the paper's protocol) or on redraws of the Playground's mixture, one dataset at a time, with
+  a choice of the two-step posterior and engine options for both sides (``rebel.experiments.versus``), read on
+  training and test points at several round counts and optionally at several depths (the capacity sweep).
 - Table 1 on one dataset (``depth_study_steps``/``depth_study``): stumps vs deeper trees, depth by depth.
 - Real data (``REAL_DATASETS``, ``load_real``, ``real_costs``, ``train_real_steps``/``train_real``): a bundled or
   sample dataset, a cost matrix, REBEL and the baselines' test cost and error after every round (Fig. 4, 6).
@@ -34,7 +36,9 @@ from rebel.data import (
 )
 from rebel.estimator import RebelClassifier
 from rebel.experiments import paper as ex
+from rebel.experiments import versus
 from rebel.experiments.runner import Progress, drive
+from rebel.experiments.splits import _as_split
 from rebel.params import check_param
 
 MAX_SWEEP_VALUES = 40
@@ -43,6 +47,7 @@ FIG3_COLUMNS = ex.FIG3_COLUMNS
 PAPER_WIN_RATE = 0.9  # Sec. 5: "REBEL outperforms the standard method in ~90% of the trials"
 FIG3_DEFAULTS = {"n_datasets": 10, "n_costs": 10, "n_rounds": 100, "max_depth": 1}
 FIG3_LIMITS = {"n_datasets": (1, 20), "n_costs": (1, 40)}  # rounds and depth: rebel.params (app ranges)
+SWEEP_DEPTHS = (1, 2, 3)  # the capacity sweep's depths (plus the run's own depth)
 
 
 def _check_setting(name: str, value, limits: dict) -> int:
@@ -59,18 +64,37 @@ def _check_setting(name: str, value, limits: dict) -> int:
 
 @dataclass
 class Fig3Run:
-    """The trials of one Fig. 3 run: one row per (dataset, cost matrix), columns of
-    ``rebel.experiments.compare_cost_sensitive``; ``datasets`` are the datasets in run order (thumbnails)."""
+    """One Fig. 3 run. ``grid``: rows of ``versus.VERSUS_COLUMNS`` (every depth, round checkpoint and part);
+    ``trials``: the run's own setting (depth, all rounds) on the test points, one row per (dataset, cost
+    matrix) with ``win``/``tie``; ``datasets`` are the datasets in run order (thumbnails)."""
 
-    trials: pd.DataFrame
+    grid: pd.DataFrame
     datasets: list
     settings: dict
     planned: int  # trials asked for
     cancelled: bool = False
 
+    def part_trials(self, part: str = "test") -> pd.DataFrame:
+        """One row per trial at the run's depth and rounds, costs on ``part`` ("test" or "train")."""
+        g = self.grid
+        s = self.settings
+        keep = (g["part"] == part) & (g["depth"] == s["max_depth"]) & (g["rounds"] == s["n_rounds"])
+        return with_outcome(g[keep].reset_index(drop=True))
+
+    @property
+    def trials(self) -> pd.DataFrame:
+        return self.part_trials("test")
+
     @property
     def done(self) -> int:
         return len(self.trials)
+
+
+def with_outcome(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with ``win`` (REBEL's cost strictly lower than the two-step's) and ``tie`` columns."""
+    return frame.assign(
+        win=frame["rebel_cost"] < frame["two_step_cost"], tie=frame["rebel_cost"] == frame["two_step_cost"]
+    )
 
 
 def _redraws(spec: DatasetSpec, n_datasets: int, seed: int) -> list:
@@ -129,15 +153,23 @@ def fig3_steps(
     dataset: Dataset | None = None,
     cost_matrix=None,
     n_jobs: int = 2,
+    posterior: str = "sigma",
+    variant: dict | None = None,
+    sweep_depths: bool = False,
 ):
     """Fig. 3 dataset by dataset: yields a ``Fig3Run`` with every trial done so far (first an empty one, then
     one per dataset), so a caller can show progress and keep the partial result when it stops early.
 
-    Each trial: REBEL trained with the cost matrix vs the two-step method (REBEL with 0-1 costs, same rounds and
-    depth, posterior + minimum-risk rule); a dataset's fits run in parallel (``n_jobs``)."""
+    Each trial: REBEL trained with the cost matrix vs the two-step method (a cost-blind model's ``posterior``,
+    see ``versus.POSTERIORS``, + the minimum-risk rule), both with the engine options ``variant`` and the same
+    depth and rounds, read at ``versus.checkpoints(n_rounds)`` on training and test points; with
+    ``sweep_depths`` also at the depths ``SWEEP_DEPTHS``. A dataset's fits run in parallel (``n_jobs``)."""
     n_rounds = check_param("n_estimators", n_rounds, app=True)
     max_depth = check_param("max_depth", max_depth, app=True)
+    variant = versus.check_variant(variant)
+    posterior = versus.check_posterior(posterior)
     trials = fig3_trials(source, n_datasets, n_costs, seed, dataset, cost_matrix)
+    depths = sorted({max_depth, *(SWEEP_DEPTHS if sweep_depths else ())})
     settings = {
         "source": source,
         "n_datasets": len(trials),
@@ -145,15 +177,22 @@ def fig3_steps(
         "n_rounds": n_rounds,
         "max_depth": max_depth,
         "seed": seed,
+        "posterior": posterior,
+        "variant": variant,
+        "depths": depths,
     }
     planned = sum(len(c) for _, c in trials)
-    frames, used = [], []
-    yield Fig3Run(pd.DataFrame(columns=FIG3_COLUMNS), [], settings, planned, cancelled=True)
+    rows, used = [], []
+    empty = pd.DataFrame(columns=versus.VERSUS_COLUMNS)
+    yield Fig3Run(empty, [], settings, planned, cancelled=True)
+    rounds = versus.checkpoints(n_rounds)
     for ds, costs in trials:
-        frames.append(ex.compare_cost_sensitive([ds], [costs], n_rounds, max_depth, n_jobs=n_jobs))
+        split = _as_split(ds, ds.name)
+        rows += versus.dataset_rows(split, costs, posterior, variant, depths, rounds, n_jobs)
         used.append(ds)
-        table = pd.concat(frames, ignore_index=True)
-        yield Fig3Run(table, list(used), settings, planned, cancelled=len(table) < planned)
+        run = Fig3Run(pd.DataFrame(rows, columns=versus.VERSUS_COLUMNS), list(used), settings, planned)
+        run.cancelled = run.done < planned
+        yield run
 
 
 def fig3_run(progress: Progress | None = None, **settings) -> Fig3Run:

@@ -272,12 +272,19 @@ class TrainedPair:
 
 
 def train_pair(
-    dataset: Dataset, cost_matrix, hyper: dict, grid_size: int | None = None, cache: ModelCache | None = None
+    dataset: Dataset,
+    cost_matrix,
+    hyper: dict,
+    grid_size: int | None = None,
+    cache: ModelCache | None = None,
+    engine: dict | None = None,
 ) -> TrainedPair:
-    """Fit REBEL (with ``cost_matrix``) and the two-step baseline (0-1 costs) with the same hyper-parameters;
-    evaluate REBEL's staged min-risk class on a grid over all points (the regions animation). With ``cache``,
-    both fits are looked up (and stored) under ``model_key`` first."""
+    """Fit REBEL (with ``cost_matrix``) and the two-step baseline (0-1 costs) with the same hyper-parameters and
+    engine options (``engine``, e.g. ``{"leaves": "vector"}``; ``rebel.ui.variants.engine_options``); evaluate
+    REBEL's staged min-risk class on a grid over all points (the regions animation). With ``cache``, both fits
+    are looked up (and stored) under ``model_key`` first."""
     hyper = validate_hyper(hyper)
+    fit_params = {**hyper, **(engine or {})}
     C = validate_cost_matrix(cost_matrix, n_classes=dataset.n_classes)
     missing = sorted(set(dataset.classes) - set(dataset.y_train))
     if missing:
@@ -286,11 +293,13 @@ def train_pair(
     X_all = np.vstack([dataset.X_train, dataset.X_test]) if dataset.X_test.shape[0] else dataset.X_train
     grid = make_grid(X_all, grid_size or grid_size_for(hyper["n_estimators"]))
     start = time.perf_counter()
-    rebel = cache.get_or_fit(model_key(dataset, C, hyper), lambda: fit_rebel(dataset, C, hyper))
+    rebel = cache.get_or_fit(model_key(dataset, C, fit_params), lambda: fit_rebel(dataset, C, fit_params))
     regions = rebel.staged_class_indices(grid.points).reshape(-1, *grid.shape)
     fit_seconds = time.perf_counter() - start
     start = time.perf_counter()
-    blind = cache.get_or_fit(model_key(dataset, None, hyper), lambda: fit_rebel(dataset, None, hyper))
+    blind = cache.get_or_fit(
+        model_key(dataset, None, fit_params), lambda: fit_rebel(dataset, None, fit_params)
+    )
     two_step = TwoStepClassifier(FrozenEstimator(blind), C).fit(dataset.X_train, dataset.y_train)
     baseline_seconds = time.perf_counter() - start
     return TrainedPair(
@@ -303,7 +312,7 @@ def train_pair(
         regions,
         fit_seconds,
         baseline_seconds,
-        content_key("pair", dataset_key(dataset), C, hyper, grid.shape),
+        content_key("pair", dataset_key(dataset), C, fit_params, grid.shape),
     )
 
 

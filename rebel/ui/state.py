@@ -100,6 +100,7 @@ class AppState:
     costs_by_classes: dict = field(default_factory=dict)  # tuple of class names -> (K, K) costs last used
     models: ModelCache = field(default_factory=ModelCache)
     pair_key: str = ""  # cache key of the Playground's current trained pair
+    engine: str = "paper"  # a key of rebel.ui.variants.ENGINES: the Playground's engine for both models
 
     @property
     def classes(self) -> tuple:

@@ -1,7 +1,9 @@
-"""View-model of the REBEL vs two-step page (Fig. 3): win/tie/loss counts with a sign test and an honest
-Markdown summary of a run (``rebel.experiments.studies.fig3_run``) next to the paper's ~90 % claim.
+"""View-model of the REBEL vs two-step page (Fig. 3): win/tie/loss counts with a sign test, an honest
+Markdown summary of a run (``rebel.experiments.studies.fig3_run``) next to the paper's ~90 % claim, the run's
+setting in words, and the win rate against capacity (rounds x depth) with a sentence saying what it shows.
 
-Reads a run's trials table (columns of ``rebel.experiments.studies.FIG3_COLUMNS``). No streamlit here.
+Reads a run's trials table (``rebel_cost, two_step_cost, blind_cost, bayes_cost, win, tie``) or its grid
+(``rebel.experiments.versus.VERSUS_COLUMNS``). No streamlit here.
 """
 
 from __future__ import annotations
@@ -11,7 +13,8 @@ import math
 import pandas as pd
 from scipy.stats import binomtest
 
-from rebel.experiments.studies import PAPER_WIN_RATE, Fig3Run
+from rebel.experiments.studies import PAPER_WIN_RATE, Fig3Run, with_outcome
+from rebel.experiments.versus import PARTS, POSTERIORS
 
 
 def fig3_counts(trials: pd.DataFrame) -> dict:
@@ -60,31 +63,33 @@ def _verdict(c: dict) -> str:
     )
 
 
-def fig3_text(run_or_trials, cancelled: bool = False, planned: int | None = None) -> str:
+def fig3_text(run_or_trials, cancelled: bool = False, planned: int | None = None, part: str = "test") -> str:
     """A short, honest Markdown summary of what a Fig. 3 run shows (counts, mean costs, sign test, harder half,
-    and how it compares with the paper's ~90 % claim). Dataset names are not included (no user text)."""
+    and how it compares with the paper's ~90 % claim), costs on the ``part`` points ("test" or "train").
+    Dataset names are not included (no user text)."""
     if isinstance(run_or_trials, Fig3Run):
-        trials, cancelled, planned = run_or_trials.trials, run_or_trials.cancelled, run_or_trials.planned
+        run = run_or_trials
+        trials, cancelled, planned = run.part_trials(part), run.cancelled, run.planned
     else:
         trials = run_or_trials
     c = fig3_counts(trials)
     if c["trials"] == 0:
         return "No trial finished, so there is nothing to compare yet. Run again and let it finish."
-    n = c["trials"]
+    n, word = c["trials"], "test" if part == "test" else "training"
     lines = [
         (
-            f"**REBEL had the lower test cost in {c['wins']} of {n} trials ({c['win_rate']:.0%}), tied in "
+            f"**REBEL had the lower {word} cost in {c['wins']} of {n} trials ({c['win_rate']:.0%}), tied in "
             f"{c['ties']} and lost {c['losses']}** (the two-step method was cheaper)."
         ),
         (
-            f"Mean test cost: REBEL **{c['rebel_cost']:.4f}**, two-step **{c['two_step_cost']:.4f}** "
+            f"Mean {word} cost: REBEL **{c['rebel_cost']:.4f}**, two-step **{c['two_step_cost']:.4f}** "
             f"({_relative(c['rebel_cost'], c['two_step_cost'])}); the cost-blind 0-1 argmax costs "
             f"{c['blind_cost']:.4f}."
         ),
     ]
     if c["bayes_cost"] is not None:
         lines.append(
-            f"The Bayes-optimal rule (known mixtures) costs {c['bayes_cost']:.4f} on the same test points: "
+            f"The Bayes-optimal rule (known mixtures) costs {c['bayes_cost']:.4f} on the same points: "
             f"REBEL is {c['rebel_cost'] - c['bayes_cost']:+.4f} above it, two-step "
             f"{c['two_step_cost'] - c['bayes_cost']:+.4f}."
         )
@@ -94,6 +99,11 @@ def fig3_text(run_or_trials, cancelled: bool = False, planned: int | None = None
         lines.append(
             f"On the harder half (two-step cost above the median) REBEL won {c['hard_wins']} of "
             f"{c['hard_trials']}; the paper says REBEL wins especially there."
+        )
+    if part == "train":
+        lines.append(
+            "These are costs on the points both models were trained on: they show how well each method fits "
+            "its objective, not how it generalises (switch to test points for that)."
         )
     lines.append(
         f"The paper reports REBEL winning ~90 % of 200 trials (10 datasets x 20 cost matrices, 100 "
@@ -111,3 +121,66 @@ def _relative(a: float, b: float) -> str:
         return "two-step costs 0"
     d = (a - b) / b
     return f"REBEL {abs(d):.1%} {'lower' if d < 0 else 'higher'}" if d else "equal"
+
+
+def variant_text(settings: dict) -> str:
+    """The run's setting in words: both sides' engine options and capacity, and the two-step posterior."""
+    v = settings.get("variant", {})
+    engine = (
+        f"{v.get('loss', 'exp')} loss, {v.get('leaves', 'binary')} leaves, learning rate "
+        f"{v.get('learning_rate', 1.0):g}"
+    )
+    paper = "" if v else " (the paper's REBEL)"
+    post = settings.get("posterior", "sigma")
+    own = post in ("sigma", "softmax")
+    two_step = (
+        f"the same engine trained with 0-1 costs, its scores read through {POSTERIORS[post]}"
+        if own
+        else f"{POSTERIORS[post]} with the same depth and rounds (its own step size)"
+    )
+    return (
+        f"Both sides: {engine}{paper}, depth {settings['max_depth']}, {settings['n_rounds']} rounds. "
+        f"Two-step posterior: {two_step}, then the minimum-risk rule."
+    )
+
+
+def capacity_rates(grid: pd.DataFrame, part: str = "test") -> pd.DataFrame:
+    """Per (depth, rounds) on the ``part`` points: trials, REBEL's win rate, loss rate and mean costs."""
+    g = with_outcome(grid[grid["part"] == part])
+    g = g.assign(loss=g["rebel_cost"] > g["two_step_cost"])
+    out = g.groupby(["depth", "rounds"]).agg(
+        trials=("win", "size"),
+        win_rate=("win", "mean"),
+        loss_rate=("loss", "mean"),
+        rebel_cost=("rebel_cost", "mean"),
+        two_step_cost=("two_step_cost", "mean"),
+    )
+    return out.reset_index()
+
+
+def capacity_text(rates: pd.DataFrame, part: str = "test") -> str:
+    """What the capacity sweep shows, in plain words: the best and worst capacity for REBEL and who wins most."""
+    if rates.empty:
+        return "No trial finished yet."
+    best = rates.loc[rates["win_rate"].idxmax()]
+    worst = rates.loc[rates["win_rate"].idxmin()]
+    where = PARTS[part]
+
+    def at(r) -> str:
+        return f"depth {int(r['depth'])}, {int(r['rounds'])} rounds"
+
+    text = (
+        f"On the {where}, REBEL's win rate ranges from {worst['win_rate']:.0%} ({at(worst)}) to "
+        f"{best['win_rate']:.0%} ({at(best)}). "
+    )
+    n_rebel = int((rates["win_rate"] > rates["loss_rate"]).sum())
+    if n_rebel == 0:
+        text += "The two-step method wins more trials than REBEL at every capacity tried."
+    elif n_rebel == len(rates):
+        text += "REBEL wins more trials than the two-step method at every capacity tried."
+    else:
+        text += (
+            f"REBEL wins more trials than it loses at {n_rebel} of the {len(rates)} capacities tried; the "
+            "two-step method at the others."
+        )
+    return text

@@ -1,6 +1,6 @@
 """Real-browser checks of the whole app (Debian chromium driven by Playwright, app on a free localhost port).
 
-- The sidebar lists exactly the 8 registered pages (no automatic "app" entry) and pages use the wide layout.
+- The sidebar lists exactly the 9 registered pages (no automatic "app" entry) and pages use the wide layout.
 - Every page loads through the sidebar with no exception element and no JavaScript error (screenshot each).
 - A bad CSV upload shows the error and keeps the dataset; a good one replaces it.
 - Page switches keep the Playground's dataset and cost matrix (a distinctive cost from a link, then a CSV).
@@ -28,6 +28,7 @@ PAGES = {  # sidebar title -> the page's own title
     "Cost gallery": "Cost-sensitivity gallery",
     "Trees and depth": "Trees and depth",
     "Real data": "Real data",
+    "Costs per example": "Costs known per example",
     "Cost sweep": "Cost sweep",
     "Theory": "Theory on your problem",
 }

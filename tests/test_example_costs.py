@@ -1,0 +1,71 @@
+"""``rebel.experiments.example_costs``: the per-example cost formula, lambda = 0 reduces to the class matrix on
+both sides, the run stops between datasets and keeps what is done, bad lambdas are refused by name."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rebel.costs import min_risk_class
+from rebel.estimator import RebelClassifier
+from rebel.experiments import example_costs as ec
+from rebel.experiments.diagnostics import class_averaged, example_costs
+
+
+def test_example_costs_scale_each_row_along_x1_with_the_class_sign():
+    C = np.array([[0.0, 1.0, 2.0], [3.0, 0.0, 1.0], [1.0, 1.0, 0.0]])
+    X = np.array([[0.0, 9.0], [1.0, 9.0], [-2.0, 0.0], [5.0, 1.0]])
+    y = np.array([0, 1, 2, 0])
+    signs = np.array([1.0, -1.0, 1.0])
+    rows = example_costs(C, y, X, 2.5, signs)
+    expected = C[y] * np.exp(2.5 * signs[y] * X[:, 0] / 5)[:, None]
+    np.testing.assert_allclose(rows, expected)
+    np.testing.assert_array_equal(example_costs(C, y, X, 0.0, signs), C[y])
+    np.testing.assert_allclose(class_averaged(rows, y, 3)[0], rows[[0, 3]].mean(axis=0))
+
+
+def test_lambda_zero_is_the_class_matrix_on_both_sides():
+    run = ec.example_cost_run(n_datasets=1, n_costs=2, lambdas=[0.0], n_rounds=15, max_depth=1)
+    split = run.splits[0]
+    for j, C in enumerate(run.costs[0]):
+        row = run.trials[run.trials["cost_id"] == j].iloc[0]
+        rebel = RebelClassifier(C, 15, 1).fit(split.X_train, split.y_train)
+        pred = np.argmax(rebel.decision_function(split.X_test), axis=1)
+        assert row["rebel_cost"] == pytest.approx(C[split.y_test, pred].mean())
+        P = (
+            RebelClassifier(n_estimators=15, max_depth=1)
+            .fit(split.X_train, split.y_train)
+            .predict_proba(split.X_test)
+        )
+        assert row["two_step_cost"] == pytest.approx(C[split.y_test, min_risk_class(P, C)].mean())
+
+
+def test_run_stops_between_datasets_and_regions_cover_the_grid():
+    calls = []
+    run = ec.example_cost_run(
+        progress=lambda done, total, label: calls.append(done) or done < 4,
+        n_datasets=3,
+        n_costs=2,
+        lambdas=[1.5, 5.0],
+        n_rounds=10,
+    )
+    assert run.cancelled and run.done == 4 and run.planned == 12 and len(run.splits) == 1
+    xs, ys = np.linspace(-2, 2, 7), np.linspace(-1, 1, 5)
+    r = ec.example_cost_regions(run, 5.0, xs, ys)
+    assert r["rebel"].shape == r["two_step"].shape == (5, 7)
+    assert r["train_cost"].shape == (len(run.splits[0].y_train),) and (r["train_cost"] > 0).all()
+
+
+@pytest.mark.parametrize(
+    ("lambdas", "message"),
+    [
+        ([], "choose at least one lambda"),
+        ([1.0, 11.0], "lambda 11.0 is outside [0, 10]"),
+        ([float("nan")], "lambda nan is outside [0, 10]"),
+        (["x"], "lambda values must be numbers"),
+    ],
+)
+def test_bad_lambdas_are_refused(lambdas, message):
+    with pytest.raises(ValueError, match=None) as err:
+        ec.example_cost_run(n_datasets=1, n_costs=1, lambdas=lambdas, n_rounds=5)
+    assert message in str(err.value)
