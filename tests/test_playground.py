@@ -44,7 +44,7 @@ def test_config_session_and_query_round_trip():
     [
         (b"{oops", "not valid JSON"),
         (b"[1, 2]", "JSON object"),
-        (b'{"spec": {}}', "missing the entry 'cost_matrix'"),
+        (b'{"spec": {}}', "cost_matrix is missing"),
         (b'{"format": "something-else", "spec": {}, "cost_matrix": []}', "format"),
         (b"\xff\xfe", "UTF-8"),
     ],

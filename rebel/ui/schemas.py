@@ -120,7 +120,8 @@ def _where(loc: tuple) -> str:
 
 
 def _problem(what: str, exc: ValidationError, fix: str) -> InputError:
-    errors = exc.errors(include_url=False)
+    # the shallowest problem first: a missing top-level entry says more than a detail inside another one
+    errors = sorted(exc.errors(include_url=False), key=lambda e: len(e["loc"]))
     err = errors[0]
     loc = tuple(err["loc"])
     where = _where(loc)
