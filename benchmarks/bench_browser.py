@@ -83,8 +83,13 @@ _JS = r"""
     }
     return null;
   };
+  // The round shown: an in-browser replay writes "t = <t>" into a text trace of each frame; a whole-page
+  // Playground into the figure title.
   B.title = (gd) => {
-    const el = gd && gd.querySelector('.gtitle');
+    if (!gd) return '';
+    for (const el of gd.querySelectorAll('.textpoint text'))
+      if (/t = \d+/.test(el.textContent)) return el.textContent;
+    const el = gd.querySelector('.gtitle');
     return el ? el.textContent : '';
   };
   B.roundOf = (gd) => {
@@ -224,8 +229,12 @@ def open_playground(context, url: str):
     page = context.new_page()
     page.set_viewport_size(VIEWPORT)
     page.goto(url, wait_until="commit")
-    selector = ", ".join(f"{s} .js-plotly-plot .gtitle" for s in HOOKS["regions"])
-    page.wait_for_selector(selector, timeout=240_000)
+    selector = ", ".join(f"{s} .js-plotly-plot :is(.gtitle, .textpoint text)" for s in HOOKS["regions"])
+    page.wait_for_function(
+        "sel => [...document.querySelectorAll(sel)].some(e => /t = \\d+/.test(e.textContent))",
+        arg=selector,
+        timeout=240_000,
+    )
     painted = page.evaluate("new Promise(r => requestAnimationFrame(ts => r(ts)))")  # ms since navigation
     _install(page)
     _settle(page)
@@ -316,12 +325,10 @@ def _first(page, selectors):
 def scrub(page, target: int) -> None:
     """Move the round to ``target`` one step from the current one (keyboard on a slider, click on a plotly one)."""
     if _in_browser_replay(page):
-        rail = page.locator(
-            f"{HOOKS['regions'][0]} .slider-rail-rect, {HOOKS['regions'][1]} .slider-rail-rect"
-        )
-        box = rail.first.bounding_box()
-        n = page.evaluate("window.__bench.plot().layout.sliders[0].steps.length")
-        page.mouse.click(box["x"] + box["width"] * target / max(1, n - 1), box["y"] + box["height"] / 2)
+        plot = _first(page, HOOKS["regions"])
+        tick = plot.locator(".slider-tick-rect").nth(target).bounding_box()  # one tick per step (round)
+        rail = plot.locator(".slider-rail-rect").first.bounding_box()
+        page.mouse.click(tick["x"] + tick["width"] / 2, rail["y"] + rail["height"] / 2)
         return
     thumb = page.locator(HOOKS["round_slider"]).get_by_role("slider").first
     t, _ = _current_round(page)
@@ -352,7 +359,7 @@ def play_fps(page, seconds: float = 6.0) -> float:
     """Press Play, count the pictures painted per second, stop the replay."""
     t, T = _current_round(page)
     if _in_browser_replay(page):
-        button = page.locator(".updatemenu-button", has_text="Play").first
+        button = _first(page, HOOKS["regions"]).locator(".updatemenu-button", has_text="Play").first
     else:
         button = page.locator(HOOKS["play_button"]).first
     if t >= T:  # start from the beginning, as a person would
