@@ -83,10 +83,12 @@ _JS = r"""
     }
     return null;
   };
-  // The round shown: an in-browser replay writes "t = <t>" into a text trace of each frame; a whole-page
-  // Playground into the figure title.
+  // The round shown: an in-browser replay shows "t = <t>" as its slider's current value (or in a text trace
+  // of each frame); a whole-page Playground in the figure title.
   B.title = (gd) => {
     if (!gd) return '';
+    const current = gd.querySelector('.slider-container .slider-current-value');
+    if (current && /t = \d+/.test(current.textContent)) return current.textContent;
     for (const el of gd.querySelectorAll('.textpoint text'))
       if (/t = \d+/.test(el.textContent)) return el.textContent;
     const el = gd.querySelector('.gtitle');
@@ -229,7 +231,9 @@ def open_playground(context, url: str):
     page = context.new_page()
     page.set_viewport_size(VIEWPORT)
     page.goto(url, wait_until="commit")
-    selector = ", ".join(f"{s} .js-plotly-plot :is(.gtitle, .textpoint text)" for s in HOOKS["regions"])
+    selector = ", ".join(
+        f"{s} .js-plotly-plot :is(.gtitle, .textpoint text, .slider-current-value)" for s in HOOKS["regions"]
+    )
     page.wait_for_function(
         "sel => [...document.querySelectorAll(sel)].some(e => /t = \\d+/.test(e.textContent))",
         arg=selector,
