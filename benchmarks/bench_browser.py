@@ -312,8 +312,8 @@ def edit_cost(page, value: str) -> None:
     page.mouse.click(box["x"] + 8, box["y"] + row_h * (i + 1) + row_h / 2)
     for _ in range(j + 1):
         page.keyboard.press("ArrowRight")
-    page.keyboard.press("Enter")  # opens the cell's editor (an <input class="gdg-input"> over the canvas)
-    cell_input = page.locator("input.gdg-input").first
+    page.keyboard.press("Enter")  # opens the cell editor over the canvas (an input or textarea .gdg-input)
+    cell_input = page.locator(".gdg-input").first
     cell_input.fill(value)
     cell_input.press("Enter")
 
