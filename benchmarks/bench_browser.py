@@ -87,7 +87,7 @@ _JS = r"""
   // of each frame); a whole-page Playground in the figure title.
   B.title = (gd) => {
     if (!gd) return '';
-    const current = gd.querySelector('.slider-container .slider-current-value');
+    const current = gd.querySelector('.slider-group > text.slider-label');
     if (current && /t = \d+/.test(current.textContent)) return current.textContent;
     for (const el of gd.querySelectorAll('.textpoint text'))
       if (/t = \d+/.test(el.textContent)) return el.textContent;
@@ -232,7 +232,8 @@ def open_playground(context, url: str):
     page.set_viewport_size(VIEWPORT)
     page.goto(url, wait_until="commit")
     selector = ", ".join(
-        f"{s} .js-plotly-plot :is(.gtitle, .textpoint text, .slider-current-value)" for s in HOOKS["regions"]
+        f"{s} .js-plotly-plot :is(.gtitle, .textpoint text, .slider-group > text.slider-label)"
+        for s in HOOKS["regions"]
     )
     page.wait_for_function(
         "sel => [...document.querySelectorAll(sel)].some(e => /t = \\d+/.test(e.textContent))",
@@ -366,7 +367,7 @@ def play_fps(page, seconds: float = 6.0) -> float:
         button = _first(page, HOOKS["regions"]).locator(".updatemenu-button", has_text="Play").first
     else:
         button = page.locator(HOOKS["play_button"]).first
-    if t >= T:  # start from the beginning, as a person would
+    if t > 0:  # replay from the beginning, as a person would
         scrub_to_start(page)
     page.evaluate(
         "([d, last]) => { window.__bench.counting = window.__bench.countFrames(d, last); }",
