@@ -60,6 +60,7 @@ HOOKS = {
     "cost_cell": '[class*="st-key-cost_{i}_{j}"] input',
     "round_slider": ".st-key-t",
     "play_button": ".st-key-w_play button",
+    "play_from_start": "from t = 0",  # an in-browser replay's button that plays from the first round
     "preset": "Preset",
     "toggle": "Two-step boundaries",
 }
@@ -125,8 +126,10 @@ _JS = r"""
     const start = performance.now();
     const tick = () => {
       const gd = B.plot();
-      const changed = B.sig(gd) !== B.before;
-      const roundOk = wantRound === null || B.roundOf(gd) === wantRound;
+      // A plot that is (re)mounted shows no round yet: only a painted plot with its round counts as changed.
+      const shown = B.roundOf(gd);
+      const changed = shown !== null && B.sig(gd) !== B.before;
+      const roundOk = wantRound === null || shown === wantRound;
       if (B.t0 !== null && changed && roundOk) {
         requestAnimationFrame((ts) => resolve(ts - B.t0));  // the frame that paints the change
         return;
@@ -251,9 +254,10 @@ def _settle(page, quiet_ms: int = 400, timeout_ms: int = 30_000) -> None:
     page.wait_for_function(
         """([quiet, started]) => {
              const running = document.querySelector('[data-testid="stStatusWidget"]');
-             const sig = window.__bench.sig(window.__bench.plot());
+             const gd = window.__bench.plot();
+             const sig = window.__bench.roundOf(gd) === null ? 'not shown' : window.__bench.sig(gd);
              const now = performance.now();
-             if (running || sig !== window.__bench.lastSig) {
+             if (running || sig === 'not shown' || sig !== window.__bench.lastSig) {
                window.__bench.lastSig = sig; window.__bench.stableSince = now; return false;
              }
              return now - (window.__bench.stableSince || now) >= quiet;
@@ -306,17 +310,25 @@ def edit_cost(page, value: str) -> None:
         cell.first.fill(value)
         cell.first.press("Enter")
         return
-    editor = _first(page, HOOKS["cost_editor"])
-    canvas = editor.locator("canvas").first
-    box = canvas.bounding_box()
     row_h = 35  # Streamlit's data editor: a 35 px header and 35 px rows; column 0 holds the row's class name
-    page.mouse.click(box["x"] + 8, box["y"] + row_h * (i + 1) + row_h / 2)
-    for _ in range(j + 1):
-        page.keyboard.press("ArrowRight")
-    page.keyboard.press("Enter")  # opens the cell editor over the canvas (an input or textarea .gdg-input)
-    cell_input = page.locator(".gdg-input").first
-    cell_input.fill(value)
-    cell_input.press("Enter")
+    for _ in range(3):  # a grid redrawn under the click loses the selection: open the cell again
+        box = _first(page, HOOKS["cost_editor"]).locator("canvas").first.bounding_box()
+        page.mouse.click(box["x"] + 8, box["y"] + row_h * (i + 1) + row_h / 2)
+        for _ in range(j + 1):
+            page.keyboard.press("ArrowRight")
+        page.keyboard.press(
+            "Enter"
+        )  # opens the cell editor over the canvas (an input or textarea .gdg-input)
+        cell_input = page.locator(".gdg-input:not([disabled])").first
+        try:
+            cell_input.wait_for(timeout=3_000)
+        except Exception:  # noqa: BLE001 (Playwright's timeout: the class-name cell opened read-only)
+            page.keyboard.press("Escape")
+            continue
+        cell_input.fill(value)
+        cell_input.press("Enter")
+        return
+    raise RuntimeError(f"could not open cost cell {COST_ENTRY} of the cost editor")
 
 
 def _first(page, selectors):
@@ -363,11 +375,14 @@ def flip_toggle(page) -> None:
 def play_fps(page, seconds: float = 6.0) -> float:
     """Press Play, count the pictures painted per second, stop the replay."""
     t, T = _current_round(page)
+    from_start = None  # replay from the beginning, as a person would
     if _in_browser_replay(page):
-        button = _first(page, HOOKS["regions"]).locator(".updatemenu-button", has_text="Play").first
+        menu = _first(page, HOOKS["regions"]).locator(".updatemenu-button")
+        from_start = menu.filter(has_text=HOOKS["play_from_start"])
+        button = from_start.first if from_start.count() else menu.filter(has_text="Play").first
     else:
         button = page.locator(HOOKS["play_button"]).first
-    if t > 0:  # replay from the beginning, as a person would
+    if t > 0 and not (from_start and from_start.count()):
         scrub_to_start(page)
     page.evaluate(
         "([d, last]) => { window.__bench.counting = window.__bench.countFrames(d, last); }",
