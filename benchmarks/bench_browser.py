@@ -282,7 +282,7 @@ def _measure(page, action, want_round=None) -> float:
     return float(ms)
 
 
-def _in_browser_replay(page) -> bool:
+def in_browser_replay(page) -> bool:
     """True when the regions figure carries its own slider (the replay runs in the browser)."""
     return bool(
         page.evaluate(
@@ -341,7 +341,7 @@ def _first(page, selectors):
 
 def scrub(page, target: int) -> None:
     """Move the round to ``target`` one step from the current one (keyboard on a slider, click on a plotly one)."""
-    if _in_browser_replay(page):
+    if in_browser_replay(page):
         plot = _first(page, HOOKS["regions"])
         tick = plot.locator(".slider-tick-rect").nth(target).bounding_box()  # one tick per step (round)
         rail = plot.locator(".slider-rail-rect").first.bounding_box()
@@ -376,7 +376,7 @@ def play_fps(page, seconds: float = 6.0) -> float:
     """Press Play, count the pictures painted per second, stop the replay."""
     t, T = _current_round(page)
     from_start = None  # replay from the beginning, as a person would
-    if _in_browser_replay(page):
+    if in_browser_replay(page):
         menu = _first(page, HOOKS["regions"]).locator(".updatemenu-button")
         from_start = menu.filter(has_text=HOOKS["play_from_start"])
         button = from_start.first if from_start.count() else menu.filter(has_text="Play").first
@@ -390,7 +390,7 @@ def play_fps(page, seconds: float = 6.0) -> float:
     )
     button.click()
     stamps = page.evaluate("window.__bench.counting")
-    if not _in_browser_replay(page) and page.locator(HOOKS["play_button"], has_text="Pause").count():
+    if not in_browser_replay(page) and page.locator(HOOKS["play_button"], has_text="Pause").count():
         page.locator(HOOKS["play_button"]).first.click()
     _settle(page, timeout_ms=60_000)
     if len(stamps) < 2:
@@ -399,7 +399,7 @@ def play_fps(page, seconds: float = 6.0) -> float:
 
 
 def scrub_to_start(page) -> None:
-    if _in_browser_replay(page):
+    if in_browser_replay(page):
         scrub(page, 0)
     else:
         page.locator(HOOKS["round_slider"]).get_by_role("slider").first.press("Home")
