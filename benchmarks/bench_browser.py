@@ -1,0 +1,498 @@
+"""What a person waits for in a real browser: the Playground's click-to-picture latency, Play's frame rate and the
+first visit, measured in Debian's Chromium driven by Playwright.
+
+Starts ``streamlit run app.py`` on a free localhost port (kernels compiled first, one throwaway visit so the
+server is warm), opens the Playground at 1440 x 900 and repeats each interaction ``--repeat`` times (>= 7):
+
+- ``cost_edit``: type a new cost into the cost editor until the regions plot shows the retrained model;
+- ``scrub``: move the round t by one step until the regions plot shows round t;
+- ``preset``: pick another preset until the regions plot shows its model;
+- ``toggle``: switch the two-step boundaries on/off until the regions plot shows them (or not);
+- ``play_fps``: frames of the round replay actually painted per second after pressing Play;
+- ``first_visit``: a new session's navigation start until the regions plot is painted.
+
+Each latency runs in the page: it starts at the browser's own input event (``keydown``/``pointerdown``, capture
+phase, so Playwright's round trip is not counted) and ends at the first animation frame after the regions plot's
+content changed (its data/layout signature, and for ``scrub`` its title reading ``t = <t>``): the frame on which
+the new picture is painted. No sleeps decide when a plot is ready. Play counts the distinct pictures seen on
+animation frames (title changes) per second of replay.
+
+The page is found by stable hooks (widget keys as ``.st-key-*`` classes and labels): see ``HOOKS``. Both the
+whole-page Playground (server-side scrubber and Play) and an in-browser replay (a plotly slider and a "Play"
+button inside the regions figure) are driven.
+
+Run: ``python -m benchmarks.bench_browser [--repeat 9] [--runs 2] [--port 0]``. Ends with one line
+``browser latency (median ms): cost_edit=X scrub=Y preset=Z toggle=W; play_fps=F``. Timings on a shared 2-core
+machine are noisy: compare medians of repeated runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
+VIEWPORT = {"width": 1440, "height": 900}
+
+# Stable hooks (CSS selectors of Streamlit's ``st-key-<key>`` classes and widget labels). The first selector that
+# matches wins, so a renamed key only needs its new spelling added here.
+HOOKS = {
+    "regions": ['[class*="st-key-regions"]', '[class*="st-key-w_regions"]'],
+    "cost_editor": ['[class*="st-key-cost_editor"]', '[class*="st-key-w_costs"]'],
+    "cost_cell": '[class*="st-key-cost_{i}_{j}"] input',
+    "round_slider": ".st-key-t",
+    "play_button": ".st-key-w_play button",
+    "play_from_start": "from t = 0",  # an in-browser replay's button that plays from the first round
+    "preset": "Preset",
+    "toggle": "Two-step boundaries",
+}
+COST_ENTRY = (2, 0)  # (truth, predicted) entry edited: weapon taken for harmless in the airport preset
+
+
+def cost_value(k: int) -> str:
+    """The k-th cost typed: alternately low and high and never repeated, so every edit retrains a new model (the
+    app caches results, and going back to a value already seen would measure the cache)."""
+    return f"{2 + 0.1 * k:.1f}" if k % 2 == 0 else str(20 + k)
+
+
+_JS = r"""
+(() => {
+  const B = window.__bench = {};
+  B.selectors = SELECTORS;
+  B.plot = () => {
+    for (const s of B.selectors) {
+      const el = document.querySelector(s + ' .js-plotly-plot');
+      if (el) return el;
+    }
+    return null;
+  };
+  // The round shown: an in-browser replay shows "t = <t>" as its slider's current value (or in a text trace
+  // of each frame); a whole-page Playground in the figure title.
+  B.title = (gd) => {
+    if (!gd) return '';
+    const current = gd.querySelector('.slider-group > text.slider-label');
+    if (current && /t = \d+/.test(current.textContent)) return current.textContent;
+    for (const el of gd.querySelectorAll('.textpoint text'))
+      if (/t = \d+/.test(el.textContent)) return el.textContent;
+    const el = gd.querySelector('.gtitle');
+    return el ? el.textContent : '';
+  };
+  B.roundOf = (gd) => {
+    const m = /t = (\d+)/.exec(B.title(gd));
+    return m ? Number(m[1]) : null;
+  };
+  const hash = (s) => {
+    let h = 2166136261;
+    for (let i = 0; i < s.length; i++) { h ^= s.charCodeAt(i); h = Math.imul(h, 16777619); }
+    return (h >>> 0).toString(16) + ':' + s.length;
+  };
+  let cache = {gd: null, data: null, layout: null, title: null, sig: null};
+  B.sig = (gd) => {
+    if (!gd) return 'none';
+    const title = B.title(gd);
+    if (cache.gd === gd && cache.data === gd.data && cache.layout === gd.layout && cache.title === title)
+      return cache.sig;
+    const body = JSON.stringify(gd.data || []) + JSON.stringify((gd.layout && gd.layout.images) || []);
+    cache = {gd, data: gd.data, layout: gd.layout, title, sig: hash(title + body)};
+    return cache.sig;
+  };
+  B.arm = () => {
+    B.t0 = null;
+    B.before = B.sig(B.plot());
+    const mark = () => { if (B.t0 === null) B.t0 = performance.now(); };
+    for (const type of ['keydown', 'pointerdown', 'mousedown'])
+      window.addEventListener(type, mark, {capture: true, once: true});
+  };
+  // Resolves with the ms from the armed input event to the frame painted after the plot changed.
+  B.wait = (wantRound, timeoutMs) => new Promise((resolve, reject) => {
+    const start = performance.now();
+    const tick = () => {
+      const gd = B.plot();
+      // A plot that is (re)mounted shows no round yet: only a painted plot with its round counts as changed.
+      const shown = B.roundOf(gd);
+      const changed = shown !== null && B.sig(gd) !== B.before;
+      const roundOk = wantRound === null || shown === wantRound;
+      if (B.t0 !== null && changed && roundOk) {
+        requestAnimationFrame((ts) => resolve(ts - B.t0));  // the frame that paints the change
+        return;
+      }
+      if (performance.now() - start > timeoutMs)
+        reject(new Error('plot did not change: title ' + B.title(gd) + ', input seen ' + (B.t0 !== null)));
+      else requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+  });
+  // Distinct pictures painted per second while a replay runs: counts title changes seen on animation frames.
+  B.countFrames = (durationMs, lastRound) => new Promise((resolve) => {
+    const seen = [];
+    let last = B.title(B.plot());
+    let first = null;
+    const tick = (ts) => {
+      const gd = B.plot();
+      const title = B.title(gd);
+      if (title !== last) {
+        last = title;
+        seen.push(ts);
+        if (first === null) first = ts;
+      }
+      const done = (first !== null && ts - first > durationMs) || B.roundOf(gd) === lastRound;
+      if (done && seen.length) resolve(seen);
+      else if (first === null && performance.now() > 30000 + (B.countStart || 0)) resolve(seen);
+      else requestAnimationFrame(tick);
+    };
+    B.countStart = performance.now();
+    requestAnimationFrame(tick);
+  });
+})();
+"""
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_app(port: int) -> tuple[subprocess.Popen, str]:
+    """``streamlit run app.py`` on localhost after compiling the kernels; returns the process and its URL.
+
+    The server's output goes to a temporary file (``proc.log``), shown if it exits early; ``stop_app`` closes it.
+    """
+    env = dict(os.environ, NUMBA_CACHE_DIR=os.environ.get("NUMBA_CACHE_DIR", str(ROOT / ".numba_cache")))
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
+    subprocess.run([sys.executable, "-c", "import rebel; rebel.warmup()"], cwd=ROOT, env=env, check=True)
+    log = tempfile.TemporaryFile()  # noqa: SIM115 (open as long as the server runs; closed with it)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port)]
+        + [
+            "--server.address",
+            "127.0.0.1",
+            "--server.headless",
+            "true",
+            "--browser.gatherUsageStats",
+            "false",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    proc.log = log
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            log.seek(0)
+            raise RuntimeError(f"streamlit exited early:\n{log.read().decode(errors='replace')[-2000:]}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                if r.status == 200:
+                    return proc, url
+        except OSError:
+            time.sleep(0.3)
+    stop_app(proc)
+    raise RuntimeError(f"streamlit did not answer {url}/_stcore/health within 120 s")
+
+
+def stop_app(proc: subprocess.Popen) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    proc.log.close()
+
+
+# ----------------------------------------------------------------------------------------------- the page
+def _install(page) -> None:
+    import json
+
+    page.evaluate(_JS.replace("SELECTORS", json.dumps(HOOKS["regions"])))
+
+
+def open_playground(context, url: str):
+    """A new tab on the Playground, waited until the regions plot is painted; returns (page, ms to paint)."""
+    page = context.new_page()
+    page.set_viewport_size(VIEWPORT)
+    page.goto(url, wait_until="commit")
+    selector = ", ".join(
+        f"{s} .js-plotly-plot :is(.gtitle, .textpoint text, .slider-group > text.slider-label)"
+        for s in HOOKS["regions"]
+    )
+    page.wait_for_function(
+        "sel => [...document.querySelectorAll(sel)].some(e => /t = \\d+/.test(e.textContent))",
+        arg=selector,
+        timeout=240_000,
+    )
+    painted = page.evaluate("new Promise(r => requestAnimationFrame(ts => r(ts)))")  # ms since navigation
+    _install(page)
+    _settle(page)
+    return page, painted
+
+
+def _settle(page, quiet_ms: int = 400, timeout_ms: int = 30_000) -> None:
+    """Wait until Streamlit is idle (no running indicator) and the regions plot is unchanged for quiet_ms."""
+    page.wait_for_function(
+        """([quiet, started]) => {
+             const running = document.querySelector('[data-testid="stStatusWidget"]');
+             const gd = window.__bench.plot();
+             const sig = window.__bench.roundOf(gd) === null ? 'not shown' : window.__bench.sig(gd);
+             const now = performance.now();
+             if (running || sig === 'not shown' || sig !== window.__bench.lastSig) {
+               window.__bench.lastSig = sig; window.__bench.stableSince = now; return false;
+             }
+             return now - (window.__bench.stableSince || now) >= quiet;
+           }""",
+        arg=[quiet_ms, 0],
+        polling=50,
+        timeout=timeout_ms,
+    )
+
+
+def _measure(page, action, want_round=None) -> float:
+    page.evaluate("window.__bench.arm()")
+    action()
+    try:
+        ms = page.evaluate("([r, t]) => window.__bench.wait(r, t)", [want_round, 60_000])
+    except Exception:
+        shot = Path(tempfile.gettempdir()) / "bench_browser_failure.png"
+        page.screenshot(path=str(shot), full_page=True)
+        print(f"the plot did not change; screenshot of the page: {shot}", file=sys.stderr)
+        raise
+    _settle(page)
+    return float(ms)
+
+
+def in_browser_replay(page) -> bool:
+    """True when the regions figure carries its own slider (the replay runs in the browser)."""
+    return bool(
+        page.evaluate(
+            "(() => { const gd = window.__bench.plot(); "
+            "return !!(gd && gd.layout && gd.layout.sliders && gd.layout.sliders.length); })()"
+        )
+    )
+
+
+def _current_round(page) -> tuple[int, int]:
+    text = page.evaluate("window.__bench.title(window.__bench.plot())")
+    import re
+
+    m = re.search(r"t = (\d+)(?: of (\d+))?", text)
+    if not m:
+        raise RuntimeError(f"the regions plot's title does not show the round t: {text!r}")
+    return int(m.group(1)), int(m.group(2) or m.group(1))
+
+
+def edit_cost(page, value: str) -> None:
+    """Type ``value`` into the cost editor at COST_ENTRY: a per-cell input if there is one, else the grid."""
+    i, j = COST_ENTRY
+    cell = page.locator(HOOKS["cost_cell"].format(i=i, j=j))
+    if cell.count():
+        cell.first.fill(value)
+        cell.first.press("Enter")
+        return
+    row_h = 35  # Streamlit's data editor: a 35 px header and 35 px rows; column 0 holds the row's class name
+    for _ in range(3):  # a grid redrawn under the click loses the selection: open the cell again
+        box = _first(page, HOOKS["cost_editor"]).locator("canvas").first.bounding_box()
+        page.mouse.click(box["x"] + 8, box["y"] + row_h * (i + 1) + row_h / 2)
+        for _ in range(j + 1):
+            page.keyboard.press("ArrowRight")
+        page.keyboard.press(
+            "Enter"
+        )  # opens the cell editor over the canvas (an input or textarea .gdg-input)
+        cell_input = page.locator(".gdg-input:not([disabled])").first
+        try:
+            cell_input.wait_for(timeout=3_000)
+        except Exception:  # noqa: BLE001 (Playwright's timeout: the class-name cell opened read-only)
+            page.keyboard.press("Escape")
+            continue
+        cell_input.fill(value)
+        cell_input.press("Enter")
+        return
+    raise RuntimeError(f"could not open cost cell {COST_ENTRY} of the cost editor")
+
+
+def _first(page, selectors):
+    for s in selectors:
+        loc = page.locator(s)
+        if loc.count():
+            return loc.first
+    raise RuntimeError(f"none of {selectors} is on the page")
+
+
+def scrub(page, target: int) -> None:
+    """Move the round to ``target`` one step from the current one (keyboard on a slider, click on a plotly one)."""
+    if in_browser_replay(page):
+        plot = _first(page, HOOKS["regions"])
+        tick = plot.locator(".slider-tick-rect").nth(target).bounding_box()  # one tick per step (round)
+        rail = plot.locator(".slider-rail-rect").first.bounding_box()
+        page.mouse.click(tick["x"] + tick["width"] / 2, rail["y"] + rail["height"] / 2)
+        return
+    thumb = page.locator(HOOKS["round_slider"]).get_by_role("slider").first
+    t, _ = _current_round(page)
+    thumb.press("ArrowRight" if target > t else "ArrowLeft")
+
+
+def preset_names(page) -> tuple[str, list]:
+    """The selected preset and the options of the preset selector (opened and closed again)."""
+    box = page.get_by_label(HOOKS["preset"], exact=True).first
+    box.click()
+    options = page.get_by_role("option").all_text_contents()
+    selected = page.locator('[role="option"][aria-selected="true"]')
+    current = selected.first.text_content() if selected.count() else ""
+    page.keyboard.press("Escape")
+    return current, options
+
+
+def pick_preset(page, name: str) -> None:
+    page.get_by_label(HOOKS["preset"], exact=True).first.click()
+    page.get_by_role("option", name=name, exact=True).first.click()
+
+
+def flip_toggle(page) -> None:
+    page.locator('[data-testid="stCheckbox"] label', has_text=HOOKS["toggle"]).first.click()
+
+
+def play_fps(page, seconds: float = 6.0) -> float:
+    """Press Play, count the pictures painted per second, stop the replay."""
+    t, T = _current_round(page)
+    from_start = None  # replay from the beginning, as a person would
+    if in_browser_replay(page):
+        menu = _first(page, HOOKS["regions"]).locator(".updatemenu-button")
+        from_start = menu.filter(has_text=HOOKS["play_from_start"])
+        button = from_start.first if from_start.count() else menu.filter(has_text="Play").first
+    else:
+        button = page.locator(HOOKS["play_button"]).first
+    if t > 0 and not (from_start and from_start.count()):
+        scrub_to_start(page)
+    page.evaluate(
+        "([d, last]) => { window.__bench.counting = window.__bench.countFrames(d, last); }",
+        [seconds * 1000, T],
+    )
+    button.click()
+    stamps = page.evaluate("window.__bench.counting")
+    if not in_browser_replay(page) and page.locator(HOOKS["play_button"], has_text="Pause").count():
+        page.locator(HOOKS["play_button"]).first.click()
+    _settle(page, timeout_ms=60_000)
+    if len(stamps) < 2:
+        return 0.0
+    return (len(stamps) - 1) / ((stamps[-1] - stamps[0]) / 1000.0)
+
+
+def scrub_to_start(page) -> None:
+    if in_browser_replay(page):
+        scrub(page, 0)
+    else:
+        page.locator(HOOKS["round_slider"]).get_by_role("slider").first.press("Home")
+    page.wait_for_function("window.__bench.roundOf(window.__bench.plot()) === 0", timeout=30_000)
+    _settle(page)
+
+
+# ------------------------------------------------------------------------------------------------- a run
+def run_once(context, url: str, repeat: int) -> dict:
+    """One page, every interaction ``repeat`` times; returns {name: [values]}."""
+    page, _ = open_playground(context, url)
+    out = {"cost_edit": [], "scrub": [], "preset": [], "toggle": []}
+    for k in range(repeat):
+        value = cost_value(k)
+        out["cost_edit"].append(_measure(page, lambda v=value: edit_cost(page, v)))
+    _, T = _current_round(page)
+    for k in range(repeat):
+        target = T - 1 if k % 2 == 0 else T
+        out["scrub"].append(_measure(page, lambda x=target: scrub(page, x), want_round=target))
+    for k in range(repeat):
+        out["toggle"].append(_measure(page, lambda: flip_toggle(page)))
+    if repeat % 2:
+        flip_toggle(page)
+        _settle(page)
+    current, options = preset_names(page)
+    others = [o for o in options if o != current]  # each preset once: a new dataset and model every time
+    for k in range(repeat):
+        name = others[k % len(others)]
+        out["preset"].append(_measure(page, lambda n=name: pick_preset(page, n)))
+    out["play_fps"] = [play_fps(page)]
+    page.close()
+    return out
+
+
+def first_visits(browser, url: str, n: int) -> list:
+    """ms from navigation start to the painted regions plot, each in a new browser context (a new session)."""
+    times = []
+    for _ in range(n):
+        context = browser.new_context(viewport=VIEWPORT)
+        _page, painted = open_playground(context, url)
+        times.append(float(painted))
+        context.close()
+    return times
+
+
+def _summary(name: str, values: list, unit: str = "ms") -> str:
+    return f"{name:<12} min {min(values):8.1f} {unit}  median {statistics.median(values):8.1f} {unit}  (n={len(values)})"
+
+
+def main(argv=None) -> dict:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=9, help="repetitions of each interaction per run (>= 7)")
+    ap.add_argument("--runs", type=int, default=2, help="independent runs (each a new page)")
+    ap.add_argument("--visits", type=int, default=3, help="first visits measured per run (new sessions)")
+    ap.add_argument("--port", type=int, default=0, help="server port (0: a free one)")
+    args = ap.parse_args(argv)
+    if args.repeat < 7:
+        ap.error(f"argument --repeat: at least 7 repetitions are needed for a median; got {args.repeat}.")
+    if not Path(CHROMIUM).exists():
+        ap.error(f"{CHROMIUM} is missing: install Debian's chromium (apt-get install chromium).")
+    from playwright.sync_api import sync_playwright
+
+    results: dict = {}
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        for run in range(
+            args.runs
+        ):  # a new server per run: nothing measured comes from an earlier run's cache
+            proc, url = start_app(args.port or _free_port())
+            try:
+                warm = browser.new_context(viewport=VIEWPORT)
+                open_playground(warm, url)[0].close()  # the throwaway visit: the server is warm afterwards
+                warm.close()
+                results.setdefault("first_visit", []).extend(first_visits(browser, url, args.visits))
+                context = browser.new_context(viewport=VIEWPORT)
+                for name, values in run_once(context, url, args.repeat).items():
+                    results.setdefault(name, []).extend(values)
+                context.close()
+            finally:
+                stop_app(proc)
+            print(f"run {run + 1}/{args.runs} done", flush=True)
+        browser.close()
+    for name in ("cost_edit", "scrub", "preset", "toggle", "first_visit"):
+        print(_summary(name, results[name]))
+    print(_summary("play_fps", results["play_fps"], "fps"))
+    med = {k: statistics.median(v) for k, v in results.items()}
+    print(f"first visit on a warm server (median ms): {med['first_visit']:.0f}")
+    print(
+        f"browser latency (median ms): cost_edit={med['cost_edit']:.0f} scrub={med['scrub']:.0f} "
+        f"preset={med['preset']:.0f} toggle={med['toggle']:.0f}; play_fps={med['play_fps']:.1f}"
+    )
+    return results
+
+
+if __name__ == "__main__":
+    main()
