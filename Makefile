@@ -43,7 +43,7 @@ install: $(VENV)/.test-installed
 # The kernels compile into the numba cache once, right after the install, and again only when they change;
 # the app's first page then loads them from the cache.
 $(NUMBA_CACHE_DIR)/.compiled: rebel/_kernels.py $(VENV)/.app-installed
-	@echo "Compiling the boosting kernels into $(NUMBA_CACHE_DIR) (once; about 20 s)..."
+	@echo "Compiling the boosting kernels into $(NUMBA_CACHE_DIR) (once; about 20-25 s on 2 idle cores)..."
 	$(BIN)/python -c "import rebel; rebel.warmup()"
 	@touch $@
 

@@ -263,15 +263,13 @@ def summarize(results: dict) -> dict:
         print(
             f"  the numba cache directory outside the package held {results['cache files']} files (NUMBA_CACHE_DIR works)"
         )
-    print(
-        "  CPU: the app process's own (not the browser's); '+helpers' adds the warm-up's helper processes that"
-    )
-    print(
-        "  compile on the other core. On a shared machine the load moves wall times by several times: compare"
-    )
-    print(
-        "  runs at similar load; CPU seconds move much less (an idle 2-core machine's wall is close to CPU)."
-    )
+    for line in (
+        "CPU: the app process's own, up to the first page (not the browser's); '+helpers': the whole process",
+        "tree until exit (the warm-up's helper processes, which compile on the other core, and interpreter exit).",
+        "On a shared machine the load moves wall times by several times: compare runs at similar load; CPU",
+        "seconds move much less (on an idle 2-core machine the wall time is close to the app process's CPU).",
+    ):
+        print(f"  {line}")
     return medians
 
 

@@ -9,10 +9,11 @@ Three groups of kernels, compiled independently of each other:
   process, loads it from the cache), then the parallel drivers of prediction and binning;
 - ``variants``: the engine options beyond the paper (logistic loss, vector leaves, shrinkage, early stopping).
 
-``warmup`` compiles the first group the numba cache lacks in this process and the others in helper processes
-(``python -m rebel.warmup <group>``) at the same time, then loads their kernels from the cache: numba compiles
-one function at a time in a process, so this is what puts a second core to work. Groups already cached are
-not compiled again. Reads and writes nothing but the numba cache.
+``warmup`` compiles the first group the numba cache lacks in this process and the others in one helper process
+(``python -m rebel.warmup <group> ...``) at the same time, then loads their kernels from the cache: numba
+compiles one function at a time in a process, so this is what puts a second core to work. Groups already
+cached are not compiled again. ``variants`` comes last, when the paper's kernels it shares are cached. Reads and
+writes nothing but the numba cache.
 """
 
 from __future__ import annotations
@@ -27,28 +28,27 @@ GROUPS = ("fit", "predict", "variants")
 HELPER_TIMEOUT = 900.0  # seconds a helper process may take before this process compiles its group itself
 
 
-def warmup(variants: bool = True, jobs: int | None = None, load: bool = True) -> None:
+def warmup(variants: bool = True, jobs: int = 2, load: bool = True) -> None:
     """Compile the kernels the paper's engine uses, and with ``variants`` the engine options' kernels too.
 
-    Groups the numba cache lacks compile in up to ``jobs`` processes at once (default: one per group; ``jobs=1``
-    compiles everything in this process). With ``load`` (the default) every kernel of the groups is then
-    ready in this process; ``load=False`` leaves kernels that were already cached to load on their first call
-    (what an app wants: its first page loads only the kernels it uses).
+    The first group the numba cache lacks compiles in this process, the other missing ones in one helper
+    process at the same time (``jobs=1``: all in this process). With ``load`` (the default) every kernel of the
+    groups is then ready in this process; ``load=False`` leaves kernels that are cached to load on their first
+    call (what an app wants: its first page loads only the kernels it uses).
     """
     groups = [g for g in GROUPS if variants or g != "variants"]
     cold = [g for g in groups if _cache_is_cold(g)]
-    jobs = len(groups) if jobs is None else max(int(jobs), 1)
-    here, helped = cold[:1], cold[1:jobs]
-    helpers = _start_helpers(helped)
+    here, helped = (cold[:1], cold[1:]) if jobs > 1 else (cold, [])
+    helper = _start_helper(helped) if helped else None
     for group in here:
         WARM[group]()
-    for proc in helpers:  # their kernels are in the cache when they are done (if one failed: compiled on use)
+    if helper is not None:  # its kernels are in the cache when it is done (if it failed: compiled on use)
         try:
-            proc.wait(timeout=HELPER_TIMEOUT)
+            helper.wait(timeout=HELPER_TIMEOUT)
         except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-    for group in groups if load else cold[jobs:]:  # loads what the helpers compiled, compiles the rest
+            helper.kill()
+            helper.wait()
+    for group in groups if load else []:  # loads what the helper compiled (compiles what it could not)
         if group not in here:
             WARM[group]()
 
@@ -67,8 +67,8 @@ def _cache_is_cold(group: str) -> bool:
         return False
 
 
-def _start_helpers(groups: list[str]) -> list[subprocess.Popen]:
-    """One helper process per group, compiling it into this process's numba cache."""
+def _start_helper(groups: list[str]) -> subprocess.Popen:
+    """A helper process compiling ``groups``, one after the other, into this process's numba cache."""
     import numba
 
     env = dict(os.environ)
@@ -76,18 +76,13 @@ def _start_helpers(groups: list[str]) -> list[subprocess.Popen]:
         env["NUMBA_CACHE_DIR"] = numba.config.CACHE_DIR
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)
-    procs = []
-    for group in groups:
-        procs.append(
-            subprocess.Popen(
-                [sys.executable, "-m", "rebel.warmup", group],
-                env=env,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-            )
-        )
-    return procs
+    return subprocess.Popen(
+        [sys.executable, "-m", "rebel.warmup", *groups],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
 
 
 def _tiny_data() -> tuple[np.ndarray, np.ndarray]:
