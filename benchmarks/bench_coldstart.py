@@ -163,12 +163,17 @@ def server_seconds(cache_dir: str, browser, timeout: float = 600.0) -> tuple[flo
         finally:
             if context is not None:
                 context.close()
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            _stop(proc)
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    """Stop the server this benchmark started: SIGTERM, and SIGKILL if it is still there after 10 s."""
+    proc.terminate()
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.wait(timeout=10)
+        return
+    proc.kill()
+    proc.wait()
 
 
 @contextlib.contextmanager
