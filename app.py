@@ -14,7 +14,7 @@ st.set_page_config(page_title="REBEL Explorer", page_icon="⚖️", layout="wide
 def _warmup() -> bool:
     import rebel  # imported after st.navigation: importing numba takes seconds (see below)
 
-    rebel.warmup()
+    rebel.warmup(variants=False, load=False)  # make run compiles all; cached kernels load on first use
     return True
 
 

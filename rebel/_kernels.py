@@ -66,6 +66,8 @@ from numba import njit, prange
 from numba.core import types
 from numba.extending import intrinsic
 
+from . import _threading  # noqa: F401  (selects numba's threading layer before any parallel kernel runs)
+
 # Relative size of the term added to every component of sp and sm before a* = (ln sm - ln sp) / 2, so that a
 # class separated perfectly by a weak learner gets a large but finite a* (|a*| <= ~ln(1e9 K) / 2 ~ 11-13).
 SMOOTHING = 1e-9
@@ -764,7 +766,9 @@ def grow_tree(bins, usable, depth, state, work, features, thr_idx, leaf_signs, a
     thr_idx[0] = i
     leaf_signs[0] = -1
     leaf_signs[1] = 1
-    eval_tree_binned(bins, features, thr_idx, leaf_signs, 1, w.f, w.leaf)
+    eval_tree_binned(
+        bins, features, thr_idx, leaf_signs, np.int64(1), w.f, w.leaf
+    )  # not a literal: one signature
     split_sums(wp, wm, w.f, w.sp, w.sm)
     a_star(w.sp, w.sm, a)
     layer_totals[0] = round_total(w.sp, w.sm, a)
@@ -957,7 +961,8 @@ def _predict_block(X, start, stop, a0, features, thresholds, leaf_signs, A, dept
                 for n in range(size):
                     row[n] += ak * f[n]
         if staged.shape[0] > 0:
-            best_val[:] = acc[0]
+            for n in range(size):  # a loop, not best_val[:] = acc[0]: that copy compiles ~2 s of error text
+                best_val[n] = acc[0, n]
             best[:] = 0
             for k in range(1, n_classes):
                 row = acc[k]
@@ -1440,7 +1445,9 @@ def grow_newton_tree(
         features[0] = j
         thr_idx[0] = i
         leaf_signs[0] = -1
-    eval_tree_binned(bins, features, thr_idx, leaf_signs, 1, w.f, w.leaf)
+    eval_tree_binned(
+        bins, features, thr_idx, leaf_signs, np.int64(1), w.f, w.leaf
+    )  # not a literal: one signature
     newton_a(vw.g, vw.h, w.f, lam, a)
     values = vw.node_values
     values[:] = 0.0
@@ -1531,4 +1538,6 @@ def predict_leaf_values(X, a0, features, thresholds, leaf_values, depth, scores,
 @njit(cache=True, nogil=True)
 def predict_leaf_values_serial(X, a0, features, thresholds, leaf_values, depth, scores, staged):
     """``predict_leaf_values`` on one thread."""
-    _predict_values_rows(X, 0, X.shape[0], a0, features, thresholds, leaf_values, depth, scores, staged)
+    _predict_values_rows(
+        X, np.int64(0), X.shape[0], a0, features, thresholds, leaf_values, depth, scores, staged
+    )

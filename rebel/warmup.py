@@ -1,42 +1,153 @@
-"""Compile (or load from the numba cache) every kernel on tiny inputs, so the first real call is fast."""
+"""Compile (or load from the numba cache) the kernels on tiny inputs, so the first real call is fast.
+
+Three groups of kernels, compiled independently of each other:
+
+- ``fit``: the serial drivers of prediction on raw features (scores, staged classes, tree outputs, leaf ids,
+  binning; on synthetic trees), then the paper's training (the bias step, the round loop with its serial and
+  parallel callees);
+- ``predict``: the parallel weight update (the round loop's costliest callee: ``fit``, compiling in another
+  process, loads it from the cache), then the parallel drivers of prediction and binning;
+- ``variants``: the engine options beyond the paper (logistic loss, vector leaves, shrinkage, early stopping).
+
+``warmup`` compiles the first group the numba cache lacks in this process and the others in one helper process
+(``python -m rebel.warmup <group> ...``) at the same time, then loads their kernels from the cache: numba
+compiles one function at a time in a process, so this is what puts a second core to work. Groups already
+cached are not compiled again. ``variants`` comes last, when the paper's kernels it shares are cached. Reads and
+writes nothing but the numba cache.
+"""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 
+GROUPS = ("fit", "predict", "variants")
+HELPER_TIMEOUT = 900.0  # seconds a helper process may take before this process compiles its group itself
 
-def warmup(variants: bool = True) -> None:
-    """Fit and evaluate a tiny model (serial drivers; the round loop compiles its parallel callees with it), then
-    call the parallel drivers that prediction and binning pick for large inputs, on the same tiny data. With
-    ``variants``, also fit the engine options beyond the paper (logistic loss, vector leaves, shrinkage)."""
+
+def warmup(variants: bool = True, jobs: int = 2, load: bool = True) -> None:
+    """Compile the kernels the paper's engine uses, and with ``variants`` the engine options' kernels too.
+
+    The first group the numba cache lacks compiles in this process, the other missing ones in one helper
+    process at the same time (``jobs=1``: all in this process). With ``load`` (the default) every kernel of the
+    groups is then ready in this process; ``load=False`` leaves kernels that are cached to load on their first
+    call (what an app wants: its first page loads only the kernels it uses).
+    """
+    groups = [g for g in GROUPS if variants or g != "variants"]
+    cold = [g for g in groups if _cache_is_cold(g)]
+    here, helped = (cold[:1], cold[1:]) if jobs > 1 else (cold, [])
+    helper = _start_helper(helped) if helped else None
+    for group in here:
+        WARM[group]()
+    if helper is not None:  # its kernels are in the cache when it is done (if it failed: compiled on use)
+        try:
+            helper.wait(timeout=HELPER_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            helper.kill()
+            helper.wait()
+    for group in groups if load else []:  # loads what the helper compiled (compiles what it could not)
+        if group not in here:
+            WARM[group]()
+
+
+def _cache_is_cold(group: str) -> bool:
+    """True when the numba cache holds no current entry for the group's main kernel (the cache is empty or
+    the source changed); False when it does, or when this numba cannot tell (then it all runs here)."""
     from . import _kernels as kern
-    from .estimator import RebelClassifier
 
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(24, 2))
-    y = np.arange(24) % 3
-    model = RebelClassifier(n_estimators=2, max_depth=2, n_thresholds=4).fit(X, y)
-    model.decision_function(X)
-    model.staged_class_indices(X)
-    next(model.staged_decision_function(X))
-    model.apply(X)
-    model.weak_learner_outputs(X)
-    model.predict_proba(X)
-    trees = (model.tree_features_, model.tree_thresholds_, model.tree_leaf_signs_)
-    kern.predict_blocks(
-        X, model.a0_, *trees, model.a_, 2, np.empty((24, 3)), np.empty((3, 24), dtype=np.int16)
+    kernel = getattr(
+        kern, {"fit": "boost_rounds", "predict": "predict_blocks"}.get(group, "grow_vector_tree")
     )
-    kern.tree_outputs(X, *trees, 2, np.empty((24, 2), dtype=np.int8))
-    kern.tree_leaves(X, trees[0], trees[1], 2, np.empty((24, 2), dtype=np.int32))
-    kern.bin_features(X, model.thresholds_, np.empty((2, 24), dtype=np.uint8))
-    if variants:
-        _warm_variants(X, y)
+    try:
+        return not kernel._cache._cache_file._load_index()
+    except (AttributeError, OSError, EOFError, TypeError, ValueError):  # numba internals moved
+        return False
 
 
-def _warm_variants(X: np.ndarray, y: np.ndarray) -> None:
+def _start_helper(groups: list[str]) -> subprocess.Popen:
+    """A helper process compiling ``groups``, one after the other, into this process's numba cache."""
+    import numba
+
+    env = dict(os.environ)
+    if numba.config.CACHE_DIR:
+        env["NUMBA_CACHE_DIR"] = numba.config.CACHE_DIR
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)
+    return subprocess.Popen(
+        [sys.executable, "-m", "rebel.warmup", *groups],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+def _tiny_data() -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(0)
+    return rng.normal(size=(24, 2)), np.arange(24) % 3
+
+
+def _warm_fit() -> None:
+    """The serial prediction drivers, then a tiny fit: binning, the bias step and the round loop (with its
+    serial and parallel callees; the parallel weight update loads from the cache if the ``predict`` group
+    has compiled it by then, which the serial drivers first leave it time to do)."""
+    from .estimator import RebelClassifier
+
+    _warm_predict_drivers(serial=True)
+    RebelClassifier(n_estimators=2, max_depth=2, n_thresholds=4).fit(*_tiny_data())
+
+
+def _warm_update() -> None:
+    """The parallel weight update, with the argument types the round loop passes."""
+    from . import _kernels as kern
+
+    n, n_classes = 24, 3
+    wp, wm, H, dw, cost_rows = (np.ones((n, n_classes)) for _ in range(5))
+    f = np.ones(n, dtype=np.int8)
+    kern.apply_round(wp, wm, H, f, np.zeros(n_classes), 1.0, cost_rows, dw, np.empty(3), np.empty(3), 2)
+
+
+def _warm_predict() -> None:
+    """The parallel weight update (the round loop's costliest callee), then the parallel prediction drivers."""
+    _warm_update()
+    _warm_predict_drivers(serial=False)
+
+
+def _warm_predict_drivers(serial: bool) -> None:
+    """Every prediction kernel's serial or parallel driver, with the argument types the estimator passes."""
+    from . import _kernels as kern
+
+    X, _ = _tiny_data()
+    n, depth, n_rounds, n_classes = X.shape[0], 2, 2, 3
+    features = np.zeros((n_rounds, (1 << depth) - 1), dtype=np.int32)
+    thresholds = np.zeros((n_rounds, (1 << depth) - 1))
+    leaf_signs = np.ones((n_rounds, 1 << depth), dtype=np.int8)
+    a0, A = np.zeros(n_classes), np.ones((n_rounds, n_classes))
+    scores, staged = np.empty((n, n_classes)), np.empty((n_rounds + 1, n), dtype=np.int16)
+    if serial:
+        drivers = (kern.predict_blocks_serial, kern.tree_outputs_serial, kern.tree_leaves_serial)
+        binning = kern.bin_features_serial
+    else:
+        drivers = (kern.predict_blocks, kern.tree_outputs, kern.tree_leaves)
+        binning = kern.bin_features
+    predict, outputs, leaves = drivers
+    predict(X, a0, features, thresholds, leaf_signs, A, depth, scores, staged)
+    outputs(X, features[:1], thresholds[:1], leaf_signs[:1], depth, np.empty((n, 1), dtype=np.int8))
+    outputs(X, features, thresholds, leaf_signs, depth, np.empty((n, n_rounds), dtype=np.int8))
+    leaves(X, features[:1], thresholds[:1], depth, np.empty((n, 1), dtype=np.int32))
+    leaves(X, features, thresholds, depth, np.empty((n, n_rounds), dtype=np.int32))
+    binning(X, np.zeros((2, 4)), np.empty((2, n), dtype=np.uint8))
+
+
+def _warm_variants() -> None:
+    """Fit the engine options beyond the paper, and their prediction kernels."""
     from . import _kernels as kern
     from .estimator import RebelClassifier
 
+    X, y = _tiny_data()
     for loss, leaves in (("exp", "vector"), ("logistic", "binary"), ("logistic", "vector")):
         model = RebelClassifier(n_estimators=2, max_depth=2, n_thresholds=4, loss=loss, leaves=leaves)
         model.set_params(learning_rate=0.5).fit(X, y)
@@ -45,3 +156,22 @@ def _warm_variants(X: np.ndarray, y: np.ndarray) -> None:
     trees = (model.a0_, model.tree_features_, model.tree_thresholds_, model.tree_leaf_values_, 2)
     kern.predict_leaf_values(X, *trees, np.empty((24, 3)), np.empty((3, 24), dtype=np.int16))
     RebelClassifier(n_estimators=2, n_thresholds=4, learning_rate=0.5, n_iter_no_change=1).fit(X, y)
+
+
+WARM = {"fit": _warm_fit, "predict": _warm_predict, "variants": _warm_variants}
+
+
+def _main(argv: list[str]) -> int:
+    """``python -m rebel.warmup [group ...]``: compile the named groups (all three by default) in this process."""
+    names = argv or list(GROUPS)
+    unknown = [g for g in names if g not in GROUPS]
+    if unknown:
+        print(f"rebel.warmup: unknown group(s) {unknown}; choose from {list(GROUPS)}", file=sys.stderr)
+        return 2
+    for name in names:
+        WARM[name]()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_main(sys.argv[1:]))
