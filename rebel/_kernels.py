@@ -643,6 +643,29 @@ def _chunk_totals(w_parts, dw_parts, risks, w_total, dw_total, n_samples):
     return _half_sums(risks) / max(n_samples, 1)
 
 
+@njit(cache=True, nogil=True)
+def _apply_round_buffers(wp, a, n_chunks):
+    """e^a, e^-a and the per-chunk parts (w_parts, dw_parts (n_chunks, K), risks (n_chunks,)) of ``apply_round``."""
+    n_classes = wp.shape[1]
+    w_parts = np.empty((n_chunks, n_classes))
+    dw_parts = np.empty((n_chunks, n_classes))
+    return np.exp(a), np.exp(-a), w_parts, dw_parts, np.empty(n_chunks)
+
+
+@njit(cache=True, nogil=True)
+def _apply_round_chunk(wp, wm, H, f, ea, ema, a, scale, cost_rows, dw, w_parts, dw_parts, risks, c):
+    """Chunk ``c`` of ``apply_round`` (rows [c size, (c + 1) size), size = ceil(N / n_chunks)): writes its rows
+    of H, wp, wm, dw and its parts w_parts[c], dw_parts[c], risks[c]."""
+    n_samples = wp.shape[0]
+    n_chunks = risks.shape[0]
+    size = (n_samples + n_chunks - 1) // n_chunks
+    start = min(c * size, n_samples)
+    stop = min(start + size, n_samples)
+    risks[c] = _apply_round_rows(
+        wp, wm, H, f, ea, ema, a, scale, cost_rows, dw, w_parts[c], dw_parts[c], start, stop
+    )
+
+
 @njit(cache=True, nogil=True, parallel=True)
 def apply_round(wp, wm, H, f, a, scale, cost_rows, dw, w_total, dw_total, n_chunks):
     """Add the round's f a to H and move the weights to the next round, in one pass over the samples.
@@ -653,39 +676,19 @@ def apply_round(wp, wm, H, f, a, scale, cost_rows, dw, w_total, dw_total, n_chun
     risk mean_n cost_rows[n, argmax_k H[n, k]] (ties to the lowest k). Threads own row chunks; the totals are
     summed per chunk and then in chunk order, so a given ``n_chunks`` gives the same bits on any thread count.
     """
-    n_samples, n_classes = wp.shape
-    ea = np.exp(a)
-    ema = np.exp(-a)
-    w_parts = np.empty((n_chunks, n_classes))
-    dw_parts = np.empty((n_chunks, n_classes))
-    risks = np.empty(n_chunks)
-    size = (n_samples + n_chunks - 1) // n_chunks
+    ea, ema, w_parts, dw_parts, risks = _apply_round_buffers(wp, a, n_chunks)
     for c in prange(n_chunks):
-        start = min(c * size, n_samples)
-        stop = min(start + size, n_samples)
-        risks[c] = _apply_round_rows(
-            wp, wm, H, f, ea, ema, a, scale, cost_rows, dw, w_parts[c], dw_parts[c], start, stop
-        )
-    return _chunk_totals(w_parts, dw_parts, risks, w_total, dw_total, n_samples)
+        _apply_round_chunk(wp, wm, H, f, ea, ema, a, scale, cost_rows, dw, w_parts, dw_parts, risks, c)
+    return _chunk_totals(w_parts, dw_parts, risks, w_total, dw_total, wp.shape[0])
 
 
 @njit(cache=True, nogil=True)
 def apply_round_serial(wp, wm, H, f, a, scale, cost_rows, dw, w_total, dw_total, n_chunks):
     """``apply_round`` on one thread, chunk after chunk (the same bits as the parallel driver)."""
-    n_samples, n_classes = wp.shape
-    ea = np.exp(a)
-    ema = np.exp(-a)
-    w_parts = np.empty((n_chunks, n_classes))
-    dw_parts = np.empty((n_chunks, n_classes))
-    risks = np.empty(n_chunks)
-    size = (n_samples + n_chunks - 1) // n_chunks
+    ea, ema, w_parts, dw_parts, risks = _apply_round_buffers(wp, a, n_chunks)
     for c in range(n_chunks):
-        start = min(c * size, n_samples)
-        stop = min(start + size, n_samples)
-        risks[c] = _apply_round_rows(
-            wp, wm, H, f, ea, ema, a, scale, cost_rows, dw, w_parts[c], dw_parts[c], start, stop
-        )
-    return _chunk_totals(w_parts, dw_parts, risks, w_total, dw_total, n_samples)
+        _apply_round_chunk(wp, wm, H, f, ea, ema, a, scale, cost_rows, dw, w_parts, dw_parts, risks, c)
+    return _chunk_totals(w_parts, dw_parts, risks, w_total, dw_total, wp.shape[0])
 
 
 # --------------------------------------------------------------------------------------------------------------
