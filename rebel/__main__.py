@@ -121,6 +121,31 @@ def _run_fig4(args, progress) -> tuple:
 RUNNERS = {"fig3": _run_fig3, "table1": _run_table1, "fig4": _run_fig4, **commands.RUNNERS}
 
 
+# The options of ``reproduce`` as (flag, type, default, help), before and after ``--posterior``.
+_REPRODUCE_OPTIONS = (
+    (
+        ("--datasets", count_or_names, None, ("fig3: number of random datasets (10); table1/fig4: a count of the "
+         "default datasets or comma-separated names (iris, wine, breast_cancer, digits, random_<i>, presets)")),
+        ("--costs", int_at_least(1, "the number of cost matrices per dataset"), 20,
+         "fig3: random cost matrices per dataset (20)"),
+        ("--rounds", param_type("n_estimators"), None, "boosting rounds (fig3/table1: 100, fig4: 200)"),
+        ("--depth", param_type("max_depth"), 1, "tree depth of the weak learners (1 = stumps)"),
+        ("--depths", param_list_type("max_depth"), None, "table1: depths to compare (1,2,3,4); honest: (1,2,3)"),
+        ("--splits", int_at_least(1, "the number of splits"), 5, "table1/fig4: random 50/25/25 splits (5)"),
+        ("--methods", None, None, f"fig4: comma-separated subset of {','.join(ESTIMATORS)}"),
+    ),
+    (
+        ("--cost-distribution", None, "paper", "fig3: paper (half-normal), lognormal[:s] or spike[:m]"),
+        ("--seed", int_at_least(0, "the seed"), None,
+         f"base seed ({PAPER_SEED}; honest: the held-out seed {commands.SEEDS['honest']})"),
+        ("--jobs", int_at_least(1, "the number of workers"), 2, "joblib workers (2)"),
+        ("--backend", None, None, "joblib backend: threading (default), loky, or dask/ray when registered"),
+        ("--out", output_file, None, "write the per-trial table to this CSV file"),
+        ("--curves", output_file, None, "fig4: write the per-round curves to this CSV file"),
+    ),
+)  # fmt: skip
+
+
 def _add_reproduce(sub) -> None:
     rep = sub.add_parser(
         "reproduce",
@@ -128,46 +153,8 @@ def _add_reproduce(sub) -> None:
         description="Run one of the paper's experiments and print its summary table.",
     )
     rep.add_argument("experiment", choices=sorted(RUNNERS))
-    rep.add_argument(
-        "--datasets",
-        type=count_or_names,
-        default=None,
-        help="fig3: number of random datasets (10); table1/fig4: a count of the default datasets "
-        "or comma-separated names (iris, wine, breast_cancer, digits, random_<i>, presets)",
-    )
-    rep.add_argument(
-        "--costs",
-        type=int_at_least(1, "the number of cost matrices per dataset"),
-        default=20,
-        help="fig3: random cost matrices per dataset (20)",
-    )
-    rep.add_argument(
-        "--rounds",
-        type=param_type("n_estimators"),
-        default=None,
-        help="boosting rounds (fig3/table1: 100, fig4: 200)",
-    )
-    rep.add_argument(
-        "--depth",
-        type=param_type("max_depth"),
-        default=1,
-        help="tree depth of the weak learners (1 = stumps)",
-    )
-    rep.add_argument(
-        "--depths",
-        type=param_list_type("max_depth"),
-        default=None,
-        help="table1: depths to compare (1,2,3,4); honest: (1,2,3)",
-    )
-    rep.add_argument(
-        "--splits",
-        type=int_at_least(1, "the number of splits"),
-        default=5,
-        help="table1/fig4: random 50/25/25 splits (5)",
-    )
-    rep.add_argument(
-        "--methods", default=None, help=f"fig4: comma-separated subset of {','.join(ESTIMATORS)}"
-    )
+    for flag, type_, default, help_ in _REPRODUCE_OPTIONS[0]:
+        rep.add_argument(flag, type=type_, default=default, help=help_)
     rep.add_argument(
         "--posterior",
         default="rebel",
@@ -175,29 +162,8 @@ def _add_reproduce(sub) -> None:
         help="fig3: posterior estimator of the two-step method (rebel = REBEL with 0-1 costs, calibrated; "
         "rebel-softmax / rebel-shift = its scores naively normalised)",
     )
-    rep.add_argument(
-        "--cost-distribution", default="paper", help="fig3: paper (half-normal), lognormal[:s] or spike[:m]"
-    )
-    rep.add_argument(
-        "--seed",
-        type=int_at_least(0, "the seed"),
-        default=None,
-        help=f"base seed ({PAPER_SEED}; honest: the held-out seed {commands.SEEDS['honest']})",
-    )
-    rep.add_argument(
-        "--jobs", type=int_at_least(1, "the number of workers"), default=2, help="joblib workers (2)"
-    )
-    rep.add_argument(
-        "--backend",
-        default=None,
-        help="joblib backend: threading (default), loky, or dask/ray when registered",
-    )
-    rep.add_argument(
-        "--out", type=output_file, default=None, help="write the per-trial table to this CSV file"
-    )
-    rep.add_argument(
-        "--curves", type=output_file, default=None, help="fig4: write the per-round curves to this CSV file"
-    )
+    for flag, type_, default, help_ in _REPRODUCE_OPTIONS[1]:
+        rep.add_argument(flag, type=type_, default=default, help=help_)
     rep.add_argument("--quiet", action="store_true", help="no progress bar")
     commands.add_arguments(rep)
 
