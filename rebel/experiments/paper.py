@@ -373,10 +373,7 @@ def fig4_summary(trials: pd.DataFrame, keys=("dataset", "method", "training", "d
     """Mean and std over splits of the selected trials' test error and test cost."""
     keys = list(keys)
     out = trials.groupby(keys, sort=False).agg(
-        test_error_mean=("test_error", "mean"),
-        test_error_std=("test_error", "std"),
-        test_cost_mean=("test_cost", "mean"),
-        test_cost_std=("test_cost", "std"),
+        **{f"{c}_{s}": (c, s) for c in ("test_error", "test_cost") for s in ("mean", "std")},
         t_error=("t_error", "median"),
         t_cost=("t_cost", "median"),
         splits=("test_error", "size"),

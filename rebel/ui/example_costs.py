@@ -11,22 +11,14 @@ import numpy as np
 import pandas as pd
 
 from rebel.experiments.example_costs import ExampleCostRun
+from rebel.ui.vs_two_step import outcome_rates
 
 GRID_POINTS = 150
 
 
 def lambda_rates(trials: pd.DataFrame) -> pd.DataFrame:
     """Per lambda: trials, REBEL's win and loss rates, mean test costs of REBEL, two-step and Bayes."""
-    t = trials.assign(loss=trials["rebel_cost"] > trials["two_step_cost"])
-    out = t.groupby("lambda").agg(
-        trials=("win", "size"),
-        win_rate=("win", "mean"),
-        loss_rate=("loss", "mean"),
-        rebel_cost=("rebel_cost", "mean"),
-        two_step_cost=("two_step_cost", "mean"),
-        bayes_cost=("bayes_cost", "mean"),
-    )
-    return out.reset_index()
+    return outcome_rates(trials, "lambda", ("rebel_cost", "two_step_cost", "bayes_cost"))
 
 
 def _one(r) -> str:

@@ -144,18 +144,18 @@ def variant_text(settings: dict) -> str:
     )
 
 
+def outcome_rates(trials: pd.DataFrame, by, costs=("rebel_cost", "two_step_cost")) -> pd.DataFrame:
+    """Per ``by`` group of trials (with a ``win`` column): trials, REBEL's win rate, loss rate (REBEL's test cost
+    above two-step's) and the mean of each ``costs`` column."""
+    t = trials.assign(loss=trials["rebel_cost"] > trials["two_step_cost"])
+    rates = {"trials": ("win", "size"), "win_rate": ("win", "mean"), "loss_rate": ("loss", "mean")}
+    out = t.groupby(by).agg(**rates, **{c: (c, "mean") for c in costs})
+    return out.reset_index()
+
+
 def capacity_rates(grid: pd.DataFrame, part: str = "test") -> pd.DataFrame:
     """Per (depth, rounds) on the ``part`` points: trials, REBEL's win rate, loss rate and mean costs."""
-    g = with_outcome(grid[grid["part"] == part])
-    g = g.assign(loss=g["rebel_cost"] > g["two_step_cost"])
-    out = g.groupby(["depth", "rounds"]).agg(
-        trials=("win", "size"),
-        win_rate=("win", "mean"),
-        loss_rate=("loss", "mean"),
-        rebel_cost=("rebel_cost", "mean"),
-        two_step_cost=("two_step_cost", "mean"),
-    )
-    return out.reset_index()
+    return outcome_rates(with_outcome(grid[grid["part"] == part]), ["depth", "rounds"])
 
 
 def capacity_text(rates: pd.DataFrame, part: str = "test") -> str:
