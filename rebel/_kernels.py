@@ -989,19 +989,8 @@ def predict_blocks(X, a0, features, thresholds, leaf_signs, A, depth, scores, st
     n_blocks = (n_samples + PREDICT_BLOCK - 1) // PREDICT_BLOCK
     for b in prange(n_blocks):
         start = b * PREDICT_BLOCK
-        _predict_block(
-            X,
-            start,
-            min(start + PREDICT_BLOCK, n_samples),
-            a0,
-            features,
-            thresholds,
-            leaf_signs,
-            A,
-            depth,
-            scores,
-            staged,
-        )
+        stop = min(start + PREDICT_BLOCK, n_samples)
+        _predict_block(X, start, stop, a0, features, thresholds, leaf_signs, A, depth, scores, staged)
 
 
 @njit(cache=True, nogil=True)
@@ -1009,19 +998,8 @@ def predict_blocks_serial(X, a0, features, thresholds, leaf_signs, A, depth, sco
     """``predict_blocks`` on one thread."""
     n_samples = X.shape[0]
     for start in range(0, n_samples, PREDICT_BLOCK):
-        _predict_block(
-            X,
-            start,
-            min(start + PREDICT_BLOCK, n_samples),
-            a0,
-            features,
-            thresholds,
-            leaf_signs,
-            A,
-            depth,
-            scores,
-            staged,
-        )
+        stop = min(start + PREDICT_BLOCK, n_samples)
+        _predict_block(X, start, stop, a0, features, thresholds, leaf_signs, A, depth, scores, staged)
 
 
 # --------------------------------------------------------------------------------------------------------------
