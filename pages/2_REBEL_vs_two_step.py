@@ -98,13 +98,7 @@ def _settings() -> dict:
         c[3].slider("tree depth (1 = stumps)", *LIMITS["max_depth"], key="w2_max_depth")
         c[4].number_input("seed", min_value=0, max_value=2**31 - 1, step=1, key="w2_seed")
         _engine_widgets()
-        st.form_submit_button(
-            "Run",
-            type="primary",
-            icon=":material/play_arrow:",
-            key="w2_run",
-            on_click=lambda: S.update(vs_requested=True),
-        )
+        ui.run_button("Run", "vs_requested", key="w2_run", form=True)
         st.caption(
             "The paper: 10 datasets × 20 cost matrices, 100 stumps, exp loss, binary leaves. Each trial trains "
             "REBEL with the costs; the two-step model (0-1 costs, same options, rounds and depth: equal "
@@ -144,15 +138,7 @@ def _run(settings: dict) -> None:
         variant=settings["variant"],
         sweep_depths=settings["sweep_depths"],
     )
-    ui.run_with_stop(
-        steps,
-        lambda run: S.update(vs_run=run),
-        lambda run: (run.done, run.planned),
-        key="w2_stop",
-        unit="trials",
-        stop_help="Stop after the current dataset; the finished trials are kept.",
-        failure="The comparison could not run",
-    )
+    ui.run_trials_with_stop(steps, "vs_run", key="w2_stop")
 
 
 def _metrics(trials, word: str) -> None:
@@ -256,16 +242,15 @@ def _results(run: ar.Fig3Run) -> None:
     _datasets(run, trials)
 
 
-st.title("REBEL vs the two-step method")
-st.markdown(
+ui.run_page(
+    "REBEL vs the two-step method",
     "Does training with the costs beat the usual recipe (learn posteriors with 0-1 costs, then pick the "
     "cheapest class)? The paper's Fig. 3 says REBEL wins in ~90 % of 200 random trials. Run the comparison "
     "yourself: each trial is a dataset and a random cost matrix; lower test cost wins. Both sides get the "
     "same engine and capacity; change the two-step posterior or the engine options to see what decides the "
-    "outcome."
+    "outcome.",
+    _settings,
+    _run,
+    _results,
+    "vs",
 )
-settings = _settings()
-if S.pop("vs_requested", False) or "vs_run" not in S:
-    _run(settings)
-if "vs_run" in S:
-    _results(S["vs_run"])

@@ -15,7 +15,7 @@ from rebel.ui.config import dataset_key
 from rebel.ui.figures import paths as paths_figs
 from rebel.ui.figures import style
 from rebel.ui.playground import make_grid
-from rebel.ui.state import Problem, get_state, problem_caption, problem_or_default, scores_at
+from rebel.ui.state import Problem, get_state, problem_caption, scores_at
 
 DEFAULT_PRESET = "paths"
 CLICK_LATTICE = 45  # invisible click targets per axis on the regions plot
@@ -102,25 +102,18 @@ def _add_clicked(event, edited, target: str) -> None:
 
 
 # ---------------------------------------------------------------------------------------------------------- page
-st.title("Risk-score paths")
-st.markdown(
+problem = ui.problem_page_header(
+    "Risk-score paths",
     "REBEL's output is a score vector **H(x)**, one entry per class; the largest entry is the estimated "
     "minimum-risk class. Walk along a path through the plane and watch the scores: they change across "
     "class boundaries and stay fairly flat inside each region (paper Fig. 8). Left: **stumps**; "
-    "right: **depth-2 trees**, both with the same costs and rounds."
+    "right: **depth-2 trees**, both with the same costs and rounds.",
+    A,
+    DEFAULT_PRESET,
 )
-problem, _note = problem_or_default(A, DEFAULT_PRESET)
-if _note:
-    ui.show_message("warning", _note)
 st.caption(problem_caption(problem))
 ds = problem.dataset
-if ds.X_train.shape[1] != 2:
-    ui.show_message(
-        "warning",
-        f"This page draws the plane, so it needs 2 features; the dataset has {ds.X_train.shape[1]}. "
-        "Load a 2-D dataset on the Playground.",
-    )
-    st.stop()
+ui.require_plane(ds.X_train.shape[1])
 try:
     models = _models(problem)
 except ValueError as exc:

@@ -16,7 +16,7 @@ from rebel.ui.config import content_key
 from rebel.ui.figures import costs as costs_figs
 from rebel.ui.figures import gallery as gallery_figs
 from rebel.ui.figures import style
-from rebel.ui.state import Problem, get_state, problem_caption, problem_or_default
+from rebel.ui.state import Problem, get_state, problem_caption
 
 DEFAULT_PRESET = "fig7"
 S = st.session_state
@@ -73,29 +73,22 @@ def _panel_numbers(gallery: an.Gallery, panel: an.GalleryPanel, cls: str) -> Non
 
 
 # ---------------------------------------------------------------------------------------------------------- page
-st.title("Cost-sensitivity gallery")
-st.markdown(
+problem = ui.problem_page_header(
+    "Cost-sensitivity gallery",
     "The same data, four cost matrices (paper Fig. 7): **(a)** every mistake costs 1; **(b)** missing the "
     "*other* class costs ×m; **(c)** wrongly *predicting* class c costs ×m (false positive); **(d)** "
     "*missing* class c costs ×m (false negative). REBEL moves its boundaries accordingly: in (c) it "
-    "predicts c only where it is sure (high precision), in (d) it rarely misses a c point (high recall)."
+    "predicts c only where it is sure (high precision), in (d) it rarely misses a c point (high recall).",
+    A,
+    DEFAULT_PRESET,
 )
-problem, _note = problem_or_default(A, DEFAULT_PRESET)
-if _note:
-    ui.show_message("warning", _note)
 st.caption(
     problem_caption(problem) + f" Each panel: {problem.hyper['n_estimators']} rounds of depth-"
     f"{problem.hyper['max_depth']} trees."
 )
 ds = problem.dataset
 classes = [str(k) for k in ds.classes]
-if ds.X_train.shape[1] != 2:
-    ui.show_message(
-        "warning",
-        f"This page draws the plane, so it needs 2 features; the dataset has {ds.X_train.shape[1]}. "
-        "Load a 2-D dataset on the Playground.",
-    )
-    st.stop()
+ui.require_plane(ds.X_train.shape[1])
 c_default, other_default = an.default_gallery_classes(problem)
 if S.get("gal_c") not in classes:
     S["gal_c"] = classes[c_default]

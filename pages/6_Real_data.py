@@ -220,13 +220,7 @@ st.markdown(
     "confusing two digits of one group costs half as much."
 )
 picked = _controls()
-st.button(
-    "Train",
-    type="primary",
-    icon=":material/play_arrow:",
-    key="w6_train",
-    on_click=lambda: S.update(real_requested=True),
-)
+ui.run_button("Train", "real_requested", key="w6_train")
 if picked is not None:
     dataset, cost_matrix, settings = picked
     if S.pop("real_requested", False) or "real_run" not in S:

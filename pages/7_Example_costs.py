@@ -50,12 +50,7 @@ def _settings() -> dict:
         c[1].number_input("seed", min_value=0, max_value=2**31 - 1, step=1, key="w7_seed")
         with c[2]:
             st.write("")
-            st.form_submit_button(
-                "Run",
-                type="primary",
-                icon=":material/play_arrow:",
-                on_click=lambda: S.update(ec_requested=True),
-            )
+            ui.run_button("Run", "ec_requested", form=True)
     return {
         **{name: int(S[f"w7_{name}"]) for name in ec.DEFAULTS},
         "lambdas": list(S["w7_lambdas"]),
@@ -65,15 +60,7 @@ def _settings() -> dict:
 
 
 def _run(settings: dict) -> None:
-    ui.run_with_stop(
-        ec.example_cost_steps(**settings),
-        lambda run: S.update(ec_run=run),
-        lambda run: (run.done, run.planned),
-        key="w7_stop",
-        unit="trials",
-        stop_help="Stop after the current dataset; the finished trials are kept.",
-        failure="The comparison could not run",
-    )
+    ui.run_trials_with_stop(ec.example_cost_steps(**settings), "ec_run", key="w7_stop")
 
 
 def _regions(run: ec.ExampleCostRun) -> None:
@@ -130,17 +117,16 @@ def _results(run: ec.ExampleCostRun) -> None:
         st.dataframe(run.trials, hide_index=True, width="stretch")
 
 
-st.title("Costs known per example")
-st.markdown(
+ui.run_page(
+    "Costs known per example",
     "On the REBEL-vs-two-step page every point of a class has the same costs, and the two-step method usually "
     "wins. Here a mistake on point n costs **c_n = C[y_n] · exp(λ · s_y · x₁ / 5)**: the class matrix scaled "
     "along the first feature, up or down with a random sign s_y per class. The costs are known for the "
     "training points only. REBEL trains on each point's own costs; the two-step method can only plug the "
     "class-averaged matrix into its minimum-risk rule. Test points are scored with their own costs, which "
-    "neither model sees. Lower mean test cost wins."
+    "neither model sees. Lower mean test cost wins.",
+    _settings,
+    _run,
+    _results,
+    "ec",
 )
-settings = _settings()
-if S.pop("ec_requested", False) or "ec_run" not in S:
-    _run(settings)
-if "ec_run" in S:
-    _results(S["ec_run"])

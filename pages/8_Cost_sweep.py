@@ -14,7 +14,7 @@ from rebel.experiments import studies as sw
 from rebel.ui import components as ui
 from rebel.ui.config import DEFAULT_PRESET, content_key
 from rebel.ui.figures import style, sweep
-from rebel.ui.state import Problem, get_state, problem_caption, problem_or_default
+from rebel.ui.state import Problem, get_state, problem_caption
 
 S = st.session_state
 A = get_state()
@@ -67,16 +67,15 @@ def _default_entry(problem: Problem, classes: list) -> tuple:
 
 
 # ---------------------------------------------------------------------------------------------------------- page
-st.title("Cost sweep")
-st.markdown(
+problem = ui.problem_page_header(
+    "Cost sweep",
     "Pick one mistake of the cost matrix and make it cheaper or dearer, from a tenth to a hundred times "
     "its usual price. REBEL is retrained at every value; the **two-step** method keeps one cost-blind "
     "model and only changes its decision rule. Watch how recall and precision trade off and which method "
-    "pays less on the test set."
+    "pays less on the test set.",
+    A,
+    DEFAULT_PRESET,
 )
-problem, _note = problem_or_default(A, DEFAULT_PRESET)
-if _note:
-    ui.show_message("warning", _note)
 st.caption(problem_caption(problem) + f" Depth-{problem.hyper['max_depth']} trees.")
 ds = problem.dataset
 classes = [str(k) for k in ds.classes]

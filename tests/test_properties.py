@@ -116,15 +116,11 @@ def test_predictions_do_not_depend_on_training_row_order(N, d, K, depth, seed):
 def test_variants_keep_the_loss_finite_and_non_increasing(problem, variant, learning_rate):
     X, y, C, S, depth, n_thresholds, rounds = problem
     loss_name, leaves = variant
+    hyper = {"n_estimators": rounds, "max_depth": depth, "n_thresholds": n_thresholds}
     model = RebelClassifier(
-        cost_matrix=C,
-        n_estimators=rounds,
-        max_depth=depth,
-        n_thresholds=n_thresholds,
-        loss=loss_name,
-        leaves=leaves,
-        learning_rate=learning_rate,
-    ).fit(X, y, sample_cost=S)
+        cost_matrix=C, loss=loss_name, leaves=leaves, learning_rate=learning_rate, **hyper
+    )
+    model.fit(X, y, sample_cost=S)
     H = model.decision_function(X)
     for arr in (H, model.a0_, model.a_, model.train_loss_, model.train_risk_, model.layer_loss_):
         assert np.all(np.isfinite(arr))

@@ -12,6 +12,11 @@ and run-with-Stop.
 - ``round_player``: the round t the numbers show (the regions replay itself runs in the browser).
 - ``run_with_stop``: runs a generator of partial results with a progress bar and a Stop button, storing every
   partial result, so a Stop (which interrupts the script) keeps what is done.
+- Page frames: ``run_button`` (a primary play button that raises a session flag), ``problem_page_header``
+  (title, intro and the page's problem with a warning when it fell back to a default), ``run_page``
+  (title, intro, settings, then the last run's results, rerunning on request or when there is none),
+  ``run_trials_with_stop`` (``run_with_stop`` for a study of trials) and ``require_plane`` (stop a page that
+  draws the plane unless the data has 2 features).
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ import pandas as pd
 import streamlit as st
 
 from rebel.ui import config
+from rebel.ui.state import AppState, Problem, problem_or_default
 
 MAX_WORD = 60  # characters of one unbroken word quoted in a message; longer ones are cut
 MAX_MESSAGE = 900  # characters of a whole message
@@ -199,3 +205,67 @@ def run_with_stop(
         show_error(f"{failure}: {exc}")
     bar.empty()
     stop.empty()
+
+
+# ------------------------------------------------------------------------------------------------- page frames
+def run_button(label: str, flag: str, *, key: str | None = None, form: bool = False) -> None:
+    """A primary play button (``form``: the submit button of the enclosing ``st.form``) that sets the session
+    flag ``flag`` to True when pressed; the page pops the flag to start a run."""
+    button = st.form_submit_button if form else st.button
+    button(
+        label,
+        type="primary",
+        icon=":material/play_arrow:",
+        key=key,
+        on_click=lambda: st.session_state.update({flag: True}),
+    )
+
+
+def problem_page_header(title: str, intro: str, state: AppState, default_preset: str) -> Problem:
+    """Title and intro (our own markdown) of a page that works on the Playground's problem; returns that
+    problem, or ``default_preset``'s with a warning saying why."""
+    st.title(title)
+    st.markdown(intro)
+    problem, note = problem_or_default(state, default_preset)
+    if note:
+        show_message("warning", note)
+    return problem
+
+
+def run_page(title: str, intro: str, settings: Callable[[], dict], run, results, prefix: str) -> None:
+    """Title, intro (our own markdown) and ``settings()`` of a page that runs a study; ``run(settings)`` when
+    the session flag ``<prefix>_requested`` is up or no run ``<prefix>_run`` is stored yet, then
+    ``results(<prefix>_run)`` for the stored run (kept when a run is stopped)."""
+    S = st.session_state
+    st.title(title)
+    st.markdown(intro)
+    chosen = settings()
+    if S.pop(f"{prefix}_requested", False) or f"{prefix}_run" not in S:
+        run(chosen)
+    if f"{prefix}_run" in S:
+        results(S[f"{prefix}_run"])
+
+
+def run_trials_with_stop(steps: Iterable, run_key: str, *, key: str) -> None:
+    """``run_with_stop`` for a study of trials whose partial runs have ``done`` and ``planned`` counts: each
+    partial run is stored in the session under ``run_key``; the Stop button (``key``) keeps finished trials."""
+    run_with_stop(
+        steps,
+        lambda run: st.session_state.update({run_key: run}),
+        lambda run: (run.done, run.planned),
+        key=key,
+        unit="trials",
+        stop_help="Stop after the current dataset; the finished trials are kept.",
+        failure="The comparison could not run",
+    )
+
+
+def require_plane(n_features: int) -> None:
+    """Stop the page with a warning unless the dataset has the 2 features a page that draws the plane needs."""
+    if n_features != 2:
+        show_message(
+            "warning",
+            f"This page draws the plane, so it needs 2 features; the dataset has {n_features}. "
+            "Load a 2-D dataset on the Playground.",
+        )
+        st.stop()

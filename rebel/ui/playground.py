@@ -27,7 +27,7 @@ from rebel.costs import decompose, validate_cost_matrix
 from rebel.data import Dataset, bayes_min_risk
 from rebel.estimator import RebelClassifier
 from rebel.ui.config import content_key, dataset_key, validate_hyper
-from rebel.ui.state import ModelCache, fit_rebel, model_key, staged_scores
+from rebel.ui.state import ClassIndices, ModelCache, fit_rebel, model_key, staged_scores
 
 GRID_SIZE = 200  # cells per axis of the decision-region grid
 GRID_BUDGET = 12_000_000  # (T + 1) * cells kept per staged grid (int16): ~24 MB per model
@@ -118,7 +118,7 @@ def stage_metrics(y_idx, pred_idx, cost_matrix, bayes_cost: float | None = None)
 
 
 @dataclass
-class TrainedPair:
+class TrainedPair(ClassIndices):
     """REBEL and the two-step baseline fitted on one dataset and cost matrix, evaluated on a grid.
 
     Staged arrays have one row per t = 0..T (t = 0 is a0 only). Heavy results that not every view needs (the
@@ -148,14 +148,6 @@ class TrainedPair:
     @property
     def classes(self) -> tuple:
         return self.dataset.classes
-
-    @cached_property
-    def y_train_idx(self) -> np.ndarray:
-        return self.dataset.class_index(self.dataset.y_train)
-
-    @cached_property
-    def y_test_idx(self) -> np.ndarray:
-        return self.dataset.class_index(self.dataset.y_test)
 
     @cached_property
     def staged_train(self) -> dict:

@@ -219,11 +219,11 @@ def sidebar(A: AppState) -> None:
         "numbers.",
     )
     A.engine = S["w_engine"]
-    _files(A)
+    _files(A, sb)
 
 
-def _files(A: AppState) -> None:
-    sb = st.sidebar
+def _files(A: AppState, sb) -> None:
+    """The sidebar's (``sb``) files section: download or upload the points and the session (JSON)."""
     sb.header("Files and sharing")
     sb.download_button(
         "Download points (CSV)",

@@ -10,6 +10,8 @@
   other page that asks for the same problem, and memory stays bounded per session.
 - ``Problem``: the dataset, costs and hyper-parameters a page works on: the shared state's when the Playground
   has set them, else a preset's defaults (``problem_or_default``).
+- ``ClassIndices``: ``y_train_idx`` / ``y_test_idx`` (the dataset's labels as class indices) for ``Problem``
+  and the Playground's ``TrainedPair``.
 
 Only ``get_state`` touches streamlit; everything else is plain Python so tests can build states directly.
 """
@@ -19,6 +21,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -163,8 +166,23 @@ def scores_at(model: RebelClassifier, X, t: int) -> np.ndarray:
 # ---------------------------------------------------------------------------------------------------------------
 
 
+class ClassIndices:
+    """Mixin for a holder of ``dataset``: its training and test labels as class indices 0..K-1 (computed on
+    first use and kept; works on frozen dataclasses too)."""
+
+    dataset: Dataset
+
+    @cached_property
+    def y_train_idx(self) -> np.ndarray:
+        return self.dataset.class_index(self.dataset.y_train)
+
+    @cached_property
+    def y_test_idx(self) -> np.ndarray:
+        return self.dataset.class_index(self.dataset.y_test)
+
+
 @dataclass(frozen=True)
-class Problem:
+class Problem(ClassIndices):
     """Dataset, cost matrix (sorted class order) and hyper-parameters; ``source`` says where they came from."""
 
     dataset: Dataset
@@ -180,14 +198,6 @@ class Problem:
     @property
     def key(self) -> str:
         return model_key(self.dataset, self.cost_matrix, self.hyper)
-
-    @property
-    def y_train_idx(self) -> np.ndarray:
-        return self.dataset.class_index(self.dataset.y_train)
-
-    @property
-    def y_test_idx(self) -> np.ndarray:
-        return self.dataset.class_index(self.dataset.y_test)
 
 
 def default_problem(preset: str = DEFAULT_PRESET, hyper: dict | None = None) -> Problem:
