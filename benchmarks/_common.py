@@ -276,3 +276,57 @@ def print_table(rows, headers):
     print("-" * len(line))
     for r in rows:
         print("  ".join(str(c).ljust(w) for c, w in zip(r, widths)))
+
+
+# ------------------------------------------------------------------- the app in a real browser (shared with e2e)
+CHROMIUM = "/usr/bin/chromium"  # Debian's chromium, driven by Playwright
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+SERVER_FLAGS = [  # make run's settings that matter here; the rest come from .streamlit/config.toml
+    "--server.address",
+    "127.0.0.1",
+    "--server.headless",
+    "true",
+    "--browser.gatherUsageStats",
+    "false",
+]
+
+
+def free_port() -> int:
+    """A localhost TCP port free now (for ``streamlit run --server.port``)."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def healthy(url: str) -> bool:
+    """True when the Streamlit server at ``url`` answers its health check with 200."""
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+            return r.status == 200
+    except OSError:
+        return False
+
+
+def stop_process(proc) -> None:
+    """Stop a server process this code started (that one only): SIGTERM, and SIGKILL if still there after 10 s."""
+    import subprocess
+
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()

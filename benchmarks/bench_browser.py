@@ -30,26 +30,16 @@ from __future__ import annotations
 
 import argparse
 import os
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
+from benchmarks._common import CHROMIUM, CHROMIUM_ARGS, SERVER_FLAGS, free_port, healthy, stop_process
+
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-    "--disable-sync",
-]
 VIEWPORT = {"width": 1440, "height": 900}
 
 # Stable hooks (CSS selectors of Streamlit's ``st-key-<key>`` classes and widget labels). The first selector that
@@ -165,12 +155,6 @@ _JS = r"""
 """
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def start_app(port: int) -> tuple[subprocess.Popen, str]:
     """``streamlit run app.py`` on localhost after compiling the kernels; returns the process and its URL.
 
@@ -181,15 +165,7 @@ def start_app(port: int) -> tuple[subprocess.Popen, str]:
     subprocess.run([sys.executable, "-c", "import rebel; rebel.warmup()"], cwd=ROOT, env=env, check=True)
     log = tempfile.TemporaryFile()  # noqa: SIM115 (open as long as the server runs; closed with it)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port)]
-        + [
-            "--server.address",
-            "127.0.0.1",
-            "--server.headless",
-            "true",
-            "--browser.gatherUsageStats",
-            "false",
-        ],
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port), *SERVER_FLAGS],
         cwd=ROOT,
         env=env,
         stdout=log,
@@ -202,23 +178,15 @@ def start_app(port: int) -> tuple[subprocess.Popen, str]:
         if proc.poll() is not None:
             log.seek(0)
             raise RuntimeError(f"streamlit exited early:\n{log.read().decode(errors='replace')[-2000:]}")
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                if r.status == 200:
-                    return proc, url
-        except OSError:
-            time.sleep(0.3)
+        if healthy(url):
+            return proc, url
+        time.sleep(0.3)
     stop_app(proc)
     raise RuntimeError(f"streamlit did not answer {url}/_stcore/health within 120 s")
 
 
 def stop_app(proc: subprocess.Popen) -> None:
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
+    stop_process(proc)
     proc.log.close()
 
 
@@ -468,7 +436,7 @@ def main(argv=None) -> dict:
         for run in range(
             args.runs
         ):  # a new server per run: nothing measured comes from an earlier run's cache
-            proc, url = start_app(args.port or _free_port())
+            proc, url = start_app(args.port or free_port())
             try:
                 warm = browser.new_context(viewport=VIEWPORT)
                 open_playground(warm, url)[0].close()  # the throwaway visit: the server is warm afterwards

@@ -22,25 +22,15 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
+
+from benchmarks._common import CHROMIUM, CHROMIUM_ARGS, SERVER_FLAGS, free_port, healthy, stop_process
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-    "--disable-sync",
-]
 COLD_TARGET, WARM_TARGET = 15.0, 2.0
 APPTEST_CHILD = """
 from streamlit.testing.v1 import AppTest
@@ -58,14 +48,6 @@ print("CPU-SELF", u.ru_utime + u.ru_stime)
 # The first page is painted: its plot has been drawn, and the script run is over (no "Running..." widget).
 PAINTED_JS = """() => document.querySelector('[data-testid="stMain"] .js-plotly-plot .main-svg') !== null
     && document.querySelector('[data-testid="stStatusWidget"]') === null"""
-SERVER_FLAGS = [  # make run's settings that matter here; the rest come from .streamlit/config.toml
-    "--server.address",
-    "127.0.0.1",
-    "--server.headless",
-    "true",
-    "--browser.gatherUsageStats",
-    "false",
-]
 
 
 def load_average() -> float:
@@ -119,25 +101,11 @@ def _cpu_seconds(pid: int) -> tuple[float, float]:
     return (fields[0] + fields[1]) / tick, sum(fields) / tick
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _healthy(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-            return r.status == 200
-    except OSError:
-        return False
-
-
 def server_seconds(cache_dir: str, browser, timeout: float = 600.0) -> tuple[float, float, float, float]:
     """(seconds to the server answering its health check, seconds to the first page painted, both from the
     launch of ``streamlit run``; the server's CPU seconds until then, alone and with its helper processes).
     The server is stopped afterwards."""
-    port = _free_port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}"
     cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port), *SERVER_FLAGS]
     with tempfile.TemporaryFile() as log:
@@ -145,7 +113,7 @@ def server_seconds(cache_dir: str, browser, timeout: float = 600.0) -> tuple[flo
         proc = subprocess.Popen(cmd, cwd=ROOT, env=_env(cache_dir), stdout=log, stderr=subprocess.STDOUT)
         context = None
         try:
-            while not _healthy(url):
+            while not healthy(url):
                 if proc.poll() is not None or time.perf_counter() - t0 > timeout:
                     log.seek(0)
                     raise RuntimeError(f"streamlit did not start: {log.read()[-2000:]!r}")
@@ -163,17 +131,7 @@ def server_seconds(cache_dir: str, browser, timeout: float = 600.0) -> tuple[flo
         finally:
             if context is not None:
                 context.close()
-            _stop(proc)
-
-
-def _stop(proc: subprocess.Popen) -> None:
-    """Stop the server this benchmark started: SIGTERM, and SIGKILL if it is still there after 10 s."""
-    proc.terminate()
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        proc.wait(timeout=10)
-        return
-    proc.kill()
-    proc.wait()
+            stop_process(proc)
 
 
 @contextlib.contextmanager

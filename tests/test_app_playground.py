@@ -66,6 +66,19 @@ def _apply_cost(at: AppTest, kind: str, **params) -> AppTest:
     return _run(at)
 
 
+def _edit_cost(at: AppTest, row: int, column: str, value, version=None) -> int:
+    """Type ``value`` into the cost editor's cell (row, column) and rerun; returns the editor version edited
+    (``version``, default the current one)."""
+    v = at.session_state["w_costs_v"] if version is None else version
+    at.session_state[f"w_costs_{v}"] = {
+        "edited_rows": {row: {column: value}},
+        "added_rows": [],
+        "deleted_rows": [],
+    }
+    _run(at)
+    return v
+
+
 def test_first_load_shows_charts_and_trains_both_models(app):
     state = _state(app)
     assert state.preset == cf.DEFAULT_PRESET
@@ -100,21 +113,10 @@ def test_cost_preset_change(app):
 
 
 def test_cost_cell_edit_and_bad_cell(app):
-    v = app.session_state["w_costs_v"]
-    app.session_state[f"w_costs_{v}"] = {
-        "edited_rows": {0: {"liquid": 5.0}},
-        "added_rows": [],
-        "deleted_rows": [],
-    }
-    _run(app)
+    v = _edit_cost(app, 0, "liquid", 5.0)
     assert _state(app).cost_matrix[0, 1] == 5.0
     assert _state(app).trained.rebel.cost_matrix_[0, 1] == 5.0
-    app.session_state[f"w_costs_{v}"] = {
-        "edited_rows": {2: {"harmless": None}},
-        "added_rows": [],
-        "deleted_rows": [],
-    }
-    _run(app)
+    _edit_cost(app, 2, "harmless", None, version=v)
     assert "truth is 'weapon'" in _errors(app) and "'harmless'" in _errors(app)
     assert _state(app).cost_matrix[2, 0] == 20.0  # the last valid matrix stays in use
 
@@ -267,13 +269,7 @@ def test_edits_survive_a_visit_to_another_page(app):
     others = sorted(p for p in (Path(APP).parent / "pages").glob("*.py") if not p.name.startswith("1_"))
     if not others:
         pytest.skip("no other page is registered yet")
-    v = app.session_state["w_costs_v"]
-    app.session_state[f"w_costs_{v}"] = {
-        "edited_rows": {1: {"weapon": 7.0}},
-        "added_rows": [],
-        "deleted_rows": [],
-    }
-    _run(app)
+    _edit_cost(app, 1, "weapon", 7.0)
     # Another page drops the Playground's widget keys and the editors' edit state; plain keys stay.
     app.switch_page(str(others[0].relative_to(Path(APP).parent))).run(timeout=TIMEOUT)
     app.switch_page("pages/1_Playground.py")
@@ -289,13 +285,7 @@ def test_edits_survive_a_visit_to_another_page(app):
     [("-5", "is negative"), ("abc", "is not a number"), ("1e12", "at most 1,000,000"), ("", "is empty")],
 )
 def test_a_refused_cost_says_why_and_the_old_value_stays(app, typed, reason):
-    v = app.session_state["w_costs_v"]
-    app.session_state[f"w_costs_{v}"] = {
-        "edited_rows": {2: {"harmless": typed}},
-        "added_rows": [],
-        "deleted_rows": [],
-    }
-    _run(app)
+    v = _edit_cost(app, 2, "harmless", typed)
     assert reason in _errors(app) and "It stays 20" in _errors(app)
     assert _state(app).cost_matrix[2, 0] == 20.0
     assert _state(app).trained.rebel.cost_matrix_[2, 0] == 20.0
@@ -303,13 +293,7 @@ def test_a_refused_cost_says_why_and_the_old_value_stays(app, typed, reason):
 
 
 def test_scientific_notation_is_stored_as_typed(app):
-    v = app.session_state["w_costs_v"]
-    app.session_state[f"w_costs_{v}"] = {
-        "edited_rows": {2: {"harmless": "1e3"}},
-        "added_rows": [],
-        "deleted_rows": [],
-    }
-    _run(app)
+    _edit_cost(app, 2, "harmless", "1e3")
     assert not app.error
     assert _state(app).cost_matrix[2, 0] == 1000.0 and _state(app).trained.rebel.cost_matrix_[2, 0] == 1000.0
 
@@ -335,13 +319,7 @@ def test_too_many_points_are_refused_with_a_message_and_the_field_reverts(app):
 def test_costs_survive_a_csv_detour(app):
     """Airport preset, an edited cost, upload sample_data/xor.csv, back to the designed mixture: the airport
     costs (with the edit) come back, remembered by class names."""
-    v = app.session_state["w_costs_v"]
-    app.session_state[f"w_costs_{v}"] = {
-        "edited_rows": {2: {"liquid": "30"}},
-        "added_rows": [],
-        "deleted_rows": [],
-    }
-    _run(app)
+    _edit_cost(app, 2, "liquid", "30")
     before = _state(app).cost_matrix.copy()
     csv = (Path(APP).parent / "sample_data" / "xor.csv").read_bytes()
     app.file_uploader(key="w_csv_upload").set_value(("xor.csv", csv, "text/csv"))
@@ -369,13 +347,7 @@ def test_verdict_and_lesson_on_the_first_screen(app):
 
 
 def test_costs_survive_a_preset_detour(app):
-    v = app.session_state["w_costs_v"]
-    app.session_state[f"w_costs_{v}"] = {
-        "edited_rows": {2: {"liquid": "7"}},
-        "added_rows": [],
-        "deleted_rows": [],
-    }
-    _run(app)
+    _edit_cost(app, 2, "liquid", "7")
     edited = _state(app).cost_matrix.copy()
     app.selectbox(key="w_preset").set_value("fig7")
     _run(app)

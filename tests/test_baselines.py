@@ -30,20 +30,25 @@ def first_within_tolerance(candidates):
     return next(c for c in candidates if c[0] >= best - TIE_TOLERANCE * abs(best))
 
 
+def stump_outputs(X, thresholds, usable):
+    """Every candidate stump in the naive loops' order: (feature j, threshold index i, phi in {-1, +1}^n)."""
+    for j in range(X.shape[1]):
+        if not usable[j]:
+            continue
+        for i in range(thresholds.shape[1]):
+            yield j, i, np.where(X[:, j] > thresholds[j, i], 1.0, -1.0)
+
+
 def naive_binary_adaboost(X, s, thresholds, usable, n_rounds):
     """Discrete AdaBoost with stumps over the given thresholds, by loops: (features, thr_idx, signed alphas)."""
-    n, d = X.shape
+    n = X.shape[0]
     w = np.full(n, 1.0 / n)
     out = []
     for _ in range(n_rounds):
         candidates = []
-        for j in range(d):
-            if not usable[j]:
-                continue
-            for i in range(thresholds.shape[1]):
-                phi = np.where(X[:, j] > thresholds[j, i], 1.0, -1.0)
-                g = float(np.sum(w * s * phi))
-                candidates.append((abs(g), j, i, g))
+        for j, i, phi in stump_outputs(X, thresholds, usable):
+            g = float(np.sum(w * s * phi))
+            candidates.append((abs(g), j, i, g))
         r, j, i, g = first_within_tolerance(candidates)
         alpha = 0.5 * np.log((1 + r + EDGE_SMOOTHING) / (1 - r + EDGE_SMOOTHING))
         a = alpha if g >= 0 else -alpha
@@ -56,20 +61,16 @@ def naive_binary_adaboost(X, s, thresholds, usable, n_rounds):
 
 def naive_adaboost_mh(X, y, thresholds, usable, n_rounds):
     """Discrete AdaBoost.MH by loops over (feature, threshold) and classes: list of (feature, thr_idx, a (K,))."""
-    n, d = X.shape
+    n = X.shape[0]
     K = y.max() + 1
     Y = np.where(y[:, None] == np.arange(K), 1.0, -1.0)
     W = np.full((n, K), 1.0 / (n * K))
     out = []
     for _ in range(n_rounds):
         candidates = []
-        for j in range(d):
-            if not usable[j]:
-                continue
-            for i in range(thresholds.shape[1]):
-                phi = np.where(X[:, j] > thresholds[j, i], 1.0, -1.0)
-                gamma = [float(np.sum(W[:, k] * Y[:, k] * phi)) for k in range(K)]
-                candidates.append((sum(abs(g) for g in gamma), j, i, gamma))
+        for j, i, phi in stump_outputs(X, thresholds, usable):
+            gamma = [float(np.sum(W[:, k] * Y[:, k] * phi)) for k in range(K)]
+            candidates.append((sum(abs(g) for g in gamma), j, i, gamma))
         r, j, i, gamma = first_within_tolerance(candidates)
         alpha = 0.5 * np.log((1 + r + EDGE_SMOOTHING) / (1 - r + EDGE_SMOOTHING))
         a = np.array([alpha if g >= 0 else -alpha for g in gamma])

@@ -113,17 +113,32 @@ def xor_model(tmp_path_factory):
     return path
 
 
-def test_fit_arguments_are_checked_against_rebel_params(tmp_path, capsys):
-    data, out = SAMPLES / "xor.csv", tmp_path / "m.json"
-    cases = {
-        ("--rounds", "0"): "argument --rounds: n_estimators must be in [1, 100000]; got 0.",
-        ("--depth", "9"): "argument --depth: max_depth must be in [1, 8]; got 9.",
-        ("--thresholds", "256"): "argument --thresholds: n_thresholds must be in [1, 255]; got 256.",
-        ("--thresholds", "abc"): "argument --thresholds: n_thresholds must be a whole number; got 'abc'.",
-        ("--binning", "log"): "argument --binning: invalid choice: 'log'",
-    }
-    for (flag, value), expected in cases.items():
-        assert expected in _refused(["fit", data, flag, value, "-o", out], capsys)
+# (flag, value) refused by ``fit``: the message it must show
+FIT_REFUSALS = {
+    # the base parameters
+    ("--rounds", "0"): "argument --rounds: n_estimators must be in [1, 100000]; got 0.",
+    ("--depth", "9"): "argument --depth: max_depth must be in [1, 8]; got 9.",
+    ("--thresholds", "256"): "argument --thresholds: n_thresholds must be in [1, 255]; got 256.",
+    ("--thresholds", "abc"): "argument --thresholds: n_thresholds must be a whole number; got 'abc'.",
+    ("--binning", "log"): "argument --binning: invalid choice: 'log'",
+    # the engine options
+    ("--loss", "squared"): "argument --loss: invalid choice: 'squared' (choose from 'exp', 'logistic')",
+    ("--leaves", "tree"): "argument --leaves: invalid choice: 'tree' (choose from 'binary', 'vector')",
+    ("--learning-rate", "0"): "argument --learning-rate: learning_rate must be in (0, 1]; got 0.0.",
+    ("--learning-rate", "1.5"): "argument --learning-rate: learning_rate must be in (0, 1]; got 1.5.",
+    ("--learning-rate", "nan"): "argument --learning-rate: learning_rate must be in (0, 1]; got nan.",
+    ("--learning-rate", "fast"): "argument --learning-rate: learning_rate must be a number; got 'fast'.",
+    ("--validation-fraction", "1"): "validation_fraction must be in (0, 1); got 1.0.",
+    ("--early-stopping", "0"): "argument --early-stopping: n_iter_no_change must be in [1, 10000]; got 0.",
+    ("--early-stopping", "2.5"): "argument --early-stopping: --early-stopping must be a whole number",
+}
+
+
+@pytest.mark.parametrize(("option", "expected"), list(FIT_REFUSALS.items()))
+def test_fit_arguments_are_checked_against_rebel_params(option, expected, tmp_path, capsys):
+    """``fit`` with one bad (flag, value) exits 2 with a message naming it, and writes no model file."""
+    out = tmp_path / "m.json"
+    assert expected in _refused(["fit", SAMPLES / "xor.csv", *option, "-o", out], capsys)
     assert not out.exists()
 
 
@@ -221,24 +236,3 @@ def test_fit_early_stopping_stops_before_the_last_round(tmp_path, capsys):
     model = load_model(out)
     assert model.n_iter_no_change == 5 and model.validation_fraction == 0.25
     assert model.n_estimators_ < 2000
-
-
-def test_fit_engine_options_are_checked_against_rebel_params(tmp_path, capsys):
-    data, out = SAMPLES / "xor.csv", tmp_path / "m.json"
-    cases = {
-        ("--loss", "squared"): "argument --loss: invalid choice: 'squared' (choose from 'exp', 'logistic')",
-        ("--leaves", "tree"): "argument --leaves: invalid choice: 'tree' (choose from 'binary', 'vector')",
-        ("--learning-rate", "0"): "argument --learning-rate: learning_rate must be in (0, 1]; got 0.0.",
-        ("--learning-rate", "1.5"): "argument --learning-rate: learning_rate must be in (0, 1]; got 1.5.",
-        ("--learning-rate", "nan"): "argument --learning-rate: learning_rate must be in (0, 1]; got nan.",
-        ("--learning-rate", "fast"): "argument --learning-rate: learning_rate must be a number; got 'fast'.",
-        ("--validation-fraction", "1"): "validation_fraction must be in (0, 1); got 1.0.",
-        (
-            "--early-stopping",
-            "0",
-        ): "argument --early-stopping: n_iter_no_change must be in [1, 10000]; got 0.",
-        ("--early-stopping", "2.5"): "argument --early-stopping: --early-stopping must be a whole number",
-    }
-    for (flag, value), expected in cases.items():
-        assert expected in _refused(["fit", data, flag, value, "-o", out], capsys)
-    assert not out.exists()

@@ -87,6 +87,14 @@ def test_cost_frame_round_trip_and_errors():
     assert "every cost is 0" in messages[-1]
 
 
+def _type_cost(C, entry, typed):
+    """The cost editor of classes ("ok", "bad") showing C, with ``typed`` entered at ``entry``: (costs, messages)."""
+    base = cf.cost_text_frame(C, ("ok", "bad"))
+    edited = base.copy()
+    edited.iloc[entry] = typed
+    return cf.apply_cost_edits(C, base, edited, ("ok", "bad"))
+
+
 @pytest.mark.parametrize(
     ("typed", "reason"),
     [
@@ -105,10 +113,7 @@ def test_cost_frame_round_trip_and_errors():
 )
 def test_typed_costs_are_refused_with_a_reason_and_the_old_value_stays(typed, reason):
     C = np.array([[0, 1.0], [20, 0]])
-    base = cf.cost_text_frame(C, ("ok", "bad"))
-    edited = base.copy()
-    edited.iloc[1, 0] = typed
-    kept, messages = cf.apply_cost_edits(C, base, edited, ("ok", "bad"))
+    kept, messages = _type_cost(C, (1, 0), typed)
     np.testing.assert_array_equal(kept, C)
     assert len(messages) == 1 and reason in messages[0] and "It stays 20" in messages[0]
 
@@ -118,10 +123,7 @@ def test_typed_costs_are_refused_with_a_reason_and_the_old_value_stays(typed, re
 )
 def test_typed_costs_are_stored_as_typed(typed, value):
     C = np.array([[0, 1.0], [20, 0]])
-    base = cf.cost_text_frame(C, ("ok", "bad"))
-    edited = base.copy()
-    edited.iloc[0, 1] = typed
-    new, messages = cf.apply_cost_edits(C, base, edited, ("ok", "bad"))
+    new, messages = _type_cost(C, (0, 1), typed)
     assert messages == [] and new[0, 1] == value and new[1, 0] == 20
 
 

@@ -4,35 +4,20 @@ from __future__ import annotations
 
 import contextlib
 import os
-import socket
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
+from benchmarks._common import CHROMIUM as CHROMIUM_PATH
+from benchmarks._common import CHROMIUM_ARGS, free_port, healthy, stop_process
+
 ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM = Path(CHROMIUM_PATH)
 SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 90.0) -> None:
@@ -40,12 +25,8 @@ def _wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 90.0) -> No
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise RuntimeError(f"streamlit exited with code {proc.returncode} before becoming healthy")
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                if r.status == 200:
-                    return
-        except OSError:
-            pass
+        if healthy(url):
+            return
         time.sleep(0.3)
     raise RuntimeError(f"streamlit did not answer {url}/_stcore/health within {timeout:.0f} s")
 
@@ -54,7 +35,7 @@ def _wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 90.0) -> No
 def serve_app(*extra_args: str):
     """``streamlit run app.py`` on a free localhost port (plus ``extra_args``); yields (url, process) and stops
     that process (this one only) on exit."""
-    port = _free_port()
+    port = free_port()
     env = dict(os.environ, NUMBA_CACHE_DIR=os.environ.get("NUMBA_CACHE_DIR", str(ROOT / ".numba_cache")))
     url = f"http://127.0.0.1:{port}"
     args = ["--server.port", str(port), "--server.address", "127.0.0.1", "--server.headless", "true"]
@@ -70,12 +51,7 @@ def serve_app(*extra_args: str):
             _wait_healthy(url, proc)
             yield url, proc
         finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            stop_process(proc)
 
 
 @pytest.fixture(scope="session")
