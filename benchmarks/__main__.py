@@ -5,7 +5,7 @@ Each comparison interleaves the systems, repeats them (>= 5) and reports 1-threa
 REBEL_BENCH_THREADS threads (default 2) for every system (see ``benchmarks/_common.py``). ``--quick`` shrinks
 the big problems (the small acceptance problem keeps its size) and skips the memory benchmark.
 Individual scripts: python -m benchmarks.bench_fit (bench_predict, bench_scaling, bench_playground,
-bench_coldstart, bench_memory, bench_kernels).
+bench_coldstart, bench_memory, bench_kernels, bench_variants, bench_browser).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import time
 
 from ._common import CPU, DEFAULT_REPEAT, WALL, load_average, print_table
 
-STEPS = ("fit", "predict", "scaling", "kernels", "playground", "coldstart", "memory")
+STEPS = ("fit", "variants", "predict", "scaling", "kernels", "playground", "browser", "coldstart", "memory")
 
 
 def _run_steps(args) -> dict:
