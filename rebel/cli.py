@@ -31,9 +31,8 @@ import numpy as np
 import pandas as pd
 
 from .costs import validate_cost_matrix
+from .data.files import read_features
 from .params import CHOICE_PARAMS, FLOAT_PARAMS, INT_PARAMS, N_ITER_NO_CHANGE, check_float, check_param
-
-LABEL_COLUMN, SPLIT_COLUMN = "label", "split"
 
 
 class ProgressBar:
@@ -189,22 +188,6 @@ def _read_labelled(path: Path, label_column: str | None, rows: str):
     return ds.X_train, ds.y_train, ds.feature_names
 
 
-def _read_features(path: Path, n_features: int) -> np.ndarray:
-    """The feature columns (every column except ``label``/``split``) of a CSV file, in file order."""
-    from .data.files import MAX_ROWS, _check_header, _decode, _numeric_features, _parse_table, _read_bytes
-
-    text = _decode(_read_bytes(path))
-    _check_header(text)
-    df = _parse_table(text, MAX_ROWS)
-    features = [c for c in df.columns if c not in (LABEL_COLUMN, SPLIT_COLUMN)]
-    if len(features) != n_features:
-        raise ValueError(
-            f"{path} has {len(features)} feature columns {features[:8]}; the model was trained on "
-            f"{n_features}. Give the same feature columns (extra '{LABEL_COLUMN}'/'{SPLIT_COLUMN}' are ignored)."
-        )
-    return _numeric_features(df, features)
-
-
 def _number(cell: str, where: str) -> float:
     try:
         value = float(cell)
@@ -299,7 +282,7 @@ def cmd_predict(args) -> int:
     from .io import load_model
 
     model = load_model(args.model)
-    X = _read_features(args.data, model.n_features_in_)
+    X = read_features(args.data, model.n_features_in_)
     table = pd.DataFrame({"prediction": model.predict(X)})
     if args.scores:
         scores = model.decision_function(X)

@@ -238,6 +238,21 @@ def read_csv(
     return Dataset(X[~test], y[~test], X[test], y[test], classes, tuple(features), name)
 
 
+def read_features(source, n_features: int) -> np.ndarray:
+    """The feature columns (every column except ``label``/``split``) of a CSV file, in file order: what a model
+    trained on ``n_features`` features predicts on."""
+    text = _decode(_read_bytes(source))
+    _check_header(text)
+    df = _parse_table(text, MAX_ROWS)
+    features = [c for c in df.columns if c not in (LABEL_COLUMN, SPLIT_COLUMN)]
+    if len(features) != n_features:
+        raise ValueError(
+            f"{source} has {len(features)} feature columns {features[:8]}; the model was trained on "
+            f"{n_features}. Give the same feature columns (extra '{LABEL_COLUMN}'/'{SPLIT_COLUMN}' are ignored)."
+        )
+    return _numeric_features(df, features)
+
+
 def to_csv(dataset: Dataset, path_or_buffer=None) -> str | None:
     """Write a Dataset as CSV: feature columns, ``label``, ``split`` (train/test). Returns the text if no path.
 
