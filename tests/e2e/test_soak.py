@@ -52,6 +52,8 @@ class _Monitor(threading.Thread):
         self.url, self.proc = url, psutil.Process(pid)
         self.peak = 0
         self.health_checks = self.health_misses = 0
+        self.latencies: list[float] = []
+        self.miss_reasons: list[str] = []
         self._halt = threading.Event()
 
     def rss(self) -> int:
@@ -64,11 +66,14 @@ class _Monitor(threading.Thread):
             if time.monotonic() - last_health >= 1.0:
                 last_health = time.monotonic()
                 self.health_checks += 1
+                t0 = time.monotonic()
                 try:
                     with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=10) as r:
                         self.health_misses += r.status != 200
-                except OSError:
+                except OSError as e:
+                    self.miss_reasons.append(f"{type(e).__name__}: {e}")
                     self.health_misses += 1
+                self.latencies.append(time.monotonic() - t0)
             time.sleep(0.2)
 
     def stop(self):
@@ -133,7 +138,7 @@ def test_waves_of_sessions_at_the_limits_keep_the_server_healthy_and_bounded(soa
         f"\nsoak: {SESSIONS} sessions x {WAVES} waves at the limits {LIMITS} + {N_POINTS} points; "
         f"RSS one session {one_session / mib:.0f} MiB, peak {monitor.peak / mib:.0f} MiB, settled "
         f"{settled / mib:.0f} MiB ({settled / one_session:.2f}x); health {monitor.health_checks} checks, "
-        f"{monitor.health_misses} misses"
+        f"{monitor.health_misses} misses, slowest answer {max(monitor.latencies):.2f} s"
     )
-    assert monitor.health_misses == 0
+    assert monitor.health_misses == 0, monitor.miss_reasons
     assert settled <= RSS_FACTOR * one_session
