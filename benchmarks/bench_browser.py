@@ -4,7 +4,8 @@ first visit, measured in Debian's Chromium driven by Playwright.
 Starts ``streamlit run app.py`` on a free localhost port (kernels compiled first, one throwaway visit so the
 server is warm), opens the Playground at 1440 x 900 and repeats each interaction ``--repeat`` times (>= 7):
 
-- ``cost_edit``: type a new cost into the cost editor until the regions plot shows the retrained model;
+- ``cost_edit``: from the Enter that commits a new cost typed into the cost editor until the regions plot shows
+  the retrained model (moving to the cell and typing are the person's own time, not the app's);
 - ``scrub``: move the round t by one step until the regions plot shows round t;
 - ``preset``: pick another preset until the regions plot shows its model;
 - ``toggle``: switch the two-step boundaries on/off until the regions plot shows them (or not);
@@ -47,7 +48,8 @@ VIEWPORT = {"width": 1440, "height": 900}
 HOOKS = {
     "regions": ['[class*="st-key-regions"]', '[class*="st-key-w_regions"]'],
     "cost_editor": ['[class*="st-key-cost_editor"]', '[class*="st-key-w_costs"]'],
-    "cost_cell": '[class*="st-key-cost_{i}_{j}"] input',
+    # a cost cell's key is "w_costs_<editor version>_<truth>_<prediction>"
+    "cost_cell": '[class*="st-key-w_costs_"][class*="_{i}_{j} "] input, [class*="st-key-w_costs_"][class$="_{i}_{j}"] input',
     "round_slider": ".st-key-t",
     "play_button": ".st-key-w_play button",
     "play_from_start": "from t = 0",  # an in-browser replay's button that plays from the first round
@@ -236,7 +238,12 @@ def _settle(page, quiet_ms: int = 400, timeout_ms: int = 30_000) -> None:
     )
 
 
-def _measure(page, action, want_round=None) -> float:
+def _measure(page, action, want_round=None, prepare=None) -> float:
+    """ms from the input event of ``action`` to the painted change of the regions plot; ``prepare()`` runs
+    before timing starts and may return the action (e.g. ``edit_cost`` types a value, the timed action commits
+    it)."""
+    if prepare is not None:
+        action = prepare()
     page.evaluate("window.__bench.arm()")
     action()
     try:
@@ -270,14 +277,14 @@ def _current_round(page) -> tuple[int, int]:
     return int(m.group(1)), int(m.group(2) or m.group(1))
 
 
-def edit_cost(page, value: str) -> None:
-    """Type ``value`` into the cost editor at COST_ENTRY: a per-cell input if there is one, else the grid."""
+def edit_cost(page, value: str):
+    """Type ``value`` into the cost editor at COST_ENTRY (a per-cell input if there is one, else the grid's cell
+    editor) without committing it; returns the commit (pressing Enter), which ``_measure`` times."""
     i, j = COST_ENTRY
     cell = page.locator(HOOKS["cost_cell"].format(i=i, j=j))
     if cell.count():
         cell.first.fill(value)
-        cell.first.press("Enter")
-        return
+        return lambda: cell.first.press("Enter")
     row_h = 35  # Streamlit's data editor: a 35 px header and 35 px rows; column 0 holds the row's class name
     for _ in range(3):  # a grid redrawn under the click loses the selection: open the cell again
         box = _first(page, HOOKS["cost_editor"]).locator("canvas").first.bounding_box()
@@ -294,8 +301,7 @@ def edit_cost(page, value: str) -> None:
             page.keyboard.press("Escape")
             continue
         cell_input.fill(value)
-        cell_input.press("Enter")
-        return
+        return lambda: cell_input.press("Enter")
     raise RuntimeError(f"could not open cost cell {COST_ENTRY} of the cost editor")
 
 
@@ -382,7 +388,7 @@ def run_once(context, url: str, repeat: int) -> dict:
     out = {"cost_edit": [], "scrub": [], "preset": [], "toggle": []}
     for k in range(repeat):
         value = cost_value(k)
-        out["cost_edit"].append(_measure(page, lambda v=value: edit_cost(page, v)))
+        out["cost_edit"].append(_measure(page, None, prepare=lambda v=value: edit_cost(page, v)))
     _, T = _current_round(page)
     for k in range(repeat):
         target = T - 1 if k % 2 == 0 else T

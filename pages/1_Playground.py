@@ -47,17 +47,20 @@ def _on_normalize() -> None:
 # ------------------------------------------------------------------------------------------------------- panels
 def _cost_panel() -> None:
     classes = list(A.classes)
-    with st.container(key="cost_editor"):
-        st.markdown("**Costs** · rows = truth, columns = prediction; type a number (20, 0.5, 1e3)")
+    editor, notes = st.container(key="cost_editor"), st.container()
+    C = ui.log_cost_control(A.cost_matrix, classes, "w_log")  # below the editor, drawn before it: the
+    if not (C == A.cost_matrix).all():  # cells then show the value set here in this very run
+        _set_costs(C)
+    with editor:
+        st.markdown(
+            "**Costs** · rows = truth, columns = prediction; type a number (20, 0.5, 1e3) and press Enter"
+        )
         ui.cost_editor(A.cost_matrix, classes, COSTS, on_change=A.set_costs)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", CostWarning)
         validate_cost_matrix(A.cost_matrix, n_classes=len(classes))
     for w in caught:
-        ui.show_message("warning", w.message)
-    C = ui.log_cost_control(A.cost_matrix, classes, "w_log")
-    if not (C == A.cost_matrix).all():
-        _set_costs(C)
+        ui.show_message("warning", w.message, notes)
     a, b = st.columns(2)
     with a.popover("Cost presets", icon=":material/tune:", width="stretch"):
         side.cost_preset_controls(classes, on_apply=_set_costs)

@@ -67,14 +67,11 @@ def _apply_cost(at: AppTest, kind: str, **params) -> AppTest:
 
 
 def _edit_cost(at: AppTest, row: int, column: str, value, version=None) -> int:
-    """Type ``value`` into the cost editor's cell (row, column) and rerun; returns the editor version edited
-    (``version``, default the current one)."""
+    """Type ``value`` into the cost editor's cell (row, column = class name) and commit it; returns the editor
+    version edited (``version``, default the current one)."""
     v = at.session_state["w_costs_v"] if version is None else version
-    at.session_state[f"w_costs_{v}"] = {
-        "edited_rows": {row: {column: value}},
-        "added_rows": [],
-        "deleted_rows": [],
-    }
+    j = [str(c) for c in _state(at).classes].index(column)
+    at.text_input(key=f"w_costs_{v}_{row}_{j}").input("" if value is None else str(value))
     _run(at)
     return v
 

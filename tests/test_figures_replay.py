@@ -7,6 +7,7 @@ import io
 import json
 
 import numpy as np
+import plotly.graph_objects as go
 import plotly.io as pio
 import pytest
 from PIL import Image
@@ -29,6 +30,25 @@ def _staged(T=4, ny=12, nx=16, K=3):
     pred[0, :6] = (y[:6] + 1) % K  # 6 mistakes at t = 0, fewer later
     pred[1, :2] = (y[:2] + 1) % K
     return xs, ys, S, X, y, pred
+
+
+def _frames(fig) -> list:
+    """The frames as sent to the browser (``fig.to_dict()``, what ``st.plotly_chart`` serialises), validated
+    back into ``go.Frame`` objects for attribute access."""
+    return [go.Frame(_decoded(f)) for f in fig.to_dict().get("frames", [])]
+
+
+def _decoded(obj):
+    """plotly's base64 typed arrays ({"dtype", "bdata"}) back to numpy arrays, anywhere in a figure dict."""
+    if isinstance(obj, dict):
+        if set(obj) >= {"dtype", "bdata"}:
+            flat = np.frombuffer(base64.b64decode(obj["bdata"]), dtype=obj["dtype"])
+            shape = obj.get("shape")
+            return flat if shape is None else flat.reshape([int(n) for n in str(shape).split(",")])
+        return {k: _decoded(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_decoded(v) for v in obj]
+    return obj
 
 
 def _updates(frame) -> dict:
@@ -65,7 +85,7 @@ def test_replay_figure_frames_slider_and_buttons():
         start=1,
         title="REBEL's regions",
     )
-    assert len(fig.frames) == 5 and [f.name for f in fig.frames] == [f"t{t}" for t in range(5)]
+    assert len(_frames(fig)) == 5 and [f.name for f in _frames(fig)] == [f"t{t}" for t in range(5)]
     slider = fig.layout.sliders[0]
     assert len(slider.steps) == 5 and slider.active == 1
     assert [list(s.args[0]) for s in slider.steps] == [[f"t{t}"] for t in range(5)]
@@ -87,7 +107,7 @@ def test_replay_figure_frames_slider_and_buttons():
     assert np.array_equal(_png_rgb(image.source), colors[S[1][::-1]])  # the first view shows round `start`
     # frame t: the regions picture of round t (top row = highest y), the crosses of round t's mistakes
     for t in (0, 3):
-        fr = fig.frames[t]
+        fr = _frames(fig)[t]
         assert np.array_equal(_png_rgb(fr.layout.images[0].source), colors[S[t][::-1]])
         up = _updates(fr)
         X_all, y_all, p_all = np.vstack([X, X[:4]]), np.r_[y, y[:4]], np.r_[pred[t], pred[t, :4]]
@@ -99,7 +119,7 @@ def test_replay_figure_frames_slider_and_buttons():
     assert len(fig.data[i_wrong].x) == np.sum(p_all != y_all) == 4  # the first view shows round `start`
     # training-point sizes follow t, per class trace
     train_traces = [i for i, n in enumerate(names) if n and n.endswith("(train)")]
-    up = _updates(fig.frames[4])
+    up = _updates(_frames(fig)[4])
     assert set(up) == set(train_traces) | {i_wrong}
     for i in train_traces:
         rows = np.asarray(fig.data[i].customdata)
@@ -124,8 +144,8 @@ def test_replay_frames_stay_small():
 def test_replay_without_points_and_bad_shapes():
     xs, ys, S, X, y, pred = _staged()
     fig = replay.replay_figure(xs, ys, S, ["a", "b", "c"])
-    assert len(fig.data) == 0 and len(fig.layout.images) == 1 and len(fig.frames) == 5
-    assert all(len(f.traces) == 0 and len(f.layout.images) == 1 for f in fig.frames)
+    assert len(fig.data) == 0 and len(fig.layout.images) == 1 and len(_frames(fig)) == 5
+    assert all(len(f.traces) == 0 and len(f.layout.images) == 1 for f in _frames(fig))
     with pytest.raises(ValueError, match="staged predictions"):
         replay.replay_figure(xs, ys, S, ["a", "b", "c"], train=(X, y, pred[:3]))
     with pytest.raises(ValueError, match=r"\(T \+ 1, ny, nx\)"):
@@ -146,7 +166,7 @@ def test_replay_two_step_boundaries_and_disagreement_follow_t():
     # plotly draws one layout image per placement: the overlays must not share the regions' placement
     assert len({(im.x, im.y, im.sizex, im.sizey) for im in fig.layout.images}) == 3
     for t in (0, 3):
-        mask, lines = fig.frames[t].layout.images[1:]
+        mask, lines = _frames(fig)[t].layout.images[1:]
         rgba = np.asarray(
             Image.open(io.BytesIO(base64.b64decode(lines.source.split(",", 1)[1]))).convert("RGBA")
         )

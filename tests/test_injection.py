@@ -20,7 +20,7 @@ from markdown_it import MarkdownIt
 from streamlit.testing.v1 import AppTest
 
 from rebel.ui import config as cf
-from tests.test_bad_inputs import FAST, TIMEOUT, _edit, _run, _state
+from tests.test_bad_inputs import FAST, TIMEOUT, _edit, _run, _state, _type_cost
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 LINKS = "![t](http://x/t.png) [CLICK](http://x/p)"
@@ -178,13 +178,10 @@ def test_csv_uploads_cannot_inject(playground, name):
 @pytest.mark.parametrize("value", [PAYLOAD, DIGITS], ids=["payload", "digits"])
 def test_cost_editor_cells_cannot_inject(playground, value):
     at = playground
-    key = f"w_costs_{at.session_state['w_costs_v']}"
-    _edit(at, key, {0: {str(_state(at).dataset.classes[1]): value}})
+    _type_cost(at, 0, str(_state(at).dataset.classes[1]), value)
     _run(at)
     assert at.error, "the bad cell gave no message"
     assert_no_injection(at, "cost cell")
-    _edit(at, f"w_costs_{at.session_state['w_costs_v']}")
-    _run(at)
 
 
 @pytest.mark.parametrize(

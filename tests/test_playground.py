@@ -69,30 +69,25 @@ def test_damaged_query_string():
         cf.decode_query("abc")
 
 
-def test_cost_frame_round_trip_and_errors():
+def test_cost_cell_accepts_refuses_and_keeps_a_positive_cost():
     C = np.array([[0, 1, 2], [3, 0, 4], [5, 6, 0.0]])
     classes = ("a", "b", "c")
-    base = cf.cost_text_frame(C, classes)
-    same, messages = cf.apply_cost_edits(C, base, base.copy(), classes)
-    np.testing.assert_array_equal(same, C)
-    assert messages == []
-    bad = base.copy()
-    bad.iloc[1, 2] = np.nan
-    kept, messages = cf.apply_cost_edits(C, base, bad, classes)
+    new, message = cf.apply_cost_cell(C, 1, 2, "9", classes)
+    assert message is None and new[1, 2] == 9 and C[1, 2] == 4  # a copy: the input matrix is untouched
+    kept, message = cf.apply_cost_cell(C, 1, 2, float("nan"), classes)
     np.testing.assert_array_equal(kept, C)
-    assert len(messages) == 1 and "predicting 'c' when the truth is 'b'" in messages[0]
-    zero = cf.cost_text_frame(np.zeros((3, 3)), classes)
-    kept, messages = cf.apply_cost_edits(C, base, zero, classes)
-    np.testing.assert_array_equal(kept, C)
-    assert "every cost is 0" in messages[-1]
+    assert "predicting 'c' when the truth is 'b'" in message and "It stays 4" in message
+    one = np.zeros((3, 3))
+    one[0, 1] = 2.0
+    kept, message = cf.apply_cost_cell(one, 0, 1, "0", classes)
+    np.testing.assert_array_equal(kept, one)
+    assert "every cost is 0" in message and "It stays 2" in message
 
 
 def _type_cost(C, entry, typed):
     """The cost editor of classes ("ok", "bad") showing C, with ``typed`` entered at ``entry``: (costs, messages)."""
-    base = cf.cost_text_frame(C, ("ok", "bad"))
-    edited = base.copy()
-    edited.iloc[entry] = typed
-    return cf.apply_cost_edits(C, base, edited, ("ok", "bad"))
+    new, message = cf.apply_cost_cell(C, *entry, typed, ("ok", "bad"))
+    return new, [] if message is None else [message]
 
 
 @pytest.mark.parametrize(

@@ -5,8 +5,9 @@ and run-with-Stop.
   backslash-escaped, so no link, image, HTML, colour or emoji directive can come from it) and long words
   truncated. ``show_error`` / ``show_message``: the one way a page shows a user-facing message; the whole
   message goes through ``plain`` (our own messages carry no markdown).
-- ``cost_editor``: the cost matrix as text cells parsed by ``rebel.ui.config.parse_cost_cell``; a refused
-  entry is named in a visible message and the stored (previous) value stays. ``log_cost_control``: one entry
+- ``cost_editor``: the cost matrix as a grid of text cells, each committed on its own and parsed by
+  ``rebel.ui.config.apply_cost_cell``; a refused entry is named in a visible message and the stored
+  (previous) value stays. ``log_cost_control``: one entry
   on a log scale 0.01-1000.
 - ``mixture_editor``: the clusters table of a designed mixture.
 - ``round_player``: the round t the numbers show (the regions replay itself runs in the browser).
@@ -80,42 +81,60 @@ def show_flash() -> None:
 
 # ------------------------------------------------------------------------------------------------- cost editor
 def reset_cost_editor(key: str, cost_matrix) -> None:
-    """Show ``cost_matrix`` afresh in the editor ``key`` (after a preset, a session file, a refused entry...)."""
+    """Show ``cost_matrix`` afresh in the editor ``key`` (after a preset, a session file, a refused entry...):
+    the next run draws new cells (a new version in their keys) holding these values."""
     st.session_state[f"{key}_base"] = np.array(cost_matrix, dtype=np.float64)
     st.session_state[f"{key}_v"] = st.session_state.get(f"{key}_v", 0) + 1
 
 
-def cost_editor(cost_matrix, classes, key: str, on_change: Callable[[np.ndarray], None]) -> None:
-    """The cost matrix as text cells (rows = truth, columns = prediction); ``on_change(C)`` stores a changed one.
+def cost_cell_key(key: str, i: int, j: int) -> str:
+    """The session key of the editor's current cell (truth i, prediction j)."""
+    return f"{key}_{st.session_state.get(f'{key}_v', 0)}_{i}_{j}"
 
-    The editor shows a base matrix (set by ``reset_cost_editor``) plus the user's edits. Every edited cell is
-    parsed by ``rebel.ui.config.parse_cost_cell``: an accepted one takes the typed value; a refused one keeps
-    the previous value, its reason is queued with ``flash`` and the editor is redrawn from the stored values."""
-    names = [str(c) for c in classes]
+
+def _on_cost_cell(key: str, i: int, j: int, classes: tuple, on_change: Callable[[np.ndarray], None]) -> None:
+    """A cell was committed (Enter or leaving it): store the typed cost, or say why not and redraw the cells
+    from the stored values."""
+    ss = st.session_state
+    C, message = config.apply_cost_cell(ss[f"{key}_base"], i, j, ss.get(cost_cell_key(key, i, j)), classes)
+    if message is not None:
+        flash("error", message)
+        reset_cost_editor(key, C)
+        return
+    ss[f"{key}_base"] = C
+    on_change(C)
+
+
+def cost_editor(cost_matrix, classes, key: str, on_change: Callable[[np.ndarray], None]) -> None:
+    """The cost matrix as a grid of text cells (rows = truth, columns = prediction); ``on_change(C)`` stores a
+    changed matrix.
+
+    Each cell commits on its own (Enter, or leaving it) and is parsed by ``rebel.ui.config.apply_cost_cell``:
+    an accepted entry is stored as typed; a refused one keeps the previous value, its reason is queued with
+    ``flash`` and the cells are redrawn from the stored values. A matrix changed elsewhere (preset, log
+    control, session file) redraws the cells too. Class names are shown as inert text (``plain``)."""
+    names = tuple(str(c) for c in classes)
     C = np.array(cost_matrix, dtype=np.float64)
     base = st.session_state.get(f"{key}_base")
-    if base is None or np.shape(base) != C.shape:
+    if base is None or np.shape(base) != C.shape or not np.array_equal(base, C):
         reset_cost_editor(key, C)
-        base = st.session_state[f"{key}_base"]
-    base_frame = config.cost_text_frame(base, names)
-    edited = st.data_editor(
-        base_frame,
-        key=f"{key}_{st.session_state[f'{key}_v']}",
-        num_rows="fixed",
-        width="stretch",
-        column_config={
-            "_index": st.column_config.TextColumn(config.COST_INDEX_LABEL, disabled=True),
-            **{n: st.column_config.TextColumn(n) for n in names},
-        },
-    )
-    new, messages = config.apply_cost_edits(C, base_frame, edited, names)
-    if not np.array_equal(new, C):
-        on_change(new)
-    if messages:
-        for m in messages:
-            flash("error", m)
-        reset_cost_editor(key, new)
-        st.rerun()
+    widths = [1.4] + [1] * len(names)
+    head = st.columns(widths, gap="small", vertical_alignment="bottom")
+    head[0].caption(config.COST_INDEX_LABEL)
+    for j, name in enumerate(names):
+        head[j + 1].caption(plain(name))
+    for i in range(len(names)):
+        row = st.columns(widths, gap="small", vertical_alignment="center")
+        row[0].caption(plain(names[i]))
+        for j in range(len(names)):
+            row[j + 1].text_input(
+                f"Cost of predicting class {j + 1} when the truth is class {i + 1}",
+                value=config.format_cost(C[i, j]),
+                key=cost_cell_key(key, i, j),
+                label_visibility="collapsed",
+                on_change=_on_cost_cell,
+                args=(key, i, j, names, on_change),
+            )
 
 
 def log_cost_control(cost_matrix, classes, key: str) -> np.ndarray:

@@ -221,18 +221,6 @@ def format_cost(value: float) -> str:
     return f"{float(value):.6g}"
 
 
-def cost_text_frame(cost_matrix, classes) -> pd.DataFrame:
-    """The cost matrix as a table of text cells: index = true class, columns = predicted class."""
-    names = [str(c) for c in classes]
-    C = np.asarray(cost_matrix, dtype=np.float64)
-    return pd.DataFrame(
-        [[format_cost(v) for v in row] for row in C],
-        index=pd.Index(names, name=COST_INDEX_LABEL),
-        columns=names,
-        dtype=object,
-    )
-
-
 def parse_cost_cell(text, truth: str, predicted: str) -> float:
     """One typed cost: a plain or scientific number (``5``, ``0.25``, ``1e3``) from 0 to ``APP_MAX_COST``.
     Raises ``ValueError`` naming the cell (truth, prediction), the typed text and the fix."""
@@ -259,40 +247,27 @@ def parse_cost_cell(text, truth: str, predicted: str) -> float:
     return value
 
 
-def apply_cost_edits(cost_matrix, base: pd.DataFrame, edited: pd.DataFrame, classes) -> tuple:
-    """Apply the cells of ``edited`` that differ from ``base`` to a copy of ``cost_matrix``.
+def apply_cost_cell(cost_matrix, i: int, j: int, typed, classes) -> tuple:
+    """The cost matrix with ``typed`` entered at (truth i, prediction j).
 
-    Returns ``(C, messages)``: accepted cells take their value; each refused cell keeps its previous value and
-    adds a message saying why (``parse_cost_cell``) and which value stays. A matrix left without any positive
-    cost is refused as a whole."""
+    Returns ``(C, message)``: an accepted entry takes the typed value (``message`` None); a refused one leaves
+    a copy of ``cost_matrix`` unchanged and ``message`` says why (``parse_cost_cell``) and which value stays. An
+    entry that would leave no positive cost is refused too."""
     names = [str(c) for c in classes]
     C = np.array(cost_matrix, dtype=np.float64)
-    if edited.shape != base.shape:
-        r, c = edited.shape
-        message = (
-            f"the cost table is {r} x {c}; it must be {len(names)} x {len(names)} (one row and column per "
-            "class). The previous matrix stays."
+    try:
+        value = parse_cost_cell(typed, names[i], names[j])
+    except ValueError as exc:
+        return C, f"{exc} It stays {format_cost(C[i, j])}."
+    new = C.copy()
+    new[i, j] = value
+    if not (new > 0).any():
+        return C, (
+            f"with {format_cost(value)} for predicting {names[j]!r} when the truth is {names[i]!r} every cost "
+            f"is 0, so there is nothing to learn; give at least one mistake a positive cost. It stays "
+            f"{format_cost(C[i, j])}."
         )
-        return C, [message]
-    messages = []
-    for i in range(len(names)):
-        for j in range(len(names)):
-            typed = edited.iat[i, j]
-            if isinstance(typed, str) and typed == base.iat[i, j]:
-                continue
-            if typed is not None and not isinstance(typed, str) and str(typed) == base.iat[i, j]:
-                continue
-            try:
-                C[i, j] = parse_cost_cell(typed, names[i], names[j])
-            except ValueError as exc:
-                messages.append(f"{exc} It stays {format_cost(C[i, j])}.")
-    if not (C > 0).any():
-        messages.append(
-            "with these entries every cost is 0, so there is nothing to learn; give at least one mistake a "
-            "positive cost. The previous matrix stays."
-        )
-        C = np.array(cost_matrix, dtype=np.float64)
-    return C, messages
+    return new, None
 
 
 def resize_cost_matrix(cost_matrix, old_classes, new_classes) -> np.ndarray:

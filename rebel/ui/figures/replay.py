@@ -57,14 +57,11 @@ def png_data_uri(png: bytes) -> str:
     return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
 
 
-def region_layout_image(xs, ys, regions, n_classes: int) -> dict:
-    """A class-index grid as a plotly layout image (drawn below the traces) whose pixels sit on the grid's cells."""
+def grid_placement(xs, ys) -> dict:
+    """Layout-image placement (data coordinates, drawn below the traces) whose pixels sit on the grid's cells."""
     xs, ys = np.asarray(xs, dtype=np.float64), np.asarray(ys, dtype=np.float64)
     dx, dy = xs[1] - xs[0], ys[1] - ys[0]
     return {
-        "source": png_data_uri(
-            class_grid_png(np.asarray(regions)[::-1], n_classes)
-        ),  # image rows run top-down
         "xref": "x",
         "yref": "y",
         "x": float(xs[0] - dx / 2),
@@ -73,8 +70,13 @@ def region_layout_image(xs, ys, regions, n_classes: int) -> dict:
         "sizey": float(ys[-1] - ys[0] + dy),
         "sizing": "stretch",
         "layer": "below",
-        "name": "regions",
     }
+
+
+def region_layout_image(xs, ys, regions, n_classes: int) -> dict:
+    """A class-index grid as a plotly layout image (drawn below the traces) whose pixels sit on the grid's cells."""
+    png = class_grid_png(np.asarray(regions)[::-1], n_classes)  # image rows run top-down
+    return {"source": png_data_uri(png), **grid_placement(xs, ys), "name": "regions"}
 
 
 def check_staged(staged_regions, train=None, test=None, train_sizes=None) -> int:
@@ -178,7 +180,7 @@ def _grid_layout_image(xs, ys, codes, palette: list, name: str, layer: int, **ex
     img.putpalette(palette)
     buf = io.BytesIO()
     img.save(buf, format="PNG", transparency=0)
-    image = region_layout_image(xs, ys, np.zeros((2, 2), np.uint8), 1)  # the placement of the regions
+    image = grid_placement(xs, ys)  # the placement of the regions
     image["x"] += layer * 1e-9 * image["sizex"]
     return {**image, "source": png_data_uri(buf.getvalue()), "name": name, **extra}
 
@@ -188,16 +190,23 @@ def mask_layout_image(xs, ys, mask, opacity: float = 0.38) -> dict:
     return _grid_layout_image(xs, ys, mask, [0, 0, 0, 40, 40, 40], "disagreement", 1, opacity=opacity)
 
 
-def boundary_layout_image(xs, ys, labels) -> dict:
-    """The boundaries of a class grid drawn in its own cells: a dashed line of near-black and white cells (readable
-    on every region colour), transparent elsewhere. A few hundred bytes of PNG per round, where line traces
-    would take tens of kB."""
+def boundary_codes(labels) -> np.ndarray:
+    """Boundary cells of class grids (..., ny, nx) as codes: 0 inside a region, 1/2 alternating every 3 cells
+    along the boundary (a white/near-black dash)."""
     L = np.asarray(labels)
     edge = np.zeros(L.shape, dtype=bool)
-    edge[:, :-1] |= L[:, 1:] != L[:, :-1]
-    edge[:-1, :] |= L[1:, :] != L[:-1, :]
-    i, j = np.indices(L.shape)
-    codes = np.where(edge, np.where((i + j) // 3 % 2 == 0, 2, 1), 0)
+    edge[..., :, :-1] |= L[..., :, 1:] != L[..., :, :-1]
+    edge[..., :-1, :] |= L[..., 1:, :] != L[..., :-1, :]
+    i, j = np.indices(L.shape[-2:])
+    dash = np.where((i + j) // 3 % 2 == 0, 2, 1).astype(np.uint8)
+    return np.where(edge, dash, np.uint8(0)).astype(np.uint8)
+
+
+def boundary_layout_image(xs, ys, labels, codes=None) -> dict:
+    """The boundaries of a class grid drawn in its own cells: a dashed line of near-black and white cells (readable
+    on every region colour), transparent elsewhere. A few hundred bytes of PNG per round, where line traces
+    would take tens of kB. ``codes``: ``boundary_codes(labels)`` when already computed (for every round at once)."""
+    codes = boundary_codes(labels) if codes is None else codes
     return _grid_layout_image(xs, ys, codes, [0, 0, 0, 255, 255, 255, 17, 17, 17], "two-step boundaries", 2)
 
 
@@ -218,6 +227,14 @@ def _frames(T: int, updates: list, images: list) -> list:
         )
         for t in range(T + 1)
     ]
+
+
+def set_frames(fig: go.Figure, frames: list) -> None:
+    """Attach frames built with ``_validate=False`` as they are: the ``fig.frames`` setter would rebuild and
+    re-validate every one (~0.5 ms a frame, the largest cost of a replay figure). Uses plotly's storage of a
+    figure's frames (``_frame_objs``, a tuple of ``go.Frame``); the replay tests read them back through
+    ``fig.to_dict()``, as ``st.plotly_chart`` does."""
+    fig._frame_objs = tuple(frames)
 
 
 def _add_points(fig: go.Figure, classes, train, test, train_sizes, start: int, updates: list) -> None:
@@ -294,14 +311,15 @@ def replay_figure(
         images.append([mask_layout_image(grid_xs, grid_ys, other[t] != S[t]) for t in range(T + 1)])
         fig.add_trace(legend_entry("REBEL ≠ two-step", symbol="square", size=12, color="rgba(40,40,40,0.5)"))
     if other is not None and show_other:
-        images.append([boundary_layout_image(grid_xs, grid_ys, other[t]) for t in range(T + 1)])
+        codes = boundary_codes(other)
+        images.append([boundary_layout_image(grid_xs, grid_ys, None, codes[t]) for t in range(T + 1)])
         fig.add_trace(line([None], [None], "two-step boundaries", "#111111", 2.2, "dot", hoverinfo="skip"))
     if bayes_regions is not None:
         name = "Bayes-optimal boundaries"
         fig.add_traces(boundary_traces(grid_xs, grid_ys, bayes_regions, name, BAYES_STYLE))
     _add_points(fig, classes, train, test, train_sizes, start, updates)
     _add_mistakes(fig, train, test, start, updates)
-    fig.frames = _frames(T, updates, images)
+    set_frames(fig, _frames(T, updates, images))
     fig.update_layout(images=[im[start] for im in images])
     regions_layout(fig, title, height)
     fig.update_layout(margin={"b": 150}, legend={"y": -0.36}, **_controls(T, frame_ms, start))
