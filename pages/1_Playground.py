@@ -186,5 +186,6 @@ def _live() -> None:
 
 # ---------------------------------------------------------------------------------------------------------- page
 side.init_state(A)
-side.sidebar(A)
+side.read_sidebar(A)
 st.fragment(_live)()
+side.sidebar(A)  # drawn after the main area: the regions reach the browser first

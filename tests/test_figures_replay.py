@@ -183,3 +183,22 @@ def test_replay_two_step_boundaries_and_disagreement_follow_t():
         assert np.array_equal(alpha > 0, (other[t] != S[t])[::-1])  # dark exactly where the models differ
     with pytest.raises(ValueError, match="other_regions"):
         replay.replay_figure(xs, ys, S, ["a", "b", "c"], other_regions=other[:2], show_other=True)
+
+
+def test_before_after_is_one_figure_with_each_panels_regions_and_mistakes():
+    xs, ys, S, X, y, pred = _staged()
+    before, after = S[0], S[4]
+    fig = replay.before_after_figure(
+        xs, ys, [(before, pred[0], "0-1 <b>costs</b>"), (after, pred[4], "yours")], ["a", "b", "c"], (X, y)
+    )
+    colors = np.array([hex_to_rgb(c) for c in region_colors(3)])
+    images = fig.layout.images
+    assert [(im.xref, im.yref) for im in images] == [("x", "y"), ("x2", "y2")]
+    assert np.array_equal(_png_rgb(images[0].source), colors[before[::-1]])
+    assert np.array_equal(_png_rgb(images[1].source), colors[after[::-1]])
+    crosses = [tr for tr in fig.data if tr.name == "mistake"]
+    assert [tr.xaxis for tr in crosses] == ["x", "x2"]
+    for tr, p in zip(crosses, (pred[0], pred[4])):
+        np.testing.assert_array_equal(np.c_[tr.x, tr.y], X[p != y])
+    assert sum(bool(tr.showlegend) for tr in fig.data) == len(fig.data) // 2  # one legend entry per layer
+    assert "&lt;b&gt;" in fig.layout.annotations[0].text  # titles are escaped

@@ -11,7 +11,7 @@ from rebel.data import DatasetSpec, validate_mixture
 from rebel.ui import components as ui
 from rebel.ui import export
 from rebel.ui import playground_actions as act
-from rebel.ui.figures import costs, regions, style
+from rebel.ui.figures import costs, replay, style
 from rebel.ui.playground import HOW_TO_READ, TrainedPair, class_table, comparison_table
 from rebel.ui.state import get_state
 
@@ -47,26 +47,19 @@ def details(pair: TrainedPair, t: int, costs_key: str) -> None:
 
 
 def _before_after(pair: TrainedPair, t: int) -> None:
-    """The 0-1 model's regions (costs ignored) beside REBEL's with your costs, at the same round."""
+    """The 0-1 model's regions (costs ignored) beside REBEL's with your costs, at the same round, in one chart."""
     ds = pair.dataset
-    a, b, c = st.columns([5, 5, 4])
-    panels = (
-        (a, pair.blind_regions[t], pair.blind_test[t], f"0-1 costs (most likely class), t = {t}", "w_before"),
-        (b, pair.regions[t], pair.test_predictions(t), f"your costs (REBEL), t = {t}", "w_after"),
+    fig = replay.before_after_figure(
+        pair.grid.xs,
+        pair.grid.ys,
+        [
+            (pair.blind_regions[t], pair.blind_test[t], f"0-1 costs (most likely class), t = {t}"),
+            (pair.regions[t], pair.test_predictions(t), f"your costs (REBEL), t = {t}"),
+        ],
+        ds.classes,
+        (ds.X_test, pair.y_test_idx),
     )
-    for col, grid, pred, title, key in panels:
-        fig = regions.regions_figure(
-            pair.grid.xs,
-            pair.grid.ys,
-            grid,
-            ds.classes,
-            test=(ds.X_test, pair.y_test_idx, pred),
-            title=title,
-            height=360,
-        )
-        col.plotly_chart(fig, config=style.PNG_CONFIG, key=key)
-    heat = costs.cost_heatmap(pair.cost_matrix, ds.classes, height=300)
-    c.plotly_chart(heat, config=style.PNG_CONFIG, key="cost_heatmap")
+    st.plotly_chart(fig, config=style.PNG_CONFIG, key="w_before_after")
     st.caption(
         f"Test points (rings) on both; × marks a mistake. Under your costs, ignoring them costs "
         f"{pair.blind_cost(t):.3f} per test point and REBEL {pair.metrics(t).cost:.3f}."

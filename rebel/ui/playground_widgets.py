@@ -163,7 +163,20 @@ def _on_cost_preset(on_apply) -> None:
 
 
 # ------------------------------------------------------------------------------------------------------- panels
+_SPEC_ERROR = "pg_spec_error"  # a refused dataset setting's message, shown under the dataset widgets
+
+
+def read_sidebar(A: AppState) -> None:
+    """Apply the sidebar's settings (kept in the session under the widgets' keys) to the state. Runs before the
+    main area, so the sidebar itself can be drawn after it (``sidebar``): the picture reaches the browser first."""
+    _read_dataset_widgets(A)
+    A.hyper = cfgmod.validate_hyper({name: int(S[f"w_{name}"]) for name in INT_PARAMS})
+    S.setdefault("w_engine", A.engine)
+    A.engine = S["w_engine"]
+
+
 def sidebar(A: AppState) -> None:
+    """Draw the sidebar: dataset, training and files (its settings were applied by ``read_sidebar``)."""
     sb = st.sidebar
     sb.header("Dataset")
     sb.selectbox(
@@ -198,15 +211,15 @@ def sidebar(A: AppState) -> None:
         help="Share of training points relabelled to another class; test labels stay clean.",
     )
     sb.slider("Test share", 0.05, 0.9, step=0.01, key="w_test")
-    _read_dataset_widgets(A)
+    error = S.pop(_SPEC_ERROR, None)
+    if error:
+        ui.show_error(error, where=sb)
     if A.data_source == "csv":
         sb.info("Using the uploaded CSV points; the mixture settings above are not in use.")
         sb.button("Back to the designed mixture", on_click=_on_back_to_mixture, key="w_back_to_mixture")
     sb.header("Training")
     for name, p in INT_PARAMS.items():
         sb.slider(HYPER_LABELS[name], p.low, p.app_high, key=f"w_{name}", help=p.help)
-    A.hyper = cfgmod.validate_hyper({name: int(S[f"w_{name}"]) for name in INT_PARAMS})
-    S.setdefault("w_engine", A.engine)
     sb.selectbox(
         "Engine",
         list(ENGINES),
@@ -218,7 +231,6 @@ def sidebar(A: AppState) -> None:
         "more than paper REBEL on a small Playground dataset (airport preset: 0.40 against 0.35): compare the "
         "numbers.",
     )
-    A.engine = S["w_engine"]
     _files(A, sb)
 
 
@@ -274,7 +286,7 @@ def _read_dataset_widgets(A: AppState) -> None:
         noise = spec.label_noise if new[2] == old[2] else new[2]
         note = act.set_spec(A, DatasetSpec(spec.mixture, new[0], test, new[1], noise))
     except ValueError as exc:
-        ui.show_error(f"Dataset settings not applied: {exc}", where=st.sidebar)
+        S[_SPEC_ERROR] = f"Dataset settings not applied: {exc}"
         return
     ui.reset_cost_editor(COSTS, A.cost_matrix)
     if note:

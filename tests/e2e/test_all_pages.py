@@ -15,6 +15,7 @@ import urllib.request
 import numpy as np
 import pytest
 
+from benchmarks.bench_browser import HOOKS
 from rebel.ui import config as cf
 
 pytestmark = pytest.mark.browser
@@ -66,10 +67,11 @@ def _open_page(page, title: str) -> None:
     _settle(page)
 
 
-def _cost_heatmap_text(page) -> str:
-    chart = page.locator(".stPlotlyChart", has=page.locator(".gtitle", has_text="cost C[truth")).first
-    chart.wait_for(timeout=PAGE_LOAD)
-    return chart.inner_text()
+def _weapon_cost_text(page) -> str:
+    """The cost editor's cell (truth weapon, prediction harmless), as shown."""
+    cell = page.locator(HOOKS["cost_cell"].format(i=2, j=0)).first
+    cell.wait_for(timeout=PAGE_LOAD)
+    return cell.input_value()
 
 
 def _upload_csv(page, name: str, data: bytes) -> None:
@@ -110,14 +112,14 @@ def test_sidebar_lists_the_registered_pages_and_layout_is_wide(app_page, screens
 
 
 def test_bad_csv_upload_shows_the_error_and_keeps_the_dataset(app_page, screenshot_dir):
-    assert str(MARK) in _cost_heatmap_text(app_page)
+    assert str(MARK) in _weapon_cost_text(app_page)
     _upload_csv(app_page, "bad.csv", b"x,y,label\n1,oops,a\n2,3,b\n")
     alert = app_page.locator("[data-testid='stAlert']", has_text="CSV file not loaded").first
     alert.wait_for(timeout=30_000)
     assert "oops" in alert.inner_text() and "previous dataset is still in use" in alert.inner_text()
     alert.scroll_into_view_if_needed()
     app_page.screenshot(path=str(screenshot_dir / "all_pages_bad_csv.png"))
-    assert str(MARK) in _cost_heatmap_text(app_page)
+    assert str(MARK) in _weapon_cost_text(app_page)
     assert app_page.get_by_text("Using the uploaded CSV points").count() == 0
     _no_exception(app_page, "Playground after a bad CSV")
 
@@ -129,9 +131,7 @@ def test_every_page_loads_and_switches_keep_the_costs(app_page, screenshot_dir):
         app_page.screenshot(path=str(screenshot_dir / f"page_{title.replace(' ', '_')}.png"), full_page=True)
     _open_page(app_page, "Playground")
     _no_exception(app_page, "Playground (back)")
-    assert str(MARK) in _cost_heatmap_text(app_page), (
-        "the link's cost was lost after visiting the other pages"
-    )
+    assert str(MARK) in _weapon_cost_text(app_page), "the link's cost was lost after visiting the other pages"
     assert not app_page.errors, f"JavaScript errors: {app_page.errors}"
 
 
@@ -144,8 +144,8 @@ def test_a_good_csv_survives_page_switches(app_page, screenshot_dir):
         _open_page(app_page, title)
         _no_exception(app_page, title)
     assert app_page.get_by_text("Using the uploaded CSV points").count() >= 1, "the CSV dataset was lost"
-    heat = _cost_heatmap_text(app_page)
-    assert "harmless" not in heat and "a" in heat.split()
+    editor = app_page.locator(HOOKS["cost_editor"][0]).first.inner_text()
+    assert "harmless" not in editor and {"a", "b"} <= set(editor.split())
     app_page.screenshot(path=str(screenshot_dir / "all_pages_csv_back.png"))
     assert not app_page.errors, f"JavaScript errors: {app_page.errors}"
 

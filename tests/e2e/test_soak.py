@@ -96,7 +96,7 @@ def _open(browser, url: str, link: str):
 
 def _wait_rendered(page) -> None:
     page.wait_for_function(
-        "document.querySelectorAll('.js-plotly-plot').length >= 4"
+        "document.querySelectorAll('.js-plotly-plot').length >= 2"  # the regions replay, before / after
         " || document.querySelector(\"[data-testid='stException']\")",
         timeout=RENDER_TIMEOUT_MS,
     )

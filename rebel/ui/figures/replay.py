@@ -21,6 +21,7 @@ import numpy as np
 import plotly.graph_objects as go
 from PIL import Image
 
+from rebel.ui.figures import style
 from rebel.ui.figures.palette import class_colors, region_rgb
 from rebel.ui.figures.regions import (
     BAYES_STYLE,
@@ -30,7 +31,7 @@ from rebel.ui.figures.regions import (
     point_traces,
     regions_layout,
 )
-from rebel.ui.figures.style import legend_entry, line
+from rebel.ui.figures.style import esc, legend_entry, line
 
 FRAME_MS = 80  # Play: 12.5 frames per second (the browser paints at least 10 on a loaded laptop)
 
@@ -324,3 +325,46 @@ def replay_figure(
     regions_layout(fig, title, height)
     fig.update_layout(margin={"b": 150}, legend={"y": -0.36}, **_controls(T, frame_ms, start))
     return plane_axes(fig, grid_xs, grid_ys)
+
+
+def before_after_figure(grid_xs, grid_ys, panels, classes, test, height: int = 380) -> go.Figure:
+    """Two region pictures side by side in ONE figure (one chart to draw instead of two), each with the test
+    points and its own mistakes: ``panels`` = ``[(regions (ny, nx), test predictions (N,), title)] * 2``;
+    ``test`` = ``(X (N, 2), y_idx (N,))``. The regions are layout images, as in the replay."""
+    fig = style.two_panels([esc(title) for _, _, title in panels], spacing=0.06)
+    colors = class_colors(len(classes))
+    X, y = np.asarray(test[0], dtype=np.float64), np.asarray(test[1])
+    xs, ys = np.asarray(grid_xs, dtype=np.float64), np.asarray(grid_ys, dtype=np.float64)
+    images = []
+    for col, (grid, pred, _) in enumerate(panels, start=1):
+        axis = "" if col == 1 else str(col)
+        image = region_layout_image(xs, ys, grid, len(classes))
+        images.append({**image, "xref": f"x{axis}", "yref": f"y{axis}"})
+        for tr in point_traces(X, y, classes, colors, "test"):
+            tr.showlegend = col == 1
+            fig.add_trace(tr, row=1, col=col)
+        wrong = mistake_trace(X[np.asarray(pred) != y])
+        wrong.showlegend = col == 1
+        fig.add_trace(wrong, row=1, col=col)
+        fig.update_xaxes(
+            range=[xs[0], xs[-1]], showgrid=False, zeroline=False, constrain="domain", row=1, col=col
+        )
+        fig.update_yaxes(
+            range=[ys[0], ys[-1]],
+            showgrid=False,
+            zeroline=False,
+            scaleanchor=f"x{axis}",
+            scaleratio=1,
+            constrain="domain",
+            row=1,
+            col=col,
+        )
+    fig.update_layout(
+        images=images,
+        height=height,
+        margin={"l": 10, "r": 10, "t": 40, "b": 10},
+        font=style.FONT,
+        plot_bgcolor="white",
+        legend={"orientation": "h", "yanchor": "top", "y": -0.08, "x": 0, "font": {"size": 11}},
+    )
+    return fig
