@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from rebel.data import PRESETS
 from rebel.ui import config as cf
+from rebel.ui.components import GRID_MAX_CLASSES
 from rebel.ui.state import STATE_KEY, AppState
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
@@ -170,6 +171,28 @@ def test_good_csv_upload_replaces_dataset(app):
     assert _state(app).dataset.classes == ("a", "b")
     assert _state(app).cost_matrix.shape == (2, 2)
     assert _state(app).trained.rebel.classes_.tolist() == ["a", "b"]
+
+
+def test_many_classes_edit_one_entry_at_a_time(app):
+    """Above GRID_MAX_CLASSES classes the costs are a read-only table and one entry is edited at a time."""
+    K = GRID_MAX_CLASSES + 2
+    rows = "\n".join(f"{(i % K) * 3 + (i % 5) * 0.1},{(i * 7) % 11},c{i % K}" for i in range(K * 20))
+    app.file_uploader(key="w_csv_upload").set_value(("k.csv", f"x,y,label\n{rows}\n".encode(), "text/csv"))
+    _run(app)
+    assert len(_state(app).classes) == K
+    assert not [
+        w for w in app.text_input if w.key and w.key.startswith("w_costs_") and w.key.endswith("_0_1")
+    ]
+    app.selectbox(key="w_costs_truth").set_value(3)
+    app.selectbox(key="w_costs_pred").set_value(5)
+    _run(app)
+    v = app.session_state["w_costs_v"]
+    app.text_input(key=f"w_costs_{v}_3_5").input("9")
+    _run(app)
+    assert _state(app).cost_matrix[3, 5] == 9.0 and _state(app).trained.rebel.cost_matrix_[3, 5] == 9.0
+    app.text_input(key=f"w_costs_{app.session_state['w_costs_v']}_3_5").input("-1")
+    _run(app)
+    assert "is negative" in _errors(app) and _state(app).cost_matrix[3, 5] == 9.0
 
 
 def test_csv_with_number_labels_and_fn_costs(app):

@@ -105,6 +105,30 @@ def _on_cost_cell(key: str, i: int, j: int, classes: tuple, on_change: Callable[
     on_change(C)
 
 
+GRID_MAX_CLASSES = 10  # more classes: one entry at a time under a read-only table (a K x K grid of cells
+# would not fit, and would cost the browser seconds)
+
+
+def _one_entry_editor(C: np.ndarray, names: tuple, key: str, on_change) -> None:
+    """Many classes: the matrix as a read-only table, and one entry (truth, prediction) edited at a time."""
+    st.dataframe(
+        pd.DataFrame(
+            [[config.format_cost(v) for v in row] for row in C], index=list(names), columns=list(names)
+        ),
+        height=min(36 * (len(names) + 1), 300),
+    )
+    a, b, c = st.columns([2, 2, 1.4], vertical_alignment="bottom")
+    i = a.selectbox("Truth", range(len(names)), format_func=names.__getitem__, key=f"{key}_truth")
+    j = b.selectbox("Prediction", range(len(names)), format_func=names.__getitem__, key=f"{key}_pred")
+    c.text_input(
+        "Cost",
+        value=config.format_cost(C[i, j]),
+        key=cost_cell_key(key, i, j),
+        on_change=_on_cost_cell,
+        args=(key, i, j, names, on_change),
+    )
+
+
 def cost_editor(cost_matrix, classes, key: str, on_change: Callable[[np.ndarray], None]) -> None:
     """The cost matrix as a grid of text cells (rows = truth, columns = prediction); ``on_change(C)`` stores a
     changed matrix.
@@ -112,12 +136,16 @@ def cost_editor(cost_matrix, classes, key: str, on_change: Callable[[np.ndarray]
     Each cell commits on its own (Enter, or leaving it) and is parsed by ``rebel.ui.config.apply_cost_cell``:
     an accepted entry is stored as typed; a refused one keeps the previous value, its reason is queued with
     ``flash`` and the cells are redrawn from the stored values. A matrix changed elsewhere (preset, log
-    control, session file) redraws the cells too. Class names are shown as inert text (``plain``)."""
+    control, session file) redraws the cells too. Class names are shown as inert text (``plain``). Above
+    ``GRID_MAX_CLASSES`` classes the matrix is a read-only table with one entry edited at a time."""
     names = tuple(str(c) for c in classes)
     C = np.array(cost_matrix, dtype=np.float64)
     base = st.session_state.get(f"{key}_base")
     if base is None or np.shape(base) != C.shape or not np.array_equal(base, C):
         reset_cost_editor(key, C)
+    if len(names) > GRID_MAX_CLASSES:
+        _one_entry_editor(C, names, key, on_change)
+        return
     widths = [1.4] + [1] * len(names)
     head = st.columns(widths, gap="small", vertical_alignment="bottom")
     head[0].caption(config.COST_INDEX_LABEL)
