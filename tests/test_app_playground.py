@@ -173,6 +173,21 @@ def test_good_csv_upload_replaces_dataset(app):
     assert _state(app).trained.rebel.classes_.tolist() == ["a", "b"]
 
 
+def _link_config(at: AppTest) -> cf.Config:
+    text = at.query_params[cf.QUERY_KEY]
+    return cf.decode_query(text[0] if isinstance(text, list) else text)
+
+
+def test_the_engine_choice_is_in_the_link_and_survives_a_preset(app):
+    app.selectbox(key="w_engine").set_value("vector")
+    _run(app)
+    assert _link_config(app).engine == "vector"
+    app.selectbox(key="w_preset").set_value("fig7")
+    _run(app)
+    assert _state(app).engine == "vector" and app.selectbox(key="w_engine").value == "vector"
+    assert _link_config(app).engine == "vector"
+
+
 def test_many_classes_edit_one_entry_at_a_time(app):
     """Above GRID_MAX_CLASSES classes the costs are a read-only table and one entry is edited at a time."""
     K = GRID_MAX_CLASSES + 2

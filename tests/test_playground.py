@@ -27,15 +27,16 @@ def small_pair():
     )
 
 
-def test_config_session_and_query_round_trip():
-    cfg = cf.preset_config("airport", {"n_estimators": 7, "max_depth": 3, "n_thresholds": 20})
+@pytest.mark.parametrize("engine", ["paper", "vector"])
+def test_config_session_and_query_round_trip(engine):
+    cfg = cf.preset_config("airport", {"n_estimators": 7, "max_depth": 3, "n_thresholds": 20}, engine)
     for back in (
         cf.parse_session_json(cf.session_json(cfg)),
         cf.parse_session_json(cf.session_json(cfg).encode()),
         cf.decode_query(cf.encode_query(cfg)),
     ):
         assert back.to_dict() == cfg.to_dict()
-        assert back.key() == cfg.key()
+        assert back.key() == cfg.key() and back.engine == engine
     assert len(cf.encode_query(cfg)) < 1500  # fits comfortably in a URL
 
 
@@ -62,6 +63,9 @@ def test_session_with_wrong_cost_shape_or_hyper():
         cf.Config.from_dict({**d, "hyper": {"max_depth": 9}})
     with pytest.raises(ValueError, match="unknown entry"):
         cf.validate_hyper({"learning_rate": 0.1})
+    with pytest.raises(ValueError, match="engine is 'turbo'; choose one of"):
+        cf.Config.from_dict({**d, "engine": "turbo"})
+    assert cf.Config.from_dict({k: v for k, v in d.items() if k != "engine"}).engine == "paper"  # older files
 
 
 def test_damaged_query_string():

@@ -35,6 +35,7 @@ from rebel.data import (
 )
 from rebel.params import APP_DEFAULTS, INT_PARAMS, MAX_APP_POINTS, check_param
 from rebel.ui.schemas import SESSION_FORMAT, SESSION_VERSION, session_document, tree_document
+from rebel.ui.variants import ENGINES
 
 DEFAULT_PRESET = "airport"
 DEFAULT_HYPER = APP_DEFAULTS  # the app's starting hyper-parameters (rebel.params)
@@ -90,6 +91,7 @@ class Config:
     cost_matrix: np.ndarray
     hyper: dict = field(default_factory=lambda: dict(DEFAULT_HYPER))
     preset: str = ""
+    engine: str = "paper"  # a key of rebel.ui.variants.ENGINES: the engine of both models
 
     def __post_init__(self):
         if not isinstance(self.spec, DatasetSpec):
@@ -100,6 +102,8 @@ class Config:
         self.cost_matrix = validate_cost_matrix(self.cost_matrix, n_classes=len(self.classes))
         self.hyper = validate_hyper(self.hyper)
         self.preset = str(self.preset or "")
+        if self.engine not in ENGINES:
+            raise ValueError(f"engine is {self.engine!r}; choose one of {list(ENGINES)}.")
         if self.spec.n_points > MAX_POINTS:
             raise ValueError(
                 f"n_points is {self.spec.n_points}; the Playground retrains on every change, so it takes at most "
@@ -119,6 +123,7 @@ class Config:
             "spec": self.spec.to_dict(),
             "cost_matrix": self.cost_matrix.tolist(),
             "hyper": dict(self.hyper),
+            "engine": self.engine,
         }
 
     @classmethod
@@ -131,19 +136,19 @@ class Config:
                 f"session classes {d['classes']} do not match the mixture's classes {list(classes)}; "
                 "fix the 'classes' entry or remove it."
             )
-        return cls(spec, d["cost_matrix"], d.get("hyper", {}), d.get("preset", ""))
+        return cls(spec, d["cost_matrix"], d.get("hyper", {}), d.get("preset", ""), d.get("engine", "paper"))
 
     def key(self) -> str:
         """Content hash of the configuration (changes whenever anything that affects the output changes)."""
         return hashlib.sha1(json.dumps(self.to_dict(), sort_keys=True).encode()).hexdigest()[:16]
 
 
-def preset_config(name: str, hyper: dict | None = None) -> Config:
+def preset_config(name: str, hyper: dict | None = None, engine: str = "paper") -> Config:
     """The configuration of a named preset (its dataset spec and suggested cost matrix)."""
     if name not in PRESETS:
         raise ValueError(f"preset is {name!r}; choose one of {list(PRESETS)}.")
     p = PRESETS[name]
-    return Config(p.spec, p.cost_matrix.copy(), dict(hyper or DEFAULT_HYPER), name)
+    return Config(p.spec, p.cost_matrix.copy(), dict(hyper or DEFAULT_HYPER), name, engine)
 
 
 def session_json(cfg: Config) -> str:

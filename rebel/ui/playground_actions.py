@@ -63,7 +63,7 @@ def _use_dataset(state: AppState, ds: Dataset, source: str) -> str | None:
 def apply_config(state: AppState, cfg: Config) -> None:
     """Make a validated configuration current; nothing changes if its dataset cannot be drawn."""
     ds = dataset_from_config(cfg)
-    state.spec, state.preset, state.hyper = cfg.spec, cfg.preset, dict(cfg.hyper)
+    state.spec, state.preset, state.hyper, state.engine = cfg.spec, cfg.preset, dict(cfg.hyper), cfg.engine
     state.dataset, state.data_source = ds, "mixture"
     state.set_costs(cfg.cost_matrix)
 

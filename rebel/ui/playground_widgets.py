@@ -49,6 +49,7 @@ def _sync_widgets(A: AppState) -> None:
     S["w_test"] = round(float(spec.test_fraction), 2)
     for name in INT_PARAMS:
         S[f"w_{name}"] = int(A.hyper[name])
+    S["w_engine"] = A.engine
     if A.preset in PRESETS:
         S["w_preset"] = A.preset
 
@@ -86,7 +87,7 @@ def init_state(A: AppState) -> None:
 def _on_preset() -> None:
     A = get_state()
     try:
-        _apply(A, cfgmod.preset_config(S["w_preset"], A.hyper), preset=True)
+        _apply(A, cfgmod.preset_config(S["w_preset"], A.hyper, A.engine), preset=True)
     except ValueError as exc:
         ui.flash("error", f"Preset not loaded: {exc}")
 
@@ -347,7 +348,7 @@ def view_toggles(has_bayes: bool, mixture_mode: bool) -> dict:
 
 
 def _config(A: AppState) -> cfgmod.Config:
-    return cfgmod.Config(A.spec, A.cost_matrix, A.hyper, A.preset)
+    return cfgmod.Config(A.spec, A.cost_matrix, A.hyper, A.preset, A.engine)
 
 
 def sync_url(A: AppState) -> None:

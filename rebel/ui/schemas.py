@@ -83,6 +83,7 @@ class SessionDocument(BaseModel):
         list[Annotated[list[Finite], Field(max_length=MAX_CLASSES)]], Field(max_length=MAX_CLASSES)
     ]
     hyper: Annotated[dict[Name, Any], Field(max_length=10)] = Field(default_factory=dict)
+    engine: Name = "paper"  # a key of rebel.ui.variants.ENGINES (checked by Config)
 
 
 # What each kind of pydantic error means for a user, and a hint per part of the document (longest prefix wins).
