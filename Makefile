@@ -7,8 +7,9 @@ PORT   ?= 8501
 LINTED := rebel tests benchmarks pages app.py
 export NUMBA_CACHE_DIR ?= $(CURDIR)/.numba_cache
 
-# The server's safety settings, passed on the command line as well as in .streamlit/config.toml, so they hold
-# when the server is started from any working directory (tests/test_packaging.py checks that the two agree).
+# The server's safety and speed settings, passed on the command line as well as in .streamlit/config.toml, so
+# they hold when the server is started from any working directory (tests/test_packaging.py checks that the two
+# agree).
 SAFETY := --server.address 127.0.0.1 \
           --server.headless true \
           --server.enableXsrfProtection true \
@@ -17,7 +18,9 @@ SAFETY := --server.address 127.0.0.1 \
           --client.showErrorDetails none \
           --client.toolbarMode minimal \
           --browser.gatherUsageStats false \
-          --runner.magicEnabled false
+          --runner.magicEnabled false \
+          --server.fileWatcherType none \
+          --runner.postScriptGC false
 
 .PHONY: run test bench lint clean install
 
