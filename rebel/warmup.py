@@ -5,8 +5,8 @@ Three groups of kernels, compiled independently of each other:
 - ``fit``: the serial drivers of prediction on raw features (scores, staged classes, tree outputs, leaf ids,
   binning; on synthetic trees), then the paper's training (the bias step, the round loop with its serial and
   parallel callees);
-- ``predict``: the parallel weight update (the round loop's costliest callee: ``fit``, compiling in another
-  process, loads it from the cache), then the parallel drivers of prediction and binning;
+- ``predict``: the round loop's parallel histograms and weight update (``fit``, compiling in another process,
+  loads them from the cache), then the parallel drivers of prediction and binning;
 - ``variants``: the engine options beyond the paper (logistic loss, vector leaves, shrinkage, early stopping).
 
 ``warmup`` compiles the first group the numba cache lacks in this process and the others in one helper process
@@ -110,8 +110,22 @@ def _warm_update() -> None:
     kern.apply_round(wp, wm, H, f, np.zeros(n_classes), 1.0, cost_rows, dw, np.empty(3), np.empty(3), 2)
 
 
+def _warm_histograms() -> None:
+    """The parallel histogram drivers, with the argument types the round loop passes."""
+    from . import _kernels as kern
+
+    n, n_features, n_bins, n_classes = 24, 2, 5, 3
+    bins = np.zeros((n_features, n), dtype=np.uint8)
+    kern.root_histograms(bins, np.ones((n, n_classes)), np.empty((n_features, n_bins, n_classes)))
+    leaf_hist = np.empty((2, n_features, n_bins))
+    kern.leaf_histograms(bins, np.zeros(n, dtype=np.int32), np.ones(n), leaf_hist[:2])
+
+
 def _warm_predict() -> None:
-    """The parallel weight update (the round loop's costliest callee), then the parallel prediction drivers."""
+    """The round loop's parallel callees (histograms first: the round loop reaches them first, then the weight
+    update), then the parallel prediction drivers. Compiled here, the ``fit`` group loads them from the cache
+    instead of compiling them itself, which balances the two processes."""
+    _warm_histograms()
     _warm_update()
     _warm_predict_drivers(serial=False)
 
