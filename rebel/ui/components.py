@@ -7,8 +7,7 @@ and run-with-Stop.
   message goes through ``plain`` (our own messages carry no markdown).
 - ``cost_editor``: the cost matrix as a grid of text cells, each committed on its own and parsed by
   ``rebel.ui.config.apply_cost_cell``; a refused entry is named in a visible message and the stored
-  (previous) value stays. ``log_cost_control``: one entry
-  on a log scale 0.01-1000.
+  (previous) value stays. ``log_cost_control``: one entry on a log scale 0.01-1000.
 - ``mixture_editor``: the clusters table of a designed mixture.
 - ``round_player``: the round t the numbers show (the regions replay itself runs in the browser).
 - ``run_with_stop``: runs a generator of partial results with a progress bar and a Stop button, storing every
