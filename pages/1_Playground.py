@@ -66,7 +66,7 @@ def _cost_panel() -> None:
         side.cost_preset_controls(classes, on_apply=_set_costs)
     b.button(
         "Normalize",
-        on_click=_on_normalize,
+        on_click=ui.guarded_callback(_on_normalize),
         key="w_normalize",
         width="stretch",
         help="Scale so that guessing a class at random costs 1 (training-set priors).",
@@ -187,5 +187,5 @@ def _live() -> None:
 # ---------------------------------------------------------------------------------------------------------- page
 side.init_state(A)
 side.read_sidebar(A)
-st.fragment(_live)()
+st.fragment(ui.guarded(_live))()
 side.sidebar(A)  # drawn after the main area: the regions reach the browser first

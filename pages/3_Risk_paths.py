@@ -137,14 +137,14 @@ preset_paths = an.default_paths(problem)
 label = "Preset paths" if problem.preset and PRESETS[problem.preset].paths else "Default paths"
 c[2].button(
     label,
-    on_click=_on_preset_paths,
+    on_click=ui.guarded_callback(_on_preset_paths),
     args=(preset_paths,),
     key="rp_reset",
     help="Put back the paths of this dataset (the Fig. 8 preset has paths A and B).",
 )
 c[3].button(
     "Clear paths",
-    on_click=_set_table,
+    on_click=ui.guarded_callback(_set_table),
     args=({},),
     key="rp_clear",
     help="Remove every waypoint; then click on the plot to draw a new path.",

@@ -147,7 +147,7 @@ def _depth_study(ds, C, problem_key: str) -> None:
             "Run depth study",
             type="primary",
             key="w5_study_run",
-            on_click=lambda: S.update(depth_requested=True),
+            on_click=ui.guarded_callback(lambda: S.update(depth_requested=True)),
         )
     key = (problem_key, int(S["w5_study_rounds"]), int(S["w5_study_splits"]))
     stored = S.get("depth_run")

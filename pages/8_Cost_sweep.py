@@ -36,12 +36,14 @@ def _sweep(problem: Problem, entry: tuple, values, key: str) -> sw.SweepResult |
         return store[key]
     if S.get("sw_stopped") == key:
         st.info("Sweep stopped. Change a setting or press **Run the sweep** to compute it.")
-        st.button("Run the sweep", on_click=_run_again, key="sw_run", type="primary")
+        st.button("Run the sweep", on_click=ui.guarded_callback(_run_again), key="sw_run", type="primary")
         return None
     a, b = st.columns([6, 1], vertical_alignment="center")
     bar = a.progress(0.0, text="Starting the sweep…")
     stop = b.empty()
-    stop.button("Stop", on_click=_stop, args=(key,), key="sw_stop", icon=":material/stop:")
+    stop.button(
+        "Stop", on_click=ui.guarded_callback(_stop), args=(key,), key="sw_stop", icon=":material/stop:"
+    )
     result = sw.run_sweep(
         problem.dataset,
         problem.cost_matrix,

@@ -226,6 +226,63 @@ def test_the_app_runs_every_page_through_the_boundary():
     assert not any(isinstance(c.func, ast.Attribute) and c.func.attr == "run" for c in calls)
 
 
+def _callback_and_fragment_script() -> None:
+    import streamlit as st
+
+    from rebel.ui.components import guarded, guarded_callback
+    from rebel.ui.guard import run_page
+
+    def boom():
+        raise ZeroDivisionError("a callback failed")
+
+    class Page:
+        title = "callbacks"
+
+        def run(self):
+            st.session_state["work"] = st.session_state.get("work", 0) + 1
+            st.button("Go", key="go", on_click=guarded_callback(boom))
+            st.fragment(guarded(lambda: [].pop()))()
+            st.write("after the fragment")
+
+    run_page(Page())
+
+
+def test_failing_callbacks_and_fragments_show_a_message_and_keep_the_state():
+    """A fragment's failure is shown in place and the page goes on; a callback's failure (callbacks run before
+    the page) is shown at the top of the next run. No exception element, the session state kept."""
+    at = AppTest.from_function(_callback_and_fragment_script, default_timeout=30)
+    at.run()
+    errors = " ".join(e.value for e in at.error).replace("\\", "")
+    assert not at.exception and "IndexError" in errors and "This part of the page" in errors
+    assert "after the fragment" in [m.value for m in at.markdown]
+    at.button(key="go").click().run()
+    errors = " ".join(e.value for e in at.error).replace("\\", "")
+    assert not at.exception and "ZeroDivisionError" in errors and "That action" in errors
+    assert at.session_state["work"] == 2
+
+
+def test_every_widget_callback_and_fragment_is_guarded():
+    """on_change / on_click callables and st.fragment bodies go through guarded_callback / guarded (the only
+    exception: cost_editor's on_change, which it wraps itself)."""
+    for path in [*APP_FILES, *sorted((ROOT / "rebel" / "ui").rglob("*.py"))]:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.Call):
+                continue
+            name = getattr(node.func, "attr", getattr(node.func, "id", ""))
+            for kw in node.keywords:
+                if kw.arg in ("on_change", "on_click") and name != "cost_editor":
+                    wrapper = kw.value.func if isinstance(kw.value, ast.Call) else None
+                    wrapped = getattr(wrapper, "attr", getattr(wrapper, "id", ""))
+                    assert wrapped == "guarded_callback", (
+                        f"{path.name}:{node.lineno}: {kw.arg} is not guarded"
+                    )
+            if name == "fragment" and node.args:
+                arg = node.args[0]
+                inner = arg.func if isinstance(arg, ast.Call) else None
+                wrapped = getattr(inner, "attr", getattr(inner, "id", ""))
+                assert wrapped == "guarded", f"{path.name}:{node.lineno}: st.fragment body is not guarded"
+
+
 CACHE_FILES = [*APP_FILES, *sorted((ROOT / "rebel" / "ui").rglob("*.py"))]
 
 

@@ -21,6 +21,8 @@ and run-with-Stop.
 
 from __future__ import annotations
 
+import functools
+import logging
 import re
 import string
 from collections.abc import Callable, Iterable
@@ -62,6 +64,49 @@ def show_message(kind: str, message, where=None) -> None:
 def show_error(message, where=None) -> None:
     """The one way to show a user-facing error: the message, escaped and truncated (see ``plain``)."""
     show_message("error", message, where)
+
+
+# ---------------------------------------------------------------------------------------------- page boundary
+LOG = logging.getLogger("rebel.ui")
+UNEXPECTED_KEY = "ui_unexpected"  # messages of callbacks that failed, shown by ``guard.run_page`` at the top
+
+
+def unexpected_message(exc: Exception, what: str) -> str:
+    """What a user reads when ``what`` ("This page", ...) failed unexpectedly."""
+    return (
+        f"{what} hit an unexpected problem and stopped ({type(exc).__name__}: {exc}). Your data, costs and "
+        "settings are kept: undo the last change, or reload the page. The details are in the server log."
+    )
+
+
+def guarded(fn: Callable) -> Callable:
+    """``fn`` behind the page boundary of ``guard.run_page``, for code Streamlit runs outside the page's own run:
+    a fragment's rerun (``st.fragment(guarded(f))``). An ``Exception`` is logged and shown as one message."""
+
+    @functools.wraps(fn)
+    def run(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except Exception as exc:
+            LOG.exception("%s failed", getattr(fn, "__qualname__", fn))
+            show_error(unexpected_message(exc, "This part of the page"))
+
+    return run
+
+
+def guarded_callback(fn: Callable) -> Callable:
+    """A widget callback (``on_change`` / ``on_click``) behind the page boundary: callbacks run before the page,
+    so an ``Exception`` is logged and its message queued for ``guard.run_page`` to show at the top."""
+
+    @functools.wraps(fn)
+    def run(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except Exception as exc:
+            LOG.exception("callback %s failed", getattr(fn, "__qualname__", fn))
+            st.session_state.setdefault(UNEXPECTED_KEY, []).append(unexpected_message(exc, "That action"))
+
+    return run
 
 
 # ---------------------------------------------------------------------------------------------------- messages
@@ -123,7 +168,7 @@ def _one_entry_editor(C: np.ndarray, names: tuple, key: str, on_change) -> None:
         "Cost",
         value=config.format_cost(C[i, j]),
         key=cost_cell_key(key, i, j),
-        on_change=_on_cost_cell,
+        on_change=guarded_callback(_on_cost_cell),
         args=(key, i, j, names, on_change),
     )
 
@@ -159,7 +204,7 @@ def cost_editor(cost_matrix, classes, key: str, on_change: Callable[[np.ndarray]
                 value=config.format_cost(C[i, j]),
                 key=cost_cell_key(key, i, j),
                 label_visibility="collapsed",
-                on_change=_on_cost_cell,
+                on_change=guarded_callback(_on_cost_cell),
                 args=(key, i, j, names, on_change),
             )
 
@@ -263,7 +308,7 @@ def run_button(label: str, flag: str, *, key: str | None = None, form: bool = Fa
         type="primary",
         icon=":material/play_arrow:",
         key=key,
-        on_click=lambda: st.session_state.update({flag: True}),
+        on_click=guarded_callback(lambda: st.session_state.update({flag: True})),
     )
 
 

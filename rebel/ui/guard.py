@@ -1,7 +1,9 @@
 """The page boundary and the server's memory.
 
-``app.py`` runs every page through ``run_page``, so no exception reaches a user as a traceback. An unexpected error is logged on the server with its traceback and shown to the user as one escaped
-message (``components.show_error``); the session state is untouched, so the user's data, costs and settings stay.
+``app.py`` runs every page through ``run_page``, and pages wrap their fragments in ``components.guarded`` and
+their widget callbacks in ``components.guarded_callback``, so no exception reaches a user as a traceback. An
+unexpected error is logged on the server with its traceback and shown to the user as one escaped message
+(``components.show_error``); the session state is untouched, so the user's data, costs and settings stay.
 Streamlit's own control flow (``st.rerun``, ``st.stop``) derives from BaseException and passes through.
 
 ``start_memory_release`` (started once per server by ``app.py``) returns the memory of closed sessions to the
@@ -18,23 +20,24 @@ import logging
 import threading
 import time
 
-from rebel.ui.components import show_error
+import streamlit as st
+
+from rebel.ui.components import UNEXPECTED_KEY, show_error, unexpected_message
 
 LOG = logging.getLogger("rebel.ui")
 MEMORY_RELEASE_SECONDS = 10.0
 
 
 def run_page(page) -> None:
-    """Run a ``st.navigation`` page; any ``Exception`` becomes a logged traceback and a clear message."""
+    """Run a ``st.navigation`` page; any ``Exception`` becomes a logged traceback and a clear message. Messages
+    of failed callbacks (``guarded_callback``) are shown first."""
+    for message in st.session_state.pop(UNEXPECTED_KEY, []):
+        show_error(message)
     try:
         page.run()
     except Exception as exc:
         LOG.exception("page %r failed", getattr(page, "title", page))
-        show_error(
-            f"This page hit an unexpected problem and stopped drawing ({type(exc).__name__}: {exc}). Your data, "
-            "costs and settings are kept: undo the last change, or reload the page. The details are in the "
-            "server log."
-        )
+        show_error(unexpected_message(exc, "This page"))
 
 
 # ------------------------------------------------------------------------------ returning memory to the system

@@ -184,21 +184,21 @@ def sidebar(A: AppState) -> None:
         "Preset",
         preset_order(PRESETS),
         key="w_preset",
-        on_change=_on_preset,
+        on_change=ui.guarded_callback(_on_preset),
         help="Each preset is a Gaussian mixture with a story and suggested costs.",
     )
     sb.number_input(
         "Number of points (train + test)",
         step=100,
         key="w_n_points",
-        on_change=_on_n_points,
+        on_change=ui.guarded_callback(_on_n_points),
         help=f"From {MIN_POINTS} to {cfgmod.MAX_POINTS}: the Playground retrains on every change.",
     )
     c1, c2 = sb.columns([4, 1], vertical_alignment="bottom")
     c1.number_input("Seed", min_value=0, max_value=2**31 - 1, step=1, key="w_seed")
     c2.button(
         "",
-        on_click=_on_regenerate,
+        on_click=ui.guarded_callback(_on_regenerate),
         icon=":material/casino:",
         key="w_redraw",
         help="Redraw: new points (seed + 1).",
@@ -217,7 +217,11 @@ def sidebar(A: AppState) -> None:
         ui.show_error(error, where=sb)
     if A.data_source == "csv":
         sb.info("Using the uploaded CSV points; the mixture settings above are not in use.")
-        sb.button("Back to the designed mixture", on_click=_on_back_to_mixture, key="w_back_to_mixture")
+        sb.button(
+            "Back to the designed mixture",
+            on_click=ui.guarded_callback(_on_back_to_mixture),
+            key="w_back_to_mixture",
+        )
     sb.header("Training")
     for name, p in INT_PARAMS.items():
         sb.slider(HYPER_LABELS[name], p.low, p.app_high, key=f"w_{name}", help=p.help)
@@ -249,7 +253,7 @@ def _files(A: AppState, sb) -> None:
         "Upload points (CSV: x, y, label[, split])",
         type=["csv"],
         key="w_csv_upload",
-        on_change=_on_csv_upload,
+        on_change=ui.guarded_callback(_on_csv_upload),
     )
     if A.data_source == "mixture":
         sb.download_button(
@@ -265,7 +269,10 @@ def _files(A: AppState, sb) -> None:
             "Sessions and links describe designed mixtures; share the CSV file and the cost matrix instead."
         )
     sb.file_uploader(
-        "Load a session (JSON)", type=["json"], key="w_session_upload", on_change=_on_session_upload
+        "Load a session (JSON)",
+        type=["json"],
+        key="w_session_upload",
+        on_change=ui.guarded_callback(_on_session_upload),
     )
 
 
@@ -308,7 +315,13 @@ def cost_preset_controls(classes: list, on_apply) -> None:
         if S.get("cost_tree_for") != tuple(classes) or "w_cost_tree" not in S:
             S["w_cost_tree"], S["cost_tree_for"] = cfgmod.default_tree_json(classes), tuple(classes)
         st.text_area("class tree (JSON: child → parent)", key="w_cost_tree", height=110)
-    st.button("Apply", on_click=_on_cost_preset, args=(on_apply,), key="w_apply_cost", type="primary")
+    st.button(
+        "Apply",
+        on_click=ui.guarded_callback(_on_cost_preset),
+        args=(on_apply,),
+        key="w_apply_cost",
+        type="primary",
+    )
 
 
 def view_toggles(has_bayes: bool, mixture_mode: bool) -> dict:
