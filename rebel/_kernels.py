@@ -525,12 +525,9 @@ def split_sums(wp, wm, f, sp, sm):
         p, m = wp.ctypes.data, wm.ctypes.data
         to_p, to_m = sp.ctypes.data, sm.ctypes.data
         for n in range(n_samples):
-            if f[n] > 0:
-                _add_row(to_p, p, n_classes)
-                _add_row(to_m, m, n_classes)
-            else:
-                _add_row(to_p, m, n_classes)
-                _add_row(to_m, p, n_classes)
+            pos = f[n] > 0  # a select, not a branch: f follows the data, so a branch would mispredict often
+            _add_row(to_p, p if pos else m, n_classes)
+            _add_row(to_m, m if pos else p, n_classes)
             p += row_bytes
             m += row_bytes
         return
