@@ -108,6 +108,14 @@ def _both(first, second) -> Callable[[int, dict], object] | None:
     return lambda t, info: (first(t, info) is not False) & (second(t, info) is not False)
 
 
+def _rows(A: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """``A[rows]`` as a C-contiguous array (the layout the kernels are compiled for); no copy when ``rows`` is
+    every row in order and ``A`` is C-contiguous already (X may be large)."""
+    if rows.shape[0] == A.shape[0] and (rows.shape[0] == 0 or (rows[0] == 0 and np.all(np.diff(rows) == 1))):
+        return np.ascontiguousarray(A)
+    return A[rows]
+
+
 def train(X, y_idx, cost_rows, opts: dict, callback=None, sample_weight=None) -> Fitted:
     """Fit thresholds and run the round loop that ``opts`` (the estimator's parameters) asks for. Rows of zero
     ``sample_weight`` take no part in training, thresholds included (as if they were not there)."""
@@ -117,15 +125,15 @@ def train(X, y_idx, cost_rows, opts: dict, callback=None, sample_weight=None) ->
     binned_rows = train_rows
     if sample_weight is not None and np.any(np.asarray(sample_weight)[train_rows] > 0):
         binned_rows = train_rows[np.asarray(sample_weight)[train_rows] > 0]
-    thresholds, usable = fit_thresholds(X[binned_rows], opts["n_thresholds"], opts["binning"])
+    thresholds, usable = fit_thresholds(_rows(X, binned_rows), opts["n_thresholds"], opts["binning"])
     if opts["n_iter_no_change"] is not None:
         bins_val = bin_data(X[val_rows], thresholds)
         scorer = ValidationCost(bins_val, cost_rows[val_rows], opts["max_depth"], opts["n_iter_no_change"])
-    bins = bin_data(X[train_rows], thresholds)
+    bins = bin_data(_rows(X, train_rows), thresholds)
     args = (
         bins,
         usable,
-        np.ascontiguousarray(cost_rows[train_rows]),
+        np.ascontiguousarray(_rows(cost_rows, train_rows)),
         opts["n_estimators"],
         opts["max_depth"],
     )
