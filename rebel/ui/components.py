@@ -79,34 +79,32 @@ def unexpected_message(exc: Exception, what: str) -> str:
     )
 
 
-def guarded(fn: Callable) -> Callable:
-    """``fn`` behind the page boundary of ``guard.run_page``, for code Streamlit runs outside the page's own run:
-    a fragment's rerun (``st.fragment(guarded(f))``). An ``Exception`` is logged and shown as one message."""
-
+def _behind_boundary(fn: Callable, report: Callable[[Exception], None]) -> Callable:
     @functools.wraps(fn)
     def run(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
         except Exception as exc:
             LOG.exception("%s failed", getattr(fn, "__qualname__", fn))
-            show_error(unexpected_message(exc, "This part of the page"))
+            report(exc)
 
     return run
+
+
+def guarded(fn: Callable) -> Callable:
+    """``fn`` behind the page boundary of ``guard.run_page``, for code Streamlit runs outside the page's own run:
+    a fragment's rerun (``st.fragment(guarded(f))``). An ``Exception`` is logged and shown as one message."""
+    return _behind_boundary(fn, lambda exc: show_error(unexpected_message(exc, "This part of the page")))
 
 
 def guarded_callback(fn: Callable) -> Callable:
     """A widget callback (``on_change`` / ``on_click``) behind the page boundary: callbacks run before the page,
     so an ``Exception`` is logged and its message queued for ``guard.run_page`` to show at the top."""
 
-    @functools.wraps(fn)
-    def run(*args, **kwargs):
-        try:
-            return fn(*args, **kwargs)
-        except Exception as exc:
-            LOG.exception("callback %s failed", getattr(fn, "__qualname__", fn))
-            st.session_state.setdefault(UNEXPECTED_KEY, []).append(unexpected_message(exc, "That action"))
+    def queue(exc: Exception) -> None:
+        st.session_state.setdefault(UNEXPECTED_KEY, []).append(unexpected_message(exc, "That action"))
 
-    return run
+    return _behind_boundary(fn, queue)
 
 
 # ---------------------------------------------------------------------------------------------------- messages
