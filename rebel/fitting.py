@@ -108,23 +108,23 @@ def _both(first, second) -> Callable[[int, dict], object] | None:
     return lambda t, info: (first(t, info) is not False) & (second(t, info) is not False)
 
 
-def _rows(A: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """``A[rows]`` as a C-contiguous array (the layout the kernels are compiled for); no copy when ``rows`` is
-    every row in order and ``A`` is C-contiguous already (X may be large)."""
-    if rows.shape[0] == A.shape[0] and (rows.shape[0] == 0 or (rows[0] == 0 and np.all(np.diff(rows) == 1))):
-        return np.ascontiguousarray(A)
-    return A[rows]
+def _rows(A: np.ndarray, rows: np.ndarray | None) -> np.ndarray:
+    """``A[rows]``, or with ``rows`` None every row without a copy (C-contiguous: the kernels' layout)."""
+    return np.ascontiguousarray(A) if rows is None else A[rows]
 
 
 def train(X, y_idx, cost_rows, opts: dict, callback=None, sample_weight=None) -> Fitted:
     """Fit thresholds and run the round loop that ``opts`` (the estimator's parameters) asks for. Rows of zero
     ``sample_weight`` take no part in training, thresholds included (as if they were not there)."""
-    train_rows, scorer = np.arange(X.shape[0]), None
+    train_rows, scorer = None, None  # None: every row trains
     if opts["n_iter_no_change"] is not None:
         train_rows, val_rows = validation_split(y_idx, opts["validation_fraction"], opts["random_state"])
     binned_rows = train_rows
-    if sample_weight is not None and np.any(np.asarray(sample_weight)[train_rows] > 0):
-        binned_rows = train_rows[np.asarray(sample_weight)[train_rows] > 0]
+    if sample_weight is not None:
+        weights = np.asarray(sample_weight) if train_rows is None else np.asarray(sample_weight)[train_rows]
+        if np.any(weights > 0):
+            kept = np.flatnonzero(weights > 0)
+            binned_rows = kept if train_rows is None else train_rows[kept]
     thresholds, usable = fit_thresholds(_rows(X, binned_rows), opts["n_thresholds"], opts["binning"])
     if opts["n_iter_no_change"] is not None:
         bins_val = bin_data(X[val_rows], thresholds)
