@@ -214,16 +214,19 @@ def _point_layers(fig: go.Figure, classes, train, test, train_sizes) -> None:
         fig.add_trace(mistake_trace(wrong))
 
 
-def plane_axes(fig: go.Figure, xs, ys) -> go.Figure:
-    """Equal-scale x/y axes spanning the grid, no grid lines."""
-    fig.update_xaxes(range=[xs[0], xs[-1]], showgrid=False, zeroline=False, constrain="domain")
+def plane_axes(fig: go.Figure, xs, ys, col: int | None = None) -> go.Figure:
+    """Equal-scale x/y axes spanning the grid, no grid lines (of subplot (1, ``col``) when given)."""
+    at = {} if col is None else {"row": 1, "col": col}
+    anchor = "x" if col in (None, 1) else f"x{col}"
+    fig.update_xaxes(range=[xs[0], xs[-1]], showgrid=False, zeroline=False, constrain="domain", **at)
     fig.update_yaxes(
         range=[ys[0], ys[-1]],
         showgrid=False,
         zeroline=False,
-        scaleanchor="x",
+        scaleanchor=anchor,
         scaleratio=1,
         constrain="domain",
+        **at,
     )
     return fig
 

@@ -203,11 +203,10 @@ def boundary_codes(labels) -> np.ndarray:
     return np.where(edge, dash, np.uint8(0)).astype(np.uint8)
 
 
-def boundary_layout_image(xs, ys, labels, codes=None) -> dict:
-    """The boundaries of a class grid drawn in its own cells: a dashed line of near-black and white cells (readable
-    on every region colour), transparent elsewhere. A few hundred bytes of PNG per round, where line traces
-    would take tens of kB. ``codes``: ``boundary_codes(labels)`` when already computed (for every round at once)."""
-    codes = boundary_codes(labels) if codes is None else codes
+def boundary_layout_image(xs, ys, codes) -> dict:
+    """The boundaries of a class grid drawn in its own cells (``codes = boundary_codes(grid)``): a dashed line of
+    near-black and white cells (readable on every region colour), transparent elsewhere. A few hundred bytes of
+    PNG per round, where line traces would take tens of kB."""
     return _grid_layout_image(xs, ys, codes, [0, 0, 0, 255, 255, 255, 17, 17, 17], "two-step boundaries", 2)
 
 
@@ -312,8 +311,8 @@ def replay_figure(
         images.append([mask_layout_image(grid_xs, grid_ys, other[t] != S[t]) for t in range(T + 1)])
         fig.add_trace(legend_entry("REBEL ≠ two-step", symbol="square", size=12, color="rgba(40,40,40,0.5)"))
     if other is not None and show_other:
-        codes = boundary_codes(other)
-        images.append([boundary_layout_image(grid_xs, grid_ys, None, codes[t]) for t in range(T + 1)])
+        codes = boundary_codes(other)  # every round at once
+        images.append([boundary_layout_image(grid_xs, grid_ys, codes[t]) for t in range(T + 1)])
         fig.add_trace(line([None], [None], "two-step boundaries", "#111111", 2.2, "dot", hoverinfo="skip"))
     if bayes_regions is not None:
         name = "Bayes-optimal boundaries"
@@ -338,33 +337,12 @@ def before_after_figure(grid_xs, grid_ys, panels, classes, test, height: int = 3
     images = []
     for col, (grid, pred, _) in enumerate(panels, start=1):
         axis = "" if col == 1 else str(col)
-        image = region_layout_image(xs, ys, grid, len(classes))
-        images.append({**image, "xref": f"x{axis}", "yref": f"y{axis}"})
-        for tr in point_traces(X, y, classes, colors, "test"):
+        images.append(
+            {**region_layout_image(xs, ys, grid, len(classes)), "xref": f"x{axis}", "yref": f"y{axis}"}
+        )
+        for tr in [*point_traces(X, y, classes, colors, "test"), mistake_trace(X[np.asarray(pred) != y])]:
             tr.showlegend = col == 1
             fig.add_trace(tr, row=1, col=col)
-        wrong = mistake_trace(X[np.asarray(pred) != y])
-        wrong.showlegend = col == 1
-        fig.add_trace(wrong, row=1, col=col)
-        fig.update_xaxes(
-            range=[xs[0], xs[-1]], showgrid=False, zeroline=False, constrain="domain", row=1, col=col
-        )
-        fig.update_yaxes(
-            range=[ys[0], ys[-1]],
-            showgrid=False,
-            zeroline=False,
-            scaleanchor=f"x{axis}",
-            scaleratio=1,
-            constrain="domain",
-            row=1,
-            col=col,
-        )
-    fig.update_layout(
-        images=images,
-        height=height,
-        margin={"l": 10, "r": 10, "t": 40, "b": 10},
-        font=style.FONT,
-        plot_bgcolor="white",
-        legend={"orientation": "h", "yanchor": "top", "y": -0.08, "x": 0, "font": {"size": 11}},
-    )
-    return fig
+        plane_axes(fig, xs, ys, col=col)
+    regions_layout(fig, "", height)
+    return fig.update_layout(images=images, margin={"t": 40})  # room for the subplot titles
