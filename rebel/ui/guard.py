@@ -106,10 +106,9 @@ def start_memory_release(interval: float = MEMORY_RELEASE_SECONDS) -> threading.
         while True:
             time.sleep(interval)
             tick += 1
-            dropped = expire_closed_sessions()
-            count = stored_session_count()
+            count = stored_session_count()  # fewer than last time: Streamlit dropped closed sessions itself
             fewer = None not in (count, last) and count < last
-            release_memory(collect=bool(dropped) or fewer or tick % FULL_COLLECT_EVERY == 0)
+            release_memory(collect=fewer or tick % FULL_COLLECT_EVERY == 0)  # collects if it drops sessions
             last = count
 
     thread = threading.Thread(target=loop, name="rebel-memory-release", daemon=True)
