@@ -80,11 +80,16 @@ PARALLEL_MIN_WORK = 200_000
 # Training runs its parallel drivers only when each thread gets at least this many histogram adds a round,
 # N d (K + D - 1) / threads (``train_in_parallel``): a round launches D + 1 parallel regions between serial
 # passes, and below this the threads' start-up, the data moving between cores and the waits at each region's
-# end cost more than the split saves (measured: N=20k, d=20, K=2 is faster serial, 6e5 adds a thread).
-PARALLEL_MIN_ADDS_PER_THREAD = 1_000_000
+# end cost more than the split saves. Measured on 2 threads (50 rounds, depth 2): parallel is 7-11% slower at
+# 2e4-7.5e4 adds a thread, even at 1.5e5-2.2e5 (N=5k d=20 K=2; N=2k d=20 K=10), 10-23% faster at 1.5e5-6e5 with
+# N >= 10k (N=20k, d=20, K=2: 6e5 adds a thread, 0.77 of the serial time).
+PARALLEL_MIN_ADDS_PER_THREAD = 200_000
 # Row chunks of the weight update: a fixed number, so its column totals, and every bit of a fit, do not depend
 # on the thread count or on the serial/parallel choice.
 UPDATE_CHUNKS = 8
+# Up to this many classes the root histogram adds rows with fixed SIMD widths (``_lane_pass``); above it, in
+# several passes, it would be slower than adding whole rows (measured at K = 20 and 50).
+LANE_PASS_MAX_CLASSES = 16
 
 
 class TrainState(NamedTuple):
@@ -263,9 +268,82 @@ def _c_rows(a):
     return True
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _add0(dst, src):
+    """No add: the absent second width of a lane pass."""
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _lane_pass4(add_a, add_b, off_b, bins, src, g0, step, row_bytes, j):
+    """Histograms j..j+3 of one group of lanes: per sample, ``add_a`` at the row's start and ``add_b`` at byte
+    ``off_b``, both of fixed width, into each feature's bin row. src, g0: the lanes' first byte in dw's row 0
+    and in feature j's histogram; step: bytes between two features' histograms."""
+    g1 = g0 + step
+    g2 = g1 + step
+    g3 = g2 + step
+    r0, r1, r2, r3 = bins[j], bins[j + 1], bins[j + 2], bins[j + 3]
+    for n in range(bins.shape[1]):
+        d0 = g0 + row_bytes * np.uintp(r0[n])
+        d1 = g1 + row_bytes * np.uintp(r1[n])
+        d2 = g2 + row_bytes * np.uintp(r2[n])
+        d3 = g3 + row_bytes * np.uintp(r3[n])
+        add_a(d0, src)
+        add_b(d0 + off_b, src + off_b)
+        add_a(d1, src)
+        add_b(d1 + off_b, src + off_b)
+        add_a(d2, src)
+        add_b(d2 + off_b, src + off_b)
+        add_a(d3, src)
+        add_b(d3 + off_b, src + off_b)
+        src += row_bytes
+
+
+@njit(cache=True, nogil=True)
+def _lane_width(left):
+    """The widest SIMD add (8, 4, 2 or 1 lanes) that fits in ``left`` lanes."""
+    return 8 if left >= 8 else (4 if left >= 4 else (2 if left >= 2 else 1))
+
+
+@njit(cache=True, nogil=True)
+def _lane_pass(wa, wb, bins, src, g0, step, row_bytes, j):
+    """``_lane_pass4`` with its two widths (wa in 8, 4, 2, 1; wb <= wa, 0 for none) fixed at compile time: one
+    sample loop per pair, so no width is tested inside the loop."""
+    off = np.uintp(8 * wa)
+    if wa == 8:
+        if wb == 8:
+            _lane_pass4(_add8, _add8, off, bins, src, g0, step, row_bytes, j)
+        elif wb == 4:
+            _lane_pass4(_add8, _add4, off, bins, src, g0, step, row_bytes, j)
+        elif wb == 2:
+            _lane_pass4(_add8, _add2, off, bins, src, g0, step, row_bytes, j)
+        elif wb == 1:
+            _lane_pass4(_add8, _add1, off, bins, src, g0, step, row_bytes, j)
+        else:
+            _lane_pass4(_add8, _add0, off, bins, src, g0, step, row_bytes, j)
+    elif wa == 4:
+        if wb == 2:
+            _lane_pass4(_add4, _add2, off, bins, src, g0, step, row_bytes, j)
+        elif wb == 1:
+            _lane_pass4(_add4, _add1, off, bins, src, g0, step, row_bytes, j)
+        else:
+            _lane_pass4(_add4, _add0, off, bins, src, g0, step, row_bytes, j)
+    elif wa == 2:
+        if wb == 1:
+            _lane_pass4(_add2, _add1, off, bins, src, g0, step, row_bytes, j)
+        else:
+            _lane_pass4(_add2, _add0, off, bins, src, g0, step, row_bytes, j)
+    else:
+        _lane_pass4(_add1, _add0, off, bins, src, g0, step, row_bytes, j)
+
+
 @njit(cache=True, nogil=True)
 def _root_histogram_block(bins, dw, hist, j, width):
-    """hist[j : j + width] (width 1, 2 or 4) in one pass over dw; samples are added in order n = 0..N-1."""
+    """hist[j : j + width] (width 1, 2 or 4) over dw; every bin adds its samples in order n = 0..N-1.
+
+    Four features with K <= LANE_PASS_MAX_CLASSES: one pass per pair of SIMD widths that tile the K lanes
+    (K = 10: 8 + 2, one pass; K = 7: 4 + 2, then 1), each with no width test inside its sample loop (about 2x
+    faster than ``_add_row`` at K = 2 and 1.5x at K = 10). Otherwise one pass adding whole rows.
+    """
     hist[j : j + width] = 0.0
     n_samples = bins.shape[1]
     n_classes = dw.shape[1]
@@ -279,9 +357,18 @@ def _root_histogram_block(bins, dw, hist, j, width):
     row_bytes = np.uintp(8 * n_classes)
     src = dw.ctypes.data
     g0 = hist[j].ctypes.data
-    g1 = g0 + row_bytes * np.uintp(hist.shape[1])  # the next feature's histogram
-    g2 = g1 + row_bytes * np.uintp(hist.shape[1])
-    g3 = g2 + row_bytes * np.uintp(hist.shape[1])
+    step = row_bytes * np.uintp(hist.shape[1])  # from one feature's histogram to the next
+    if width == 4 and n_classes <= LANE_PASS_MAX_CLASSES:
+        k = 0
+        while k < n_classes:
+            wa = _lane_width(n_classes - k)
+            wb = _lane_width(n_classes - k - wa) if n_classes - k > wa else 0
+            _lane_pass(wa, wb, bins, src + np.uintp(8 * k), g0 + np.uintp(8 * k), step, row_bytes, j)
+            k += wa + wb
+        return
+    g1 = g0 + step
+    g2 = g1 + step
+    g3 = g2 + step
     r0 = bins[j]
     if width == 4:
         r1, r2, r3 = bins[j + 1], bins[j + 2], bins[j + 3]
@@ -305,12 +392,10 @@ def _root_histogram_block(bins, dw, hist, j, width):
 
 @njit(cache=True, nogil=True)
 def _root_histogram_blocks(bins, dw, hist, b):
-    """Block b of ``root_histograms``: 4 features a pass for K >= 3, 2 for K <= 2 (measured best), the last
-    block's remainder in pairs and singles."""
+    """Block b of ``root_histograms``: features 4b..4b+3, the last block's remainder in pairs and singles."""
     n_features = bins.shape[0]
-    size = 4 if dw.shape[1] > 2 else 2
-    j = b * size
-    stop = min(j + size, n_features)
+    j = 4 * b
+    stop = min(j + 4, n_features)
     while j < stop:
         width = 4 if stop - j >= 4 else (2 if stop - j >= 2 else 1)
         _root_histogram_block(bins, dw, hist, j, width)
@@ -324,16 +409,14 @@ def root_histograms(bins, dw, hist):
     Threads own blocks of features (one pass over dw feeds several histograms; no two threads ever add into the
     same histogram); each bin's sum runs over n in order, so any thread count gives the same bits.
     """
-    size = 4 if dw.shape[1] > 2 else 2
-    for b in prange((bins.shape[0] + size - 1) // size):
+    for b in prange((bins.shape[0] + 3) // 4):
         _root_histogram_blocks(bins, dw, hist, b)
 
 
 @njit(cache=True, nogil=True)
 def root_histograms_serial(bins, dw, hist):
     """``root_histograms`` on one thread (small problems, where launching threads costs more than it saves)."""
-    size = 4 if dw.shape[1] > 2 else 2
-    for b in range((bins.shape[0] + size - 1) // size):
+    for b in range((bins.shape[0] + 3) // 4):
         _root_histogram_blocks(bins, dw, hist, b)
 
 
@@ -588,31 +671,34 @@ def _layer_choose_a(sp, sm, a, a_new):
 
 @njit(cache=True, nogil=True)
 def _apply_round_rows(wp, wm, H, f, ea, ema, a, scale, cost_rows, dw, w_part, dw_part, start, stop):
-    """apply_round on rows start..stop; column totals go to w_part / dw_part, returns the rows' cost sum."""
+    """apply_round on rows start..stop; column totals go to w_part / dw_part, returns the rows' cost sum.
+
+    f and the argmax follow the data, so both are selects, not branches (a mispredicted branch a row cost more
+    than the row's arithmetic): H + (-a) is H - a, and the products keep their order, so the bits are those of
+    the branching form."""
     n_classes = wp.shape[1]
     risk = 0.0
     w_part[:] = 0.0
     dw_part[:] = 0.0
+    na = -a
     for n in range(start, stop):
         pos = f[n] > 0
         for k in range(n_classes):
-            if pos:
-                H[n, k] += a[k]
-                p = wp[n, k] * ea[k] * scale
-                m = wm[n, k] * ema[k] * scale
-            else:
-                H[n, k] -= a[k]
-                p = wp[n, k] * ema[k] * scale
-                m = wm[n, k] * ea[k] * scale
+            H[n, k] += a[k] if pos else na[k]
+            p = wp[n, k] * (ea[k] if pos else ema[k]) * scale
+            m = wm[n, k] * (ema[k] if pos else ea[k]) * scale
             wp[n, k] = p
             wm[n, k] = m
             dw[n, k] = p - m
             w_part[k] += p + m
             dw_part[k] += p - m
         best = 0
-        for k in range(1, n_classes):
-            if H[n, k] > H[n, best]:
-                best = k
+        top = H[n, 0]
+        for k in range(1, n_classes):  # the first of equal maxima, as np.argmax
+            h = H[n, k]
+            higher = h > top
+            best = k if higher else best
+            top = h if higher else top
         risk += cost_rows[n, best]
     return risk
 

@@ -19,7 +19,7 @@ def _sequential_root(bins, dw, n_bins):
 
 @pytest.mark.parametrize("kernel", [kern.root_histograms, kern.root_histograms_serial])
 @pytest.mark.parametrize("d", [1, 2, 3, 4, 5, 7, 9])
-@pytest.mark.parametrize("K", [1, 2, 3, 5, 10, 13])
+@pytest.mark.parametrize("K", [1, 2, 3, 5, 7, 10, 13, 16, 17])
 def test_root_histograms_match_the_sequential_sum_bit_for_bit(kernel, d, K):
     rng = np.random.default_rng(d * 100 + K)
     N, n_bins = 700, 17
@@ -84,7 +84,8 @@ def test_weight_update_drivers_give_the_same_bits(n_chunks):
 
 def test_parallel_choice_follows_the_work_per_thread(monkeypatch):
     monkeypatch.setattr(kern.numba, "get_num_threads", lambda: 2)
-    assert not kern.train_in_parallel(20_000, 20, 2, 2)  # 6e5 adds a thread: serial
+    assert kern.train_in_parallel(20_000, 20, 2, 2)  # 6e5 adds a thread: parallel
+    assert not kern.train_in_parallel(5_000, 20, 2, 2)  # 1.5e5: serial
     assert kern.train_in_parallel(100_000, 50, 10, 2)
     monkeypatch.setattr(kern.numba, "get_num_threads", lambda: 1)
     assert not kern.train_in_parallel(100_000, 50, 10, 2)
