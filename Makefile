@@ -43,15 +43,11 @@ $(VENV)/.bench-installed: pyproject.toml | $(BIN)/python
 
 install: $(VENV)/.test-installed
 
-# The kernels compile into the numba cache once, right after the install, and again only when they change;
-# the app's first page then loads them from the cache.
-$(NUMBA_CACHE_DIR)/.compiled: rebel/_kernels.py $(VENV)/.app-installed
-	@echo "Compiling the boosting kernels into $(NUMBA_CACHE_DIR) (once; about 20-25 s on 2 idle cores)..."
-	$(BIN)/python -c "import rebel; rebel.warmup()"
-	@touch $@
-
-run: $(VENV)/.app-installed $(NUMBA_CACHE_DIR)/.compiled
-	$(BIN)/python -m streamlit run $(CURDIR)/app.py --server.port $(PORT) $(SAFETY)
+# `streamlit run` through rebel.ui.launch: the server compiles (first start, or after the kernels change) or
+# loads the kernels from the numba cache from the moment it starts, while the browser loads the page; the
+# engine options' kernels then compile in a background process. A fresh install's first page takes about 14 s.
+run: $(VENV)/.app-installed
+	$(BIN)/python -m rebel.ui.launch $(CURDIR)/app.py --server.port $(PORT) $(SAFETY)
 
 test: $(VENV)/.test-installed
 	$(BIN)/ruff check $(LINTED)

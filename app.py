@@ -14,7 +14,9 @@ st.set_page_config(page_title="REBEL Explorer", page_icon="⚖️", layout="wide
 def _warmup() -> bool:
     import rebel  # imported after st.navigation: importing numba takes seconds (see below)
 
-    rebel.warmup(variants=False, load=False)  # make run compiles all; cached kernels load on first use
+    # Under make run (rebel.ui.launch) this waits for the warm-up the server started at launch; cached kernels
+    # load on first use.
+    rebel.warmup(variants=False, load=False)
     return True
 
 
@@ -38,6 +40,7 @@ page = st.navigation(PAGES)
 _warmup()
 
 from rebel.ui.guard import run_page, start_memory_release  # after navigation (it imports numba)
+from rebel.ui.launch import FIRST_PAGE_SERVED
 
 
 @st.cache_resource(max_entries=1, show_spinner=False)
@@ -47,3 +50,4 @@ def _memory_release():
 
 _memory_release()
 run_page(page)  # the page boundary: an unexpected error is logged and shown as a message, the state kept
+FIRST_PAGE_SERVED.set()  # under make run, the launcher then compiles the engine options' kernels

@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import os
 import statistics
+import sys
 import time
 import warnings
 from collections.abc import Callable
@@ -298,6 +299,12 @@ SERVER_FLAGS = [  # make run's settings that matter here; the rest come from .st
     "--browser.gatherUsageStats",
     "false",
 ]
+
+
+def server_command(app: str, port: int) -> list[str]:
+    """``make run``'s server for ``app`` on ``port``: the launcher ``rebel.ui.launch`` (``streamlit run`` that
+    starts the first page's imports and kernels at launch) with the flags above."""
+    return [sys.executable, "-m", "rebel.ui.launch", app, "--server.port", str(port), *SERVER_FLAGS]
 
 
 def free_port() -> int:

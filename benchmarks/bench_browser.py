@@ -38,7 +38,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks._common import CHROMIUM, CHROMIUM_ARGS, SERVER_FLAGS, free_port, healthy, stop_process
+from benchmarks._common import CHROMIUM, CHROMIUM_ARGS, free_port, healthy, server_command, stop_process
 
 ROOT = Path(__file__).resolve().parents[1]
 VIEWPORT = {"width": 1440, "height": 900}
@@ -167,7 +167,7 @@ def start_app(port: int) -> tuple[subprocess.Popen, str]:
     subprocess.run([sys.executable, "-c", "import rebel; rebel.warmup()"], cwd=ROOT, env=env, check=True)
     log = tempfile.TemporaryFile()  # noqa: SIM115 (open as long as the server runs; closed with it)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port), *SERVER_FLAGS],
+        server_command("app.py", port),
         cwd=ROOT,
         env=env,
         stdout=log,

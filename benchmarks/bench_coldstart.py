@@ -2,19 +2,20 @@
 
 - ``apptest``: a fresh Python process runs app.py with Streamlit's AppTest (headless, no server, no browser);
   the time is the child process's whole life (interpreter start, imports, kernels, the page script).
-- ``server``: ``streamlit run app.py`` on a free localhost port (the settings of ``make run``) and Debian's
-  chromium (headless, through Playwright, launched beforehand and not timed) opening the page in a fresh
-  browser context (empty browser cache); the time runs from launching the server to the first page painted:
-  the page's plot is in the DOM and Streamlit's "running" status has gone (the script run has finished).
+- ``server``: ``make run``'s server (``python -m rebel.ui.launch app.py`` with its settings) on a free
+  localhost port and Debian's chromium (headless, through Playwright, launched beforehand and not timed)
+  opening the page in a fresh browser context (empty browser cache); the time runs from launching the server
+  to the first page painted: the page's plot is in the DOM and Streamlit's "running" status has gone (the
+  script run has finished).
 
-Each is measured with an empty numba cache (a fresh install: the kernels compile) and a warm one (they load),
-plus ``make run``'s sequence on a fresh install (its warm-up step ``rebel.warmup()``, then the server). Every
-case is repeated (``--repeat``, default 3; the cases interleave) and printed as min and median, each run with
+Each is measured with an empty numba cache (a fresh install: the kernels compile; since ``make run`` has no
+separate compile step, "server cold" is ``make run`` on a fresh install once pip is done) and a warm one (they
+load). Every case is repeated (``--repeat``, default 3; the cases interleave) and printed as min and median, each run with
 the machine's 1-minute load average, because on a shared machine the load moves timings by several times.
 Targets (issue "faster starts"): cold <= 15 s, warm <= 2 s (median of the server measurement). Also checks that
 a numba cache directory outside the package works (what a read-only install uses).
 
-Run: python -m benchmarks.bench_coldstart [--repeat 3] [--modes apptest,server,make]
+Run: python -m benchmarks.bench_coldstart [--repeat 3] [--modes apptest,server]
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ import sys
 import tempfile
 import time
 
-from benchmarks._common import CHROMIUM, CHROMIUM_ARGS, SERVER_FLAGS, free_port, healthy, stop_process
+from benchmarks._common import CHROMIUM, CHROMIUM_ARGS, free_port, healthy, server_command, stop_process
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 COLD_TARGET, WARM_TARGET = 15.0, 2.0
@@ -36,11 +37,6 @@ APPTEST_CHILD = """
 from streamlit.testing.v1 import AppTest
 at = AppTest.from_file("app.py", default_timeout=600).run()
 assert not at.exception, at.exception
-import resource
-u = resource.getrusage(resource.RUSAGE_SELF)
-print("CPU-SELF", u.ru_utime + u.ru_stime)
-"""
-WARMUP_CHILD = """import rebel; rebel.warmup()
 import resource
 u = resource.getrusage(resource.RUSAGE_SELF)
 print("CPU-SELF", u.ru_utime + u.ru_stime)
@@ -84,11 +80,6 @@ def apptest_seconds(cache_dir: str) -> tuple[float, float, float]:
     return _child_seconds(APPTEST_CHILD, cache_dir)
 
 
-def warmup_seconds(cache_dir: str) -> tuple[float, float, float]:
-    """``make run``'s warm-up step: a fresh process that imports rebel and runs rebel.warmup()."""
-    return _child_seconds(WARMUP_CHILD, cache_dir)
-
-
 def _cpu_seconds(pid: int) -> tuple[float, float]:
     """CPU seconds (user + system) a running process has used so far, alone and with its finished helper
     processes (Linux /proc; NaN elsewhere)."""
@@ -107,7 +98,7 @@ def server_seconds(cache_dir: str, browser, timeout: float = 600.0) -> tuple[flo
     The server is stopped afterwards."""
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port), *SERVER_FLAGS]
+    cmd = server_command("app.py", port)
     with tempfile.TemporaryFile() as log:
         t0 = time.perf_counter()
         proc = subprocess.Popen(cmd, cwd=ROOT, env=_env(cache_dir), stdout=log, stderr=subprocess.STDOUT)
@@ -167,7 +158,7 @@ def _cold_warm(results: dict, label: str, measure) -> None:
 def run(modes: list[str], repeat: int) -> dict:
     """Interleave the cases ``repeat`` times; return {case: [(wall, cpu, cpu with helpers, load), ...]}."""
     results: dict = {}
-    browser_cm = chromium() if "server" in modes or "make" in modes else contextlib.nullcontext()
+    browser_cm = chromium() if "server" in modes else contextlib.nullcontext()
     with browser_cm as browser:
 
         def server(cache):
@@ -181,15 +172,6 @@ def run(modes: list[str], repeat: int) -> dict:
                 _cold_warm(results, "apptest", apptest_seconds)
             if "server" in modes:
                 _cold_warm(results, "server", server)
-            if "make" in modes:
-                with tempfile.TemporaryDirectory(prefix="rebel-numba-") as cache:
-                    load = load_average()
-                    step = warmup_seconds(cache)
-                    page = server(cache)
-                    _record(results, "make run fresh: warm-up step", *step, load)
-                    _record(results, "make run fresh: server", *page, load)
-                    total = [a + b for a, b in zip(step, page)]
-                    _record(results, "make run fresh: total", *total, load)
     return results
 
 
@@ -241,17 +223,15 @@ def main(argv=None) -> dict:
     ap.add_argument("--repeat", type=int, default=3, help="runs of each case (default 3)")
     ap.add_argument(
         "--modes",
-        default="apptest,server,make",
-        help="comma-separated subset of apptest, server, make (default: all three)",
+        default="apptest,server",
+        help="comma-separated subset of apptest, server (default: both)",
     )
     args = ap.parse_args(argv)
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
-    unknown = set(modes) - {"apptest", "server", "make"}
+    unknown = set(modes) - {"apptest", "server"}
     if unknown or args.repeat < 1:
-        ap.error(
-            f"--modes takes apptest, server, make (got {sorted(unknown)}); --repeat >= 1 (got {args.repeat})"
-        )
-    if ("server" in modes or "make" in modes) and not os.path.exists(CHROMIUM):
+        ap.error(f"--modes takes apptest, server (got {sorted(unknown)}); --repeat >= 1 (got {args.repeat})")
+    if "server" in modes and not os.path.exists(CHROMIUM):
         print(f"{CHROMIUM} is missing (apt-get install chromium): measuring apptest only")
         modes = [m for m in modes if m == "apptest"]
     print(f"start: load average {load_average():.1f} on {os.cpu_count()} cores")

@@ -21,11 +21,15 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 
 import numpy as np
 
 GROUPS = ("fit", "predict", "variants")
 HELPER_TIMEOUT = 900.0  # seconds a helper process may take before this process compiles its group itself
+# One warm-up at a time in a process: a second caller (the app's page while the launcher's thread warms up)
+# waits, then finds the cache warm instead of compiling the same kernels again.
+_ONE_AT_A_TIME = threading.Lock()
 
 
 def warmup(variants: bool = True, jobs: int = 2, load: bool = True) -> None:
@@ -34,8 +38,14 @@ def warmup(variants: bool = True, jobs: int = 2, load: bool = True) -> None:
     The first group the numba cache lacks compiles in this process, the other missing ones in one helper
     process at the same time (``jobs=1``: all in this process). With ``load`` (the default) every kernel of the
     groups is then ready in this process; ``load=False`` leaves kernels that are cached to load on their first
-    call (what an app wants: its first page loads only the kernels it uses).
+    call (what an app wants: its first page loads only the kernels it uses). Calls from several threads run
+    one after the other.
     """
+    with _ONE_AT_A_TIME:
+        _warmup(variants, jobs, load)
+
+
+def _warmup(variants: bool, jobs: int, load: bool) -> None:
     groups = [g for g in GROUPS if variants or g != "variants"]
     cold = [g for g in groups if _cache_is_cold(g)]
     here, helped = (cold[:1], cold[1:]) if jobs > 1 else (cold, [])
@@ -67,8 +77,17 @@ def _cache_is_cold(group: str) -> bool:
         return False
 
 
-def _start_helper(groups: list[str]) -> subprocess.Popen:
-    """A helper process compiling ``groups``, one after the other, into this process's numba cache."""
+def warmup_in_background(groups: tuple[str, ...] = ("variants",)) -> subprocess.Popen | None:
+    """Start compiling the ones of ``groups`` the numba cache lacks in a helper process at a lower CPU priority,
+    and return at once (the process, or None when every group is cached). For a server that has its first page
+    ready and may want the other kernels later."""
+    cold = [g for g in groups if _cache_is_cold(g)]
+    return _start_helper(cold, nice=10) if cold else None
+
+
+def _start_helper(groups: list[str], nice: int = 0) -> subprocess.Popen:
+    """A helper process compiling ``groups``, one after the other, into this process's numba cache (``nice``:
+    its added CPU niceness, where the system has one)."""
     import numba
 
     env = dict(os.environ)
@@ -77,7 +96,7 @@ def _start_helper(groups: list[str]) -> subprocess.Popen:
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)
     return subprocess.Popen(
-        [sys.executable, "-m", "rebel.warmup", *groups],
+        [sys.executable, "-m", "rebel.warmup", *(["--nice", str(nice)] if nice else []), *groups],
         env=env,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
@@ -176,7 +195,15 @@ WARM = {"fit": _warm_fit, "predict": _warm_predict, "variants": _warm_variants}
 
 
 def _main(argv: list[str]) -> int:
-    """``python -m rebel.warmup [group ...]``: compile the named groups (all three by default) in this process."""
+    """``python -m rebel.warmup [--nice N] [group ...]``: compile the named groups (all three by default) in this
+    process, its CPU niceness raised by N first (where the system has niceness)."""
+    if argv[:1] == ["--nice"]:
+        if len(argv) < 2 or not argv[1].isdigit():
+            print("rebel.warmup: --nice takes a whole number, e.g. --nice 10", file=sys.stderr)
+            return 2
+        if hasattr(os, "nice"):
+            os.nice(int(argv[1]))
+        argv = argv[2:]
     names = argv or list(GROUPS)
     unknown = [g for g in names if g not in GROUPS]
     if unknown:

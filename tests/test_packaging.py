@@ -147,7 +147,7 @@ def test_make_run_passes_every_config_setting_on_the_command_line():
     assert flags["client.showErrorDetails"] == "none"
     assert int(flags["server.maxUploadSize"]) <= 5
     run_recipe = re.search(r"^run:.*\n((?:\t.*\n)+)", MAKEFILE, flags=re.MULTILINE).group(1)
-    assert "$(SAFETY)" in run_recipe and "streamlit run" in run_recipe
+    assert "$(SAFETY)" in run_recipe and "-m rebel.ui.launch $(CURDIR)/app.py" in run_recipe
 
 
 _LOAD_FLAGS = r"""

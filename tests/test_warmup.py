@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import subprocess
@@ -47,6 +48,21 @@ def test_unknown_group_is_refused_by_name():
     res = _run("", args=("-m", "rebel.warmup", "fitt"))
     assert res.returncode == 2
     assert "fitt" in res.stderr and "'fit'" in res.stderr and "'predict'" in res.stderr
+    res = _run("", args=("-m", "rebel.warmup", "--nice", "ten", "fit"))
+    assert res.returncode == 2 and "--nice takes a whole number" in res.stderr
+
+
+def test_the_background_helper_runs_niced():
+    """``--nice N`` raises the helper's niceness before it compiles (what the launcher's helper asks for)."""
+    code = (
+        "import importlib, os, sys; "
+        "wu = importlib.import_module('rebel.warmup'); wu.WARM = {'fit': lambda: print(os.nice(0))}; "
+        "sys.exit(wu._main(['--nice', '7', 'fit']))"
+    )
+    before = int(_run("import os; print(os.nice(0))").stdout.strip())
+    res = _run(code)
+    assert res.returncode == 0, res.stderr
+    assert int(res.stdout.strip()) == min(before + 7, 19)
 
 
 CHECK_NO_COMPILE = """
@@ -93,3 +109,106 @@ def test_parallel_warmup_leaves_every_paper_kernel_cached(tmp_path):
     second = _run(CHECK_NO_COMPILE, cache)
     assert second.returncode == 0, second.stderr
     assert json.loads(second.stdout.strip().splitlines()[-1]) == []
+
+
+def test_warmups_from_two_threads_run_one_after_the_other(monkeypatch):
+    """The launcher's thread and the page's warm-up never compile side by side: the second caller waits."""
+    import threading
+    import time
+
+    wu = importlib.import_module("rebel.warmup")  # the module (rebel.warmup is the function)
+    inside, overlaps = [], []
+
+    def slow(variants, jobs, load):
+        if inside:
+            overlaps.append(True)
+        inside.append(True)
+        time.sleep(0.2)
+        inside.pop()
+
+    monkeypatch.setattr(wu, "_warmup", slow)
+    threads = [threading.Thread(target=wu.warmup, kwargs={"variants": False}) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert overlaps == []
+
+
+def test_background_warmup_starts_a_niced_helper_only_for_cold_groups(monkeypatch):
+    wu = importlib.import_module("rebel.warmup")
+    started = []
+    monkeypatch.setattr(wu, "_start_helper", lambda groups, nice=0: started.append((groups, nice)) or "proc")
+    monkeypatch.setattr(wu, "_cache_is_cold", lambda group: group == "variants")
+    assert wu.warmup_in_background(("fit", "variants")) == "proc"
+    assert started == [(["variants"], 10)]
+    monkeypatch.setattr(wu, "_cache_is_cold", lambda group: False)
+    assert wu.warmup_in_background() is None and len(started) == 1
+
+
+@pytest.mark.parametrize("argv", [[], ["--server.port", "8502"], ["app.txt"]])
+def test_launcher_names_its_first_argument(argv, capsys):
+    from rebel.ui import launch
+
+    assert launch.main(argv) == 2
+    err = capsys.readouterr().err
+    assert (
+        "usage: python -m rebel.ui.launch APP.py" in err and "the first argument is the app's script" in err
+    )
+
+
+def test_launcher_prepares_the_first_page_and_logs_a_failure(monkeypatch, caplog):
+    import threading
+
+    import rebel
+    from rebel.ui import launch
+
+    calls = []
+    monkeypatch.setattr(launch, "BACKGROUND_AFTER", 0.0)
+    monkeypatch.setattr(launch, "FIRST_PAGE_SERVED", threading.Event())
+    launch.FIRST_PAGE_SERVED.set()
+    monkeypatch.setattr(rebel, "warmup", lambda **kw: calls.append(kw))
+    wu = importlib.import_module("rebel.warmup")
+    monkeypatch.setattr(wu, "warmup_in_background", lambda: calls.append("background"))
+    launch.start_preparing().join(timeout=120)
+    assert calls == [{"variants": False}, "background"]
+
+    # The background helper stops with the server (atexit), not later.
+    helper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+    at_exit = []
+    monkeypatch.setattr(wu, "warmup_in_background", lambda: helper)
+    monkeypatch.setattr(launch.atexit, "register", lambda fn, *args: at_exit.append((fn, args)))
+    launch.prepare()
+    assert helper.poll() is None and len(at_exit) == 1
+    fn, args = at_exit[0]
+    fn(*args)
+    assert helper.wait(timeout=30) is not None
+
+    def broken(**kw):
+        raise RuntimeError("no compiler")
+
+    monkeypatch.setattr(rebel, "warmup", broken)
+    with caplog.at_level("ERROR", logger="rebel.ui.launch"):
+        launch.prepare()
+    assert "preparing the first page at launch failed" in caplog.text
+
+
+def test_launcher_compiles_the_options_only_after_the_first_page(monkeypatch):
+    import threading
+
+    import rebel
+    from rebel.ui import launch
+
+    wu = importlib.import_module("rebel.warmup")
+    calls = []
+    monkeypatch.setattr(launch, "BACKGROUND_AFTER", 0.0)
+    monkeypatch.setattr(launch, "BACKGROUND_WAIT", 300.0)
+    monkeypatch.setattr(launch, "FIRST_PAGE_SERVED", threading.Event())
+    monkeypatch.setattr(rebel, "warmup", lambda **kw: calls.append("first page"))
+    monkeypatch.setattr(wu, "warmup_in_background", lambda: calls.append("options"))
+    thread = launch.start_preparing()
+    thread.join(timeout=1.0)
+    assert thread.is_alive() and calls == ["first page"]  # waiting for the first page
+    launch.FIRST_PAGE_SERVED.set()
+    thread.join(timeout=60)
+    assert calls == ["first page", "options"]
