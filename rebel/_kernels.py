@@ -678,8 +678,8 @@ def _apply_round_rows(wp, wm, H, f, ea, ema, a, scale, cost_rows, dw, w_part, dw
     the branching form."""
     n_classes = wp.shape[1]
     risk = 0.0
-    w_part[:] = 0.0
-    dw_part[:] = 0.0
+    w_sum = np.zeros(n_classes)  # this thread's own sums, copied out at the end: w_part and dw_part share
+    dw_sum = np.zeros(n_classes)  # cache lines with other chunks' parts, and a write a row would bounce them
     na = -a
     for n in range(start, stop):
         pos = f[n] > 0
@@ -690,8 +690,8 @@ def _apply_round_rows(wp, wm, H, f, ea, ema, a, scale, cost_rows, dw, w_part, dw
             wp[n, k] = p
             wm[n, k] = m
             dw[n, k] = p - m
-            w_part[k] += p + m
-            dw_part[k] += p - m
+            w_sum[k] += p + m
+            dw_sum[k] += p - m
         best = 0
         top = H[n, 0]
         for k in range(1, n_classes):  # the first of equal maxima, as np.argmax
@@ -700,6 +700,8 @@ def _apply_round_rows(wp, wm, H, f, ea, ema, a, scale, cost_rows, dw, w_part, dw
             best = k if higher else best
             top = h if higher else top
         risk += cost_rows[n, best]
+    w_part[:] = w_sum
+    dw_part[:] = dw_sum
     return risk
 
 
