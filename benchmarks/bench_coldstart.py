@@ -10,8 +10,9 @@
 
 Each is measured with an empty numba cache (a fresh install: the kernels compile; since ``make run`` has no
 separate compile step, "server cold" is ``make run`` on a fresh install once pip is done) and a warm one (they
-load). Every case is repeated (``--repeat``, default 3; the cases interleave) and printed as min and median, each run with
-the machine's 1-minute load average, because on a shared machine the load moves timings by several times.
+load). Every case is repeated (``--repeat``, default 3; the cases interleave) and printed as min and median,
+each run with the machine's 1-minute load average, because on a shared machine the load moves timings by
+several times.
 Targets (issue "faster starts"): cold <= 15 s, warm <= 2 s (median of the server measurement). Also checks that
 a numba cache directory outside the package works (what a read-only install uses).
 
