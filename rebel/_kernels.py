@@ -685,10 +685,12 @@ def _apply_round_rows(wp, wm, H, f, ea, ema, a, scale, cost_rows, dw, w_part, dw
     na = -a
     for n in range(start, stop):
         pos = f[n] > 0
-        for k in range(n_classes):
+        for k in range(n_classes):  # e^a and e^-a are read before H is written: numba cannot tell that H is
+            up = ea[k] if pos else ema[k]  # another array, and would read them again after the write
+            down = ema[k] if pos else ea[k]
             H[n, k] += a[k] if pos else na[k]
-            p = wp[n, k] * (ea[k] if pos else ema[k]) * scale
-            m = wm[n, k] * (ema[k] if pos else ea[k]) * scale
+            p = wp[n, k] * up * scale
+            m = wm[n, k] * down * scale
             wp[n, k] = p
             wm[n, k] = m
             dw[n, k] = p - m
