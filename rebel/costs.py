@@ -11,6 +11,7 @@ the row/column index of their class (the one label -> index helper).
 
 from __future__ import annotations
 
+import math
 import warnings
 from dataclasses import dataclass
 
@@ -168,12 +169,14 @@ def min_risk_class(posterior, cost_matrix) -> np.ndarray:
 def random_guess_cost(cost_matrix, priors=None) -> float:
     """Expected cost of guessing a class uniformly at random: ``sum_y p(y) mean_k C[y, k]``.
 
-    ``priors`` defaults to uniform class priors.
+    ``priors`` defaults to uniform class priors. Summed with ``math.fsum`` (correctly rounded), not a BLAS dot
+    product, whose summation order depends on the CPU: normalized cost matrices are the same bits everywhere.
     """
     C = np.asarray(cost_matrix, dtype=np.float64)
     K = C.shape[0]
     p = np.full(K, 1.0 / K) if priors is None else np.asarray(priors, dtype=np.float64)
-    return float(p @ C.mean(axis=1))
+    row_means = [math.fsum(row) / K for row in C.tolist()]
+    return math.fsum(float(pk) * m for pk, m in zip(p.tolist(), row_means))
 
 
 def label_indices(y, classes, fix: str = "relabel the point or add the class") -> np.ndarray:

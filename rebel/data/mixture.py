@@ -161,20 +161,35 @@ def class_priors(mixture) -> np.ndarray:
 
 
 def _covariances(df: pd.DataFrame) -> np.ndarray:
-    """(J, 2, 2) component covariances ``R S R^T`` (see the module docstring)."""
+    """(J, 2, 2) component covariances ``R S R^T`` (see the module docstring).
+
+    Written out entry by entry with element-wise operations, not ``@``: a matrix product goes through BLAS,
+    whose summation order and fused multiply-adds depend on the CPU, and the sampled points (and so the files
+    in ``sample_data/``) must be the same bits on every machine.
+    """
     sx, sy, rho = df["std_x"].to_numpy(), df["std_y"].to_numpy(), df["corr"].to_numpy()
-    S = np.empty((len(df), 2, 2))
-    S[:, 0, 0], S[:, 1, 1] = sx**2, sy**2
-    S[:, 0, 1] = S[:, 1, 0] = rho * sx * sy
+    a, b, c = sx**2, rho * sx * sy, sy**2  # S = [[a, b], [b, c]]
     theta = np.deg2rad(df["angle"].to_numpy())
-    R = np.empty_like(S)
-    R[:, 0, 0], R[:, 0, 1], R[:, 1, 0], R[:, 1, 1] = (
-        np.cos(theta),
-        -np.sin(theta),
-        np.sin(theta),
-        np.cos(theta),
-    )
-    return R @ S @ np.transpose(R, (0, 2, 1))
+    co, si = np.cos(theta), np.sin(theta)
+    # R = [[co, -si], [si, co]]; (R S)[i, k] then (R S R^T)[i, j] = sum_k (R S)[i, k] R[j, k]
+    rs00, rs01 = co * a - si * b, co * b - si * c
+    rs10, rs11 = si * a + co * b, si * b + co * c
+    cov = np.empty((len(df), 2, 2))
+    cov[:, 0, 0] = rs00 * co - rs01 * si
+    cov[:, 0, 1] = rs00 * si + rs01 * co
+    cov[:, 1, 0] = rs10 * co - rs11 * si
+    cov[:, 1, 1] = rs10 * si + rs11 * co
+    return cov
+
+
+def _cholesky_2x2(cov: np.ndarray) -> np.ndarray:
+    """Lower Cholesky factors of (J, 2, 2) covariances in closed form (the same bits on every CPU, unlike
+    LAPACK's): ``L = [[sqrt(s00), 0], [s10 / L00, sqrt(s11 - L10^2)]]``."""
+    L = np.zeros_like(cov)
+    L[:, 0, 0] = np.sqrt(cov[:, 0, 0])
+    L[:, 1, 0] = 0.5 * (cov[:, 1, 0] + cov[:, 0, 1]) / L[:, 0, 0]
+    L[:, 1, 1] = np.sqrt(np.maximum(cov[:, 1, 1] - L[:, 1, 0] ** 2, 0.0))
+    return L
 
 
 def _allocate(n: int, weights: np.ndarray) -> np.ndarray:
@@ -235,12 +250,14 @@ def _sample(df: pd.DataFrame, n: int, seed, label_noise: float):
     points_seq, noise_seq = _seed_sequence(seed).spawn(2)
     rng = np.random.default_rng(points_seq)
     counts = _allocate(n, df["weight"].to_numpy())
-    L = np.linalg.cholesky(_covariances(df))
+    L = _cholesky_2x2(_covariances(df))
     comp = np.repeat(np.arange(len(df)), counts)
     z = rng.standard_normal((n, 2))
     X = df[["mean_x", "mean_y"]].to_numpy()[comp]
     for j, block in enumerate(np.split(np.arange(n), np.cumsum(counts)[:-1])):
-        X[block] += z[block] @ L[j].T
+        zb = z[block]  # z @ L[j].T written element-wise (see _covariances)
+        X[block, 0] += zb[:, 0] * L[j, 0, 0]
+        X[block, 1] += zb[:, 0] * L[j, 1, 0] + zb[:, 1] * L[j, 1, 1]
     order = rng.permutation(n)
     X = np.round(X[order], DECIMALS)
     y = df["class"].to_numpy(dtype=object)[comp][order]

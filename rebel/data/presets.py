@@ -264,9 +264,18 @@ def _imbalanced() -> Preset:
     )
 
 
+PRESET_COST_DIGITS = 6  # significant digits of the random presets' cost entries
+
+
+def _significant(C: np.ndarray, digits: int) -> np.ndarray:
+    """``C`` with each entry rounded to ``digits`` significant digits (through its decimal text, so exact)."""
+    return np.array([[float(f"{v:.{digits}g}") for v in row] for row in C.tolist()])
+
+
 def _paper_random(i: int, spec: DatasetSpec) -> Preset:
     K = len(_classes(spec.mixture))
-    C = random_costs(K, np.random.default_rng([PAPER_SEED, i, 1]))
+    # Stored to 6 significant digits: the file is the same on every machine, and cells show whole numbers.
+    C = _significant(random_costs(K, np.random.default_rng([PAPER_SEED, i, 1])), PRESET_COST_DIGITS)
     costly = costliest_mistakes(spec.mixture, C)
     ((truth, pred),) = costly
     return Preset(
