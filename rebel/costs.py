@@ -88,14 +88,16 @@ def scaled_cost_rows(cost_rows: np.ndarray, loss: str, name: str = "the costs") 
     scale = math.ldexp(1.0, -math.frexp(top)[1])
     rows = cost_rows * scale
     dec = decompose(rows)
-    for part in (rows, dec.cp, dec.cm):
-        if ((part > 0) & (part < MIN_COST)).any():
-            smallest = float(cost_rows[(rows > 0)].min())
-            raise ValueError(
-                f"{name} span too wide a range to train on: the smallest positive cost ({smallest:.3g}) is below "
-                f"{MIN_COST:.3g} times the largest ({top:.3g}), beyond float64 precision. Raise the smallest "
-                "costs or set them to 0."
-            )
+    lost = (cost_rows > 0) & (rows < MIN_COST)  # underflowed, to zero or to a subnormal
+    for part in (dec.cp, dec.cm):
+        lost |= (part > 0) & (part < MIN_COST)
+    if lost.any():
+        smallest = float(cost_rows[cost_rows > 0].min())
+        raise ValueError(
+            f"{name} span too wide a range to train on: the smallest positive cost ({smallest:.3g}) is less than "
+            f"{MIN_COST:.3g} times the largest ({top:.3g}), beyond float64 precision. Only ratios matter: raise "
+            "the smallest costs (or set them to 0) or lower the largest."
+        )
     return rows, scale
 
 

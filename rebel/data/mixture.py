@@ -177,6 +177,29 @@ def _covariances(df: pd.DataFrame) -> np.ndarray:
     return R @ S @ np.transpose(R, (0, 2, 1))
 
 
+def component_cholesky(df: pd.DataFrame) -> np.ndarray:
+    """(J, 2, 2) Cholesky factors of the component covariances; a component whose covariance float64 cannot
+    factor (a standard deviation so small that its square underflows, so large that it overflows, or a
+    correlation within rounding of +-1) is a ValueError naming its row and the fix."""
+    with np.errstate(all="ignore"):
+        cov = _covariances(df)
+        for j, S in enumerate(cov):
+            try:
+                L = np.linalg.cholesky(S) if np.isfinite(S).all() else np.zeros((2, 2))
+            except np.linalg.LinAlgError:
+                L = np.zeros((2, 2))
+            ok = bool(np.all(np.diag(L) >= np.finfo(np.float64).tiny) and np.isfinite(L).all())
+            if not ok:
+                row = df.iloc[j]
+                raise ValueError(
+                    f"mixture row {j} (class {str(row['class'])!r}): std_x = {float(row['std_x'])!r}, "
+                    f"std_y = {float(row['std_y'])!r}, corr = {float(row['corr'])!r} give a covariance that is not positive "
+                    "definite in float64; use standard deviations between 1e-100 and 1e100 and a correlation "
+                    "further from -1 and 1."
+                )
+    return np.linalg.cholesky(cov)
+
+
 def _allocate(n: int, weights: np.ndarray) -> np.ndarray:
     """Split n into integer counts proportional to weights (largest remainder; ties to the first row)."""
     share = n * weights / weights.sum()
@@ -235,7 +258,7 @@ def _sample(df: pd.DataFrame, n: int, seed, label_noise: float):
     points_seq, noise_seq = _seed_sequence(seed).spawn(2)
     rng = np.random.default_rng(points_seq)
     counts = _allocate(n, df["weight"].to_numpy())
-    L = np.linalg.cholesky(_covariances(df))
+    L = component_cholesky(df)
     comp = np.repeat(np.arange(len(df)), counts)
     z = rng.standard_normal((n, 2))
     X = df[["mean_x", "mean_y"]].to_numpy()[comp]
