@@ -48,6 +48,10 @@ def _checked(validate, *args, **kwargs):
         return validate(*args, **kwargs)
     except ValueError as exc:
         text = str(exc)
+        if "Input y" in text:
+            raise ValueError(
+                "y contains NaN or infinity; give every row a class label or drop the unlabelled rows."
+            ) from None
         if "contains NaN" in text or "infinity" in text:
             what = "NaN (missing values)" if "NaN" in text else "infinity or a value too large for float64"
             raise ValueError(_MISSING_VALUES.format(what=what)) from None
@@ -56,6 +60,8 @@ def _checked(validate, *args, **kwargs):
 
 def _label_kind(value) -> str:
     if value is None or (isinstance(value, float | np.floating) and np.isnan(value)):
+        return "missing"
+    if type(value).__name__ in ("NAType", "NaTType"):  # pandas' missing markers
         return "missing"
     if isinstance(value, str | np.str_ | bytes):
         return "text"
@@ -75,6 +81,11 @@ def labels_as_written(y):
         )
     raw = y.to_numpy() if hasattr(y, "to_numpy") else y
     if isinstance(raw, np.ndarray) and raw.dtype != object:
+        if raw.dtype.kind == "f" and np.isnan(raw).any():
+            i = int(np.flatnonzero(np.isnan(raw.reshape(-1)))[0])
+            raise ValueError(
+                f"y[{i}] is NaN, a missing label; give every row a class or drop the unlabelled rows."
+            )
         return raw
     obj = np.asarray(raw, dtype=object)
     kinds = {}

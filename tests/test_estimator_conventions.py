@@ -261,3 +261,10 @@ def test_degenerate_mixture_covariance_is_a_project_message():
         with pytest.raises(ValueError, match="mixture row 0 .*not positive definite") as err:
             sample_mixture(mix, 10, seed=0)
     assert "Matrix is not positive definite" not in str(err.value)
+
+
+def test_pandas_missing_label_is_named():
+    X = np.random.default_rng(0).normal(size=(6, 2))
+    y = pd.Series([1, 2, None, 1, 2, 1], dtype="Int64")
+    with pytest.raises(ValueError, match=r"y\[2\] is (<NA>|NaN), a missing label"):
+        RebelClassifier(n_estimators=2).fit(X, y)
