@@ -72,7 +72,7 @@ def staged_posteriors(estimator, X):
     est = _unfrozen(estimator)
     if isinstance(est, RebelClassifier):
         _check_rebel_posterior(est)
-        for H in est.staged_decision_function(X):
+        for H in est.staged_risk_scores(X):
             yield posterior_from_scores(H, getattr(est, "loss_", "exp"))
     elif hasattr(est, "staged_predict_proba"):
         yield from est.staged_predict_proba(X)
@@ -88,11 +88,14 @@ def staged_posteriors(estimator, X):
 def staged_scores(estimator, X):
     """Yield the fitted ``estimator``'s class scores (N, K) after each round; the prediction is their argmax.
 
-    Scores are ``decision_function``'s (REBEL, AdaBoost.MH, 1-vs-all, SAMME, the two-step negative expected
-    cost), otherwise the posteriors (the argmax of a monotone transform is the same class).
+    Scores are REBEL's ``staged_risk_scores`` (the K-vector H for every K) or ``decision_function``'s
+    (AdaBoost.MH, 1-vs-all, SAMME, the two-step negative expected cost), otherwise the posteriors (the argmax of
+    a monotone transform is the same class).
     """
     est = _unfrozen(estimator)
-    if hasattr(est, "staged_decision_function"):
+    if hasattr(est, "staged_risk_scores"):
+        yield from est.staged_risk_scores(X)
+    elif hasattr(est, "staged_decision_function"):
         for S in est.staged_decision_function(X):
             yield _as_2d_scores(S)
     else:
@@ -108,9 +111,7 @@ def staged_min_risk_indices(estimator, X, cost_matrix, include_bias=True) -> np.
     est = _unfrozen(estimator)
     if isinstance(est, RebelClassifier):
         _check_rebel_posterior(est)
-        stages = (
-            posterior_from_scores(H) for H in est.staged_decision_function(X, include_bias=include_bias)
-        )
+        stages = (posterior_from_scores(H) for H in est.staged_risk_scores(X, include_bias=include_bias))
     else:
         stages = staged_posteriors(est, X)
     return np.array([min_risk_class(P, C) for P in stages], dtype=np.int16).reshape(-1, np.shape(X)[0])

@@ -36,6 +36,69 @@ def _as_float_array(value, name: str) -> np.ndarray:
 # Largest accepted cost: the decomposition multiplies and sums costs (c+ * c- up to (K * max)^2 for K <= 50
 # classes), which must stay below the float64 maximum (about 1.8e308) or training yields NaN scores.
 MAX_COST = 1e150
+# Smallest accepted positive cost: below it (subnormal floats) a cost keeps only a few significant bits, so the
+# ratios that define the problem are lost before training starts.
+MIN_COST = float(np.finfo(np.float64).tiny)
+# Training scales the cost rows by a power of two (exact) so that the largest is in [0.5, 1) whenever the loss is
+# logistic or the largest cost lies outside this range (docs/DESIGN.md "Cost scale"); inside it paper mode runs
+# on the costs as given, bit for bit.
+SAFE_COST_RANGE = (1e-3, 1e3)
+
+
+def _aligned(value, classes, name: str, square: bool):
+    """A pandas DataFrame of costs reordered to ``classes`` by its labels (columns = predicted class, and for a
+    square matrix index = true class). A DataFrame with default integer labels (0..n-1 on both axes of a matrix,
+    or on its columns) is read by position, like an array. Anything else is returned unchanged."""
+    if classes is None or not hasattr(value, "columns") or not hasattr(value, "index"):
+        return value
+    import pandas as pd
+
+    axes = [("columns (predicted class)", value.columns)]
+    if square:
+        axes.append(("index (true class)", value.index))
+    if all(isinstance(labels, pd.RangeIndex) and labels.start == 0 for _, labels in axes):
+        return value
+    wanted = [c.item() if isinstance(c, np.generic) else c for c in classes]
+    for where, labels in axes:
+        got = [c.item() if isinstance(c, np.generic) else c for c in labels]
+        missing = [c for c in wanted if c not in got]
+        extra = [c for c in got if c not in wanted]
+        doubled = sorted({repr(c) for c in got if got.count(c) > 1})
+        if missing or extra or doubled:
+            parts = [f"missing {missing}" if missing else "", f"not a class {extra}" if extra else "",
+                     f"repeated {doubled}" if doubled else ""]  # fmt: skip
+            raise ValueError(
+                f"{name}'s {where} labels do not match the classes {wanted}: "
+                + "; ".join(p for p in parts if p)
+                + ". Label each row and column with one class, exactly as the labels are written in y."
+            )
+    return value.loc[classes, classes] if square else value.loc[:, classes]
+
+
+def scaled_cost_rows(cost_rows: np.ndarray, loss: str, name: str = "the costs") -> tuple[np.ndarray, float]:
+    """Cost rows scaled by a power of two (exact, ratios unchanged) so the largest is in [0.5, 1), when the loss
+    is logistic or the largest cost is outside ``SAFE_COST_RANGE``; else the rows as given and scale 1.
+
+    Refuses (ValueError) rows whose scaled entries or decomposition (c+, c-) hold a positive number below the
+    smallest normal float64: their ratios to the largest cost are lost in float64."""
+    top = float(cost_rows.max())
+    low, high = SAFE_COST_RANGE
+    if loss != "logistic" and low <= top <= high:
+        return cost_rows, 1.0
+    scale = math.ldexp(1.0, -math.frexp(top)[1])
+    rows = cost_rows * scale
+    dec = decompose(rows)
+    lost = (cost_rows > 0) & (rows < MIN_COST)  # underflowed, to zero or to a subnormal
+    for part in (dec.cp, dec.cm):
+        lost |= (part > 0) & (part < MIN_COST)
+    if lost.any():
+        smallest = float(cost_rows[cost_rows > 0].min())
+        raise ValueError(
+            f"{name} span too wide a range to train on: the smallest positive cost ({smallest:.3g}) is less than "
+            f"{MIN_COST:.3g} times the largest ({top:.3g}), beyond float64 precision. Only ratios matter: raise "
+            "the smallest costs (or set them to 0) or lower the largest."
+        )
+    return rows, scale
 
 
 def _check_entries(arr: np.ndarray, name: str, row_label: str) -> None:
@@ -53,6 +116,14 @@ def _check_entries(arr: np.ndarray, name: str, row_label: str) -> None:
             f"{name}{list(idx)} is {float(arr[idx])!r}; costs must be >= 0. Use 0 for a free outcome and a "
             "positive number for a costly one."
         )
+    tiny = (arr > 0) & (arr < MIN_COST)
+    if tiny.any():
+        idx = tuple(int(i) for i in np.argwhere(tiny)[0])
+        raise ValueError(
+            f"{name}{list(idx)} is {float(arr[idx])!r}, below the smallest normal float64 ({MIN_COST:.3g}): its "
+            "ratio to the other costs cannot be represented. Only the ratios between costs matter: multiply all "
+            "of them by the same large number, or use 0 if this outcome should be free."
+        )
     huge = arr > MAX_COST
     if huge.any():
         idx = tuple(int(i) for i in np.argwhere(huge)[0])
@@ -62,13 +133,17 @@ def _check_entries(arr: np.ndarray, name: str, row_label: str) -> None:
         )
 
 
-def validate_cost_matrix(cost_matrix, n_classes: int | None = None, name: str = "cost_matrix") -> np.ndarray:
+def validate_cost_matrix(
+    cost_matrix, n_classes: int | None = None, name: str = "cost_matrix", classes=None
+) -> np.ndarray:
     """Return ``cost_matrix`` as a validated float64 (K, K) array.
 
-    Raises ``ValueError`` naming the problem: not square, wrong K, non-finite or negative entries, all zero.
+    A pandas DataFrame labelled with class names (index = truth, columns = prediction) is aligned to ``classes``
+    by its labels (a missing, extra or repeated label is a ValueError naming it); unlabelled input is read in
+    sorted class order. Raises ``ValueError`` naming the problem: not square, wrong K, non-finite or negative entries, all zero.
     A non-zero diagonal is allowed (correct answers may cost something) but warns with ``CostWarning``.
     """
-    C = _as_float_array(cost_matrix, name)
+    C = _as_float_array(_aligned(cost_matrix, classes, name, square=True), name)
     if C.ndim != 2 or C.shape[0] != C.shape[1]:
         raise ValueError(
             f"{name} must be a square K x K array (rows = true class, columns = predicted class); "
@@ -100,10 +175,11 @@ def validate_cost_matrix(cost_matrix, n_classes: int | None = None, name: str = 
 
 
 def validate_sample_cost(
-    sample_cost, n_samples: int, n_classes: int, name: str = "sample_cost"
+    sample_cost, n_samples: int, n_classes: int, name: str = "sample_cost", classes=None
 ) -> np.ndarray:
-    """Return example-dependent costs as a validated float64 (N, K) array (one cost row per sample)."""
-    S = _as_float_array(sample_cost, name)
+    """Return example-dependent costs as a validated float64 (N, K) array (one cost row per sample); a pandas
+    DataFrame with class names as columns is aligned to ``classes`` by those labels (rows stay in order)."""
+    S = _as_float_array(_aligned(sample_cost, classes, name, square=False), name)
     if S.ndim != 2 or S.shape != (n_samples, n_classes):
         raise ValueError(
             f"{name} must have shape (n_samples, n_classes) = ({n_samples}, {n_classes}), one cost row per "

@@ -7,9 +7,11 @@ it computed during training.
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _kernels as kern
@@ -26,6 +28,88 @@ def posterior_from_scores(H: np.ndarray, loss: str = "exp") -> np.ndarray:
     factor = 2.0 if loss == "exp" else 1.0
     p = 1.0 / (1.0 + np.exp(-factor * np.clip(H, -700 / factor, 700 / factor)))
     return p / p.sum(axis=-1, keepdims=True)
+
+
+def _as_decision(H: np.ndarray) -> np.ndarray:
+    """scikit-learn's decision values from scores H (N, K): the margin ``H[:, 1] - H[:, 0]`` for K = 2 (positive
+    favours ``classes_[1]``, zero is a tie, which ``predict`` gives to ``classes_[0]``), else H itself."""
+    return H[:, 1] - H[:, 0] if H.shape[1] == 2 else H
+
+
+_MISSING_VALUES = (
+    "X contains {what}: every cell must be a finite number. Fill the gaps (for instance with the column's median "
+    "via sklearn.impute.SimpleImputer in a Pipeline) or drop those rows."
+)
+
+
+def _checked(validate, *args, **kwargs):
+    """scikit-learn's input validation with the project's own message for NaN and infinite values."""
+    try:
+        return validate(*args, **kwargs)
+    except ValueError as exc:
+        text = str(exc)
+        if "Input y" in text:
+            raise ValueError(
+                "y contains NaN or infinity; give every row a class label or drop the unlabelled rows."
+            ) from None
+        if "contains NaN" in text or "infinity" in text:
+            what = "NaN (missing values)" if "NaN" in text else "infinity or a value too large for float64"
+            raise ValueError(_MISSING_VALUES.format(what=what)) from None
+        raise
+
+
+def _label_kind(value) -> str:
+    if value is None or (isinstance(value, float | np.floating) and np.isnan(value)):
+        return "missing"
+    if type(value).__name__ in ("NAType", "NaTType"):  # pandas' missing markers
+        return "missing"
+    if isinstance(value, str | np.str_ | bytes):
+        return "text"
+    if isinstance(value, bool | np.bool_ | numbers.Number):
+        return "number"
+    return type(value).__name__
+
+
+def labels_as_written(y):
+    """Labels ``y`` as the user wrote them: an ndarray (numeric or text dtype) or an object array, never text
+    that numpy made out of mixed values. Integers beyond int64 stay exact Python ints (object array), so
+    ``11111111111111111111`` and ``22222222222222222222`` stay two classes. Missing labels (None, NaN) and text
+    mixed with numbers (``[0, "0", 1]``) raise a ValueError naming the problem."""
+    if y is None:
+        raise ValueError(
+            "RebelClassifier requires y to be passed, but the target y is None; give one class label per row of X."
+        )
+    raw = y.to_numpy() if hasattr(y, "to_numpy") else y
+    if isinstance(raw, np.ndarray) and raw.dtype != object:
+        if raw.dtype.kind == "f" and np.isnan(raw).any():
+            i = int(np.flatnonzero(np.isnan(raw.reshape(-1)))[0])
+            raise ValueError(
+                f"y[{i}] is NaN, a missing label; give every row a class or drop the unlabelled rows."
+            )
+        return raw
+    obj = np.asarray(raw, dtype=object)
+    kinds = {}
+    for i, value in enumerate(obj.reshape(-1)):
+        kinds.setdefault(_label_kind(value), (i, value))
+    if "missing" in kinds:
+        i, value = kinds["missing"]
+        raise ValueError(
+            f"y[{i}] is {value!r}, a missing label; give every row a class or drop the unlabelled rows."
+        )
+    if len(kinds) > 1:
+        (k1, (i1, v1)), (k2, (i2, v2)) = list(kinds.items())[:2]
+        raise ValueError(
+            f"y mixes label types: y[{i1}] = {v1!r} is {k1} but y[{i2}] = {v2!r} is {k2}. Give every label the "
+            "same type (all text or all numbers), e.g. convert them all to text."
+        )
+    if isinstance(raw, np.ndarray):
+        return raw
+    arr = np.asarray(raw)
+    return obj if arr.dtype.kind not in "biufUS" else arr
+
+
+def _all_integers(y: np.ndarray) -> bool:
+    return all(isinstance(v, numbers.Integral) for v in y.reshape(-1))
 
 
 class RebelClassifier(ClassifierMixin, BaseEstimator):
@@ -62,13 +146,38 @@ class RebelClassifier(ClassifierMixin, BaseEstimator):
 
     The defaults (exp, binary, 1.0, no early stopping) are paper mode, bit-identical to the paper's algorithm.
 
-    Fitted attributes
-    -----------------
-    classes_, n_features_in_, cost_matrix_, thresholds_ (d, n_thresholds), feature_usable_ (d,), a0_ (K,),
-    tree_features_ / tree_thr_idx_ / tree_thresholds_ (T, 2^D - 1), tree_leaf_signs_ (T, 2^D), a_ (T, K),
-    train_loss_ and train_risk_ (T + 1,: index 0 is after a0), layer_loss_ (T, D), n_estimators_;
-    tree_leaf_values_ (T, 2^D, K) for vector leaves; validation_cost_ (T + 1,) with early stopping.
-    With a learning rate below 1 on exp/binary, ``layer_loss_`` holds each layer's full (unshrunk) step.
+    Attributes
+    ----------
+    classes_ : ndarray (K,)
+        Class labels in sorted order, as written in y (integers beyond int64 stay exact Python ints).
+    n_features_in_, feature_names_in_ : int, ndarray
+        As in scikit-learn (names only when X had string column names).
+    cost_matrix_ : ndarray (K, K)
+        The validated cost matrix (aligned to ``classes_`` when given as a labelled DataFrame), in the units
+        given; training may scale costs by a power of two internally (only ratios matter), never this.
+    thresholds_, feature_usable_ : ndarray (d, n_thresholds), ndarray (d,)
+    a0_ : ndarray (K,)
+    tree_features_, tree_thr_idx_, tree_thresholds_ : ndarray (T, 2^D - 1)
+    tree_leaf_signs_ : ndarray (T, 2^D)
+    a_ : ndarray (T, K)
+    train_loss_, train_risk_ : ndarray (T + 1,)
+        Index 0 is after a0; in the units of the given costs.
+    layer_loss_ : ndarray (T, D)
+        With a learning rate below 1 on exp/binary, each layer's full (unshrunk) step.
+    n_estimators_ : int
+    tree_leaf_values_ : ndarray (T, 2^D, K)
+        Vector leaves only.
+    validation_cost_ : ndarray (T + 1,)
+        With early stopping only.
+    feature_importances_ : ndarray (d,)
+        The share of all tree splits that test each feature (split counts over every round's tree, normalised
+        to sum to 1).
+
+    Notes
+    -----
+    ``decision_function`` follows scikit-learn: for K = 2 it returns the margin ``H_2 - H_1`` (N,), positive
+    where the model favours ``classes_[1]``; for K > 2 the scores H (N, K). The paper's K-vector scores for every
+    K are ``risk_scores(X)`` (and ``staged_risk_scores``).
     """
 
     def __init__(
@@ -124,9 +233,17 @@ class RebelClassifier(ClassifierMixin, BaseEstimator):
         ``False`` stops training early. ``sample_weight`` (N,) multiplies each row's costs (hence its loss).
         """
         opts = self._check_params()
-        X, y = validate_data(self, X, y, dtype=np.float64, order="C")
-        check_classification_targets(y)
+        y = labels_as_written(y)
+        X, y = _checked(validate_data, self, X, y, dtype=np.float64, order="C")
+        if y.dtype != object or not _all_integers(y):  # big integers (object) are discrete already
+            kind = type_of_target(y, input_name="y")
+            if kind not in ("binary", "multiclass"):
+                raise ValueError(
+                    f"Unknown label type: {kind}. y must hold class labels (whole numbers or text), one per row "
+                    f"of X; got values such as {y.reshape(-1)[0]!r}. Bin or round real-valued targets into classes."
+                )
         self.classes_, y_idx = np.unique(y, return_inverse=True)
+        y_idx = y_idx.reshape(-1)
         n_classes = check_n_classes(self.classes_.shape[0], "y")  # also keeps staged int16 indices in range
         if n_classes < 2:
             raise ValueError(
@@ -136,9 +253,11 @@ class RebelClassifier(ClassifierMixin, BaseEstimator):
         if self.cost_matrix is None:
             self.cost_matrix_ = uniform_costs(n_classes)
         else:
-            self.cost_matrix_ = validate_cost_matrix(self.cost_matrix, n_classes=n_classes)
+            self.cost_matrix_ = validate_cost_matrix(
+                self.cost_matrix, n_classes=n_classes, classes=self.classes_
+            )
         if sample_cost is not None:
-            cost_rows = validate_sample_cost(sample_cost, X.shape[0], n_classes)
+            cost_rows = validate_sample_cost(sample_cost, X.shape[0], n_classes, classes=self.classes_)
         else:
             cost_rows = self.cost_matrix_[y_idx]
         self._uses_sample_cost = sample_cost is not None
@@ -176,7 +295,7 @@ class RebelClassifier(ClassifierMixin, BaseEstimator):
 
     def _validate_X(self, X):
         check_is_fitted(self)
-        return validate_data(self, X, reset=False, dtype=np.float64, order="C")
+        return _checked(validate_data, self, X, reset=False, dtype=np.float64, order="C")
 
     def _predict_blocks(self, X, scores, staged):
         """The one path of all prediction: ``kern.predict_blocks`` (binary leaves) or
@@ -197,14 +316,20 @@ class RebelClassifier(ClassifierMixin, BaseEstimator):
     def _vector(self) -> bool:
         return hasattr(self, "tree_leaf_values_")
 
-    def decision_function(self, X):
-        """Scores H(x) = a0 + sum_t f_t(x) a_t (Eq. 3), shape (N, K); the prediction is their argmax."""
+    def risk_scores(self, X):
+        """The paper's scores H(x) = a0 + sum_t f_t(x) a_t (Eq. 3), shape (N, K) for every K (K = 2 included);
+        the prediction is their argmax, the estimated minimum-risk class."""
         X = self._validate_X(X)
         scores = np.empty((X.shape[0], self.a0_.shape[0]))
         self._predict_blocks(X, scores, np.empty((0, 0), dtype=np.int16))
         return scores
 
-    def staged_decision_function(self, X, include_bias=False):
+    def decision_function(self, X):
+        """scikit-learn's decision values: for K = 2 the margin ``H_2 - H_1`` (N,), positive where the model
+        favours ``classes_[1]``; for K > 2 the scores H (N, K) of ``risk_scores``."""
+        return _as_decision(self.risk_scores(X))
+
+    def staged_risk_scores(self, X, include_bias=False):
         """Yield H after each round t = 1..n_estimators_ (arrays of shape (N, K)); with ``include_bias`` first
         the scores at t = 0 (a0 alone), so T + 1 arrays.
 
@@ -231,6 +356,12 @@ class RebelClassifier(ClassifierMixin, BaseEstimator):
                 )
             H += f * self.a_[t]
             yield H.copy()
+
+    def staged_decision_function(self, X, include_bias=False):
+        """Yield ``decision_function``'s values after each round (the margin (N,) for K = 2, else H (N, K));
+        ``include_bias`` as in ``staged_risk_scores``."""
+        for H in self.staged_risk_scores(X, include_bias=include_bias):
+            yield _as_decision(H)
 
     def _staged_vector_scores(self, X, H):
         leaves = np.empty((X.shape[0], 1), dtype=np.int32)
@@ -268,7 +399,7 @@ class RebelClassifier(ClassifierMixin, BaseEstimator):
 
     def predict(self, X):
         """The estimated minimum-risk class argmax_k H_k(x) (ties to the first class)."""
-        scores = self.decision_function(X)
+        scores = self.risk_scores(X)
         return self.classes_[np.argmax(scores, axis=1)]
 
     def staged_predict(self, X):
@@ -288,7 +419,7 @@ class RebelClassifier(ClassifierMixin, BaseEstimator):
 
     def expected_cost(self, X, y):
         """Mean cost C[y, prediction] of the model's predictions on (X, y) under ``cost_matrix_``."""
-        pred = np.argmax(self.decision_function(X), axis=1)
+        pred = np.argmax(self.risk_scores(X), axis=1)
         y_idx = self._label_indices(y)
         if y_idx.shape[0] != pred.shape[0]:
             raise ValueError(
@@ -304,7 +435,7 @@ class RebelClassifier(ClassifierMixin, BaseEstimator):
             raise AttributeError(
                 "predict_proba is only defined for 0-1 costs: a cost-sensitive REBEL model estimates the "
                 "minimum-risk class, not posteriors. Fit with cost_matrix=None to get posteriors, or use "
-                "decision_function for the scores H."
+                "risk_scores for the scores H."
             )
 
     @property
@@ -318,7 +449,27 @@ class RebelClassifier(ClassifierMixin, BaseEstimator):
         return self._predict_proba
 
     def _predict_proba(self, X):
-        return posterior_from_scores(self.decision_function(X), getattr(self, "loss_", "exp"))
+        return posterior_from_scores(self.risk_scores(X), getattr(self, "loss_", "exp"))
+
+    @property
+    def predict_log_proba(self):
+        """Natural log of ``predict_proba`` (same existence rule: models fitted with 0-1 costs only)."""
+        self._check_uniform_costs()
+        return self._predict_log_proba
+
+    def _predict_log_proba(self, X):
+        return np.log(self._predict_proba(X))
+
+    @property
+    def feature_importances_(self) -> np.ndarray:
+        """Split counts: the share of all internal nodes of every round's tree that test each feature,
+        normalised to sum to 1 (all zeros if the model has no rounds)."""
+        check_is_fitted(self)
+        counts = np.bincount(self.tree_features_.reshape(-1), minlength=self.n_features_in_).astype(
+            np.float64
+        )
+        total = counts.sum()
+        return counts / total if total > 0 else counts
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

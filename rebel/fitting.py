@@ -8,6 +8,7 @@ record of plain ndarrays (thresholds, usable features, the ``BoostResult``, the 
 
 from __future__ import annotations
 
+import reprlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -17,25 +18,55 @@ from . import _kernels as kern
 from ._threading import parallel_guard
 from .binning import bin_data, fit_thresholds
 from .booster import BoostResult, boost
+from .costs import scaled_cost_rows
 from .variants import boost_variant
 
 
 def weighted_cost_rows(cost_rows: np.ndarray, sample_weight, n_samples: int) -> np.ndarray:
     """Cost rows times w_n / mean(w): a sample's weight multiplies its costs, hence its loss and its risk
-    (the decomposition is linear in the costs). ``None`` returns the rows unchanged (paper mode)."""
+    (the decomposition is linear in the costs). ``None`` returns the rows unchanged (paper mode).
+
+    The weights are first scaled by a power of two so that the largest is in [0.5, 1): exact, so w / mean(w)
+    keeps its bits, and the mean cannot overflow (``full(N, 1e306)`` trains the same model as all ones)."""
     if sample_weight is None:
         return cost_rows
-    try:
-        w = np.asarray(sample_weight, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError("sample_weight must hold numbers, one non-negative weight per row of X.") from None
+    w = _weights(sample_weight)
     if w.shape != (n_samples,):
         raise ValueError(
             f"sample_weight has shape {w.shape}; give one weight per row of X, shape ({n_samples},)."
         )
-    if not np.all(np.isfinite(w)) or np.any(w < 0) or not np.any(w > 0):
-        raise ValueError("sample_weight must be finite, >= 0 and not all zero; e.g. class-balancing weights.")
+    bad = ~np.isfinite(w) | (w < 0)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"sample_weight[{i}] is {float(w[i])!r}; weights must be finite and >= 0 (e.g. class-balancing "
+            "weights; 0 leaves a row out)."
+        )
+    if not np.any(w > 0):
+        raise ValueError(
+            "sample_weight is all zeros; weights must be >= 0 and not all zero, so that some rows train."
+        )
+    w = np.ldexp(w, -np.frexp(w.max())[1])
     return cost_rows * (w / w.mean())[:, None]
+
+
+def _weights(sample_weight) -> np.ndarray:
+    """``sample_weight`` as float64, or a ValueError naming the first entry that is not a number."""
+    try:
+        return np.asarray(sample_weight, dtype=np.float64)
+    except (TypeError, ValueError):
+        flat = np.asarray(sample_weight, dtype=object).reshape(-1)
+        for i, value in enumerate(flat):
+            try:
+                float(value)
+            except (TypeError, ValueError):
+                raise ValueError(
+                    f"sample_weight[{i}] is {reprlib.repr(value)}, not a number; sample_weight must hold one "
+                    "non-negative number per row of X."
+                ) from None
+        raise ValueError(
+            "sample_weight must hold one non-negative number per row of X (a flat list or 1-D array)."
+        ) from None
 
 
 def validation_split(y_idx: np.ndarray, fraction: float, random_state) -> tuple[np.ndarray, np.ndarray]:
@@ -116,6 +147,9 @@ def _rows(A: np.ndarray, rows: np.ndarray | None) -> np.ndarray:
 def train(X, y_idx, cost_rows, opts: dict, callback=None, sample_weight=None) -> Fitted:
     """Fit thresholds and run the round loop that ``opts`` (the estimator's parameters) asks for. Rows of zero
     ``sample_weight`` take no part in training, thresholds included (as if they were not there)."""
+    cost_rows, scale = scaled_cost_rows(cost_rows, opts["loss"])
+    if scale != 1.0:
+        callback = _unscaled(callback, scale)
     train_rows, scorer = None, None  # None: every row trains
     if opts["n_iter_no_change"] is not None:
         train_rows, val_rows = validation_split(y_idx, opts["validation_fraction"], opts["random_state"])
@@ -146,9 +180,27 @@ def train(X, y_idx, cost_rows, opts: dict, callback=None, sample_weight=None) ->
             res = boost_variant(
                 *args, n_bins, opts["loss"], opts["leaves"], opts["learning_rate"], callback=cb
             )
+    if scale != 1.0:  # back to the caller's cost units (a power of two: exact)
+        res.train_loss, res.train_risk, res.layer_loss = (
+            res.train_loss / scale,
+            np.asarray(res.train_risk) / scale,
+            res.layer_loss / scale,
+        )
     if scorer is None:
         return Fitted(thresholds, usable, res, None)
-    return Fitted(thresholds, usable, truncate(res, scorer.best), np.array(scorer.costs[: scorer.best + 1]))
+    costs = np.array(scorer.costs[: scorer.best + 1]) / scale
+    return Fitted(thresholds, usable, truncate(res, scorer.best), costs)
+
+
+def _unscaled(callback, scale: float):
+    """``callback`` seeing loss and risk in the caller's cost units while training runs on scaled costs."""
+    if callback is None:
+        return None
+
+    def wrapped(t, info):
+        return callback(t, {**info, "loss": info["loss"] / scale, "risk": info["risk"] / scale})
+
+    return wrapped
 
 
 def truncate(res: BoostResult, n_rounds: int) -> BoostResult:

@@ -184,7 +184,7 @@ def _warm_variants() -> None:
     for loss, leaves in (("exp", "vector"), ("logistic", "binary"), ("logistic", "vector")):
         model = RebelClassifier(n_estimators=2, max_depth=2, n_thresholds=4, loss=loss, leaves=leaves)
         model.set_params(learning_rate=0.5).fit(X, y)
-        model.decision_function(X)
+        model.risk_scores(X)
         model.staged_class_indices(X)
     trees = (model.a0_, model.tree_features_, model.tree_thresholds_, model.tree_leaf_values_, 2)
     kern.predict_leaf_values(X, *trees, np.empty((24, 3)), np.empty((3, 24), dtype=np.int16))

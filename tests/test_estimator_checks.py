@@ -4,19 +4,13 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from rebel import RebelClassifier
 
-# Checks that cannot pass by design, each with the reason.
-_BINARY_SHAPE = (
-    "decision_function returns the paper's K-vector scores H (N x K) for every K, including K = 2, where "
-    "scikit-learn expects a 1-D margin for binary problems; predict = classes_[argmax H] as required."
-)
+# Checks that cannot pass, each with the reason (none for the binary decision function: it is the margin).
 _FLOAT_TIES = (
     "sample_weight multiplies each row's costs, which equals repeating the row up to floating-point summation "
     "order; on this check's tiny random data two stumps tie to ~1e-16 in round 9 and the order flips the "
     "choice (tests/test_variants.py checks the equivalence where no such tie exists)."
 )
 EXPECTED_FAILED = {
-    "check_classifiers_train": _BINARY_SHAPE,
-    "check_classifiers_classes": _BINARY_SHAPE,
     "check_sample_weight_equivalence_on_dense_data": _FLOAT_TIES,
 }
 

@@ -52,7 +52,7 @@ def _fit(X, y, C, S, depth, n_thresholds, rounds):
 def test_invariants_hold_on_random_problems(problem):
     X, y, _C, S, _depth, _n_thresholds, _rounds = problem
     model = _fit(*problem)
-    H = model.decision_function(X)
+    H = model.risk_scores(X)
     for arr in (H, model.a0_, model.a_, model.train_loss_, model.train_risk_, model.layer_loss_):
         assert np.all(np.isfinite(arr))
     loss, risk = model.train_loss_, model.train_risk_
@@ -64,12 +64,12 @@ def test_invariants_hold_on_random_problems(problem):
         risk[-1], rows[np.arange(len(y)), np.argmax(H, axis=1)].mean(), rtol=1e-9, atol=0
     )
     # Staged scores end at decision_function and agree with the staged class indices.
-    staged = list(model.staged_decision_function(X))
+    staged = list(model.staged_risk_scores(X))
     np.testing.assert_allclose(staged[-1], H, rtol=1e-9, atol=1e-9 * np.abs(H).max())
     idx = model.staged_class_indices(X)
     np.testing.assert_array_equal(idx[-1], np.argmax(H, axis=1))
     # JSON round trip is exact.
-    np.testing.assert_array_equal(loads_model(dumps_model(model)).decision_function(X), H)
+    np.testing.assert_array_equal(loads_model(dumps_model(model)).risk_scores(X), H)
 
 
 @settings(max_examples=EXAMPLES // 2)
@@ -121,11 +121,11 @@ def test_variants_keep_the_loss_finite_and_non_increasing(problem, variant, lear
         cost_matrix=C, loss=loss_name, leaves=leaves, learning_rate=learning_rate, **hyper
     )
     model.fit(X, y, sample_cost=S)
-    H = model.decision_function(X)
+    H = model.risk_scores(X)
     for arr in (H, model.a0_, model.a_, model.train_loss_, model.train_risk_, model.layer_loss_):
         assert np.all(np.isfinite(arr))
     loss = model.train_loss_
     assert np.all(np.diff(loss) <= 1e-10 * np.abs(loss[:-1]) + 1e-300)
     np.testing.assert_array_equal(model.staged_class_indices(X)[-1], np.argmax(H, axis=1))
     loaded = loads_model(dumps_model(model))
-    np.testing.assert_array_equal(loaded.decision_function(X), H)
+    np.testing.assert_array_equal(loaded.risk_scores(X), H)

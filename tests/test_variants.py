@@ -109,7 +109,7 @@ def test_two_classes_exp_binary_is_adaboost():
         k = int(np.argmin([min(e, 1 - e) for e in errs]))
         err, f = errs[k], stumps[k][2]
         F = F + 0.5 * np.log((1 - err) / err) * f
-    H = model.decision_function(X)
+    H = model.risk_scores(X)
     np.testing.assert_allclose(H[:, 1], -H[:, 0], rtol=1e-9, atol=1e-9)
     np.testing.assert_allclose(H[:, 1], F, rtol=1e-6, atol=1e-6)
 
@@ -137,7 +137,7 @@ def test_two_classes_logistic_binary_is_newton_logitboost():
         while loss(F + scale * step * f) > loss(F):
             scale /= 2
         F = F + scale * step * f
-    H = model.decision_function(X)
+    H = model.risk_scores(X)
     np.testing.assert_allclose(H[:, 1], -H[:, 0], rtol=1e-9, atol=1e-9)
     np.testing.assert_allclose(H[:, 1], F, rtol=1e-6, atol=1e-6)
 
@@ -159,7 +159,7 @@ def test_predict_proba_is_the_posterior_the_loss_implies(loss, leaves):
 def test_two_class_logistic_posterior_is_the_sigmoid_of_the_score():
     X, y = _binary_problem(7)
     model = RebelClassifier(n_estimators=15, n_thresholds=15, loss="logistic").fit(X, y)
-    H = model.decision_function(X)
+    H = model.risk_scores(X)
     np.testing.assert_allclose(model.predict_proba(X)[:, 1], 1 / (1 + np.exp(-H[:, 1])), rtol=1e-9)
 
 

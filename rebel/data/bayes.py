@@ -16,8 +16,8 @@ from rebel.data.mixture import (
     _check_count,
     _check_fraction,
     _classes,
-    _covariances,
     _sample,
+    component_cholesky,
     label_indices,
     mixture_classes,
     validate_mixture,
@@ -37,8 +37,7 @@ def _check_points(X) -> np.ndarray:
 
 def _log_joint(df: pd.DataFrame, X: np.ndarray) -> np.ndarray:
     """(N, J) log of ``w_j N(x; mu_j, Sigma_j)`` with weights normalized to sum to 1."""
-    cov = _covariances(df)
-    L = np.linalg.cholesky(cov)
+    L = component_cholesky(df)
     diff = X[:, None, :] - df[["mean_x", "mean_y"]].to_numpy()[None, :, :]
     # Solve L u = diff per component; |u|^2 is the squared Mahalanobis distance.
     Linv = np.linalg.inv(L)

@@ -192,6 +192,34 @@ def _cholesky_2x2(cov: np.ndarray) -> np.ndarray:
     return L
 
 
+def component_cholesky(df: pd.DataFrame) -> np.ndarray:
+    """(J, 2, 2) Cholesky factors of the component covariances, in closed form (``_cholesky_2x2``); a component
+    whose covariance float64 cannot factor (a standard deviation so small that its square underflows, so large
+    that it overflows, or a correlation within rounding of +-1) is a ValueError naming its row and the fix."""
+    with np.errstate(all="ignore"):
+        cov = _covariances(df)
+        L = _cholesky_2x2(cov)
+        pivot = (
+            cov[:, 1, 1] - L[:, 1, 0] ** 2
+        )  # the second pivot before its square root: > 0 when positive definite
+        diag_ok = (
+            (L[:, 0, 0] >= np.finfo(np.float64).tiny)
+            & (pivot > 0)
+            & (L[:, 1, 1] >= np.finfo(np.float64).tiny)
+        )
+        ok = diag_ok & np.isfinite(L).all(axis=(1, 2)) & np.isfinite(cov).all(axis=(1, 2))
+    if not ok.all():
+        j = int(np.flatnonzero(~ok)[0])
+        row = df.iloc[j]
+        raise ValueError(
+            f"mixture row {j} (class {str(row['class'])!r}): std_x = {float(row['std_x'])!r}, "
+            f"std_y = {float(row['std_y'])!r}, corr = {float(row['corr'])!r} give a covariance that is not "
+            "positive definite in float64; use standard deviations between 1e-100 and 1e100 and a correlation "
+            "further from -1 and 1."
+        )
+    return L
+
+
 def _allocate(n: int, weights: np.ndarray) -> np.ndarray:
     """Split n into integer counts proportional to weights (largest remainder; ties to the first row)."""
     share = n * weights / weights.sum()
@@ -250,7 +278,7 @@ def _sample(df: pd.DataFrame, n: int, seed, label_noise: float):
     points_seq, noise_seq = _seed_sequence(seed).spawn(2)
     rng = np.random.default_rng(points_seq)
     counts = _allocate(n, df["weight"].to_numpy())
-    L = _cholesky_2x2(_covariances(df))
+    L = component_cholesky(df)
     comp = np.repeat(np.arange(len(df)), counts)
     z = rng.standard_normal((n, 2))
     X = df[["mean_x", "mean_y"]].to_numpy()[comp]

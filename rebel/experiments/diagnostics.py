@@ -81,7 +81,7 @@ class ScorePosterior(ClassifierMixin, BaseEstimator):
         return self
 
     def predict_proba(self, X) -> np.ndarray:
-        H = self.model_.decision_function(X)
+        H = self.model_.risk_scores(X)
         if self.transform == "softmax":
             return softmax(H, axis=1)
         shifted = H - H.min(axis=1, keepdims=True)

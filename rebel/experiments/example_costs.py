@@ -158,9 +158,9 @@ def example_cost_regions(run: ExampleCostRun, lam: float, xs: np.ndarray, ys: np
     rows = example_costs(C, split.y_train, split.X_train, lam, signs)
     K = split.n_classes
     return {
-        "rebel": np.argmax(rebel.decision_function(G), axis=1).reshape(gx.shape),
+        "rebel": np.argmax(rebel.risk_scores(G), axis=1).reshape(gx.shape),
         "two_step": min_risk_class(zero_one.predict_proba(G), averaged).reshape(gx.shape),
-        "rebel_train": np.argmax(rebel.decision_function(split.X_train), axis=1),
+        "rebel_train": np.argmax(rebel.risk_scores(split.X_train), axis=1),
         "two_step_train": min_risk_class(zero_one.predict_proba(split.X_train), averaged),
         "train_cost": rows.sum(axis=1) / max(K - 1, 1),
         "averaged": averaged,

@@ -89,7 +89,7 @@ def _posterior_task(split: Split, estimator):
 def _rebel_cost_task(split: Split, C, n_rounds: int, max_depth: int, variant: dict):
     model = RebelClassifier(cost_matrix=C, n_estimators=n_rounds, max_depth=max_depth, **variant)
     model.fit(split.X_train, split.y_train)
-    return np.argmax(model.decision_function(split.X_test), axis=1)
+    return np.argmax(model.risk_scores(split.X_test), axis=1)
 
 
 def _costs_per_dataset(cost_matrices, n_datasets: int) -> list:

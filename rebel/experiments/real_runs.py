@@ -166,7 +166,7 @@ def train_real_steps(
             }
         )
     ]
-    scores = rebel.decision_function(X_te)
+    scores = rebel.risk_scores(X_te)
     yield RealRun(dataset, C, frames[0], rebel, scores, total, cancelled=total > 1, notes=notes)
     for name in runnable:
         depth = 1 if name in STUMP_ONLY else max_depth

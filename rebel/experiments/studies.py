@@ -374,7 +374,7 @@ def sweep_steps(dataset: Dataset, cost_matrix, hyper: dict, entry: tuple, values
         C = swept_matrix(cost_matrix, entry, v)
         two_step = TwoStepClassifier(blind, C).fit(ds.X_train, ds.y_train)
         preds = {
-            "REBEL": np.argmax(fit(ds, C, hyper).decision_function(ds.X_test), axis=1),
+            "REBEL": np.argmax(fit(ds, C, hyper).risk_scores(ds.X_test), axis=1),
             "two-step": ds.class_index(two_step.predict(ds.X_test)),
         }
         c, m = _sweep_rows(v, preds, y, C, K)

@@ -108,7 +108,7 @@ def _two_step_task(split: Split, posterior: str, variant: dict, depth: int, roun
     out = {}
     for part, X in (("train", split.X_train), ("test", split.X_test)):
         if posterior == "softmax":
-            stages = (softmax(H, axis=1) for H in model.staged_decision_function(X))
+            stages = (softmax(H, axis=1) for H in model.staged_risk_scores(X))
         else:
             stages = staged_posteriors(model, X)
         out[part] = _read_at(stages, rounds)

@@ -131,8 +131,8 @@ def train_gallery(
             titles[key],
             C,
             model,
-            np.argmax(model.decision_function(grid.points), axis=1).reshape(grid.shape).astype(np.int16),
-            np.argmax(model.decision_function(ds.X_train), axis=1),
+            np.argmax(model.risk_scores(grid.points), axis=1).reshape(grid.shape).astype(np.int16),
+            np.argmax(model.risk_scores(ds.X_train), axis=1),
             np.asarray(test_pred, dtype=np.int64),
         )
     report(progress, 4, 4, "done")

@@ -152,7 +152,7 @@ def fit_rebel(dataset: Dataset, cost_matrix, hyper: dict) -> RebelClassifier:
 
 def staged_scores(model: RebelClassifier, X) -> np.ndarray:
     """H after a0 (t = 0) and after every round, shape (T + 1, N, K): the staged scores of Eq. 3."""
-    return np.stack(list(model.staged_decision_function(X, include_bias=True)))
+    return np.stack(list(model.staged_risk_scores(X, include_bias=True)))
 
 
 def scores_at(model: RebelClassifier, X, t: int) -> np.ndarray:

@@ -80,7 +80,7 @@ def round_diagnostics(model: RebelClassifier, X, y) -> pd.DataFrame:
     """Per round t = 1..T of a fitted model on its training data (X, y): the edge and the loss ratio vs the
     exponential bound of S.6.1. What is computed, exactly:
 
-    - H_{t-1} on the training set from ``staged_decision_function`` (t = 1 uses a0); weights (S.6)
+    - H_{t-1} on the training set from ``staged_risk_scores`` (t = 1 uses a0); weights (S.6)
       w+ = c+ e^{H_{t-1}}, w- = c- e^{-H_{t-1}} with c+/c- from ``decompose`` of the cost rows C[y_n]
       (|H| clipped at ``EXP_CLIP`` before exp).
     - f_t(x_n) in {-1, +1}: the weak learner's output (``RebelClassifier.weak_learner_outputs``; for depth-2+
@@ -106,7 +106,7 @@ def round_diagnostics(model: RebelClassifier, X, y) -> pd.DataFrame:
     loss = np.asarray(model.train_loss_, dtype=np.float64)
     rows = []
     F = model.weak_learner_outputs(X)  # (N, T)
-    for t, H_prev in enumerate(model.staged_decision_function(X, include_bias=True), start=1):
+    for t, H_prev in enumerate(model.staged_risk_scores(X, include_bias=True), start=1):
         if t > model.n_estimators_:
             break
         a, f = model.a_[t - 1], F[:, t - 1]
