@@ -289,7 +289,7 @@ def _main(argv) -> int:
             f"got {args.datasets!r}."
         )
     if args.out is not None and args.curves is not None:
-        cli.refuse_overwrite(args.out, {"--curves": args.curves})
+        cli.refuse_overwrite(args.out, {"the --curves output": args.curves})
     if args.rounds is None:
         args.rounds = DEFAULT_ROUNDS[args.experiment]
     if args.seed is None:

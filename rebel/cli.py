@@ -200,7 +200,7 @@ def check_size(path: Path, limit: int, what: str) -> None:
 
 
 def refuse_overwrite(out, inputs: dict) -> None:
-    """Refuse an output path that is one of the ``inputs`` ({argument: path}): writing it would destroy it."""
+    """Refuse an output path that is one of ``inputs`` ({"the input X.csv": path}): writing it would destroy it."""
     if out is None:
         return
     for what, path in inputs.items():
@@ -209,7 +209,7 @@ def refuse_overwrite(out, inputs: dict) -> None:
         same = os.path.samefile(out, path) if Path(out).exists() and Path(path).exists() else False
         if same or Path(out).resolve() == Path(path).resolve():
             raise ValueError(
-                f"the output {str(out)!r} is the input {what} {str(path)!r}; writing it would destroy that file. "
+                f"the output {str(out)!r} is {what} {str(path)!r}; writing it would destroy that file. "
                 "Choose another output path."
             )
 
@@ -402,12 +402,16 @@ def _uses_variants(model) -> bool:
     )
 
 
-def _frame(X: np.ndarray, features: list, model=None):
-    """X as a DataFrame of the named ``features`` (so the model keeps or checks ``feature_names_in_``), or as is
-    for a model fitted without names."""
-    if model is not None and not hasattr(model, "feature_names_in_"):
-        return X
+def _frame(X: np.ndarray, features) -> pd.DataFrame:
+    """X as a DataFrame of the named ``features``, so a fitted model keeps ``feature_names_in_``."""
     return pd.DataFrame(X, columns=[str(f) for f in features])
+
+
+def _model_frame(X: np.ndarray, model):
+    """X (columns in the model's order) as the model takes it: named as in its training, or as is for a model
+    fitted without names (a version 1 file)."""
+    names = getattr(model, "feature_names_in_", None)
+    return X if names is None else _frame(X, names)
 
 
 # --------------------------------------------------------------------------------------------------- commands
@@ -415,7 +419,9 @@ def cmd_fit(args) -> int:
     from .estimator import RebelClassifier
     from .io import dumps_model
 
-    refuse_overwrite(args.out, {"TRAIN.csv": args.train, "--cost-matrix": args.cost_matrix})
+    refuse_overwrite(
+        args.out, {"the input TRAIN.csv": args.train, "the input --cost-matrix": args.cost_matrix}
+    )
     check_size(args.train, args.max_bytes, "TRAIN.csv")
     data = _read_labelled(args.train, args, "train")
     classes = np.unique(data.y)
@@ -475,7 +481,7 @@ def _load_model(args):
 
 
 def cmd_predict(args) -> int:
-    refuse_overwrite(args.out, {"model.json": args.model, "X.csv": args.data})
+    refuse_overwrite(args.out, {"the input model.json": args.model, "the input X.csv": args.data})
     model = _load_model(args)
     check_size(args.data, args.max_bytes, "X.csv")
     names = getattr(model, "feature_names_in_", None)
@@ -485,7 +491,7 @@ def cmd_predict(args) -> int:
         raise ValueError(f"{args.data}: {exc}") from None
     _note_ignored(args.data, ignored)
     compile_if_cold(_uses_variants(model))
-    X = _frame(X, [] if names is None else list(names), model)
+    X = _model_frame(X, model)
     table = pd.DataFrame({"prediction": model.predict(X)})
     if args.scores:
         scores = class_scores(model, X)
@@ -516,7 +522,7 @@ def cmd_evaluate(args) -> int:
         data.y, classes, "that label was not seen in training; evaluate on the model's classes"
     )
     compile_if_cold(_uses_variants(model))
-    X = _frame(data.X, data.features, model)
+    X = _model_frame(data.X, model)
     pred = label_indices(model.predict(X), classes)
     k = len(classes)
     confusion = np.bincount(truth * k + pred, minlength=k * k).reshape(k, k)
@@ -561,7 +567,7 @@ def _print_baselines(args, model, costs, X_test, truth, rebel_cost: float) -> No
     blind = TwoStepClassifier(RebelClassifier(**params), costs)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", CostWarning)  # the evaluation costs have been read (and warned) once
-        blind.fit(_frame(train.X, train.features, model), train.y)
+        blind.fit(_model_frame(train.X, model), train.y)
     min_risk = label_indices(blind.predict(X_test), model.classes_)
     argmax = label_indices(blind.estimator_.predict(X_test), model.classes_)
     two_step = _costs_of(min_risk, truth, costs)
