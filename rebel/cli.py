@@ -42,7 +42,7 @@ from .data.files import LABEL_COLUMN, MissingLabelColumn, _shorten, read_feature
 from .params import CHOICE_PARAMS, FLOAT_PARAMS, INT_PARAMS, N_ITER_NO_CHANGE, check_float, check_param
 
 MAX_BYTES = 100_000_000  # default --max-bytes: the largest input file a command reads
-COMPILE_SECONDS = 20  # a cold compile of the engine's kernels on a 2-core machine (see compile_if_cold)
+COMPILE_SECONDS = 20  # a cold compile of the kernels (docs/REPRODUCTION.md: "about 20 s")
 DEFAULT_SEED = 0
 
 
