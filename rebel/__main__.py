@@ -274,6 +274,19 @@ def _message(exc: Exception) -> str:
     return text
 
 
+def _check_backend(parser, backend) -> None:
+    """``--backend``: a joblib backend registered in this process (argparse cannot list them beforehand)."""
+    if backend is None:
+        return
+    from joblib.parallel import BACKENDS
+
+    if backend not in BACKENDS:
+        parser.error(
+            f"argument --backend: {backend!r} is not a joblib backend here; choose one of {sorted(BACKENDS)} "
+            "(dask or ray once registered)."
+        )
+
+
 def _main(argv) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -288,6 +301,7 @@ def _main(argv) -> int:
             f"argument --datasets: {args.experiment} takes a number of random datasets (>= 1); "
             f"got {args.datasets!r}."
         )
+    _check_backend(parser, args.backend)
     if args.out is not None and args.curves is not None:
         cli.refuse_overwrite(args.out, {"the --curves output": args.curves})
     if args.rounds is None:
