@@ -139,22 +139,22 @@ RUNNERS = {"fig3": _run_fig3, "table1": _run_table1, "fig4": _run_fig4, **comman
 # The options of ``reproduce`` as (flag, type, default, help), before and after ``--posterior``.
 _REPRODUCE_OPTIONS = (
     (
-        ("--datasets", count_or_names, None, ("fig3: number of random datasets (10); table1/fig4: a count of the "
+        ("--datasets", count_or_names, None, ("fig3: number of random datasets (default: 10); table1/fig4: a count of the "
          "default datasets or comma-separated names (iris, wine, breast_cancer, digits, random_<i>, presets)")),
         ("--costs", int_at_least(1, "the number of cost matrices per dataset"), 20,
          "fig3: random cost matrices per dataset"),
-        ("--rounds", param_type("n_estimators"), None, "boosting rounds (fig3/table1: 100, fig4: 200)"),
+        ("--rounds", param_type("n_estimators"), None, "boosting rounds (default: 200 for fig4, else 100)"),
         ("--depth", param_type("max_depth"), 1, "tree depth of the weak learners (1 = stumps)"),
-        ("--depths", param_list_type("max_depth"), None, "table1: depths to compare (1,2,3,4); honest: (1,2,3)"),
+        ("--depths", param_list_type("max_depth"), None, "depths to compare (default: table1 1,2,3,4; honest 1,2,3)"),
         ("--splits", int_at_least(1, "the number of splits"), 5, "table1/fig4: random 50/25/25 splits"),
         ("--methods", None, None, f"fig4: comma-separated subset of {','.join(ESTIMATORS)}"),
     ),
     (
         ("--cost-distribution", None, "paper", "fig3: paper (half-normal), lognormal[:s] or spike[:m]"),
         ("--seed", int_at_least(0, "the seed"), None,
-         f"base seed ({PAPER_SEED}; honest: the held-out seed {commands.SEEDS['honest']})"),
+         f"base seed (default: {PAPER_SEED}; honest: the held-out seed {commands.SEEDS['honest']})"),
         ("--jobs", int_at_least(1, "the number of workers"), 2, "joblib workers"),
-        ("--backend", None, None, "joblib backend: threading (default), loky, or dask/ray when registered"),
+        ("--backend", None, None, "joblib backend: threading, loky, or dask/ray when registered (default: threading)"),
         ("--out", output_file, None, "write the per-trial table to this CSV file"),
         ("--curves", output_file, None, "fig4: write the per-round curves to this CSV file"),
     ),
