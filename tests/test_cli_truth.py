@@ -160,6 +160,23 @@ def test_version_1_files_still_load():
         loads_model(json.dumps(doc))
 
 
+def test_a_version_1_file_predicts_by_position_on_the_command_line(airport_model, tmp_path, capsys):
+    doc = json.loads(airport_model.read_text())
+    for field in ("feature_names", "package_version"):
+        doc.pop(field)
+    doc["version"] = 1
+    old = tmp_path / "v1.json"
+    old.write_text(json.dumps(doc))
+    code, out, err = _run(["predict", old, AIRPORT, "--scores"], capsys)
+    assert code == 0 and err == ""
+    assert out == _run(["predict", airport_model, AIRPORT, "--scores"], capsys)[1]
+    three = tmp_path / "three.csv"
+    three.write_text("a,b,c\n1,2,3\n")
+    assert "has 3 feature columns ['a', 'b', 'c']; the model was trained on 2" in _one_error(
+        ["predict", old, three], capsys
+    )
+
+
 def test_a_newer_file_says_to_upgrade_the_package(airport_model):
     doc = json.loads(airport_model.read_text())
     doc["version"] = 3
