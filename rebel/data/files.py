@@ -171,7 +171,7 @@ def _parse_labels(raw: pd.Series, label_column: str, first_line: int = 2) -> np.
 class MissingLabelColumn(ValueError):
     """A CSV file has no ``label`` column and no label column was named; ``columns`` lists the file's columns."""
 
-    def __init__(self, columns: list, fix: str = "or name the label column (label_column=NAME)"):
+    def __init__(self, columns: list, fix: str = "(from Python: or pass label_column=NAME)"):
         self.columns = list(columns)
         hint = ""
         if len(self.columns) == 1 and ";" in self.columns[0]:
