@@ -313,7 +313,8 @@ def match_features(columns: list, feature_names, n_features: int, exclude=(LABEL
     one is an error naming it); without (a model of positional features, or a file read with ``header=False``)
     the columns not in ``exclude`` are the features in file order and there must be ``n_features`` of them.
     """
-    others = [c for c in columns if c not in exclude]
+    skip = set(exclude)
+    others = [c for c in columns if c not in skip]
     if feature_names is None:
         if len(others) != n_features:
             raise ValueError(
@@ -323,14 +324,15 @@ def match_features(columns: list, feature_names, n_features: int, exclude=(LABEL
             )
         return others, []
     names = [str(n) for n in feature_names]
-    missing = [n for n in names if n not in columns]
+    present, wanted = set(columns), set(names)  # sets: linear in the number of columns
+    missing = [n for n in names if n not in present]
     if missing:
         raise ValueError(
             f"the CSV file lacks the feature column(s) {_shorten(missing)} the model was trained on; its "
             f"columns are {_shorten(list(columns))}. Give every feature of the model by name "
             f"({_shorten(names)}, in any order)."
         )
-    return names, [c for c in others if c not in names]
+    return names, [c for c in others if c not in wanted]
 
 
 def read_features(source, feature_names=None, n_features: int | None = None, header: bool = True):
