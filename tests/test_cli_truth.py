@@ -494,3 +494,18 @@ def test_a_cold_engine_says_it_compiles(tmp_path, airport_model):
         check=False,
     )
     assert again.returncode == 0 and "compiling" not in again.stderr
+
+
+def test_a_full_standard_output_is_a_write_error(airport_model):
+    """``predict ... > /dev/full``: "could not write to standard output: No space left on device", exit 2."""
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run(
+            [sys.executable, "-m", "rebel", "predict", str(airport_model), str(AIRPORT)],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == "error: could not write to standard output: No space left on device."
