@@ -4,21 +4,36 @@
 fig3|table1|fig4`` runs one of the paper's experiments (``rebel.experiments``) with a progress bar on stderr,
 prints a summary table on stdout and writes the per-trial table as CSV (``--out``); see docs/REPRODUCTION.md for
 the measured runs. Bad arguments (ranges from ``rebel.params``, unwritable output paths) are refused before any
-work starts, with one error line and exit code 2.
+work starts.
+
+Every error is one line ``error: ...`` on stderr, never a traceback or a usage block (that is for ``--help``):
+exit code 2 for bad input (arguments, files, a failed write), 1 for a fault of the program itself (reported as
+one line asking for a bug report), 130 on Ctrl-C, 141 (quietly, as ``cat`` does) when the reader of standard
+output goes away (``... | head``). Warnings are one line ``warning: ...`` each, shown once.
 """
 
 from __future__ import annotations
 
 import argparse
+import errno
 import sys
 import time
+import warnings
 
 import pandas as pd
 
-from . import cli
+from . import __version__, cli
 from . import experiments as ex
 from .baselines import ESTIMATORS
-from .cli import ProgressBar, count_or_names, int_at_least, output_file, param_list_type, param_type
+from .cli import (
+    ProgressBar,
+    count_or_names,
+    int_at_least,
+    output_file,
+    param_list_type,
+    param_type,
+    write_text,
+)
 from .data.mixture import PAPER_SEED
 from .experiments import commands
 
@@ -101,7 +116,7 @@ def _run_fig4(args, progress) -> tuple:
         progress,
     )
     if args.curves:
-        curves.to_csv(args.curves, index=False)
+        write_text(args.curves, curves.to_csv(index=False))
     trials = ex.select_rounds(curves)
     summary = ex.fig4_summary(trials)
     summary["label"] = summary.apply(ex.method_label, axis=1)
@@ -124,22 +139,22 @@ RUNNERS = {"fig3": _run_fig3, "table1": _run_table1, "fig4": _run_fig4, **comman
 # The options of ``reproduce`` as (flag, type, default, help), before and after ``--posterior``.
 _REPRODUCE_OPTIONS = (
     (
-        ("--datasets", count_or_names, None, ("fig3: number of random datasets (10); table1/fig4: a count of the "
+        ("--datasets", count_or_names, None, ("fig3: number of random datasets (default: 10); table1/fig4: a count of the "
          "default datasets or comma-separated names (iris, wine, breast_cancer, digits, random_<i>, presets)")),
         ("--costs", int_at_least(1, "the number of cost matrices per dataset"), 20,
-         "fig3: random cost matrices per dataset (20)"),
-        ("--rounds", param_type("n_estimators"), None, "boosting rounds (fig3/table1: 100, fig4: 200)"),
+         "fig3: random cost matrices per dataset"),
+        ("--rounds", param_type("n_estimators"), None, "boosting rounds (default: 200 for fig4, else 100)"),
         ("--depth", param_type("max_depth"), 1, "tree depth of the weak learners (1 = stumps)"),
-        ("--depths", param_list_type("max_depth"), None, "table1: depths to compare (1,2,3,4); honest: (1,2,3)"),
-        ("--splits", int_at_least(1, "the number of splits"), 5, "table1/fig4: random 50/25/25 splits (5)"),
+        ("--depths", param_list_type("max_depth"), None, "depths to compare (default: table1 1,2,3,4; honest 1,2,3)"),
+        ("--splits", int_at_least(1, "the number of splits"), 5, "table1/fig4: random 50/25/25 splits"),
         ("--methods", None, None, f"fig4: comma-separated subset of {','.join(ESTIMATORS)}"),
     ),
     (
         ("--cost-distribution", None, "paper", "fig3: paper (half-normal), lognormal[:s] or spike[:m]"),
         ("--seed", int_at_least(0, "the seed"), None,
-         f"base seed ({PAPER_SEED}; honest: the held-out seed {commands.SEEDS['honest']})"),
-        ("--jobs", int_at_least(1, "the number of workers"), 2, "joblib workers (2)"),
-        ("--backend", None, None, "joblib backend: threading (default), loky, or dask/ray when registered"),
+         f"base seed (default: {PAPER_SEED}; honest: the held-out seed {commands.SEEDS['honest']})"),
+        ("--jobs", int_at_least(1, "the number of workers"), 2, "joblib workers"),
+        ("--backend", None, None, "joblib backend: threading, loky, or dask/ray when registered (default: threading)"),
         ("--out", output_file, None, "write the per-trial table to this CSV file"),
         ("--curves", output_file, None, "fig4: write the per-round curves to this CSV file"),
     ),
@@ -168,15 +183,111 @@ def _add_reproduce(sub) -> None:
     commands.add_arguments(rep)
 
 
+class _HelpFormatter(argparse.HelpFormatter):
+    """Help that shows every option's default (unless it is off/None or the text already states it)."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        off = action.default is None or action.default is False or action.default == argparse.SUPPRESS
+        if "default" in text or off or not action.option_strings:
+            return text
+        return f"{text} (default: %(default)s)"
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors: ``error: <message>`` and exit code 2, the usage only on ``--help``."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("formatter_class", _HelpFormatter)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message):
+        self.exit(2, f"error: {message} ('{self.prog} --help' shows the usage)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m rebel", description=__doc__.splitlines()[0])
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser = _Parser(
+        prog="python -m rebel",
+        description="REBEL Explorer: train, apply and score cost-sensitive boosting models on CSV files, and "
+        "reproduce the paper's experiments.",
+    )
+    parser.add_argument("--version", action="version", version=f"rebel-explorer {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{fit,predict,evaluate,reproduce}")
     cli.add_commands(sub)
     _add_reproduce(sub)
     return parser
 
 
+def _one_line_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """``warnings.showwarning`` of the command line: ``warning: <message>`` on one line, no path or source."""
+    text = " ".join(str(message).split())
+    try:
+        print(f"warning: {text}", file=sys.stderr)
+    except OSError:
+        pass
+
+
 def main(argv=None) -> int:
+    """Run ``python -m rebel``; every failure is one ``error:`` line (see the module docstring)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("once")
+        warnings.showwarning = _one_line_warning
+        try:
+            code = _main(argv)
+            sys.stdout.flush()
+            return code
+        except BrokenPipeError:  # the reader of stdout went away (e.g. | head): stop quietly
+            cli.drop_stdout()
+            return 141
+        except KeyboardInterrupt:
+            print("error: interrupted.", file=sys.stderr)
+            return 130
+        except MemoryError:
+            print(
+                "error: out of memory; use a smaller file (or fewer rounds, classes or points).",
+                file=sys.stderr,
+            )
+            return 2
+        except (ValueError, OSError) as exc:
+            print(f"error: {_message(exc)}", file=sys.stderr)
+            return 2
+        except Exception as exc:  # noqa: BLE001 (a fault of the program: one line, never a traceback)
+            print(
+                f"error: internal error ({type(exc).__name__}: {' '.join(str(exc).split())[:300]}); this is a bug "
+                "in REBEL Explorer, please report it with the command that caused it.",
+                file=sys.stderr,
+            )
+            return 1
+
+
+def _message(exc: Exception) -> str:
+    """The project's one-line wording of a ValueError or OSError."""
+    if isinstance(exc, OSError):
+        if exc.errno == errno.ENOSPC and not exc.filename:
+            cli.drop_stdout()
+            return "could not write to standard output: No space left on device."
+        what = exc.strerror or str(exc)
+        return f"{exc.filename}: {what}." if exc.filename else f"{what}."
+    text = " ".join(str(exc).split())
+    if "contains NaN" in text or "contains infinity" in text:
+        return "the data holds NaN or infinity; features must be finite numbers."
+    return text
+
+
+def _check_backend(parser, backend) -> None:
+    """``--backend``: a joblib backend registered in this process (argparse cannot list them beforehand)."""
+    if backend is None:
+        return
+    from joblib.parallel import BACKENDS
+
+    if backend not in BACKENDS:
+        parser.error(
+            f"argument --backend: {backend!r} is not a joblib backend here; choose one of {sorted(BACKENDS)} "
+            "(dask or ray once registered)."
+        )
+
+
+def _main(argv) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command != "reproduce":
@@ -190,24 +301,24 @@ def main(argv=None) -> int:
             f"argument --datasets: {args.experiment} takes a number of random datasets (>= 1); "
             f"got {args.datasets!r}."
         )
+    _check_backend(parser, args.backend)
+    if args.out is not None and args.curves is not None:
+        cli.refuse_overwrite(args.out, {"the --curves output": args.curves})
     if args.rounds is None:
         args.rounds = DEFAULT_ROUNDS[args.experiment]
     if args.seed is None:
         args.seed = commands.SEEDS.get(args.experiment, PAPER_SEED)
+    cli.compile_if_cold(variants=args.experiment in ("honest", "fig3"))
     progress = None if args.quiet else ProgressBar(args.experiment)
     start = time.perf_counter()
-    try:
-        trials, table, headline = RUNNERS[args.experiment](args, progress)
-    except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    trials, table, headline = RUNNERS[args.experiment](args, progress)
     elapsed = time.perf_counter() - start
     with pd.option_context("display.width", 200, "display.max_columns", 50):
         print(table)
     print(f"\n{headline}")
     print(f"{args.experiment}: {len(trials)} trials in {elapsed:.1f}s (seed {args.seed}, {args.jobs} jobs).")
     if args.out:
-        trials.to_csv(args.out, index=False)
+        write_text(args.out, trials.to_csv(index=False))
         print(f"per-trial table written to {args.out}")
     return 0
 

@@ -1,19 +1,24 @@
 """The practitioner's commands of ``python -m rebel``: ``fit``, ``predict``, ``evaluate``; shared argument types.
 
-``fit TRAIN.csv --cost-matrix C.csv -o model.json`` (engine options ``--loss``, ``--leaves``, ``--learning-rate``,
-``--early-stopping N``) trains a ``RebelClassifier`` on a labelled CSV file (read by
-the data layer's ``read_csv``: numeric feature columns, a ``label`` column, optionally a ``split`` column whose
-``train`` rows are used) and saves it as JSON (``rebel.io``). ``predict model.json X.csv -o pred.csv`` writes one
-predicted class per input row (every row; ``label``/``split`` columns are ignored). ``evaluate model.json
-TEST.csv --cost-matrix C.csv`` prints the mean cost, the error rate and the confusion matrix (rows: truth) on
-the file's ``test`` rows (or every row without a ``split`` column).
+``fit TRAIN.csv --cost-matrix COSTS -o model.json`` (engine options ``--loss``, ``--leaves``, ``--learning-rate``,
+``--early-stopping N --seed S``) trains a ``RebelClassifier`` on a labelled CSV file (numeric feature columns, a
+``label`` column or the one ``--label-column`` names, never a guessed one; optionally a ``split`` column whose
+``train`` rows are used) and saves it as JSON (``rebel.io``, docs/MODEL_FORMAT.md) with its feature names.
+``predict model.json X.csv -o pred.csv`` writes one predicted class per input row; the model's feature columns
+are found by name in any order (a missing one is an error naming it; other columns are ignored with one line
+saying so; a file without a header needs ``--no-header`` and gives the features by position). ``evaluate
+model.json TEST.csv`` prints the mean cost, the error rate and the confusion matrix (rows: truth) on the file's
+``test`` rows (every row without a ``split`` column); ``--baselines`` adds the same engine trained cost-blind on
+the file's ``train`` rows (or ``--train FILE``), decided by the minimum-risk rule and by argmax.
 
-A cost-matrix file is a CSV grid ``C[truth, prediction]``: either K rows of K numbers in sorted class order, or a
-header ``truth,<class>,...`` and one row per true class (``<class>,<costs>...``) in any order.
+A cost matrix (``--cost-matrix``) is a CSV grid ``C[truth, prediction]`` (K rows of K numbers in sorted class
+order, or a header ``truth,<class>,...`` and one row per true class in any order), or a JSON file: a preset
+(``sample_data/*.json``), a session file of the app, or a bare K x K list; named classes are matched by name.
 
 Bad input ends with one line ``error: <what>, <the bad value>, <the fix>`` on stderr and exit code 2, never a
-traceback. Argument ranges come from ``rebel.params`` (argparse type functions) and output paths are checked
-before any work starts.
+traceback (``rebel.__main__.main`` turns every exception into one line). Input files larger than
+``--max-bytes`` are refused before they are read; an output path equal to an input path is refused before any
+work; a failed write says so.
 """
 
 from __future__ import annotations
@@ -21,18 +26,24 @@ from __future__ import annotations
 import argparse
 import csv
 import io
+import json
 import math
 import os
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from .costs import validate_cost_matrix
-from .data.files import read_features
+from .costs import CostWarning, validate_cost_matrix
+from .data.files import LABEL_COLUMN, MissingLabelColumn, _shorten, read_features, read_labelled
 from .params import CHOICE_PARAMS, FLOAT_PARAMS, INT_PARAMS, N_ITER_NO_CHANGE, check_float, check_param
+
+MAX_BYTES = 100_000_000  # default --max-bytes: the largest input file a command reads
+COMPILE_SECONDS = 20  # a cold compile of the kernels (docs/REPRODUCTION.md: "about 20 s")
+DEFAULT_SEED = 0
 
 
 class ProgressBar:
@@ -177,94 +188,272 @@ def output_file(value: str) -> Path:
     return path
 
 
-# ----------------------------------------------------------------------------------------------- file reading
-def _read_labelled(path: Path, label_column: str | None, rows: str):
-    """(X, y, feature names) of the ``rows`` ("train" or "test") of a labelled CSV file; all rows if unsplit."""
-    from .data.files import read_csv
+# ----------------------------------------------------------------------------------------------- files
+def check_size(path: Path, limit: int, what: str) -> None:
+    """Refuse an input file larger than ``limit`` bytes before reading it."""
+    size = path.stat().st_size
+    if size > limit:
+        raise ValueError(
+            f"{what} {str(path)!r} is {size:,} bytes; the limit is {limit:,} (--max-bytes). Use a sample of "
+            "the data, or raise --max-bytes if the machine has the memory."
+        )
 
-    ds = read_csv(path, label_column=label_column, test_fraction=0.0, name=path.stem)
-    if rows == "test" and len(ds.y_test):  # without a split column every row is read as training data
-        return ds.X_test, ds.y_test, ds.feature_names
-    return ds.X_train, ds.y_train, ds.feature_names
+
+def refuse_overwrite(out, inputs: dict) -> None:
+    """Refuse an output path that is one of ``inputs`` ({"the input X.csv": path}): writing it would destroy it."""
+    if out is None:
+        return
+    for what, path in inputs.items():
+        if path is None:
+            continue
+        same = os.path.samefile(out, path) if Path(out).exists() and Path(path).exists() else False
+        if same or Path(out).resolve() == Path(path).resolve():
+            raise ValueError(
+                f"the output {str(out)!r} is {what} {str(path)!r}; writing it would destroy that file. "
+                "Choose another output path."
+            )
 
 
-def _number(cell: str, where: str) -> float:
+def drop_stdout() -> None:
+    """Point standard output at the null device (after a closed pipe or a failed write), so that the flush at
+    exit cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # no real file descriptor (e.g. captured output)
+        pass
+
+
+def write_text(path, text: str) -> None:
+    """Write ``text`` to ``path`` (None: standard output); a failed write is one clear error."""
+    if path is None:
+        try:
+            for start in range(0, len(text), 1 << 16):  # in pieces, so a closed pipe is noticed at once
+                sys.stdout.write(text[start : start + (1 << 16)])
+                sys.stdout.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            drop_stdout()
+            raise ValueError(f"could not write to standard output: {exc.strerror or exc}.") from None
+        return
+    try:
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    except OSError as exc:
+        raise ValueError(f"could not write {str(path)!r}: {exc.strerror or exc}.") from None
+
+
+def _read_labelled(path: Path, args, rows: str, model=None):
+    """The ``rows`` ("train"/"test") of a labelled CSV file (``rebel.data.files.read_labelled``); with a
+    ``model``, its features matched by name."""
+    names = None if model is None else getattr(model, "feature_names_in_", None)
+    n = None if model is None else model.n_features_in_
+    try:
+        return read_labelled(
+            path, args.label_column, rows, names, n, header=not getattr(args, "no_header", False)
+        )
+    except MissingLabelColumn as exc:
+        raise ValueError(
+            f"{path}: {MissingLabelColumn(exc.columns, fix='or give its name with --label-column NAME')}"
+        ) from None
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from None
+
+
+def _note_ignored(path, ignored: list) -> None:
+    if ignored:
+        print(f"note: {path}: ignoring column(s) {_shorten(ignored)} the model does not use", file=sys.stderr)
+
+
+def _number(cell, where: str) -> float:
+    if isinstance(cell, bool) or not isinstance(cell, (str, int, float)):
+        raise ValueError(f"{where}: {cell!r} is not a number; costs are numbers >= 0.")  # noqa: TRY004 (file content)
     try:
         value = float(cell)
     except ValueError:
         raise ValueError(f"{where}: {cell.strip()!r} is not a number; costs are numbers >= 0.") from None
     if not math.isfinite(value):
-        raise ValueError(f"{where}: {cell.strip()!r} is not finite; costs are finite numbers >= 0.")
+        raise ValueError(f"{where}: {str(cell).strip()!r} is not finite; costs are finite numbers >= 0.")
     return value
 
 
-def read_cost_matrix(path: Path, classes) -> np.ndarray:
-    """The cost matrix of a CSV file, rows and columns in the order of ``classes`` (sorted class labels)."""
-    rows = [
-        r for r in csv.reader(io.StringIO(path.read_text(encoding="utf-8-sig"))) if any(c.strip() for c in r)
-    ]
-    names = [str(c) for c in classes]
-    k = len(names)
+def _named_grid(path, header: list, rows: dict, names: list) -> list:
+    """Rows and columns of a cost grid named by class (``rows``: name -> cells), in the order of ``names``."""
+    if sorted(header) != sorted(names) or sorted(rows) != sorted(names):
+        raise ValueError(
+            f"--cost-matrix {path} names the classes {_shorten(header)} (columns) and {_shorten(sorted(rows))} "
+            f"(rows); the data has {names}. Name each class once in the header and once per row."
+        )
+    order = [header.index(n) for n in names]
+    grid = []
+    for n in names:
+        cells = rows[n]
+        if len(cells) != len(names):
+            raise ValueError(f"--cost-matrix {path}: row {n!r} has {len(cells)} costs; give {len(names)}.")
+        grid.append([_number(cells[j], f"--cost-matrix {path} row {n!r}") for j in order])
+    return grid
+
+
+def _csv_grid(path, text: str, names: list) -> list:
+    rows = [r for r in csv.reader(io.StringIO(text)) if any(c.strip() for c in r)]
     if not rows:
-        raise ValueError(f"--cost-matrix {path} is empty; give {k} rows of {k} costs.")
+        raise ValueError(f"--cost-matrix {path} is empty; give {len(names)} rows of {len(names)} costs.")
     try:  # a header line starts with a name (e.g. "truth") or an empty cell; a grid starts with a number
         float(rows[0][0])
-        named = False
     except ValueError:
-        named = True
-    if not named:
-        grid = [[_number(c, f"--cost-matrix {path} line {i + 1}") for c in r] for i, r in enumerate(rows)]
-    else:
         header = [c.strip() for c in rows[0][1:]]
-        by_name = {r[0].strip(): r[1:] for r in rows[1:]}
-        if sorted(header) != sorted(names) or sorted(by_name) != sorted(names):
-            raise ValueError(
-                f"--cost-matrix {path} names the classes {header} (columns) and {sorted(by_name)} (rows); "
-                f"the data has {names}. Name each class once in the header and once per row."
+        return _named_grid(path, header, {r[0].strip(): r[1:] for r in rows[1:]}, names)
+    return [[_number(c, f"--cost-matrix {path} line {i + 1}") for c in r] for i, r in enumerate(rows)]
+
+
+def _json_grid(path, text: str, names: list) -> list:
+    """A cost grid from a JSON preset or session file (``cost_matrix`` with ``classes``, or the classes of its
+    ``spec.mixture``) or a bare list of rows."""
+    try:
+        obj = json.loads(text)
+    except (json.JSONDecodeError, RecursionError) as exc:
+        where = f" ({exc.msg} at line {exc.lineno})" if isinstance(exc, json.JSONDecodeError) else ""
+        raise ValueError(
+            f"--cost-matrix {path} is not valid JSON{where}; give a preset or session file (e.g. "
+            "sample_data/airport.json) or a CSV grid."
+        ) from None
+    if isinstance(obj, dict):
+        if not isinstance(obj.get("cost_matrix"), list):
+            raise ValueError(  # noqa: TRY004 (a file's content, not an argument's type)
+                f"--cost-matrix {path} is JSON without a 'cost_matrix' list; give a preset or session file "
+                "(e.g. sample_data/airport.json) or a CSV grid."
             )
-        order = [header.index(n) for n in names]
-        grid = []
-        for n in names:
-            cells = by_name[n]
-            if len(cells) != k:
-                raise ValueError(f"--cost-matrix {path}: row {n!r} has {len(cells)} costs; give {k}.")
-            grid.append([_number(cells[j], f"--cost-matrix {path} row {n!r}") for j in order])
+        grid, labels = obj["cost_matrix"], obj.get("classes")
+        if labels is None and isinstance(obj.get("spec"), dict) and "mixture" in obj["spec"]:
+            from .data.mixture import mixture_classes
+
+            labels = list(mixture_classes(obj["spec"]["mixture"]))
+    elif isinstance(obj, list):
+        grid, labels = obj, None
+    else:
+        raise ValueError(  # noqa: TRY004
+            f"--cost-matrix {path} holds a JSON {type(obj).__name__}; give a K x K list of costs."
+        )
+    if not all(isinstance(r, list) for r in grid):
+        raise ValueError(f"--cost-matrix {path}: 'cost_matrix' must be a list of rows of numbers.")
+    if labels is None:
+        return [[_number(c, f"--cost-matrix {path} row {i + 1}") for c in r] for i, r in enumerate(grid)]
+    if not isinstance(labels, list) or not all(isinstance(c, (str, int)) for c in labels):
+        raise ValueError(f"--cost-matrix {path}: 'classes' must be a list of class names.")
+    labels = [str(c) for c in labels]
+    if len(labels) != len(grid):
+        raise ValueError(
+            f"--cost-matrix {path} names {len(labels)} classes but has {len(grid)} cost rows; give one row per class."
+        )
+    return _named_grid(path, labels, dict(zip(labels, grid, strict=True)), names)
+
+
+def read_cost_matrix(path: Path, classes, max_bytes: int = MAX_BYTES) -> np.ndarray:
+    """The cost matrix of a CSV or JSON file, rows and columns in the order of ``classes`` (sorted labels)."""
+    check_size(Path(path), max_bytes, "--cost-matrix")
+    try:
+        text = Path(path).read_bytes().decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise ValueError(f"--cost-matrix {path} is not UTF-8 text; give a CSV or JSON file.") from None
+    names = [str(c) for c in classes]
+    k = len(names)
+    is_json = text.lstrip()[:1] in ("{", "[")
+    grid = _json_grid(path, text, names) if is_json else _csv_grid(path, text, names)
     if len(grid) != k or any(len(r) != k for r in grid):
         raise ValueError(
-            f"--cost-matrix {path} is {len(grid)} x {max(map(len, grid))}; the data has {k} classes {names}, "
-            f"so give a {k} x {k} grid."
+            f"--cost-matrix {path} is {len(grid)} x {max(map(len, grid), default=0)}; the data has {k} classes "
+            f"{_shorten(names)}, so give a {k} x {k} grid."
         )
-    return validate_cost_matrix(np.array(grid), n_classes=k, name="--cost-matrix")
+    return validate_cost_matrix(np.array(grid, dtype=float), n_classes=k, name="--cost-matrix")
+
+
+# ------------------------------------------------------------------------------------------------- the engine
+def class_scores(model, X) -> np.ndarray:
+    """The paper's K class scores H(x) (N, K): ``risk_scores`` where the estimator has it, else its
+    ``decision_function`` (which was (N, K) for every K before ``risk_scores`` existed)."""
+    scores = model.risk_scores(X) if hasattr(model, "risk_scores") else model.decision_function(X)
+    return np.asarray(scores).reshape(len(X), -1)
+
+
+def compile_if_cold(variants: bool, stream=None) -> None:
+    """Before the first use on a machine: one line saying the kernels compile, then compile them (two
+    processes, ``rebel.warmup``), so no progress bar sits frozen meanwhile. Cheap when the numba cache is warm
+    (it reads one index file per kernel group)."""
+    from .warmup import _cache_is_cold, warmup
+
+    groups = ("fit", "predict", "variants") if variants else ("fit", "predict")
+    if any(_cache_is_cold(g) for g in groups):
+        stream = stream or sys.stderr
+        print(
+            f"compiling the engine for this machine (first use only, about {COMPILE_SECONDS} s)",
+            file=stream,
+            flush=True,
+        )
+        warmup(variants=variants, load=False)
+
+
+def _uses_variants(model) -> bool:
+    return (model.loss, model.leaves, model.learning_rate, model.n_iter_no_change) != (
+        "exp",
+        "binary",
+        1.0,
+        None,
+    )
+
+
+def _frame(X: np.ndarray, features) -> pd.DataFrame:
+    """X as a DataFrame of the named ``features``, so a fitted model keeps ``feature_names_in_``."""
+    return pd.DataFrame(X, columns=[str(f) for f in features])
+
+
+def _model_frame(X: np.ndarray, model):
+    """X (columns in the model's order) as the model takes it: named as in its training, or as is for a model
+    fitted without names (a version 1 file)."""
+    names = getattr(model, "feature_names_in_", None)
+    return X if names is None else _frame(X, names)
 
 
 # --------------------------------------------------------------------------------------------------- commands
 def cmd_fit(args) -> int:
     from .estimator import RebelClassifier
-    from .io import save_model
+    from .io import dumps_model
 
-    X, y, features = _read_labelled(args.train, args.label_column, "train")
-    classes = np.unique(y)
-    costs = None if args.cost_matrix is None else read_cost_matrix(args.cost_matrix, classes)
+    refuse_overwrite(
+        args.out, {"the input TRAIN.csv": args.train, "the input --cost-matrix": args.cost_matrix}
+    )
+    check_size(args.train, args.max_bytes, "TRAIN.csv")
+    data = _read_labelled(args.train, args, "train")
+    classes = np.unique(data.y)
+    costs = None
+    if args.cost_matrix is not None:
+        costs = read_cost_matrix(args.cost_matrix, classes, args.max_bytes)
     model = RebelClassifier(
         costs,
         args.rounds,
         args.depth,
         args.thresholds,
         args.binning,
+        random_state=args.seed,
         loss=args.loss,
         leaves=args.leaves,
         learning_rate=args.learning_rate,
         n_iter_no_change=args.early_stopping,
         validation_fraction=args.validation_fraction,
     )
+    compile_if_cold(_uses_variants(model))
     bar = None if args.quiet else ProgressBar("fit", unit="rounds")
     callback = None if bar is None else (lambda t, info: bar(t, args.rounds))
     start = time.perf_counter()
-    model.fit(X, y, callback=callback)
-    save_model(model, args.out)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CostWarning)  # read_cost_matrix has warned about these costs once
+        model.fit(_frame(data.X, data.features), data.y, callback=callback)
+    write_text(args.out, dumps_model(model))
+    features = data.features
     print(
-        f"fitted {model.n_estimators_} rounds of depth {args.depth} ({_engine_text(args)}) on {len(y)} points, {len(features)} features "
-        f"({', '.join(features[:8])}), classes {[str(c) for c in model.classes_]} in "
+        f"fitted {model.n_estimators_} rounds of depth {args.depth} ({_engine_text(args)}) on {len(data.y)} "
+        f"points ({data.rows}), {len(features)} features ({', '.join(map(str, features[:8]))}"
+        f"{', ...' if len(features) > 8 else ''}), classes {[str(c) for c in model.classes_]} in "
         f"{time.perf_counter() - start:.1f}s; training risk {model.train_risk_[-1]:.4f}, "
         f"loss {model.train_loss_[-1]:.4f}. Model written to {args.out}"
     )
@@ -274,57 +463,138 @@ def cmd_fit(args) -> int:
 def _engine_text(args) -> str:
     text = f"loss {args.loss}, {args.leaves} leaves, learning rate {args.learning_rate:g}"
     if args.early_stopping is not None:
-        text += f", early stopping after {args.early_stopping} rounds without a lower validation cost"
+        text += (
+            f", early stopping after {args.early_stopping} rounds without a lower validation cost "
+            f"(validation rows drawn with seed {args.seed})"
+        )
     return text
 
 
-def cmd_predict(args) -> int:
+def _load_model(args):
     from .io import load_model
 
-    model = load_model(args.model)
-    X = read_features(args.data, model.n_features_in_)
+    check_size(args.model, args.max_bytes, "model file")
+    try:
+        return load_model(args.model)
+    except ValueError as exc:
+        raise ValueError(f"{args.model}: {exc}") from None
+
+
+def cmd_predict(args) -> int:
+    refuse_overwrite(args.out, {"the input model.json": args.model, "the input X.csv": args.data})
+    model = _load_model(args)
+    check_size(args.data, args.max_bytes, "X.csv")
+    names = getattr(model, "feature_names_in_", None)
+    try:
+        X, ignored = read_features(args.data, names, model.n_features_in_, header=not args.no_header)
+    except ValueError as exc:
+        raise ValueError(f"{args.data}: {exc}") from None
+    _note_ignored(args.data, ignored)
+    compile_if_cold(_uses_variants(model))
+    X = _model_frame(X, model)
     table = pd.DataFrame({"prediction": model.predict(X)})
     if args.scores:
-        scores = model.decision_function(X)
+        scores = class_scores(model, X)
         for k, c in enumerate(model.classes_):
             table[f"H_{c}"] = scores[:, k]
-    if args.out is None:
-        table.to_csv(sys.stdout, index=False)
-    else:
-        table.to_csv(args.out, index=False)
+    write_text(args.out, table.to_csv(index=False))
+    if args.out is not None:
         print(f"{len(table)} predictions written to {args.out}")
     return 0
 
 
-def cmd_evaluate(args) -> int:
-    from .io import load_model
+def _costs_of(pred_idx: np.ndarray, truth: np.ndarray, costs: np.ndarray) -> float:
+    return float(costs[truth, pred_idx].mean())
 
-    model = load_model(args.model)
-    X, y, _ = _read_labelled(args.data, args.label_column, "test")
-    if X.shape[1] != model.n_features_in_:
-        raise ValueError(
-            f"{args.data} has {X.shape[1]} feature columns; the model was trained on {model.n_features_in_}. "
-            "Give the same feature columns."
-        )
+
+def cmd_evaluate(args) -> int:
+    from .costs import label_indices
+
+    model = _load_model(args)
+    check_size(args.data, args.max_bytes, "TEST.csv")
+    data = _read_labelled(args.data, args, "test", model)
+    _note_ignored(args.data, data.ignored)
     classes = model.classes_
-    costs = model.cost_matrix_ if args.cost_matrix is None else read_cost_matrix(args.cost_matrix, classes)
-    truth = model._label_indices(y)
-    pred = np.argmax(model.decision_function(X), axis=1)
+    costs = model.cost_matrix_
+    if args.cost_matrix is not None:
+        costs = read_cost_matrix(args.cost_matrix, classes, args.max_bytes)
+    truth = label_indices(
+        data.y, classes, "that label was not seen in training; evaluate on the model's classes"
+    )
+    compile_if_cold(_uses_variants(model))
+    X = _model_frame(data.X, model)
+    pred = label_indices(model.predict(X), classes)
     k = len(classes)
     confusion = np.bincount(truth * k + pred, minlength=k * k).reshape(k, k)
     names = [str(c) for c in classes]
     frame = pd.DataFrame(confusion, columns=names)
     frame.insert(0, "truth \\ predicted", names)
     source = "the model's training costs" if args.cost_matrix is None else str(args.cost_matrix)
-    print(f"points: {len(y)}")
-    print(f"mean cost: {costs[truth, pred].mean():.6g} (cost matrix: {source})")
+    print(f"points: {len(data.y)}")
+    print(f"rows: {data.rows}")
+    print(f"mean cost: {_costs_of(pred, truth, costs):.6g} (cost matrix: {source})")
     print(f"error rate: {np.mean(truth != pred):.6g}")
+    if args.baselines:
+        _print_baselines(args, model, costs, X, truth, _costs_of(pred, truth, costs))
     print("confusion matrix (rows: truth, columns: predicted):")
     print(frame.to_string(index=False))
     return 0
 
 
+def _print_baselines(args, model, costs, X_test, truth, rebel_cost: float) -> None:
+    """The same engine (the model's parameters) trained cost-blind on training rows, decided by the minimum-risk
+    rule (the two-step method, ``rebel.baselines.TwoStepClassifier``) and by argmax."""
+    from .baselines import TwoStepClassifier
+    from .costs import label_indices
+    from .estimator import RebelClassifier
+
+    source = args.train or args.data
+    if args.train is not None:
+        check_size(args.train, args.max_bytes, "--train")
+    train = _read_labelled(source, args, "train", model)
+    if args.train is None and train.rows.startswith("every row"):
+        raise ValueError(
+            f"--baselines trains on the 'train' rows of {args.data}, but it has no split column; give the "
+            "training file with --train TRAIN.csv."
+        )
+    missing = sorted(set(model.classes_.tolist()) - set(train.y.tolist()), key=str)
+    if missing:
+        raise ValueError(
+            f"--baselines: the training rows of {source} have no point of class {missing[0]!r}; give the "
+            "model's training file with --train."
+        )
+    params = {**model.get_params(), "cost_matrix": None}
+    blind = TwoStepClassifier(RebelClassifier(**params), costs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CostWarning)  # the evaluation costs have been read (and warned) once
+        blind.fit(_model_frame(train.X, model), train.y)
+    min_risk = label_indices(blind.predict(X_test), model.classes_)
+    argmax = label_indices(blind.estimator_.predict(X_test), model.classes_)
+    two_step = _costs_of(min_risk, truth, costs)
+    print(
+        f"baselines (the same engine trained without costs on {len(train.y)} points: {train.rows} of "
+        f"{source}):"
+    )
+    print(f"  mean cost, cost-blind + min-risk rule (two-step): {two_step:.6g}")
+    print(f"  mean cost, cost-blind + argmax: {_costs_of(argmax, truth, costs):.6g}")
+    if rebel_cost > two_step:
+        print(
+            f"  cost-sensitive training cost more here ({rebel_cost:.6g}) than the two-step method "
+            f"({two_step:.6g}); docs/REPRODUCTION.md shows when that happens."
+        )
+
+
 COMMANDS = {"fit": cmd_fit, "predict": cmd_predict, "evaluate": cmd_evaluate}
+
+
+def _add_max_bytes(parser) -> None:
+    parser.add_argument(
+        "--max-bytes",
+        type=int_at_least(1, "--max-bytes"),
+        default=MAX_BYTES,
+        metavar="N",
+        help="refuse input files larger than this many bytes, before reading them",
+    )
 
 
 def _add_fit(sub) -> None:
@@ -336,24 +606,34 @@ def _add_fit(sub) -> None:
     fit.add_argument(
         "train", type=input_file, metavar="TRAIN.csv", help="numeric features and a label column"
     )
-    fit.add_argument("--cost-matrix", type=input_file, metavar="C.csv", help="cost grid C[truth, prediction]")
+    fit.add_argument(
+        "--cost-matrix",
+        type=input_file,
+        metavar="COSTS",
+        help="cost grid C[truth, prediction]: CSV, or a JSON preset/session file (default: 0-1 costs)",
+    )
     for flag, name in (
         ("--rounds", "n_estimators"),
         ("--depth", "max_depth"),
         ("--thresholds", "n_thresholds"),
     ):
         p = INT_PARAMS[name]
-        fit.add_argument(
-            flag, type=param_type(name), default=p.default, help=f"{p.help} [{p.low}, {p.high}] ({p.default})"
-        )
+        fit.add_argument(flag, type=param_type(name), default=p.default, help=f"{p.help} [{p.low}, {p.high}]")
     fit.add_argument(
         "--binning", choices=CHOICE_PARAMS["binning"], default="uniform", help="threshold placement"
     )
     _add_engine_options(fit)
     fit.add_argument(
-        "--label-column", default=None, help="name of the label column (default: label, else last)"
+        "--seed",
+        type=int_at_least(0, "the seed"),
+        default=DEFAULT_SEED,
+        help="seed of the only random step, early stopping's validation rows",
+    )
+    fit.add_argument(
+        "--label-column", default=None, help=f"name of the label column (default: {LABEL_COLUMN})"
     )
     fit.add_argument("-o", "--out", type=output_file, required=True, metavar="model.json", help="model file")
+    _add_max_bytes(fit)
     fit.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
@@ -377,44 +657,76 @@ def _add_engine_options(fit) -> None:
     ):
         p = FLOAT_PARAMS[name]
         rng = f"{'[' if p.closed_low else '('}{p.low:g}, {p.high:g}{')' if p.open_high else ']'}"
-        fit.add_argument(
-            flag, type=float_param_type(name), default=p.default, help=f"{p.help} {rng} ({p.default:g})"
-        )
+        fit.add_argument(flag, type=float_param_type(name), default=p.default, help=f"{p.help} {rng}")
     fit.add_argument(
         "--early-stopping",
         type=early_stopping_type,
         default=None,
         metavar="N",
-        help=f"{N_ITER_NO_CHANGE.help} [{N_ITER_NO_CHANGE.low}, {N_ITER_NO_CHANGE.high}] (off)",
+        help=f"{N_ITER_NO_CHANGE.help} [{N_ITER_NO_CHANGE.low}, {N_ITER_NO_CHANGE.high}] (default: off)",
     )
 
 
 def add_commands(sub) -> None:
     """Add ``fit``, ``predict`` and ``evaluate`` to the subparsers ``sub`` of ``python -m rebel``."""
     _add_fit(sub)
-    pred = sub.add_parser("predict", help="predict the class of every row of a CSV file")
+    pred = sub.add_parser(
+        "predict",
+        help="predict the class of every row of a CSV file",
+        description="Predict the class of every row of X.csv; the model's feature columns are found by name.",
+    )
     pred.add_argument("model", type=input_file, metavar="model.json")
-    pred.add_argument("data", type=input_file, metavar="X.csv", help="the model's feature columns")
     pred.add_argument(
-        "-o", "--out", type=output_file, default=None, metavar="pred.csv", help="(default stdout)"
+        "data", type=input_file, metavar="X.csv", help="the model's feature columns, in any order"
+    )
+    pred.add_argument(
+        "-o", "--out", type=output_file, default=None, metavar="pred.csv", help="(default: stdout)"
     )
     pred.add_argument("--scores", action="store_true", help="also write the scores H_k(x) of every class")
-    ev = sub.add_parser("evaluate", help="mean cost, error rate and confusion matrix on a labelled CSV file")
+    pred.add_argument(
+        "--no-header",
+        action="store_true",
+        help="X.csv has no header line: its columns are the features in order",
+    )
+    _add_max_bytes(pred)
+    ev = sub.add_parser(
+        "evaluate",
+        help="mean cost, error rate and confusion matrix on a labelled CSV file",
+        description="Score a model on TEST.csv (its 'test' rows if it has a split column, else every row).",
+    )
     ev.add_argument("model", type=input_file, metavar="model.json")
     ev.add_argument(
         "data", type=input_file, metavar="TEST.csv", help="its 'test' rows if it has a split column"
     )
-    ev.add_argument("--cost-matrix", type=input_file, metavar="C.csv", help="(default: the training costs)")
     ev.add_argument(
-        "--label-column", default=None, help="name of the label column (default: label, else last)"
+        "--cost-matrix",
+        type=input_file,
+        metavar="COSTS",
+        help="CSV grid or JSON preset/session file (default: the model's training costs)",
     )
+    ev.add_argument(
+        "--label-column",
+        default=None,
+        help=f"name of the label column, or its number with --no-header (default: {LABEL_COLUMN})",
+    )
+    ev.add_argument(
+        "--no-header", action="store_true", help="TEST.csv has no header line (give --label-column N)"
+    )
+    ev.add_argument(
+        "--baselines",
+        action="store_true",
+        help="also train the same engine cost-blind and print its cost with the min-risk rule and with argmax",
+    )
+    ev.add_argument(
+        "--train",
+        type=input_file,
+        default=None,
+        metavar="TRAIN.csv",
+        help="training rows for --baselines (default: the 'train' rows of TEST.csv)",
+    )
+    _add_max_bytes(ev)
 
 
 def run(args) -> int:
-    """Run a parsed ``fit``/``predict``/``evaluate`` command; bad input is one error line and exit code 2."""
-    try:
-        return COMMANDS[args.command](args)
-    except (ValueError, OSError) as exc:
-        message = f"{exc.filename}: {exc.strerror}" if isinstance(exc, OSError) and exc.strerror else str(exc)
-        print(f"error: {message}", file=sys.stderr)
-        return 2
+    """Run a parsed ``fit``/``predict``/``evaluate`` command (errors are reported by ``rebel.__main__.main``)."""
+    return COMMANDS[args.command](args)

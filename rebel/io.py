@@ -1,8 +1,11 @@
 """Save and load fitted ``RebelClassifier`` models as versioned JSON (never pickle).
 
-A file holds ``{"format": "rebel-explorer-model", "version": 1, "params": ..., "classes": ..., "arrays": ...}``.
-Floats are written with Python's shortest round-trip repr, so a loaded model's ``decision_function`` is
-bit-identical to the saved one's.
+A file holds ``{"format": "rebel-explorer-model", "version": 2, "package_version": ..., "feature_names": ...,
+"params": ..., "classes": ..., "arrays": ...}``; docs/MODEL_FORMAT.md describes every field, the versions and
+the compatibility promise (version 1 files still load). Floats are written with Python's shortest round-trip
+repr, so a loaded model's ``decision_function`` is bit-identical to the saved one's. A model fitted on named
+columns (a DataFrame) gets ``feature_names_in_`` back, so scikit-learn refuses a DataFrame with other or
+reordered columns, as it does for the model before saving.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from . import __version__
 from .estimator import RebelClassifier
 from .schema import (
     ARRAYS,
@@ -70,9 +74,12 @@ def model_to_dict(model: RebelClassifier) -> dict:
         arrays["tree_leaf_values_"] = model.tree_leaf_values_.reshape(model.a_.shape[0], -1).tolist()
     if hasattr(model, "validation_cost_"):
         arrays["validation_cost_"] = model.validation_cost_.tolist()
+    names = getattr(model, "feature_names_in_", None)
     return {
         "format": FORMAT,
         "version": VERSION,
+        "package_version": __version__,
+        "feature_names": None if names is None else [str(n) for n in names],
         "params": params,
         "cost_matrix_param": None
         if model.cost_matrix is None
@@ -94,6 +101,8 @@ def model_from_dict(obj: Any) -> RebelClassifier:
         setattr(model, name, arr)
     model.classes_ = doc.classes
     model.n_features_in_ = doc.n_features_in
+    if doc.feature_names is not None:
+        model.feature_names_in_ = np.array(doc.feature_names, dtype=object)
     model._uses_sample_cost = doc.uses_sample_cost
     model.n_estimators_ = model.a_.shape[0]
     model.loss_, model.leaves_ = doc.params["loss"], doc.params["leaves"]

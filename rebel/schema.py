@@ -25,7 +25,8 @@ from .costs import validate_cost_matrix
 from .params import CHOICE_PARAMS, INT_PARAMS, MAX_CLASSES, N_ITER_NO_CHANGE, check_choice, check_float
 
 FORMAT = "rebel-explorer-model"
-VERSION = 1
+VERSION = 2  # the version save_model writes
+VERSIONS = (1, 2)  # the versions load_model reads (docs/MODEL_FORMAT.md: what each holds)
 MAX_FEATURES = 1_000_000
 MAX_LABEL_CHARS = (
     1000  # a class label is a name, not a document (and numpy stores K labels at the longest width)
@@ -68,6 +69,8 @@ OPTION_DEFAULTS = {
 OPTIONAL_ARRAYS = ("tree_leaf_values_", "validation_cost_")
 _FIELDS = {"format", "version", "params", "cost_matrix_param", "uses_sample_cost", "n_features_in"}
 _FIELDS |= {"classes", "arrays"}
+_FIELDS_V2 = {"feature_names", "package_version"}  # added in version 2 (required there, unknown in version 1)
+MAX_VERSION_CHARS = 100
 _CLASS_KINDS = {  # kind -> (accepted JSON types, numpy dtype)
     "int": ((int,), np.int64),
     "float": ((int, float), np.float64),
@@ -88,6 +91,9 @@ class ModelDocument:
     n_features_in: int
     classes: np.ndarray
     arrays: dict
+    version: int = VERSION
+    feature_names: tuple | None = None  # None: fitted on unnamed columns (or a version 1 file)
+    package_version: str | None = None  # the REBEL Explorer that wrote the file (version 2 on)
 
 
 _REPR = reprlib.Repr()
@@ -241,12 +247,22 @@ def read_document(obj: Any) -> ModelDocument:
     if not isinstance(obj, dict) or obj.get("format") != FORMAT:
         raise ModelFileError(f'not a REBEL Explorer model file (expected "format": "{FORMAT}").')
     version = obj.get("version")
-    if type(version) is not int or version != VERSION:
+    if type(version) is not int or version not in VERSIONS:
+        from . import __version__
+
+        newer = type(version) is int and version > max(VERSIONS)
         raise ModelFileError(
-            f"model file version {short(version)} is not supported (this version reads {VERSION}); "
-            "save the model again with this version of REBEL Explorer."
+            f"model file version {short(version)} is not supported by REBEL Explorer {__version__} (it reads "
+            f"versions {', '.join(map(str, VERSIONS))})"
+            + (
+                "; the file was written by a newer REBEL Explorer: upgrade the package "
+                "(pip install --upgrade rebel-explorer) to load it."
+                if newer
+                else "; it is not a file this package writes."
+            )
         )
-    obj = _dict(obj, "the model file", _FIELDS, optional={"cost_matrix_param", "uses_sample_cost"})
+    fields = _FIELDS | (_FIELDS_V2 if version >= 2 else set())
+    obj = _dict(obj, "the model file", fields, optional={"cost_matrix_param", "uses_sample_cost"})
     params = _params(obj["params"])
     classes = _classes(obj["classes"])
     K = classes.shape[0]
@@ -255,7 +271,29 @@ def read_document(obj: Any) -> ModelDocument:
     cost_param = None if raw is None else _costs(raw, "cost_matrix_param", K)
     arrays = _arrays(obj["arrays"], params, K, d)
     uses_sample_cost = _bool(obj.get("uses_sample_cost", False), "uses_sample_cost")
-    return ModelDocument(params, cost_param, uses_sample_cost, d, classes, arrays)
+    names = _feature_names(obj["feature_names"], d) if version >= 2 else None
+    package = _package_version(obj["package_version"]) if version >= 2 else None
+    return ModelDocument(params, cost_param, uses_sample_cost, d, classes, arrays, version, names, package)
+
+
+def _feature_names(value: Any, d: int) -> tuple | None:
+    """``feature_names``: null, or d distinct non-empty names (what ``feature_names_in_`` holds)."""
+    if value is None:
+        return None
+    if not isinstance(value, list) or len(value) != d:
+        raise _fail(f"feature_names must be null or a list of n_features_in = {d} names; got {short(value)}.")
+    for v in value:
+        if type(v) is not str or not v or len(v) > MAX_LABEL_CHARS:
+            raise _fail(f"feature name {short(v)} must be text of 1 to {MAX_LABEL_CHARS} characters.")
+    if len(set(value)) != d:
+        raise _fail(f"feature_names must be distinct; got {short(value)}.")
+    return tuple(value)
+
+
+def _package_version(value: Any) -> str:
+    if type(value) is not str or not 0 < len(value) <= MAX_VERSION_CHARS:
+        raise _fail(f"package_version must be a version text such as '0.1.0'; got {short(value)}.")
+    return value
 
 
 def _arrays(obj: Any, params: dict, K: int, d: int) -> dict:

@@ -129,8 +129,8 @@ APP_CASES = [
     Case("csv-binary-bytes", "csv", bytes(range(256)) * 4, ["not UTF-8", "save it as UTF-8 CSV"]),
     Case("csv-png-file", "csv", b"\x89PNG\r\n\x1a\n" + b"\x00" * 64, ["not UTF-8", "save it as UTF-8 CSV"]),
     Case("csv-latin-1", "csv", "x,y,label\n1,2,caf\xe9\n3,4,b\n".encode("latin-1"), ["not UTF-8"]),
-    Case("csv-semicolons", "csv", b"x;y;label\n1;2;a\n3;4;b\n", ["no feature column", "add at least one"]),
-    Case("csv-no-label-column", "csv", b"x,y\n1,2\n3,4\n5,6\n", ["1 feature column", "give exactly two"]),
+    Case("csv-semicolons", "csv", b"x;y;label\n1;2;a\n3;4;b\n", ["no 'label' column", "save it with commas"]),
+    Case("csv-no-label-column", "csv", b"x,y\n1,2\n3,4\n5,6\n", ["no 'label' column", "['x', 'y']"]),
     Case(
         "csv-three-features", "csv", b"x,y,z,label\n1,2,3,a\n3,4,5,b\n", ["3 feature column", "exactly two"]
     ),
@@ -138,7 +138,7 @@ APP_CASES = [
     Case(
         "csv-5000-columns",
         "csv",
-        b",".join(b"c%d" % i for i in range(5000)) + b"\n" + b"1," * 4999 + b"a\n",
+        b",".join(b"c%d" % i for i in range(4999)) + b",label\n" + b"1," * 4999 + b"a\n",
         ["4999 feature columns", "at most MAX_FEATURES"],
     ),
     Case(

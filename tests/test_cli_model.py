@@ -164,11 +164,12 @@ def test_bad_files_name_the_problem_and_the_fix(tmp_path, xor_model, capsys):
     assert line.startswith("error: --cost-matrix") and "the data has ['defect', 'ok']" in line
     not_json = tmp_path / "model.json"
     not_json.write_text("x,y\n1,2\n")
-    assert _refused(["predict", not_json, data], capsys).startswith("error: model file is not valid JSON")
+    assert f"error: {not_json}: model file is not valid JSON" in _refused(["predict", not_json, data], capsys)
     three = tmp_path / "three.csv"
     three.write_text("a,b,c\n1,2,3\n")
-    assert "has 3 feature columns ['a', 'b', 'c']; the model was trained on 2" in _refused(
-        ["predict", xor_model, three], capsys
+    assert (
+        "lacks the feature column(s) ['x', 'y'] the model was trained on; its columns are ['a', 'b', 'c']"
+        in (_refused(["predict", xor_model, three], capsys))
     )
     labels = tmp_path / "labels.csv"
     labels.write_text("x,y,label\n1,2,cat\n3,4,dog\n")
@@ -219,11 +220,14 @@ def test_fit_engine_options_match_the_python_api_and_reach_the_model_file(tmp_pa
     expected = RebelClassifier(C, 40, 2, loss="logistic", leaves="vector", learning_rate=0.3).fit(X, y)
     model = load_model(model_file)
     assert (model.loss, model.leaves, model.learning_rate) == ("logistic", "vector", 0.3)
-    X_all = frame.drop(columns=["label", "split"]).to_numpy(float)
-    np.testing.assert_array_equal(model.decision_function(X_all), expected.decision_function(X_all))
+    X_all = frame.drop(columns=["label", "split"])  # the model file keeps the feature names x, y
+    np.testing.assert_array_equal(
+        model.decision_function(X_all), expected.decision_function(X_all.to_numpy())
+    )
     paper = tmp_path / "paper.json"
     assert main([str(a) for a in argv[:-6]] + ["-o", str(paper)]) == 0
-    assert not np.array_equal(load_model(paper).decision_function(X_all), expected.decision_function(X_all))
+    paper_scores = load_model(paper).decision_function(X_all)
+    assert not np.array_equal(paper_scores, expected.decision_function(X_all.to_numpy()))
 
 
 def test_fit_early_stopping_stops_before_the_last_round(tmp_path, capsys):

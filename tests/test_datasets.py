@@ -438,7 +438,9 @@ def test_csv_round_trip_of_any_floats_and_string_labels(X, labels):
 
 def test_read_csv_without_split_column_and_label_choice():
     text = "f1,f2,kind\n" + "\n".join(f"{i},{i % 3},{'ab'[i % 2]}" for i in range(40))
-    ds = d.read_csv(text.encode(), test_fraction=0.25, seed=0)
+    with pytest.raises(ValueError, match=r"no 'label' column; its columns are \['f1', 'f2', 'kind'\]"):
+        d.read_csv(text.encode())  # never guessed (formerly the last column)
+    ds = d.read_csv(text.encode(), label_column="kind", test_fraction=0.25, seed=0)
     assert (len(ds.y_train), len(ds.y_test)) == (30, 10)
     assert ds.classes == ("a", "b") and ds.feature_names == ("f1", "f2")
     numeric = "f1,f2,kind\n" + "\n".join(f"{i},{i % 3},{i % 2}" for i in range(40))
@@ -458,6 +460,7 @@ MALFORMED = [
     (b"", "the CSV file is empty"),
     (b"x,y,label\n", "no data lines"),
     (b"label\na\nb\n", "no feature column"),
+    (b"x,y,label,split\n1,2,a,test\n3,4,b,test\n", "the training split has no rows"),
     (b"x,y,label\n1,2,a\n3,oops,b\n", "line 3, column 'y': the value is 'oops'"),
     (b"x,y,label\n1,2,a\n3,,b\n", "line 3, column 'y': the value is empty"),
     (b"x,y,label\n1,nan,a\n3,4,b\n", "line 2, column 'y': the value is empty"),

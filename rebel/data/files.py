@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
@@ -136,7 +137,8 @@ def _parse_table(text: str, max_rows: int) -> pd.DataFrame:
     return df
 
 
-def _numeric_features(df: pd.DataFrame, columns: list) -> np.ndarray:
+def _numeric_features(df: pd.DataFrame, columns: list, first_line: int = 2) -> np.ndarray:
+    """The ``columns`` of ``df`` as float64 (N, len(columns)); ``first_line``: the file line of df's first row."""
     X = np.empty((len(df), len(columns)))
     for j, col in enumerate(columns):
         raw = df[col].str.strip()
@@ -146,19 +148,19 @@ def _numeric_features(df: pd.DataFrame, columns: list) -> np.ndarray:
             i = int(bad[0])
             what = "empty" if raw.iloc[i] in ("", "nan", "NaN", "NA") else f"{raw.iloc[i]!r}"
             raise ValueError(
-                f"CSV line {i + 2}, column {col!r}: the value is {what}; features must be finite "
+                f"CSV line {i + first_line}, column {col!r}: the value is {what}; features must be finite "
                 "numbers (fill in or delete the line, or drop the column)."
             )
         X[:, j] = values
     return X
 
 
-def _parse_labels(raw: pd.Series, label_column: str) -> np.ndarray:
+def _parse_labels(raw: pd.Series, label_column: str, first_line: int = 2) -> np.ndarray:
     raw = raw.str.strip()
     empty = np.flatnonzero((raw == "").to_numpy())
     if empty.size:
         raise ValueError(
-            f"CSV line {int(empty[0]) + 2}: the label ({label_column!r}) is empty; give every point a class."
+            f"CSV line {int(empty[0]) + first_line}: the label ({label_column!r}) is empty; give every point a class."
         )
     as_num = pd.to_numeric(raw, errors="coerce")
     if as_num.notna().all() and np.all(np.mod(as_num, 1) == 0):
@@ -166,12 +168,36 @@ def _parse_labels(raw: pd.Series, label_column: str) -> np.ndarray:
     return raw.to_numpy(dtype=object)
 
 
+class MissingLabelColumn(ValueError):
+    """A CSV file has no ``label`` column and no label column was named; ``columns`` lists the file's columns."""
+
+    def __init__(self, columns: list, fix: str = "(from Python: or pass label_column=NAME)"):
+        self.columns = list(columns)
+        hint = ""
+        if len(self.columns) == 1 and ";" in self.columns[0]:
+            hint = " The file seems to separate its columns with ';'; save it with commas."
+        super().__init__(
+            f"the CSV file has no {LABEL_COLUMN!r} column; its columns are {_shorten(self.columns)}. Name the "
+            f"column of classes {LABEL_COLUMN!r} {fix}; no column is guessed.{hint}"
+        )
+
+
+def _shorten(names: list, limit: int = 12) -> str:
+    """A list of column names for a message: the first ``limit`` and how many there are."""
+    if len(names) <= limit:
+        return str(list(names))
+    return f"{list(names[:limit])[:-1]} ... and {len(names) - limit + 1} more ({len(names)} columns)"
+
+
 def _pick_label_column(header: list, label_column) -> str:
+    """The label column: ``label_column`` when given (it must exist), else ``label``; never guessed."""
     if label_column is None:
-        return LABEL_COLUMN if LABEL_COLUMN in header else header[-1]
+        if LABEL_COLUMN not in header:
+            raise MissingLabelColumn(header)
+        return LABEL_COLUMN
     if label_column not in header:
         raise ValueError(
-            f"label_column {label_column!r} is not a column of the CSV file; choose one of {header}."
+            f"label_column {label_column!r} is not a column of the CSV file; choose one of {_shorten(header)}."
         )
     return label_column
 
@@ -189,6 +215,10 @@ def _split_mask(df: pd.DataFrame, split_column: str) -> np.ndarray:
 
 
 def _check_classes(y: np.ndarray, where: str) -> None:
+    if len(y) == 0:
+        raise ValueError(
+            f"{where} has no rows; mark some rows 'train' in the {SPLIT_COLUMN!r} column (or drop the column)."
+        )
     classes = np.unique(y)
     if len(classes) < 2:
         raise ValueError(
@@ -207,8 +237,9 @@ def read_csv(
 ) -> Dataset:
     """Read labelled points from a CSV file (path, bytes or open file) into a Dataset.
 
-    Columns: numeric features, a label column (``label_column``; default "label" if present, else the last
-    column; labels may be strings, stripped of surrounding spaces; whole numbers stay integers) and optionally
+    Columns: numeric features, a label column (``label_column``, default "label"; a file without it is refused
+    with the list of its columns, never guessed; labels may be strings, stripped of surrounding spaces; whole
+    numbers stay integers) and optionally
     a ``split`` column of "train"/"test". Without it the points are split at random (``test_fraction``,
     ``seed``). Limits: ``MAX_ROWS`` lines (or ``max_rows``), ``MAX_FEATURES`` features, ``MAX_CLASSES``.
     """
@@ -238,19 +269,154 @@ def read_csv(
     return Dataset(X[~test], y[~test], X[test], y[test], classes, tuple(features), name)
 
 
-def read_features(source, n_features: int) -> np.ndarray:
-    """The feature columns (every column except ``label``/``split``) of a CSV file, in file order: what a model
-    trained on ``n_features`` features predicts on."""
+# ---------------------------------------------------------------------------------------------------------------
+# The command line's reading: a model's features matched by name, the train or test rows of a labelled file
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def read_table(source, header: bool = True, max_rows: int = MAX_ROWS) -> pd.DataFrame:
+    """The cells of a CSV file as text, one column per name (``df.attrs["first_line"]``: the file line of the
+    first row). ``header=False``: every line is data and the columns are named "1", "2", ... by position; with
+    a header, a first line of numbers only is refused (it is data, not names)."""
     text = _decode(_read_bytes(source))
-    _check_header(text)
-    df = _parse_table(text, MAX_ROWS)
-    features = [c for c in df.columns if c not in (LABEL_COLUMN, SPLIT_COLUMN)]
-    if len(features) != n_features:
+    first = next(csv.reader(io.StringIO(text[: text.find("\n") + 1 or None])), None) if text else None
+    if not first or not any(c.strip() for c in first):
+        raise ValueError("the CSV file is empty; give one line per point (after a header line of names).")
+    if not header:
+        names = ",".join(str(j + 1) for j in range(len(first)))
+        df = _parse_table(names + "\n" + text, max_rows)
+        df.attrs["first_line"] = 1
+        return df
+    if all(_is_number(c.strip()) for c in first):
         raise ValueError(
-            f"{source} has {len(features)} feature columns {features[:8]}; the model was trained on "
-            f"{n_features}. Give the same feature columns (extra '{LABEL_COLUMN}'/'{SPLIT_COLUMN}' are ignored)."
+            f"the first line {_shorten([c.strip() for c in first])} looks like data, not column names; add a "
+            "header line naming the columns, or read the file as having none (--no-header)."
         )
-    return _numeric_features(df, features)
+    _check_header(text)
+    df = _parse_table(text, max_rows)
+    df.attrs["first_line"] = 2
+    return df
+
+
+def match_features(columns: list, feature_names, n_features: int, exclude=(LABEL_COLUMN, SPLIT_COLUMN)):
+    """``(features, ignored)``: the columns to read, in the model's order, and the other columns left unread.
+
+    With ``feature_names`` (a model fitted on named columns) every name must be a column (any order; a missing
+    one is an error naming it); without (a model of positional features, or a file read with ``header=False``)
+    the columns not in ``exclude`` are the features in file order and there must be ``n_features`` of them.
+    """
+    skip = set(exclude)
+    others = [c for c in columns if c not in skip]
+    if feature_names is None:
+        if len(others) != n_features:
+            raise ValueError(
+                f"the CSV file has {len(others)} feature columns {_shorten(others)}; the model was trained on "
+                f"{n_features}. Give the same feature columns in the same order (columns "
+                f"{_shorten(list(exclude))} are not features)."
+            )
+        return others, []
+    names = [str(n) for n in feature_names]
+    present, wanted = set(columns), set(names)  # sets: linear in the number of columns
+    missing = [n for n in names if n not in present]
+    if missing:
+        raise ValueError(
+            f"the CSV file lacks the feature column(s) {_shorten(missing)} the model was trained on; its "
+            f"columns are {_shorten(list(columns))}. Give every feature of the model by name "
+            f"({_shorten(names)}, in any order)."
+        )
+    return names, [c for c in others if c not in wanted]
+
+
+def read_features(source, feature_names=None, n_features: int | None = None, header: bool = True):
+    """``(X, ignored)``: the feature columns of a CSV file in the model's order (see ``match_features``) as
+    float64 (N, d), and the names of the columns left unread. ``header=False``: every column is a feature, by
+    position."""
+    df = read_table(source, header)
+    if not header:
+        feature_names = None
+    n = len(feature_names) if n_features is None else n_features
+    exclude = (LABEL_COLUMN, SPLIT_COLUMN) if header else ()
+    features, ignored = match_features(list(df.columns), feature_names, n, exclude)
+    return _numeric_features(df, features, df.attrs["first_line"]), ignored
+
+
+@dataclass
+class LabelledRows:
+    """What ``read_labelled`` read: features, labels, the feature names, the columns left unread, and which
+    rows these are (``rows``, a phrase such as "the 'test' rows")."""
+
+    X: np.ndarray
+    y: np.ndarray
+    features: list
+    ignored: list
+    rows: str
+
+
+def read_labelled(
+    source,
+    label_column: str | None = None,
+    rows: str = "train",
+    feature_names=None,
+    n_features: int | None = None,
+    header: bool = True,
+) -> LabelledRows:
+    """The ``rows`` ("train" or "test") of a labelled CSV file: with a ``split`` column its rows of that kind
+    (there must be some), else every row. Features: every other column in file order, or those of a model
+    (``feature_names``/``n_features``, see ``match_features``). The label column is ``label_column`` or
+    ``label`` (never guessed: ``MissingLabelColumn`` lists the columns); without a header it is a column
+    number ("3")."""
+    df = read_table(source, header)
+    columns = list(df.columns)
+    if not header and label_column is None:
+        raise ValueError(
+            f"a file without a header has no {LABEL_COLUMN!r} column; give the number of the label column "
+            f"(1 to {len(columns)}) as the label column."
+        )
+    label = _pick_label_column(columns, label_column)
+    split = SPLIT_COLUMN if header and SPLIT_COLUMN in columns else None
+    exclude = (label, split) if split else (label,)
+    if feature_names is None and n_features is None:
+        features, ignored = [c for c in columns if c not in exclude], []
+        if not features:
+            raise ValueError(
+                f"the CSV file has no feature column besides the label {label!r}; add at least one numeric column."
+            )
+        if len(features) > MAX_FEATURES:
+            raise ValueError(
+                f"the CSV file has {len(features)} feature columns; at most MAX_FEATURES = {MAX_FEATURES} "
+                "are supported."
+            )
+    else:
+        n = len(feature_names) if n_features is None else n_features
+        features, ignored = match_features(columns, None if not header else feature_names, n, exclude)
+    first = df.attrs["first_line"]
+    X = _numeric_features(
+        df, features, first
+    )  # every row is checked, so a bad cell is named by its file line
+    y = _parse_labels(df[label], label, first)
+    if split is None:
+        which = "every row (the file has no split column)"
+    else:
+        test = _split_mask(df, split)
+        keep = test if rows == "test" else ~test
+        which = f"the {rows!r} rows of its split column"
+        if not keep.any():
+            raise ValueError(
+                f"the CSV file's {SPLIT_COLUMN!r} column marks no row {rows!r}; mark some rows {rows!r} or drop "
+                "the column to use every row."
+            )
+        X, y = X[keep], y[keep]
+    if rows == "train":
+        _check_classes(y, f"the label column {label!r}" if split is None else "the training split")
+    return LabelledRows(X, y, features, ignored, which)
 
 
 def to_csv(dataset: Dataset, path_or_buffer=None) -> str | None:

@@ -7,27 +7,59 @@ are defined here so the command-line module only registers them. Each runner tak
 
 from __future__ import annotations
 
+import argparse
+import math
+
+from rebel.cli import float_param_type, int_at_least, param_type
 from rebel.experiments import diagnostics as diag
 from rebel.experiments import honest
 from rebel.experiments.diagnostics import SCORE_TRANSFORMS, ScorePosterior
+from rebel.params import CHOICE_PARAMS
 
 NAIVE_POSTERIORS = tuple(f"rebel-{t}" for t in SCORE_TRANSFORMS)
 DEFAULT_ROUNDS = {"honest": 100, "surrogate": 100, "example-costs": 100, "fig7": 100}
 
 
 def _floats(value: str) -> tuple:
-    return tuple(float(v) for v in value.split(","))
+    """``--lambdas``: comma-separated finite numbers >= 0."""
+    try:
+        out = tuple(float(v) for v in value.split(","))
+    except ValueError:
+        out = ()
+    if not out or not all(math.isfinite(v) and v >= 0 for v in out):
+        raise argparse.ArgumentTypeError(f"give comma-separated numbers >= 0, e.g. 1.5,3,5; got {value!r}.")
+    return out
 
 
 def _ints(value: str) -> tuple:
-    return tuple(int(v) for v in value.split(","))
+    """``--rounds-grid``: comma-separated round counts in the engine's range, increasing."""
+    items = [v.strip() for v in value.split(",")]
+    out = tuple(param_type("n_estimators")(v) for v in items)
+    if list(out) != sorted(set(out)):
+        raise argparse.ArgumentTypeError(f"give increasing round counts, e.g. 25,50,100; got {value!r}.")
+    return out
 
 
 def add_arguments(rep) -> None:
     """The options of the experiments beyond the paper, on the ``reproduce`` parser."""
-    rep.add_argument("--loss", default=None, help="fig3: loss of both REBEL sides (exp = paper, logistic)")
-    rep.add_argument("--leaves", default=None, help="fig3: leaf values (binary = paper, vector)")
-    rep.add_argument("--learning-rate", type=float, default=None, help="fig3: shrinkage of both REBEL sides")
+    rep.add_argument(
+        "--loss",
+        choices=CHOICE_PARAMS["loss"],
+        default=None,
+        help="fig3: loss of both REBEL sides (exp = paper, logistic)",
+    )
+    rep.add_argument(
+        "--leaves",
+        choices=CHOICE_PARAMS["leaves"],
+        default=None,
+        help="fig3: leaf values (binary = paper, vector)",
+    )
+    rep.add_argument(
+        "--learning-rate",
+        type=float_param_type("learning_rate"),
+        default=None,
+        help="fig3: shrinkage of both REBEL sides",
+    )
     rep.add_argument(
         "--variants",
         default=None,
@@ -35,12 +67,25 @@ def add_arguments(rep) -> None:
         "(default: paper mode and every engine option this build offers)",
     )
     rep.add_argument(
-        "--rounds-grid", type=_ints, default=honest.ROUNDS, help="honest: round checkpoints (25,...,400)"
+        "--rounds-grid",
+        type=_ints,
+        default=honest.ROUNDS,
+        help="honest: round checkpoints (default: 25,...,400)",
     )
-    rep.add_argument("--tune-seed", type=int, default=honest.TUNE_SEED, help="honest: tuning seed (2016)")
-    rep.add_argument("--tune-costs", type=int, default=5, help="honest: cost matrices per tuning dataset (5)")
     rep.add_argument(
-        "--lambdas", type=_floats, default=diag.LAMBDAS, help="example-costs: strengths (1.5,3,5)"
+        "--tune-seed",
+        type=int_at_least(0, "the tuning seed"),
+        default=honest.TUNE_SEED,
+        help="honest: tuning seed",
+    )
+    rep.add_argument(
+        "--tune-costs",
+        type=int_at_least(1, "the number of tuning cost matrices"),
+        default=5,
+        help="honest: cost matrices per tuning dataset",
+    )
+    rep.add_argument(
+        "--lambdas", type=_floats, default=diag.LAMBDAS, help="example-costs: strengths (default: 1.5,3,5)"
     )
 
 
