@@ -192,7 +192,7 @@ def sidebar(A: AppState) -> None:
         step=100,
         key="w_n_points",
         on_change=ui.guarded_callback(_on_n_points),
-        help=f"From {MIN_POINTS} to {cfgmod.MAX_POINTS}: the Playground retrains on every change.",
+        help=ui.md("From {} to {}: the Playground retrains on every change.", MIN_POINTS, cfgmod.MAX_POINTS),
     )
     c1, c2 = sb.columns([4, 1], vertical_alignment="bottom")
     c1.number_input("Seed", min_value=0, max_value=2**31 - 1, step=1, key="w_seed")
@@ -224,7 +224,7 @@ def sidebar(A: AppState) -> None:
         )
     sb.header("Training")
     for name, p in INT_PARAMS.items():
-        sb.slider(HYPER_LABELS[name], p.low, p.app_high, key=f"w_{name}", help=p.help)
+        sb.slider(ui.plain(HYPER_LABELS[name]), p.low, p.app_high, key=f"w_{name}", help=ui.plain(p.help))
     sb.selectbox(
         "Engine",
         list(ENGINES),
@@ -383,20 +383,20 @@ def verdict_numbers(pair: TrainedPair, t: int) -> None:
     m = st.columns(3)
     m[0].metric(
         "REBEL",
-        f"{rebel_m.cost:.3f}",
-        f"{rebel_m.cost - two_m.cost:+.3f}",
+        ui.md("{:.3f}", rebel_m.cost),
+        ui.md("{:+.3f}", rebel_m.cost - two_m.cost),
         delta_color="inverse",
         help="Mean cost C[truth, prediction] over the test points; the small number is the difference to the "
         "two-step method (green = REBEL cheaper).",
     )
     m[1].metric(
         "two-step",
-        f"{two_m.cost:.3f}",
+        ui.md("{:.3f}", two_m.cost),
         help="0-1 boosting, posterior, then the cheapest class under your costs (rebel.baselines).",
     )
     bayes = pair.bayes_test_cost
     m[2].metric(
         "Bayes rule",
-        "n/a" if bayes is None else f"{bayes:.3f}",
+        "n/a" if bayes is None else ui.md("{:.3f}", bayes),
         help="The best possible test cost on the same points (known mixture and your costs).",
     )
