@@ -11,8 +11,8 @@ in ``pages/``, ``app.py`` and ``rebel/ui/`` passes either a string literal or ``
   as it is; anything else is cut (long words, long texts), autolinks and directives are broken with an
   invisible word joiner (U+2060) after every ``:`` and around ``@`` that could start one, after a ``.`` that
   starts a domain label, between ``www`` and its dot and between two slashes, then every ASCII punctuation
-  character that markdown reads (all but ``, ; ? % ' "``, ``. +`` before a digit and ``-`` inside a line)
-  is backslash-escaped and newlines become line breaks. The joiner is needed because Streamlit's autolink
+  character that markdown reads (all but ``, ; ? % ' " ( )``, ``. +`` before a digit and ``-`` inside a
+  line) is backslash-escaped and newlines become line breaks. The joiner is needed because Streamlit's autolink
   transform runs on the text *after* backslash escapes are resolved, so escaping alone leaves
   ``https\\:\\/\\/evil\\.example`` clickable.
 - ``md(template, *values)``: our own markdown with values filled in: ``template`` must be a string literal
@@ -30,13 +30,13 @@ import string
 MAX_WORD = 60  # characters of one unbroken word quoted in a message; longer ones are cut
 MAX_MESSAGE = 900  # characters of a whole message
 JOINER = "\u2060"  # WORD JOINER: invisible, no line break; breaks the autolink and directive patterns
-_INERT = (
-    ",;?%'\"-"  # punctuation markdown gives no meaning to here: left as typed (so are ".+" before a digit)
-)
+# Punctuation markdown gives no meaning to once "[", "]", "<" are escaped: left as typed (so are ".+" before a
+# digit); "-" and ")" are escaped where they start a line (a list item, a rule, an underline, "1)").
+_INERT = ",;?%'\"-()"
 _PUNCT = re.compile(
     "([" + re.escape("".join(c for c in string.punctuation if c not in _INERT)) + r"])(?!(?<=[.+])\d)"
 )
-_LINE_DASH = re.compile(r"(?m)^([ \t]*)-(?=[\s-]|$)")  # "-" starting a list item, a rule or an underline
+_LINE_START = re.compile(r"(?m)^([ \t]*(?:\d{1,9}(?=\))|(?=-[\s-]|-$)))([-)])")
 _LONG_WORD = re.compile(r"\S{" + str(MAX_WORD + 1) + ",}")
 # Where a joiner goes: after ":" or "@" followed by text (schemes "https:", "mailto:", directives ":red[",
 # ":material/", shortcodes ":smile:", e-mail domains), before "@" (e-mail local parts), after a "." that starts
@@ -71,7 +71,7 @@ def plain(value) -> str:
     if len(s) > MAX_MESSAGE:
         s = s[:MAX_MESSAGE] + " … (message cut)"
     s = _BREAKS.sub(JOINER, s)
-    s = _LINE_DASH.sub(r"\1\\-", _PUNCT.sub(r"\\\1", s))
+    s = _LINE_START.sub(r"\1\\\2", _PUNCT.sub(r"\\\1", s))
     return s.replace("\n", "  \n")
 
 

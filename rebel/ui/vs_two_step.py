@@ -150,17 +150,19 @@ def _relative(a: float, b: float) -> str:
 def variant_text(settings: dict) -> Markdown:
     """The run's setting in words: both sides' engine options and capacity, and the two-step posterior."""
     v = settings.get("variant", {})
-    engine = (
-        f"{v.get('loss', 'exp')} loss, {v.get('leaves', 'binary')} leaves, learning rate "
-        f"{v.get('learning_rate', 1.0):g}"
+    engine = md(
+        "{} loss, {} leaves, learning rate {:g}",
+        v.get("loss", "exp"),
+        v.get("leaves", "binary"),
+        v.get("learning_rate", 1.0),
     )
-    paper = "" if v else " (the paper's REBEL)"
+    paper = md("") if v else md(" (the paper's REBEL)")
     post = settings.get("posterior", "sigma")
     own = post in ("sigma", "softmax")
     two_step = (
-        f"the same engine trained with 0-1 costs, its scores read through {POSTERIORS[post]}"
+        md("the same engine trained with 0-1 costs, its scores read through {}", POSTERIORS[post])
         if own
-        else f"{POSTERIORS[post]} with the same depth and rounds (its own step size)"
+        else md("{} with the same depth and rounds (its own step size)", POSTERIORS[post])
     )
     return md(
         "Both sides: {}{}, depth {}, {} rounds. Two-step posterior: {}, then the minimum-risk rule.",
