@@ -182,8 +182,8 @@ class AppRange:
             or not self.low <= value <= self.high
         ):
             raise ValueError(
-                f"{self.name} is {reprlib.repr(value)}; the Playground takes at least {self.low:g} and at most "
-                f"{self.high:g} ({self.help}). Use a value in that range."
+                f"{self.name} is {reprlib.repr(value)}; the Playground takes {self.name} between {self.low} and "
+                f"{self.high} ({self.help}). Use a value in that range"
             )
         return value
 
@@ -197,7 +197,7 @@ DATA_RANGES: dict[str, AppRange] = {
             MAX_APP_POINTS,
             100,
             "Number of points (train + test)",
-            "the Playground retrains on every change",
+            "it retrains on every change",
         ),
         AppRange("seed", 0, 2**31 - 1, 1, "Seed", "the random draw of the points"),
         AppRange(

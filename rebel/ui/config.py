@@ -107,7 +107,10 @@ class Config:
         for name, limits in DATA_RANGES.items():  # what the Playground's widgets can show
             value = getattr(self.spec, name)
             if value is not None:
-                limits.check(value)
+                try:
+                    limits.check(value)
+                except ValueError as exc:
+                    raise ValueError(f"{exc}.") from None
 
     @property
     def classes(self) -> tuple:

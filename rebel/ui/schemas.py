@@ -139,6 +139,8 @@ def _problem(what: str, exc: ValidationError, fix: str) -> InputError:
     more = f" ({len(errors) - 1} more problem{'s' * (len(errors) > 2)})" if len(errors) > 1 else ""
     if err["type"] == "missing":
         text = f"{what}: {where} is missing{more}."
+    elif err["type"] == "value_error":  # a range of rebel.params: its message names the entry and the fix
+        return InputError(f"{what}: {err['msg'].removeprefix('Value error, ')}{more}. {fix}")
     else:
         meaning = _PLAIN.get(err["type"], err["msg"].removeprefix("Value error, "))
         text = f"{what}: {where} is {short(err.get('input'))}: {meaning}{more}."

@@ -39,10 +39,10 @@ _PUNCT = re.compile(
 _LINE_START = re.compile(r"(?m)^([ \t]*(?:\d{1,9}(?=\))|(?=-[\s-]|-$)))([-)])")
 _LONG_WORD = re.compile(r"\S{" + str(MAX_WORD + 1) + ",}")
 # Where a joiner goes: after ":" or "@" followed by text (schemes "https:", "mailto:", directives ":red[",
-# ":material/", shortcodes ":smile:", e-mail domains), before "@" (e-mail local parts), after a "." that starts
-# a label made of letters (a top-level domain: "evil.example", "evil.com"), between "www" and its dot and
+# ":material/", shortcodes ":smile:", e-mail domains), before "@" (e-mail local parts), after a "." between a
+# word and a label made of letters (a top-level domain: "evil.example", "evil.com"), between "www" and its dot and
 # between two slashes (protocol-relative "//host").
-_BREAKS = re.compile(r"(?<=[:@])(?=\S)|(?=@)|(?<=\.)(?=[^\W\d_])|(?<=www)(?=\.)|(?<=/)(?=/)", re.IGNORECASE)
+_BREAKS = re.compile(r"(?<=[:@])(?=\S)|(?=@)|(?<=\w\.)(?=[^\W\d_])|(?<=www)(?=\.)|(?<=/)(?=/)", re.IGNORECASE)
 
 
 class Markdown(str):
