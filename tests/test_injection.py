@@ -175,6 +175,11 @@ CSVS = {
     "class-names": _csv("x,y,label", [n.replace(",", " ") for n in NAMES]),
     "cell": _csv("x,y,label", ["a", "b"], cell=PAYLOAD.replace(",", " ")),
     "digits": _csv("x,y,label", ["a", "b"], cell=DIGITS),
+    "url-class-names": _csv(
+        "x,y,label", ["https://evil.example/login :skull:", "www.evil.com/reset :red[EVILRED]"]
+    ),
+    "url-header": _csv("x,see https://evil.example/fix :material/skull:,label", ["a", "b"]),
+    "url-cell": _csv("x,y,label", ["a", "b"], cell="see https://evil.example/fix"),
 }
 
 
@@ -189,6 +194,7 @@ def test_csv_uploads_cannot_inject(playground, name):
     at.file_uploader(key="w_csv_upload").set_value((f"{name}.csv", CSVS[name], "text/csv"))
     _run(at)
     assert_no_injection(at, f"csv/{name}")
+    assert_inert(at, f"csv/{name}")
     at.file_uploader(key="w_csv_upload").set_value(None)
     _run(at)
 
@@ -226,7 +232,9 @@ def test_taxonomy_tree_cannot_inject(playground, text):
 
 
 @pytest.mark.parametrize(
-    "edit", [{"path": PAYLOAD}, {"x": DIGITS}, {"path": NAMES[1]}], ids=["path", "digits", "html"]
+    "edit",
+    [{"path": PAYLOAD}, {"x": DIGITS}, {"path": NAMES[1]}, {"path": "www.evil.com/a :red[EVILRED] :skull:"}],
+    ids=["path", "digits", "html", "url"],
 )
 def test_paths_table_cannot_inject(edit):
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
@@ -235,6 +243,7 @@ def test_paths_table_cannot_inject(edit):
     _edit(at, f"rp_editor_{at.session_state['rp_table_v']}", {0: edit})
     _run(at)
     assert_no_injection(at, "paths table")
+    assert_inert(at, "paths table")
 
 
 def test_real_data_page_shows_uploaded_class_names_inertly():
