@@ -9,8 +9,8 @@ in ``pages/``, ``app.py`` and ``rebel/ui/`` passes either a string literal or ``
 
 - ``plain(value)``: ``value`` as inert text. A ``Markdown`` (made by ``md`` from a literal template) is returned
   as it is; anything else is cut (long words, long texts), autolinks and directives are broken with an
-  invisible word joiner (U+2060) after every ``:`` and around ``@`` that could start one, after a ``.`` that
-  starts a domain label, between ``www`` and its dot and between two slashes, then every ASCII punctuation
+  invisible word joiner (U+2060) after every ``:`` and around ``@`` that could start one, after a ``.`` between
+  a word and a letter (a domain label), between ``www`` and its dot and between two slashes, then every ASCII punctuation
   character that markdown reads (all but ``, ; ? % ' " ( )``, ``. +`` before a digit and ``-`` inside a
   line) is backslash-escaped and newlines become line breaks. The joiner is needed because Streamlit's autolink
   transform runs on the text *after* backslash escapes are resolved, so escaping alone leaves
