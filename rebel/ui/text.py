@@ -1,20 +1,20 @@
 """The one way text reaches Streamlit's markdown: ``plain`` escapes it, ``md`` fills our own templates.
 
-Streamlit renders the body of ``st.markdown/caption/success/info/warning/error/toast``, titles, expander, tab and
-popover labels, metric labels and values, the labels and help of every widget, radio and pill options and
+Streamlit renders the body of ``st.markdown/caption/success/info/warning/error/toast``, titles, expander, tab
+and popover labels, metric labels and values, the labels and help of every widget, radio and pill options and
 progress texts as GitHub-flavoured markdown with autolinks (``https://...``, ``www.``, ``a@b.c``) and its own
-directives (``:red[...]``, ``:material/icon:``, emoji shortcodes ``:smile:``, ``$...$`` LaTeX). Every such call
-in ``pages/``, ``app.py`` and ``rebel/ui/`` passes either a string literal or ``plain(value)``;
+directives (``:red[...]``, ``:material/icon:``, emoji shortcodes ``:smile:``, ``$...$`` LaTeX). Every such
+call in ``pages/``, ``app.py`` and ``rebel/ui/`` passes either a string literal or ``plain(value)``;
 ``tests/test_markdown_calls.py`` fails the build on anything else.
 
-- ``plain(value)``: ``value`` as inert text. A ``Markdown`` (made by ``md`` from a literal template) is returned
-  as it is; anything else is cut (long words, long texts), autolinks and directives are broken with an
-  invisible word joiner (U+2060) after every ``:`` and around ``@`` that could start one, after a ``.`` between
-  a word and a letter (a domain label), between ``www`` and its dot and between two slashes, then every ASCII punctuation
-  character that markdown reads (all but ``, ; ? % ' " ( )``, ``. +`` before a digit and ``-`` inside a
-  line) is backslash-escaped and newlines become line breaks. The joiner is needed because Streamlit's autolink
-  transform runs on the text *after* backslash escapes are resolved, so escaping alone leaves
-  ``https\\:\\/\\/evil\\.example`` clickable.
+- ``plain(value)``: ``value`` as inert text. A ``Markdown`` (made by ``md`` from a literal template) is
+  returned as it is; anything else is cut (long words, long texts), autolinks and directives are broken with
+  an invisible word joiner (U+2060) after every ``:`` and around ``@`` that could start one, after a ``.``
+  between a word and a letter (a domain label), between ``www`` and its dot and between two slashes, then
+  every ASCII punctuation character that markdown reads (all but ``, ; ? % ' " ( )``, ``. +`` before a digit
+  and ``-`` inside a line) is backslash-escaped and newlines become line breaks. The joiner is needed because
+  Streamlit's autolink transform runs on the text *after* backslash escapes are resolved, so escaping alone
+  leaves ``https\\:\\/\\/evil\\.example`` clickable.
 - ``md(template, *values)``: our own markdown with values filled in: ``template`` must be a string literal
   (the AST test checks it) and every value is formatted (``{:.3f}`` works) then passed through ``plain``.
   ``Markdown`` concatenation and ``join`` keep the type and escape whatever is not ``Markdown``.
@@ -40,8 +40,8 @@ _LINE_START = re.compile(r"(?m)^([ \t]*(?:\d{1,9}(?=\))|(?=-[\s-]|-$)))([-)])")
 _LONG_WORD = re.compile(r"\S{" + str(MAX_WORD + 1) + ",}")
 # Where a joiner goes: after ":" or "@" followed by text (schemes "https:", "mailto:", directives ":red[",
 # ":material/", shortcodes ":smile:", e-mail domains), before "@" (e-mail local parts), after a "." between a
-# word and a label made of letters (a top-level domain: "evil.example", "evil.com"), between "www" and its dot and
-# between two slashes (protocol-relative "//host").
+# word and a label made of letters (a top-level domain: "evil.example", "evil.com"), between "www" and its dot
+# and between two slashes (protocol-relative "//host").
 _BREAKS = re.compile(r"(?<=[:@])(?=\S)|(?=@)|(?<=\w\.)(?=[^\W\d_])|(?<=www)(?=\.)|(?<=/)(?=/)", re.IGNORECASE)
 
 
