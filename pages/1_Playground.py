@@ -152,10 +152,10 @@ def _banner() -> None:
     st.markdown("#### REBEL Playground")
     preset = PRESETS.get(A.preset)
     if preset is not None and preset.story and A.data_source == "mixture":
-        st.info(f"**{A.preset}**: {preset.story} {pg.preset_lesson(A.preset)}")
+        st.info(ui.md("**{}**: {} {}", A.preset, preset.story, pg.preset_lesson(A.preset)))
         note = act.costs_story_note(A)
         if note:
-            st.warning(note)
+            st.warning(ui.plain(note))
     else:
         st.caption("Your own data: edit the costs and watch the regions move.")
     ui.show_flash()
@@ -172,9 +172,9 @@ def _live() -> None:
         return
     with right:
         t = ui.round_player(pair.n_rounds, "t")
-        st.markdown(f"**Test cost per point at t = {t}** (mean of C[truth, prediction])")
+        st.markdown(ui.md("**Test cost per point at t = {}** (mean of C[truth, prediction])", t))
         side.verdict_numbers(pair, t)
-        st.markdown(pg.verdict(pair, t))
+        st.markdown(ui.plain(pg.verdict(pair, t)))
     with left:
         plot = st.container()
         show = side.view_toggles(pair.has_bayes, A.data_source == "mixture")

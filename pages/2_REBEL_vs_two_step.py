@@ -62,7 +62,7 @@ def _engine_widgets() -> None:
         max_value=lr.high,
         step=0.05,
         key="w2_learning_rate",
-        help=lr.help,
+        help=ui.plain(lr.help),
     )
     c[4].checkbox(
         "sweep depths 1–3",
@@ -85,7 +85,7 @@ def _settings() -> dict:
         st.radio(
             "Datasets",
             list(SOURCES),
-            format_func=SOURCES.get,
+            format_func=lambda s: ui.plain(SOURCES[s]),
             key="w2_source",
             horizontal=True,
             help="Random: Gaussian mixtures drawn as in the paper. Playground: your mixture sampled again with "
@@ -146,15 +146,15 @@ def _metrics(trials, word: str) -> None:
     m = st.columns(4)
     m[0].metric(
         "REBEL cheaper",
-        f"{counts['wins']} / {counts['trials']}",
-        help=f"Trials where REBEL's {word} cost is strictly lower.",
+        ui.md("{} / {}", counts["wins"], counts["trials"]),
+        help=ui.md("Trials where REBEL's {} cost is strictly lower.", word),
     )
-    m[1].metric("ties", counts["ties"])
-    m[2].metric("two-step cheaper", f"{counts['losses']} / {counts['trials']}")
+    m[1].metric("ties", ui.md("{}", counts["ties"]))
+    m[2].metric("two-step cheaper", ui.md("{} / {}", counts["losses"], counts["trials"]))
     m[3].metric(
-        f"mean {word} cost",
-        f"{counts['rebel_cost']:.4f}",
-        f"{counts['rebel_cost'] - counts['two_step_cost']:+.4f} vs two-step",
+        ui.md("mean {} cost", word),
+        ui.md("{:.4f}", counts["rebel_cost"]),
+        ui.md("{:+.4f} vs two-step", counts["rebel_cost"] - counts["two_step_cost"]),
         delta_color="inverse",
     )
 
@@ -167,11 +167,14 @@ def _capacity(run: ar.Fig3Run, part: str) -> None:
         fig = winrates.win_rate_capacity_figure(rates, versus.PARTS[part])
         st.plotly_chart(fig, config=style.PNG_CONFIG, key="w2_capacity")
     with right:
-        st.markdown(vs.capacity_text(rates, part))
+        st.markdown(ui.plain(vs.capacity_text(rates, part)))
         more = "" if len(run.settings["depths"]) > 1 else " Tick 'sweep depths 1–3' and Run to add depths."
         st.caption(
-            "Each point: the share of trials REBEL wins when both sides stop after that many rounds (read from "
-            f"one fit per side).{more}"
+            ui.md(
+                "Each point: the share of trials REBEL wins when both sides stop after that many rounds (read "
+                "from one fit per side).{}",
+                more,
+            )
         )
 
 
@@ -202,8 +205,14 @@ def _datasets(run: ar.Fig3Run, trials) -> None:
 def _results(run: ar.Fig3Run) -> None:
     s = run.settings
     st.caption(
-        f"Run shown: {SOURCES[s['source']].lower()}, {s['n_datasets']} datasets × {s['n_costs']} cost "
-        f"matrices, seed {s['seed']}. {vs.variant_text(s)}"
+        ui.md(
+            "Run shown: {}, {} datasets × {} cost matrices, seed {}. {}",
+            SOURCES[s["source"]].lower(),
+            s["n_datasets"],
+            s["n_costs"],
+            s["seed"],
+            vs.variant_text(s),
+        )
     )
     if run.cancelled:
         ui.show_message(
@@ -215,7 +224,7 @@ def _results(run: ar.Fig3Run) -> None:
     part = st.radio(
         "Costs measured on",
         list(versus.PARTS),
-        format_func=versus.PARTS.get,
+        format_func=lambda p: ui.plain(versus.PARTS[p]),
         key="w2_part",
         horizontal=True,
         help="Test points show what generalises; training points show how well each side fits its objective.",
@@ -237,18 +246,20 @@ def _results(run: ar.Fig3Run) -> None:
         )
     with right:
         st.markdown("#### What this run shows")
-        st.markdown(vs.fig3_text(run, part=part))
+        st.markdown(ui.plain(vs.fig3_text(run, part=part)))
     _capacity(run, part)
     _datasets(run, trials)
 
 
 ui.run_page(
     "REBEL vs the two-step method",
-    "Does training with the costs beat the usual recipe (learn posteriors with 0-1 costs, then pick the "
-    "cheapest class)? The paper's Fig. 3 says REBEL wins in ~90 % of 200 random trials. Run the comparison "
-    "yourself: each trial is a dataset and a random cost matrix; lower test cost wins. Both sides get the "
-    "same engine and capacity; change the two-step posterior or the engine options to see what decides the "
-    "outcome.",
+    ui.md(
+        "Does training with the costs beat the usual recipe (learn posteriors with 0-1 costs, then pick the "
+        "cheapest class)? The paper's Fig. 3 says REBEL wins in ~90 % of 200 random trials. Run the comparison "
+        "yourself: each trial is a dataset and a random cost matrix; lower test cost wins. Both sides get the "
+        "same engine and capacity; change the two-step posterior or the engine options to see what decides the "
+        "outcome."
+    ),
     _settings,
     _run,
     _results,

@@ -27,7 +27,9 @@ A = get_state()
 def _models(problem: Problem) -> dict:
     """Stumps and depth-2 models for this problem, through the session's model cache."""
     bar = st.progress(0.0, text="Training stumps and depth-2 trees…")
-    models = an.train_path_models(problem, lambda i, n, label: bar.progress(i / n, text=label), state=A)
+    models = an.train_path_models(
+        problem, lambda i, n, label: bar.progress(i / n, text=ui.plain(label)), state=A
+    )
     bar.empty()
     return models
 
@@ -104,14 +106,16 @@ def _add_clicked(event, edited, target: str) -> None:
 # ---------------------------------------------------------------------------------------------------------- page
 problem = ui.problem_page_header(
     "Risk-score paths",
-    "REBEL's output is a score vector **H(x)**, one entry per class; the largest entry is the estimated "
-    "minimum-risk class. Walk along a path through the plane and watch the scores: they change across "
-    "class boundaries and stay fairly flat inside each region (paper Fig. 8). Left: **stumps**; "
-    "right: **depth-2 trees**, both with the same costs and rounds.",
+    ui.md(
+        "REBEL's output is a score vector **H(x)**, one entry per class; the largest entry is the estimated "
+        "minimum-risk class. Walk along a path through the plane and watch the scores: they change across "
+        "class boundaries and stay fairly flat inside each region (paper Fig. 8). Left: **stumps**; "
+        "right: **depth-2 trees**, both with the same costs and rounds."
+    ),
     A,
     DEFAULT_PRESET,
 )
-st.caption(problem_caption(problem))
+st.caption(ui.plain(problem_caption(problem)))
 ds = problem.dataset
 ui.require_plane(ds.X_train.shape[1])
 try:
@@ -136,7 +140,7 @@ region_model = c[1].selectbox("Regions of", list(models), index=len(models) - 1,
 preset_paths = an.default_paths(problem)
 label = "Preset paths" if problem.preset and PRESETS[problem.preset].paths else "Default paths"
 c[2].button(
-    label,
+    ui.plain(label),
     on_click=ui.guarded_callback(_on_preset_paths),
     args=(preset_paths,),
     key="rp_reset",

@@ -30,7 +30,12 @@ def _gallery(problem: Problem, c: int, m: float, other: int) -> an.Gallery:
     if key not in store:
         bar = st.progress(0.0, text="Training the four models…")
         gallery = an.train_gallery(
-            problem, c, m, other, progress=lambda i, n, label: bar.progress(i / n, text=label), state=A
+            problem,
+            c,
+            m,
+            other,
+            progress=lambda i, n, label: bar.progress(i / n, text=ui.plain(label)),
+            state=A,
         )
         bar.empty()
         while len(store) >= 3:
@@ -62,29 +67,37 @@ def _panel_numbers(gallery: an.Gallery, panel: an.GalleryPanel, cls: str) -> Non
     st.dataframe(table, width="stretch")
     if panel.key == "c":
         if r["train"]["wrong"] == 0:
-            st.success(f"No {cls} prediction on the training set is wrong.")
+            st.success(ui.md("No {} prediction on the training set is wrong.", cls))
         else:
-            st.caption(f"{r['train']['wrong']} training points wrongly called {cls}.")
+            st.caption(ui.md("{} training points wrongly called {}.", r["train"]["wrong"], cls))
     if panel.key == "d":
         if r["train"]["missed"] == 0:
-            st.success(f"No {cls} training point is missed.")
+            st.success(ui.md("No {} training point is missed.", cls))
         else:
-            st.caption(f"{r['train']['missed']} {cls} training points missed.")
+            st.caption(ui.md("{} {} training points missed.", r["train"]["missed"], cls))
 
 
 # ---------------------------------------------------------------------------------------------------------- page
 problem = ui.problem_page_header(
     "Cost-sensitivity gallery",
-    "The same data, four cost matrices (paper Fig. 7): **(a)** every mistake costs 1; **(b)** missing the "
-    "*other* class costs ×m; **(c)** wrongly *predicting* class c costs ×m (false positive); **(d)** "
-    "*missing* class c costs ×m (false negative). REBEL moves its boundaries accordingly: in (c) it "
-    "predicts c only where it is sure (high precision), in (d) it rarely misses a c point (high recall).",
+    ui.md(
+        "The same data, four cost matrices (paper Fig. 7): **(a)** every mistake costs 1; **(b)** missing the "
+        "*other* class costs ×m; **(c)** wrongly *predicting* class c costs ×m (false positive); **(d)** "
+        "*missing* class c costs ×m (false negative). REBEL moves its boundaries accordingly: in (c) it "
+        "predicts c only where it is sure (high precision), in (d) it rarely misses a c point (high recall)."
+    ),
     A,
     DEFAULT_PRESET,
 )
 st.caption(
-    problem_caption(problem) + f" Each panel: {problem.hyper['n_estimators']} rounds of depth-"
-    f"{problem.hyper['max_depth']} trees."
+    ui.plain(
+        problem_caption(problem)
+        + ui.md(
+            " Each panel: {} rounds of depth-{} trees.",
+            problem.hyper["n_estimators"],
+            problem.hyper["max_depth"],
+        )
+    )
 )
 ds = problem.dataset
 classes = [str(k) for k in ds.classes]

@@ -32,11 +32,17 @@ def _problem() -> tuple:
     ds = problem.dataset
     if problem.source == "playground":
         st.caption(
-            f"Data and costs: the Playground's ({len(ds.y_train)} training points, {ds.n_classes} classes)."
+            ui.md(
+                "Data and costs: the Playground's ({} training points, {} classes).",
+                len(ds.y_train),
+                ds.n_classes,
+            )
         )
     else:
         st.caption(
-            f"Data and costs: the default preset “{problem.preset}” (design your own in the Playground)."
+            ui.md(
+                "Data and costs: the default preset “{}” (design your own in the Playground).", problem.preset
+            )
         )
     return problem
 
@@ -62,7 +68,7 @@ def _round_view(model, ds, y_idx) -> None:
     if not 1 <= S.get("w5_t", 1) <= T:
         S["w5_t"] = min(max(S.get("w5_t", 1), 1), T)
     help_t = "The weak learner f_t and output vector a_t added in round t."
-    t = st.slider("round t", 1, max(T, 2), key="w5_t", disabled=T < 2, help=help_t) if T > 1 else 1
+    t = st.slider("round t", 1, max(T, 2), key="w5_t", disabled=T < 2, help=ui.plain(help_t)) if T > 1 else 1
     nodes = tr.tree_nodes(model, t, ds.feature_names, ds.X_train, y_idx)
     left, right = st.columns([3, 2])
     with left:
@@ -88,8 +94,13 @@ def _round_view(model, ds, y_idx) -> None:
         )
         plus, minus = tr.favoured_classes(a, ds.classes)
         st.caption(
-            f"Where f_{t} = +1 the scores of {', '.join(map(str, plus)) or 'no class'} rise; where f_{t} = "
-            f"-1 those of {', '.join(map(str, minus)) or 'no class'} rise (H = a0 + Σ f_t a_t, Eq. 3)."
+            ui.md(
+                "Where f_{} = +1 the scores of {} rise; where f_{} = -1 those of {} rise (H = a0 + Σ f_t a_t, Eq. 3).",
+                t,
+                ", ".join(map(str, plus)) or "no class",
+                t,
+                ", ".join(map(str, minus)) or "no class",
+            )
         )
         losses = tr.layer_losses(model, t)
         st.plotly_chart(
@@ -101,11 +112,15 @@ def _round_view(model, ds, y_idx) -> None:
         )
         steps = np.diff(losses)
         st.caption(
-            f"Loss before round {t}: {losses[0]:.4f}; after its {len(steps)} layer(s): {losses[-1]:.4f}. "
-            + (
+            ui.md(
+                "Loss before round {}: {:.4f}; after its {} layer(s): {:.4f}. {}",
+                t,
+                losses[0],
+                len(steps),
+                losses[-1],
                 "Every layer lowered it or kept it (Sec. 4's guarantee)."
                 if np.all(steps <= 1e-12)
-                else "A layer raised the loss: this contradicts Sec. 4; please report it."
+                else "A layer raised the loss: this contradicts Sec. 4; please report it.",
             )
         )
     if ds.X_train.shape[1] == 2:
@@ -126,7 +141,10 @@ def _round_view(model, ds, y_idx) -> None:
         )
     else:
         st.info(
-            f"The data has {ds.X_train.shape[1]} features, so the regions of f_t cannot be drawn in the plane."
+            ui.md(
+                "The data has {} features, so the regions of f_t cannot be drawn in the plane.",
+                ds.X_train.shape[1],
+            )
         )
 
 
@@ -171,12 +189,14 @@ def _depth_study(ds, C, problem_key: str) -> None:
         )
     if study.table.empty:
         return
-    st.caption(f"{key[2]} random splits, at most {key[1]} rounds; mean over the splits (lower is better).")
+    st.caption(
+        ui.md("{} random splits, at most {} rounds; mean over the splits (lower is better).", key[2], key[1])
+    )
     st.dataframe(study.table.style.format("{:.4f}").highlight_min(axis=1, color="#CFE8F3"), width="stretch")
-    st.markdown(_depth_text(study.table))
+    st.markdown(ui.plain(_depth_text(study.table)))
 
 
-def _depth_text(table) -> str:
+def _depth_text(table) -> ui.Markdown:
     lines = []
     for metric in table.index:
         row = table.loc[metric]
@@ -186,14 +206,23 @@ def _depth_text(table) -> str:
         deeper = row.drop("stumps")
         verdict = "beat" if deeper.min() < row["stumps"] else "did not beat"
         lines.append(
-            f"- **{metric}**: lowest with {best} ({row[best]:.4f}); the best deeper tree "
-            f"{verdict} stumps ({deeper.min():.4f} vs {row['stumps']:.4f})."
+            ui.md(
+                "- **{}**: lowest with {} ({:.4f}); the best deeper tree {} stumps ({:.4f} vs {:.4f}).",
+                metric,
+                best,
+                row[best],
+                verdict,
+                deeper.min(),
+                row["stumps"],
+            )
         )
     lines.append(
-        "The paper (Table 1, SUN and CUB) found deeper trees better than stumps; on a small 2-D problem "
-        "the differences are often within the split-to-split noise."
+        ui.md(
+            "The paper (Table 1, SUN and CUB) found deeper trees better than stumps; on a small 2-D problem "
+            "the differences are often within the split-to-split noise."
+        )
     )
-    return "\n".join(lines)
+    return ui.md("\n").join(lines)
 
 
 st.title("Trees and depth")

@@ -110,9 +110,15 @@ def _run(ds, C, settings: dict) -> None:
 def _results(run: ar.RealRun, settings: dict) -> None:
     ds = run.dataset
     st.caption(
-        f"Run shown: {settings['dataset']}, {COST_LABELS[settings['cost']].lower()}, {settings['rounds']} "
-        f"rounds of depth-{settings['depth']} trees; {len(ds.y_train)} training and {len(ds.y_test)} test "
-        "points."
+        ui.md(
+            "Run shown: {}, {}, {} rounds of depth-{} trees; {} training and {} test points.",
+            settings["dataset"],
+            COST_LABELS[settings["cost"]].lower(),
+            settings["rounds"],
+            settings["depth"],
+            len(ds.y_train),
+            len(ds.y_test),
+        )
     )
     if run.cancelled:
         ui.show_message(
@@ -120,7 +126,7 @@ def _results(run: ar.RealRun, settings: dict) -> None:
             f"Stopped early: {run.done} of {run.planned} models trained. Press Train to start again.",
         )
     for note in run.notes:
-        st.info(note)
+        st.info(ui.plain(note))
     left, right = st.columns([3, 2])
     with left:
         metric = (
@@ -129,7 +135,7 @@ def _results(run: ar.RealRun, settings: dict) -> None:
                 ["test_cost", "test_error"],
                 default="test_cost",
                 key="w6_metric",
-                format_func=lambda m: m.replace("_", " "),
+                format_func=lambda m: ui.plain(m.replace("_", " ")),
             )
             or "test_cost"
         )
@@ -157,10 +163,14 @@ def _results(run: ar.RealRun, settings: dict) -> None:
     best = summary["test cost (last round)"].idxmin()
     rebel_cost = summary["test cost (last round)"].iloc[0]
     st.markdown(
-        f"After the last round the cheapest model on the test points is **{best}** "
-        f"({summary.loc[best, 'test cost (last round)']:.4f}); REBEL trained with the costs reaches "
-        f"{rebel_cost:.4f}. The lowest-cost round is picked on the test set here, so that column is "
-        "optimistic (the paper picks rounds on a validation split)."
+        ui.md(
+            "After the last round the cheapest model on the test points is **{}** ({:.4f}); REBEL trained with "
+            "the costs reaches {:.4f}. The lowest-cost round is picked on the test set here, so that column is "
+            "optimistic (the paper picks rounds on a validation split).",
+            best,
+            summary.loc[best, "test cost (last round)"],
+            rebel_cost,
+        )
     )
     _examples(run)
 

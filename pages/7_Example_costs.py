@@ -70,6 +70,7 @@ def _regions(run: ec.ExampleCostRun) -> None:
         run.settings["lambdas"],
         value=max(run.settings["lambdas"]),
         key="w7_picture_lambda",
+        format_func=lambda v: ui.plain(f"{v:g}"),
     )
     split = run.splits[0]
     xs, ys = view.plot_grid(split.X_train)
@@ -87,19 +88,32 @@ def _regions(run: ec.ExampleCostRun) -> None:
     t = run.trials
     row = t[(t["lambda"] == lam) & (t["dataset"] == t["dataset"].iloc[0]) & (t["cost_id"] == 0)].iloc[0]
     st.caption(
-        f"First dataset and cost matrix of the run, λ = {lam:g}: mean test cost REBEL {row['rebel_cost']:.3f}, "
-        f"two-step {row['two_step_cost']:.3f}. A point's size is its mean mistake cost c_n (what REBEL sees); "
-        "the two-step method only sees each class's average. Crosses mark training points each model gets "
-        "wrong: REBEL gives up cheap (small) points to get the expensive (large) ones right."
+        ui.md(
+            "First dataset and cost matrix of the run, λ = {:g}: mean test cost REBEL {:.3f}, two-step {:.3f}. A "
+            "point's size is its mean mistake cost c_n (what REBEL sees); the two-step method only sees each "
+            "class's average. Crosses mark training points each model gets wrong: REBEL gives up cheap (small) "
+            "points to get the expensive (large) ones right.",
+            lam,
+            row["rebel_cost"],
+            row["two_step_cost"],
+        )
     )
 
 
 def _results(run: ec.ExampleCostRun) -> None:
     s = run.settings
     st.caption(
-        f"Run shown: {s['n_datasets']} random mixtures × {s['n_costs']} cost matrices × {len(s['lambdas'])} "
-        f"λ values, {s['n_rounds']} rounds of depth-{s['max_depth']} trees, "
-        f"engine: {ENGINES['vector' if s['variant'] else 'paper']}, seed {s['seed']}."
+        ui.md(
+            "Run shown: {} random mixtures × {} cost matrices × {} λ values, {} rounds of depth-{} trees, engine: "
+            "{}, seed {}.",
+            s["n_datasets"],
+            s["n_costs"],
+            len(s["lambdas"]),
+            s["n_rounds"],
+            s["max_depth"],
+            ENGINES["vector" if s["variant"] else "paper"],
+            s["seed"],
+        )
     )
     if run.cancelled:
         ui.show_message("warning", f"Stopped early: {run.done} of {run.planned} trials finished.")
@@ -111,7 +125,7 @@ def _results(run: ec.ExampleCostRun) -> None:
         st.plotly_chart(winrates.win_rate_lambda_figure(rates), config=style.PNG_CONFIG, key="w7_lambda")
     with right:
         st.markdown("#### What this run shows")
-        st.markdown(view.example_text(run))
+        st.markdown(ui.plain(view.example_text(run)))
     _regions(run)
     with st.expander("All trials"):
         st.dataframe(run.trials, hide_index=True, width="stretch")
@@ -119,12 +133,14 @@ def _results(run: ec.ExampleCostRun) -> None:
 
 ui.run_page(
     "Costs known per example",
-    "On the REBEL-vs-two-step page every point of a class has the same costs, and the two-step method usually "
-    "wins. Here a mistake on point n costs **c_n = C[y_n] · exp(λ · s_y · x₁ / 5)**: the class matrix scaled "
-    "along the first feature, up or down with a random sign s_y per class. The costs are known for the "
-    "training points only. REBEL trains on each point's own costs; the two-step method can only plug the "
-    "class-averaged matrix into its minimum-risk rule. Test points are scored with their own costs, which "
-    "neither model sees. Lower mean test cost wins.",
+    ui.md(
+        "On the REBEL-vs-two-step page every point of a class has the same costs, and the two-step method usually "
+        "wins. Here a mistake on point n costs **c_n = C[y_n] · exp(λ · s_y · x₁ / 5)**: the class matrix scaled "
+        "along the first feature, up or down with a random sign s_y per class. The costs are known for the "
+        "training points only. REBEL trains on each point's own costs; the two-step method can only plug the "
+        "class-averaged matrix into its minimum-risk rule. Test points are scored with their own costs, which "
+        "neither model sees. Lower mean test cost wins."
+    ),
     _settings,
     _run,
     _results,

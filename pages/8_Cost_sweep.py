@@ -50,7 +50,7 @@ def _sweep(problem: Problem, entry: tuple, values, key: str) -> sw.SweepResult |
         problem.hyper,
         entry,
         values,
-        progress=lambda i, n, label: bar.progress(i / n, text=f"Training: {label} ({i}/{n})"),
+        progress=lambda i, n, label: bar.progress(i / n, text=ui.md("Training: {} ({}/{})", label, i, n)),
     )
     bar.empty()
     stop.empty()
@@ -71,14 +71,16 @@ def _default_entry(problem: Problem, classes: list) -> tuple:
 # ---------------------------------------------------------------------------------------------------------- page
 problem = ui.problem_page_header(
     "Cost sweep",
-    "Pick one mistake of the cost matrix and make it cheaper or dearer, from a tenth to a hundred times "
-    "its usual price. REBEL is retrained at every value; the **two-step** method keeps one cost-blind "
-    "model and only changes its decision rule. Watch how recall and precision trade off and which method "
-    "pays less on the test set.",
+    ui.md(
+        "Pick one mistake of the cost matrix and make it cheaper or dearer, from a tenth to a hundred times "
+        "its usual price. REBEL is retrained at every value; the **two-step** method keeps one cost-blind "
+        "model and only changes its decision rule. Watch how recall and precision trade off and which method "
+        "pays less on the test set."
+    ),
     A,
     DEFAULT_PRESET,
 )
-st.caption(problem_caption(problem) + f" Depth-{problem.hyper['max_depth']} trees.")
+st.caption(ui.plain(problem_caption(problem) + ui.md(" Depth-{} trees.", problem.hyper["max_depth"])))
 ds = problem.dataset
 classes = [str(k) for k in ds.classes]
 truth0, pred0 = _default_entry(problem, classes)
@@ -108,8 +110,13 @@ except ValueError as exc:
 label = f"C[{truth} → {pred}]"
 current = float(problem.cost_matrix[i, j])
 st.caption(
-    f"Sweeping the cost of predicting **{pred}** when the truth is **{truth}** (currently {current:g}); "
-    "every other entry keeps its value."
+    ui.md(
+        "Sweeping the cost of predicting **{}** when the truth is **{}** (currently {:g}); every other entry "
+        "keeps its value.",
+        pred,
+        truth,
+        current,
+    )
 )
 try:
     result = _sweep(problem, (i, j), values, content_key(problem.key, (i, j), values))

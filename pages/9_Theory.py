@@ -56,12 +56,12 @@ def _decomposition(problem: Problem) -> None:
         m = st.columns(2)
         m[0].metric(
             "L* (loss floor)",
-            f"{levels['L*']:.4g}",
+            ui.md("{:.4g}", levels["L*"]),
             help="Eq. 4: the loss if every training sample had its optimal scores H*.",
         )
         m[1].metric(
             "L• (zero-cost level)",
-            f"{levels['L_bullet']:.4g}",
+            ui.md("{:.4g}", levels["L_bullet"]),
             help="S.4/S.5: once the loss is below L•, no training sample is misclassified at a cost. "
             "We weight the single-sample excess by 1/(2N), as the mean loss does.",
         )
@@ -71,7 +71,7 @@ def _decomposition(problem: Problem) -> None:
         c, (("c+", "c⁺ = c − β"), ("c-", "c⁻ = max(c) − c"), ("H*", "H* = ½ (ln c⁻ − ln c⁺)"))
     ):
         with col:
-            st.caption(f"**{title}** (rows = truth, columns = class k)")
+            st.caption(ui.md("**{}** (rows = truth, columns = class k)", title))
             _table(tables[name], "%.3g")
 
 
@@ -106,7 +106,9 @@ def _bound(problem: Problem) -> None:
         w[2].caption("Showing the Playground's trained model.")
     else:
         w[2].caption(
-            f"Showing a model trained here: {rounds} rounds of depth-{depth} trees, the current costs."
+            ui.md(
+                "Showing a model trained here: {} rounds of depth-{} trees, the current costs.", rounds, depth
+            )
         )
     with st.spinner("Training…"):
         model = A.fit(problem.dataset, problem.cost_matrix, params)
@@ -122,17 +124,17 @@ def _bound(problem: Problem) -> None:
         return
     m = st.columns(4)
     held = float((diag["ratio"] <= diag["bound"] * (1 + 1e-9)).mean())
-    m[0].metric("median edge γ_t", f"{diag['gamma'].median():.3f}")
-    m[1].metric("smallest edge γ_t", f"{diag['gamma'].min():.3f}")
+    m[0].metric("median edge γ_t", ui.md("{:.3f}", diag["gamma"].median()))
+    m[1].metric("smallest edge γ_t", ui.md("{:.3f}", diag["gamma"].min()))
     m[2].metric(
         "rounds within the bound",
-        f"{held:.0%}",
+        ui.md("{:.0%}", held),
         help="Share of rounds with (L_t − L*)/(L_{t−1} − L*) ≤ √(1 − φ_t²).",
     )
     m[3].metric(
         "loss above L* after T",
-        f"{diag['cum_ratio'].iloc[-1]:.3g} of L₀ − L*",
-        help=f"The bound ∏ e^(−φ²/2) allows {diag['cum_bound'].iloc[-1]:.3g}.",
+        ui.md("{:.3g} of L₀ − L\\*", diag["cum_ratio"].iloc[-1]),
+        help=ui.md("The bound ∏ e^(−φ²/2) allows {:.3g}.", diag["cum_bound"].iloc[-1]),
     )
     a, b = st.columns([2, 3])
     a.plotly_chart(theory.edge_figure(diag), config=style.PNG_CONFIG, key="th_edge")
@@ -174,9 +176,13 @@ def _binary(problem: Problem) -> None:
     S["th_binary_demo"] = demo
     r = demo.rounds
     m = st.columns(3)
-    m[0].metric("max |H₁ + H₂|", f"{r['max |H1 + H2|'].max():.2g}", help="0 means H₁ = −H₂ on every sample.")
-    m[1].metric("max |H₁ − h_AdaBoost|", f"{r['max |H1 - h|'].max():.2g}")
-    m[2].metric("max |L_REBEL − L_AdaBoost|", f"{(r['REBEL loss'] - r['AdaBoost loss']).abs().max():.2g}")
+    m[0].metric(
+        "max |H₁ + H₂|", ui.md("{:.2g}", r["max |H1 + H2|"].max()), help="0 means H₁ = −H₂ on every sample."
+    )
+    m[1].metric("max |H₁ − h_AdaBoost|", ui.md("{:.2g}", r["max |H1 - h|"].max()))
+    m[2].metric(
+        "max |L_REBEL − L_AdaBoost|", ui.md("{:.2g}", (r["REBEL loss"] - r["AdaBoost loss"]).abs().max())
+    )
     st.plotly_chart(theory.binary_reduction_figure(r, demo.classes), config=style.PNG_CONFIG, key="th_binary")
     with st.expander("Per-round numbers"):
         _table(r.set_index("t"))
@@ -187,7 +193,7 @@ st.title("Theory on your problem")
 problem, _note = problem_or_default(A, DEFAULT_PRESET)
 if _note:
     ui.show_message("warning", _note)
-st.caption(problem_caption(problem))
+st.caption(ui.plain(problem_caption(problem)))
 _decomposition(problem)
 try:
     _bound(problem)

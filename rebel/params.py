@@ -156,3 +156,60 @@ def check_choice(name: str, value) -> str:
     if not isinstance(value, str) or value not in choices:
         raise ValueError(f"{name} must be one of {list(choices)}; got {reprlib.repr(value)}.")
     return value
+
+
+# ------------------------------------------------------- the Playground's dataset settings (links, session files)
+
+
+@dataclass(frozen=True)
+class AppRange:
+    """A dataset setting of the Playground: the closed range [low, high] its widget shows (with ``step``), which
+    is also all a session file or a ``?cfg=`` link may hold (``rebel.ui.schemas``, ``rebel.ui.config.Config``),
+    so every accepted value can be shown by its widget."""
+
+    name: str
+    low: float
+    high: float
+    step: float
+    label: str
+    help: str
+
+    def check(self, value) -> float:
+        """``value`` if it is a number in [low, high], else a ValueError naming it, the range and the fix."""
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, numbers.Real)
+            or not self.low <= value <= self.high
+        ):
+            raise ValueError(
+                f"{self.name} is {reprlib.repr(value)}; the Playground takes {self.name} between {self.low} and "
+                f"{self.high} ({self.help}). Use a value in that range"
+            )
+        return value
+
+
+DATA_RANGES: dict[str, AppRange] = {
+    r.name: r
+    for r in (
+        AppRange(
+            "n_points",
+            20,
+            MAX_APP_POINTS,
+            100,
+            "Number of points (train + test)",
+            "it retrains on every change",
+        ),
+        AppRange("seed", 0, 2**31 - 1, 1, "Seed", "the random draw of the points"),
+        AppRange(
+            "label_noise",
+            0.0,
+            0.5,
+            0.01,
+            "Label noise (training labels)",
+            "share of training points relabelled to another class; test labels stay clean",
+        ),
+        AppRange(
+            "test_fraction", 0.05, 0.9, 0.01, "Test share", "share of the points held out as test points"
+        ),
+    )
+}

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import base64
 import json
-import re
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +29,7 @@ from rebel.io import ModelFileError, dumps_model, loads_model
 from rebel.params import MAX_CLASSES
 from rebel.ui import config as cf
 from rebel.ui.state import STATE_KEY, AppState
+from rebel.ui.text import visible
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 TIMEOUT = 90
@@ -278,8 +278,8 @@ def _assert_unchanged(at: AppTest, before: dict) -> None:
 
 
 def _messages(at: AppTest) -> str:
-    """Errors and warnings as the user reads them (the app backslash-escapes every punctuation mark)."""
-    return re.sub(r"\\(.)", r"\1", " ".join([e.value for e in at.error] + [w.value for w in at.warning]))
+    """Errors and warnings as the user reads them (``rebel.ui.text.visible``: escapes and joiners dropped)."""
+    return visible(" ".join([e.value for e in at.error] + [w.value for w in at.warning]))
 
 
 def _edit(at: AppTest, key: str, edited=None, deleted=None) -> None:

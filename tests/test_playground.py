@@ -290,7 +290,7 @@ def test_config_json_is_plain(small_pair):
 def test_links_and_sessions_are_bounded():
     d = cf.preset_config("xor").to_dict()
     d["spec"]["n_points"] = cf.MAX_POINTS + 1
-    with pytest.raises(ValueError, match="at most"):
+    with pytest.raises(ValueError, match="between 20 and 20000"):
         cf.Config.from_dict(d)
     with pytest.raises(ValueError, match="characters"):
         cf.decode_query("A" * (cf.MAX_QUERY_CHARS + 1))

@@ -21,6 +21,7 @@ from streamlit.testing.v1 import AppTest
 from rebel.io import ModelFileError, loads_model
 from rebel.ui import config as cf
 from rebel.ui.state import STATE_KEY, AppState
+from rebel.ui.text import visible
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
@@ -175,7 +176,7 @@ def test_a_link_with_a_mixture_entry_that_is_not_an_object_shows_an_error(entry)
     at.query_params[cf.QUERY_KEY] = _link_of(doc)
     at.run()
     assert not at.exception
-    text = " ".join(e.value for e in at.error).replace("\\", "")
+    text = visible(" ".join(e.value for e in at.error))
     assert "spec.mixture.0" in text and "should be a JSON object" in text
     assert at.session_state[STATE_KEY].preset == cf.DEFAULT_PRESET  # the default preset is shown instead
 
@@ -205,7 +206,7 @@ def test_an_unexpected_error_is_caught_at_the_page_boundary_and_the_state_kept()
     at = AppTest.from_function(_boundary_script, args=("key",), default_timeout=30)
     at.run()
     assert not at.exception
-    text = " ".join(e.value for e in at.error).replace("\\", "")
+    text = visible(" ".join(e.value for e in at.error))
     assert "unexpected problem" in text and "KeyError" in text and "settings are kept" in text
     assert at.session_state["work"] == 1
     at.run()
@@ -252,11 +253,11 @@ def test_failing_callbacks_and_fragments_show_a_message_and_keep_the_state():
     the page) is shown at the top of the next run. No exception element, the session state kept."""
     at = AppTest.from_function(_callback_and_fragment_script, default_timeout=30)
     at.run()
-    errors = " ".join(e.value for e in at.error).replace("\\", "")
+    errors = visible(" ".join(e.value for e in at.error))
     assert not at.exception and "IndexError" in errors and "This part of the page" in errors
     assert "after the fragment" in [m.value for m in at.markdown]
     at.button(key="go").click().run()
-    errors = " ".join(e.value for e in at.error).replace("\\", "")
+    errors = visible(" ".join(e.value for e in at.error))
     assert not at.exception and "ZeroDivisionError" in errors and "That action" in errors
     assert at.session_state["work"] == 2
 

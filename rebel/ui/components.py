@@ -1,10 +1,10 @@
 """Streamlit building blocks every page shares: safe messages, the cost and mixture editors, the round player,
 and run-with-Stop.
 
-- ``plain(text)``: user-supplied text made inert for Streamlit's markdown (every ASCII punctuation character
-  backslash-escaped, so no link, image, HTML, colour or emoji directive can come from it) and long words
-  truncated. ``show_error`` / ``show_message``: the one way a page shows a user-facing message; the whole
-  message goes through ``plain`` (our own messages carry no markdown).
+- ``plain(text)`` and ``md(template, *values)`` (from ``rebel.ui.text``): the only ways text reaches Streamlit's
+  markdown (user text made inert: no link, autolink, image, HTML, colour, icon, emoji or LaTeX directive).
+  ``show_error`` / ``show_message``: the one way a page shows a user-facing message; the whole message goes
+  through ``plain`` (our own messages carry no markdown, or are ``md`` texts).
 - ``cost_editor``: the cost matrix as a grid of text cells, each committed on its own and parsed by
   ``rebel.ui.config.apply_cost_cell``; a refused entry is named in a visible message and the stored
   (previous) value stays. ``log_cost_control``: one entry on a log scale 0.01-1000.
@@ -23,8 +23,6 @@ from __future__ import annotations
 
 import functools
 import logging
-import re
-import string
 from collections.abc import Callable, Iterable
 
 import numpy as np
@@ -33,25 +31,7 @@ import streamlit as st
 
 from rebel.ui import config
 from rebel.ui.state import AppState, Problem, problem_or_default
-
-MAX_WORD = 60  # characters of one unbroken word quoted in a message; longer ones are cut
-MAX_MESSAGE = 900  # characters of a whole message
-_PUNCT = re.compile("([" + re.escape(string.punctuation) + "])")
-_LONG_WORD = re.compile(r"\S{" + str(MAX_WORD + 1) + ",}")
-
-
-def _cut(match: re.Match) -> str:
-    word = match.group(0)
-    return f"{word[: MAX_WORD - 20]}…{word[-8:]} ({len(word)} characters)"
-
-
-def plain(text) -> str:
-    """``text`` as inert markdown: long words and the whole text truncated, then every ASCII punctuation
-    character backslash-escaped and newlines kept as line breaks."""
-    s = _LONG_WORD.sub(_cut, str(text))
-    if len(s) > MAX_MESSAGE:
-        s = s[:MAX_MESSAGE] + " … (message cut)"
-    return _PUNCT.sub(r"\\\1", s).replace("\n", "  \n")
+from rebel.ui.text import Markdown, md, plain
 
 
 def show_message(kind: str, message, where=None) -> None:
@@ -190,7 +170,7 @@ def cost_editor(cost_matrix, classes, key: str, on_change: Callable[[np.ndarray]
         return
     widths = [1.4] + [1] * len(names)
     head = st.columns(widths, gap="small", vertical_alignment="bottom")
-    head[0].caption(config.COST_INDEX_LABEL)
+    head[0].caption(plain(config.COST_INDEX_LABEL))
     for j, name in enumerate(names):
         head[j + 1].caption(plain(name))
     for i in range(len(names)):
@@ -198,7 +178,7 @@ def cost_editor(cost_matrix, classes, key: str, on_change: Callable[[np.ndarray]
         row[0].caption(plain(names[i]))
         for j in range(len(names)):
             row[j + 1].text_input(
-                f"Cost of predicting class {j + 1} when the truth is class {i + 1}",
+                md("Cost of predicting class {} when the truth is class {}", j + 1, i + 1),
                 value=config.format_cost(C[i, j]),
                 key=cost_cell_key(key, i, j),
                 label_visibility="collapsed",
@@ -224,7 +204,7 @@ def log_cost_control(cost_matrix, classes, key: str) -> np.ndarray:
     nearest = min(steps, key=lambda v: abs(np.log10(v) - np.log10(max(current, 1e-12))))
     slider_key = f"{key}_value_{i}_{j}_{C[i, j]!r}"  # a new widget whenever the stored value changes
     value = b.select_slider(
-        "Its cost, log scale", steps, value=nearest, key=slider_key, format_func=lambda v: f"{v:g}"
+        "Its cost, log scale", steps, value=nearest, key=slider_key, format_func=lambda v: plain(f"{v:g}")
     )
     if value != nearest:
         C[i, j] = float(value)
@@ -284,12 +264,12 @@ def run_with_stop(
     interrupts this loop) keeps everything finished. A ``ValueError`` is shown as ``failure: message``."""
     bar = st.progress(0.0, text="Starting…")
     stop = st.empty()
-    stop.button("Stop", key=key, icon=":material/stop:", help=stop_help)
+    stop.button("Stop", key=key, icon=":material/stop:", help=plain(stop_help))
     try:
         for result in steps:
             store(result)
             done, total = count(result)
-            bar.progress(min(done / max(total, 1), 1.0), text=f"{done} of {total} {unit}")
+            bar.progress(min(done / max(total, 1), 1.0), text=md("{} of {} {}", done, total, unit))
     except ValueError as exc:
         show_error(f"{failure}: {exc}")
     bar.empty()
@@ -300,34 +280,42 @@ def run_with_stop(
 def run_button(label: str, flag: str, *, key: str | None = None, form: bool = False) -> None:
     """A primary play button (``form``: the submit button of the enclosing ``st.form``) that sets the session
     flag ``flag`` to True when pressed; the page pops the flag to start a run."""
-    button = st.form_submit_button if form else st.button
-    button(
-        label,
-        type="primary",
-        icon=":material/play_arrow:",
-        key=key,
-        on_click=guarded_callback(lambda: st.session_state.update({flag: True})),
-    )
+    if form:
+        st.form_submit_button(
+            plain(label),
+            type="primary",
+            icon=":material/play_arrow:",
+            key=key,
+            on_click=guarded_callback(lambda: st.session_state.update({flag: True})),
+        )
+    else:
+        st.button(
+            plain(label),
+            type="primary",
+            icon=":material/play_arrow:",
+            key=key,
+            on_click=guarded_callback(lambda: st.session_state.update({flag: True})),
+        )
 
 
-def problem_page_header(title: str, intro: str, state: AppState, default_preset: str) -> Problem:
-    """Title and intro (our own markdown) of a page that works on the Playground's problem; returns that
-    problem, or ``default_preset``'s with a warning saying why."""
-    st.title(title)
-    st.markdown(intro)
+def problem_page_header(title: str, intro: Markdown, state: AppState, default_preset: str) -> Problem:
+    """Title and intro (our own markdown, from ``md``) of a page that works on the Playground's problem;
+    returns that problem, or ``default_preset``'s with a warning saying why."""
+    st.title(plain(title))
+    st.markdown(plain(intro))
     problem, note = problem_or_default(state, default_preset)
     if note:
         show_message("warning", note)
     return problem
 
 
-def run_page(title: str, intro: str, settings: Callable[[], dict], run, results, prefix: str) -> None:
-    """Title, intro (our own markdown) and ``settings()`` of a page that runs a study; ``run(settings)`` when
+def run_page(title: str, intro: Markdown, settings: Callable[[], dict], run, results, prefix: str) -> None:
+    """Title, intro (our own markdown, from ``md``) and ``settings()`` of a page that runs a study; ``run(settings)`` when
     the session flag ``<prefix>_requested`` is up or no run ``<prefix>_run`` is stored yet, then
     ``results(<prefix>_run)`` for the stored run (kept when a run is stopped)."""
     S = st.session_state
-    st.title(title)
-    st.markdown(intro)
+    st.title(plain(title))
+    st.markdown(plain(intro))
     chosen = settings()
     if S.pop(f"{prefix}_requested", False) or f"{prefix}_run" not in S:
         run(chosen)

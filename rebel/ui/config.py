@@ -33,14 +33,14 @@ from rebel.data import (
     to_csv,
     validate_mixture,
 )
-from rebel.params import APP_DEFAULTS, INT_PARAMS, MAX_APP_POINTS, check_param
+from rebel.params import APP_DEFAULTS, DATA_RANGES, INT_PARAMS, check_param
 from rebel.ui.schemas import SESSION_FORMAT, SESSION_VERSION, session_document, tree_document
 from rebel.ui.variants import ENGINES
 
 DEFAULT_PRESET = "airport"
 DEFAULT_HYPER = APP_DEFAULTS  # the app's starting hyper-parameters (rebel.params)
 MAX_UPLOAD_BYTES = 5 * 1024 * 1024
-MAX_POINTS = MAX_APP_POINTS  # points of a Playground dataset: it retrains on every change, so keep it live
+MAX_POINTS = DATA_RANGES["n_points"].high  # points of a Playground dataset (it retrains on every change)
 MAX_QUERY_CHARS = 20_000  # length of the ?cfg= link parameter
 MAX_CONFIG_BYTES = 1024 * 1024  # decompressed size of a link's configuration
 QUERY_KEY = "cfg"
@@ -104,11 +104,13 @@ class Config:
         self.preset = str(self.preset or "")
         if self.engine not in ENGINES:
             raise ValueError(f"engine is {self.engine!r}; choose one of {list(ENGINES)}.")
-        if self.spec.n_points > MAX_POINTS:
-            raise ValueError(
-                f"n_points is {self.spec.n_points}; the Playground retrains on every change, so it takes at most "
-                f"{MAX_POINTS} points. Lower n_points."
-            )
+        for name, limits in DATA_RANGES.items():  # what the Playground's widgets can show
+            value = getattr(self.spec, name)
+            if value is not None:
+                try:
+                    limits.check(value)
+                except ValueError as exc:
+                    raise ValueError(f"{exc}.") from None
 
     @property
     def classes(self) -> tuple:

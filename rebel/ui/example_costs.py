@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from rebel.experiments.example_costs import ExampleCostRun
+from rebel.ui.text import Markdown, md
 from rebel.ui.vs_two_step import outcome_rates
 
 GRID_POINTS = 150
@@ -21,39 +22,47 @@ def lambda_rates(trials: pd.DataFrame) -> pd.DataFrame:
     return outcome_rates(trials, "lambda", ("rebel_cost", "two_step_cost", "bayes_cost"))
 
 
-def _one(r) -> str:
-    return (
-        f"λ = {r['lambda']:g}: REBEL won {r['win_rate']:.0%} of {int(r['trials'])} trials (mean test cost "
-        f"{r['rebel_cost']:.3f} vs two-step {r['two_step_cost']:.3f}, Bayes {r['bayes_cost']:.3f})"
+def _one(r) -> Markdown:
+    return md(
+        "- λ = {:g}: REBEL won {:.0%} of {} trials (mean test cost {:.3f} vs two-step {:.3f}, Bayes {:.3f})",
+        r["lambda"],
+        r["win_rate"],
+        int(r["trials"]),
+        r["rebel_cost"],
+        r["two_step_cost"],
+        r["bayes_cost"],
     )
 
 
-def example_text(run: ExampleCostRun) -> str:
+def example_text(run: ExampleCostRun) -> Markdown:
     """What the run shows, in plain words: win rate per lambda, where REBEL wins most, and where it does not."""
     if run.done == 0:
-        return "No trial finished yet. Run again and let it finish."
+        return md("No trial finished yet. Run again and let it finish.")
     rates = lambda_rates(run.trials)
-    lines = ["- " + _one(r) for _, r in rates.iterrows()]
+    lines = [_one(r) for _, r in rates.iterrows()]
     ahead = rates[rates["win_rate"] > rates["loss_rate"]]
     if ahead.empty:
-        verdict = (
+        verdict = md(
             "**The two-step method wins more trials than REBEL at every λ in this run**: with these settings "
             "the class-averaged matrix loses too little to make up for the two-step method's better posterior."
         )
     elif len(ahead) == len(rates):
-        verdict = "**REBEL wins more trials than the two-step method at every λ in this run.**"
+        verdict = md("**REBEL wins more trials than the two-step method at every λ in this run.**")
     else:
         lams = ", ".join(f"{v:g}" for v in ahead["lambda"])
-        verdict = (
-            f"**REBEL wins more trials than it loses only at λ = {lams}.** Where the per-example costs barely "
+        verdict = md(
+            "**REBEL wins more trials than it loses only at λ = {}.** Where the per-example costs barely "
             "vary (small λ) the class averages lose little, and the two-step method's calibrated posterior "
-            "usually wins, as on the REBEL-vs-two-step page."
+            "usually wins, as on the REBEL-vs-two-step page.",
+            lams,
         )
     if 0.0 in set(rates["lambda"]):
-        verdict += " At λ = 0 every point of a class has the same costs: this is the paper's Fig. 3 setting."
+        verdict += md(
+            " At λ = 0 every point of a class has the same costs: this is the paper's Fig. 3 setting."
+        )
     if run.cancelled:
-        verdict += f" *Stopped early: {run.done} of {run.planned} trials finished.*"
-    return "\n".join(lines) + "\n\n" + verdict
+        verdict += md(" *Stopped early: {} of {} trials finished.*", run.done, run.planned)
+    return md("\n").join(lines) + md("\n\n") + verdict
 
 
 def plot_grid(X: np.ndarray, n: int = GRID_POINTS, pad: float = 0.1) -> tuple:

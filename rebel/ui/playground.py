@@ -28,6 +28,7 @@ from rebel.data import Dataset, bayes_min_risk
 from rebel.estimator import RebelClassifier
 from rebel.ui.config import content_key, dataset_key, validate_hyper
 from rebel.ui.state import ClassIndices, ModelCache, fit_rebel, model_key, staged_scores
+from rebel.ui.text import Markdown, md
 
 GRID_SIZE = 200  # cells per axis of the decision-region grid
 GRID_BUDGET = 12_000_000  # (T + 1) * cells kept per staged grid (int16): ~24 MB per model
@@ -353,14 +354,14 @@ def class_table(pair: TrainedPair, t: int) -> pd.DataFrame:
     )
 
 
-INTRO = (
+INTRO = md(
     "REBEL boosts straight for the **minimum-risk class**: tell it what each mistake costs and it spends "
     "its weak learners on the boundaries that matter. Edit the costs or the clusters and watch the coloured "
     "regions move; press **▶ Play** to replay training round by round, and compare with the usual "
     "**two-step** method (learn posteriors with 0-1 costs, then pick the cheapest class)."
 )
-HOW_TO_READ = (
-    INTRO + "\n\n"
+HOW_TO_READ = INTRO + md(
+    "\n\n"
     "- **Costs** (top): entry (truth, prediction) is what that decision costs. The airport preset is the "
     "paper's Fig. 1: letting a weapon through costs 20, a false alarm 1.\n"
     "- **Regions** (left plot): the class REBEL picks at each place, i.e. its estimate of the "
@@ -412,32 +413,43 @@ def preset_lesson(name: str) -> str:
     return PRESET_LESSONS.get(name, RANDOM_LESSON if name.startswith("random") else "")
 
 
-def verdict(pair: TrainedPair, t: int) -> str:
+def verdict(pair: TrainedPair, t: int) -> Markdown:
     """The comparison at round t in plain words (Markdown; numbers only, no user text): who is cheaper on the
     test points and why, against ignoring the costs and against the Bayes rule when it is known."""
     r, s = pair.metrics(t, "REBEL").cost, pair.metrics(t, "two-step").cost
     if r < s - TIE:
         lines = [
-            (
-                f"**REBEL is cheaper here** ({r:.3f} against {s:.3f} per test point): trained with the costs, "
-                "it spent its weak learners on the boundaries where mistakes are expensive."
+            md(
+                "**REBEL is cheaper here** ({:.3f} against {:.3f} per test point): trained with the costs, it "
+                "spent its weak learners on the boundaries where mistakes are expensive.",
+                r,
+                s,
             )
         ]
     elif r > s + TIE:
         lines = [
-            (
-                f"**The two-step method is cheaper here** ({s:.3f} against REBEL's {r:.3f}): it learns class "
+            md(
+                "**The two-step method is cheaper here** ({:.3f} against REBEL's {:.3f}): it learns class "
                 "probabilities with 0-1 costs and applies your costs exactly at decision time, which is hard to "
                 "beat when the probabilities are well calibrated. In this project's rerun of the paper's Fig. 3 "
-                "it won most random trials (docs/REPRODUCTION.md)."
+                "it won most random trials (docs/REPRODUCTION.md).",
+                s,
+                r,
             )
         ]
     else:
-        lines = [f"**A tie**: both cost about {r:.3f} per test point."]
-    lines.append(f"Ignoring the costs (0-1 training, most likely class) would cost {pair.blind_cost(t):.3f}.")
+        lines = [md("**A tie**: both cost about {:.3f} per test point.", r)]
+    lines.append(
+        md("Ignoring the costs (0-1 training, most likely class) would cost {:.3f}.", pair.blind_cost(t))
+    )
     if pair.bayes_test_cost is not None:
         b = pair.bayes_test_cost
         lines.append(
-            f"The best possible rule (Bayes) costs {b:.3f}: REBEL is {r - b:+.3f} above it, two-step {s - b:+.3f}."
+            md(
+                "The best possible rule (Bayes) costs {:.3f}: REBEL is {:+.3f} above it, two-step {:+.3f}.",
+                b,
+                r - b,
+                s - b,
+            )
         )
-    return " ".join(lines)
+    return md(" ").join(lines)

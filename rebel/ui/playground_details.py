@@ -28,7 +28,10 @@ S = st.session_state
 
 
 def details(pair: TrainedPair, t: int, costs_key: str) -> None:
-    view = st.segmented_control("Details", VIEWS, default=VIEWS[0], key="w_details") or VIEWS[0]
+    view = (
+        st.segmented_control("Details", VIEWS, default=VIEWS[0], key="w_details", format_func=ui.plain)
+        or VIEWS[0]
+    )
     if view == "Before / after":
         _before_after(pair, t)
     elif view == "Cost curves":
@@ -43,7 +46,7 @@ def details(pair: TrainedPair, t: int, costs_key: str) -> None:
     elif view == "Lecture":
         _lecture(pair, t)
     else:
-        st.markdown(HOW_TO_READ)
+        st.markdown(ui.plain(HOW_TO_READ))
 
 
 def _before_after(pair: TrainedPair, t: int) -> None:
@@ -61,8 +64,12 @@ def _before_after(pair: TrainedPair, t: int) -> None:
     )
     st.plotly_chart(fig, config=style.PNG_CONFIG, key="w_before_after")
     st.caption(
-        f"Test points (rings) on both; × marks a mistake. Under your costs, ignoring them costs "
-        f"{pair.blind_cost(t):.3f} per test point and REBEL {pair.metrics(t).cost:.3f}."
+        ui.md(
+            "Test points (rings) on both; × marks a mistake. Under your costs, ignoring them costs {:.3f} per "
+            "test point and REBEL {:.3f}.",
+            pair.blind_cost(t),
+            pair.metrics(t).cost,
+        )
     )
 
 

@@ -12,7 +12,7 @@ import streamlit as st
 
 from rebel.cost_presets import COST_PRESETS
 from rebel.data import PRESETS, DatasetSpec
-from rebel.params import INT_PARAMS
+from rebel.params import DATA_RANGES, INT_PARAMS
 from rebel.ui import components as ui
 from rebel.ui import config as cfgmod
 from rebel.ui import playground_actions as act
@@ -32,7 +32,8 @@ HYPER_LABELS = {
     "n_thresholds": "Thresholds per feature (n_thresholds)",
 }
 S = st.session_state
-MIN_POINTS = 20
+RANGES = DATA_RANGES  # the one range table of the dataset settings: links and session files read it too
+MIN_POINTS = RANGES["n_points"].low
 
 
 def reset_mixture_editor(mixture) -> None:
@@ -188,14 +189,17 @@ def sidebar(A: AppState) -> None:
         help="Each preset is a Gaussian mixture with a story and suggested costs.",
     )
     sb.number_input(
-        "Number of points (train + test)",
+        ui.plain(RANGES["n_points"].label),
         step=100,
         key="w_n_points",
         on_change=ui.guarded_callback(_on_n_points),
-        help=f"From {MIN_POINTS} to {cfgmod.MAX_POINTS}: the Playground retrains on every change.",
+        help=ui.md("From {} to {}: the Playground retrains on every change.", MIN_POINTS, cfgmod.MAX_POINTS),
     )
     c1, c2 = sb.columns([4, 1], vertical_alignment="bottom")
-    c1.number_input("Seed", min_value=0, max_value=2**31 - 1, step=1, key="w_seed")
+    seed = RANGES["seed"]
+    c1.number_input(
+        ui.plain(seed.label), min_value=seed.low, max_value=seed.high, step=seed.step, key="w_seed"
+    )
     c2.button(
         "",
         on_click=ui.guarded_callback(_on_regenerate),
@@ -203,15 +207,10 @@ def sidebar(A: AppState) -> None:
         key="w_redraw",
         help="Redraw: new points (seed + 1).",
     )
-    sb.slider(
-        "Label noise (training labels)",
-        0.0,
-        0.5,
-        step=0.01,
-        key="w_noise",
-        help="Share of training points relabelled to another class; test labels stay clean.",
-    )
-    sb.slider("Test share", 0.05, 0.9, step=0.01, key="w_test")
+    for key, r in (("w_noise", RANGES["label_noise"]), ("w_test", RANGES["test_fraction"])):
+        sb.slider(
+            ui.plain(r.label), r.low, r.high, step=r.step, key=key, help=ui.plain(r.help.capitalize() + ".")
+        )
     error = S.pop(_SPEC_ERROR, None)
     if error:
         ui.show_error(error, where=sb)
@@ -224,7 +223,7 @@ def sidebar(A: AppState) -> None:
         )
     sb.header("Training")
     for name, p in INT_PARAMS.items():
-        sb.slider(HYPER_LABELS[name], p.low, p.app_high, key=f"w_{name}", help=p.help)
+        sb.slider(ui.plain(HYPER_LABELS[name]), p.low, p.app_high, key=f"w_{name}", help=ui.plain(p.help))
     sb.selectbox(
         "Engine",
         list(ENGINES),
@@ -383,20 +382,20 @@ def verdict_numbers(pair: TrainedPair, t: int) -> None:
     m = st.columns(3)
     m[0].metric(
         "REBEL",
-        f"{rebel_m.cost:.3f}",
-        f"{rebel_m.cost - two_m.cost:+.3f}",
+        ui.md("{:.3f}", rebel_m.cost),
+        ui.md("{:+.3f}", rebel_m.cost - two_m.cost),
         delta_color="inverse",
         help="Mean cost C[truth, prediction] over the test points; the small number is the difference to the "
         "two-step method (green = REBEL cheaper).",
     )
     m[1].metric(
         "two-step",
-        f"{two_m.cost:.3f}",
+        ui.md("{:.3f}", two_m.cost),
         help="0-1 boosting, posterior, then the cheapest class under your costs (rebel.baselines).",
     )
     bayes = pair.bayes_test_cost
     m[2].metric(
         "Bayes rule",
-        "n/a" if bayes is None else f"{bayes:.3f}",
+        "n/a" if bayes is None else ui.md("{:.3f}", bayes),
         help="The best possible test cost on the same points (known mixture and your costs).",
     )

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -21,7 +22,7 @@ from pydantic import (
     ValidationError,
 )
 
-from rebel.params import MAX_CLASSES
+from rebel.params import DATA_RANGES, MAX_CLASSES
 from rebel.schema import short
 
 SESSION_FORMAT = "rebel-explorer-session"
@@ -37,6 +38,14 @@ class InputError(ValueError):
 
 Finite = Annotated[float, Field(strict=True, allow_inf_nan=False)]
 Name = Annotated[StrictStr, Field(max_length=MAX_NAME_CHARS)]
+
+
+def _in_range(name: str):
+    """The Playground's range of the dataset setting ``name`` (``rebel.params.DATA_RANGES``, which its widget
+    shows too): a link or session file holds nothing the widget cannot show."""
+    return AfterValidator(DATA_RANGES[name].check)
+
+
 _STRICT = ConfigDict(strict=True, extra="forbid", populate_by_name=True)
 
 
@@ -57,15 +66,16 @@ class MixtureRow(BaseModel):
 
 
 class SpecDocument(BaseModel):
-    """A ``DatasetSpec`` as JSON (``DatasetSpec.to_dict``); sizes and ranges are checked by ``DatasetSpec``."""
+    """A ``DatasetSpec`` as JSON (``DatasetSpec.to_dict``): its settings within the Playground's ranges
+    (``rebel.params.DATA_RANGES``); the mixture's sizes and ranges are checked by ``DatasetSpec``."""
 
     model_config = _STRICT
 
     mixture: list[MixtureRow]
-    n_points: StrictInt | None = None
-    test_fraction: Finite | None = None
-    seed: StrictInt | None = None
-    label_noise: Finite | None = None
+    n_points: Annotated[StrictInt, _in_range("n_points")] | None = None
+    test_fraction: Annotated[Finite, _in_range("test_fraction")] | None = None
+    seed: Annotated[StrictInt, _in_range("seed")] | None = None
+    label_noise: Annotated[Finite, _in_range("label_noise")] | None = None
 
 
 class SessionDocument(BaseModel):
@@ -129,6 +139,8 @@ def _problem(what: str, exc: ValidationError, fix: str) -> InputError:
     more = f" ({len(errors) - 1} more problem{'s' * (len(errors) > 2)})" if len(errors) > 1 else ""
     if err["type"] == "missing":
         text = f"{what}: {where} is missing{more}."
+    elif err["type"] == "value_error":  # a range of rebel.params: its message names the entry and the fix
+        return InputError(f"{what}: {err['msg'].removeprefix('Value error, ')}{more}. {fix}")
     else:
         meaning = _PLAIN.get(err["type"], err["msg"].removeprefix("Value error, "))
         text = f"{what}: {where} is {short(err.get('input'))}: {meaning}{more}."

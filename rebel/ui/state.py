@@ -38,6 +38,7 @@ from rebel.ui.config import (
     preset_config,
     validate_hyper,
 )
+from rebel.ui.text import Markdown, md
 
 STATE_KEY = "rebel_state"
 CACHE_LIMITS = {"model": 12, "pair": 3}  # entries kept per session: fitted models, Playground pairs (larger)
@@ -234,16 +235,24 @@ def problem_or_default(state: AppState, default_preset: str = DEFAULT_PRESET) ->
         return default_problem(default_preset), note
 
 
-def problem_caption(problem: Problem) -> str:
-    """One line (markdown; class names are escaped by the caller's ``components.plain``) on the data in use."""
+def problem_caption(problem: Problem) -> Markdown:
+    """One line of markdown (``md``: values escaped) on the data in use."""
     ds, h = problem.dataset, problem.hyper
-    what = (
-        f"{len(ds.y_train)} training / {len(ds.y_test)} test points, {ds.n_classes} classes; "
-        f"{h['n_estimators']} rounds, {h['n_thresholds']} thresholds"
+    what = md(
+        "{} training / {} test points, {} classes; {} rounds, {} thresholds",
+        len(ds.y_train),
+        len(ds.y_test),
+        ds.n_classes,
+        h["n_estimators"],
+        h["n_thresholds"],
     )
     if problem.source == "playground":
-        return f"Using the Playground's dataset and cost matrix ({what}). Change them on the Playground page."
-    return (
-        f"The Playground has not been opened yet: using the **{problem.preset}** preset with its suggested "
-        f"costs ({what}). Open the Playground to work on your own problem."
+        return md(
+            "Using the Playground's dataset and cost matrix ({}). Change them on the Playground page.", what
+        )
+    return md(
+        "The Playground has not been opened yet: using the **{}** preset with its suggested costs ({}). Open "
+        "the Playground to work on your own problem.",
+        problem.preset,
+        what,
     )

@@ -15,6 +15,7 @@ from scipy.stats import binomtest
 
 from rebel.experiments.studies import PAPER_WIN_RATE, Fig3Run, with_outcome
 from rebel.experiments.versus import PARTS, POSTERIORS
+from rebel.ui.text import Markdown, md
 
 
 def fig3_counts(trials: pd.DataFrame) -> dict:
@@ -43,27 +44,29 @@ def fig3_counts(trials: pd.DataFrame) -> dict:
     }
 
 
-def _verdict(c: dict) -> str:
+def _verdict(c: dict) -> Markdown:
     significant = c["sign_test_p"] < 0.05
     if c["win_rate"] >= PAPER_WIN_RATE - 0.05:
-        return "This run agrees with the paper's claim."
+        return md("This run agrees with the paper's claim.")
     if c["wins"] > c["losses"] and significant:
-        return (
+        return md(
             "REBEL wins more trials than it loses, but well short of the paper's ~90 %: this run reproduces "
             "the direction of the claim, not its size."
         )
     if c["losses"] > c["wins"] and significant:
-        return (
+        return md(
             "**The two-step method wins most trials: this run does not reproduce the paper's claim** that "
             "REBEL wins ~90 % of them."
         )
-    return (
+    return md(
         "Wins and losses are close (a sign test cannot tell them apart): this run shows no clear winner, "
         "unlike the paper's ~90 % for REBEL."
     )
 
 
-def fig3_text(run_or_trials, cancelled: bool = False, planned: int | None = None, part: str = "test") -> str:
+def fig3_text(
+    run_or_trials, cancelled: bool = False, planned: int | None = None, part: str = "test"
+) -> Markdown:
     """A short, honest Markdown summary of what a Fig. 3 run shows (counts, mean costs, sign test, harder half,
     and how it compares with the paper's ~90 % claim), costs on the ``part`` points ("test" or "train").
     Dataset names are not included (no user text)."""
@@ -74,46 +77,67 @@ def fig3_text(run_or_trials, cancelled: bool = False, planned: int | None = None
         trials = run_or_trials
     c = fig3_counts(trials)
     if c["trials"] == 0:
-        return "No trial finished, so there is nothing to compare yet. Run again and let it finish."
+        return md("No trial finished, so there is nothing to compare yet. Run again and let it finish.")
     n, word = c["trials"], "test" if part == "test" else "training"
     lines = [
-        (
-            f"**REBEL had the lower {word} cost in {c['wins']} of {n} trials ({c['win_rate']:.0%}), tied in "
-            f"{c['ties']} and lost {c['losses']}** (the two-step method was cheaper)."
+        md(
+            "**REBEL had the lower {} cost in {} of {} trials ({:.0%}), tied in {} and lost {}** (the two-step "
+            "method was cheaper).",
+            word,
+            c["wins"],
+            n,
+            c["win_rate"],
+            c["ties"],
+            c["losses"],
         ),
-        (
-            f"Mean {word} cost: REBEL **{c['rebel_cost']:.4f}**, two-step **{c['two_step_cost']:.4f}** "
-            f"({_relative(c['rebel_cost'], c['two_step_cost'])}); the cost-blind 0-1 argmax costs "
-            f"{c['blind_cost']:.4f}."
+        md(
+            "Mean {} cost: REBEL **{:.4f}**, two-step **{:.4f}** ({}); the cost-blind 0-1 argmax costs {:.4f}.",
+            word,
+            c["rebel_cost"],
+            c["two_step_cost"],
+            _relative(c["rebel_cost"], c["two_step_cost"]),
+            c["blind_cost"],
         ),
     ]
     if c["bayes_cost"] is not None:
         lines.append(
-            f"The Bayes-optimal rule (known mixtures) costs {c['bayes_cost']:.4f} on the same points: "
-            f"REBEL is {c['rebel_cost'] - c['bayes_cost']:+.4f} above it, two-step "
-            f"{c['two_step_cost'] - c['bayes_cost']:+.4f}."
+            md(
+                "The Bayes-optimal rule (known mixtures) costs {:.4f} on the same points: REBEL is {:+.4f} "
+                "above it, two-step {:+.4f}.",
+                c["bayes_cost"],
+                c["rebel_cost"] - c["bayes_cost"],
+                c["two_step_cost"] - c["bayes_cost"],
+            )
         )
     if c["wins"] + c["losses"]:
-        lines.append(f"Sign test of wins vs losses (ties left out): p = {c['sign_test_p']:.2g}.")
+        lines.append(md("Sign test of wins vs losses (ties left out): p = {:.2g}.", c["sign_test_p"]))
     if c["hard_trials"]:
         lines.append(
-            f"On the harder half (two-step cost above the median) REBEL won {c['hard_wins']} of "
-            f"{c['hard_trials']}; the paper says REBEL wins especially there."
+            md(
+                "On the harder half (two-step cost above the median) REBEL won {} of {}; the paper says REBEL "
+                "wins especially there.",
+                c["hard_wins"],
+                c["hard_trials"],
+            )
         )
     if part == "train":
         lines.append(
-            "These are costs on the points both models were trained on: they show how well each method fits "
-            "its objective, not how it generalises (switch to test points for that)."
+            md(
+                "These are costs on the points both models were trained on: they show how well each method "
+                "fits its objective, not how it generalises (switch to test points for that)."
+            )
         )
     lines.append(
-        f"The paper reports REBEL winning ~90 % of 200 trials (10 datasets x 20 cost matrices, 100 "
-        f"stumps). {_verdict(c)}"
+        md(
+            "The paper reports REBEL winning ~90 % of 200 trials (10 datasets x 20 cost matrices, 100 stumps). {}",
+            _verdict(c),
+        )
     )
     if cancelled:
         lines.append(
-            f"*Stopped early: {n} of {planned} planned trials finished; the numbers cover those only.*"
+            md("*Stopped early: {} of {} planned trials finished; the numbers cover those only.*", n, planned)
         )
-    return "\n\n".join(lines)
+    return md("\n\n").join(lines)
 
 
 def _relative(a: float, b: float) -> str:
@@ -123,24 +147,30 @@ def _relative(a: float, b: float) -> str:
     return f"REBEL {abs(d):.1%} {'lower' if d < 0 else 'higher'}" if d else "equal"
 
 
-def variant_text(settings: dict) -> str:
+def variant_text(settings: dict) -> Markdown:
     """The run's setting in words: both sides' engine options and capacity, and the two-step posterior."""
     v = settings.get("variant", {})
-    engine = (
-        f"{v.get('loss', 'exp')} loss, {v.get('leaves', 'binary')} leaves, learning rate "
-        f"{v.get('learning_rate', 1.0):g}"
+    engine = md(
+        "{} loss, {} leaves, learning rate {:g}",
+        v.get("loss", "exp"),
+        v.get("leaves", "binary"),
+        v.get("learning_rate", 1.0),
     )
-    paper = "" if v else " (the paper's REBEL)"
+    paper = md("") if v else md(" (the paper's REBEL)")
     post = settings.get("posterior", "sigma")
     own = post in ("sigma", "softmax")
     two_step = (
-        f"the same engine trained with 0-1 costs, its scores read through {POSTERIORS[post]}"
+        md("the same engine trained with 0-1 costs, its scores read through {}", POSTERIORS[post])
         if own
-        else f"{POSTERIORS[post]} with the same depth and rounds (its own step size)"
+        else md("{} with the same depth and rounds (its own step size)", POSTERIORS[post])
     )
-    return (
-        f"Both sides: {engine}{paper}, depth {settings['max_depth']}, {settings['n_rounds']} rounds. "
-        f"Two-step posterior: {two_step}, then the minimum-risk rule."
+    return md(
+        "Both sides: {}{}, depth {}, {} rounds. Two-step posterior: {}, then the minimum-risk rule.",
+        engine,
+        paper,
+        settings["max_depth"],
+        settings["n_rounds"],
+        two_step,
     )
 
 
@@ -158,10 +188,10 @@ def capacity_rates(grid: pd.DataFrame, part: str = "test") -> pd.DataFrame:
     return outcome_rates(with_outcome(grid[grid["part"] == part]), ["depth", "rounds"])
 
 
-def capacity_text(rates: pd.DataFrame, part: str = "test") -> str:
+def capacity_text(rates: pd.DataFrame, part: str = "test") -> Markdown:
     """What the capacity sweep shows, in plain words: the best and worst capacity for REBEL and who wins most."""
     if rates.empty:
-        return "No trial finished yet."
+        return md("No trial finished yet.")
     best = rates.loc[rates["win_rate"].idxmax()]
     worst = rates.loc[rates["win_rate"].idxmin()]
     where = PARTS[part]
@@ -169,18 +199,24 @@ def capacity_text(rates: pd.DataFrame, part: str = "test") -> str:
     def at(r) -> str:
         return f"depth {int(r['depth'])}, {int(r['rounds'])} rounds"
 
-    text = (
-        f"On the {where}, REBEL's win rate ranges from {worst['win_rate']:.0%} ({at(worst)}) to "
-        f"{best['win_rate']:.0%} ({at(best)}). "
+    text = md(
+        "On the {}, REBEL's win rate ranges from {:.0%} ({}) to {:.0%} ({}). ",
+        where,
+        worst["win_rate"],
+        at(worst),
+        best["win_rate"],
+        at(best),
     )
     n_rebel = int((rates["win_rate"] > rates["loss_rate"]).sum())
     if n_rebel == 0:
-        text += "The two-step method wins more trials than REBEL at every capacity tried."
+        text += md("The two-step method wins more trials than REBEL at every capacity tried.")
     elif n_rebel == len(rates):
-        text += "REBEL wins more trials than the two-step method at every capacity tried."
+        text += md("REBEL wins more trials than the two-step method at every capacity tried.")
     else:
-        text += (
-            f"REBEL wins more trials than it loses at {n_rebel} of the {len(rates)} capacities tried; the "
-            "two-step method at the others."
+        text += md(
+            "REBEL wins more trials than it loses at {} of the {} capacities tried; the two-step method at the "
+            "others.",
+            n_rebel,
+            len(rates),
         )
     return text
