@@ -152,9 +152,7 @@ def test_binary_case_reduces_to_adaboost():
     np.testing.assert_allclose(model.a0_[0], -model.a0_[1], rtol=1e-12)
     np.testing.assert_allclose(model.a_[:, 0], -model.a_[:, 1], rtol=1e-8, atol=1e-12)
     ada = _adaboost_same_stumps(X, np.where(y == 1, 1.0, -1.0), model.thresholds_, model.feature_usable_, 25)
-    staged = [model.risk_scores(X)[:, 1] * 0 + model.a0_[1]] + [
-        H[:, 1] for H in model.staged_risk_scores(X)
-    ]
+    staged = [model.risk_scores(X)[:, 1] * 0 + model.a0_[1]] + [H[:, 1] for H in model.staged_risk_scores(X)]
     np.testing.assert_allclose(np.array(staged), ada, rtol=1e-6, atol=1e-8)
     np.testing.assert_array_equal(model.predict(X), np.where(ada[-1] > 0, 1, 0))
 
