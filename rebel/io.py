@@ -81,9 +81,10 @@ def model_to_dict(model: RebelClassifier) -> dict:
         "package_version": __version__,
         "feature_names": None if names is None else [str(n) for n in names],
         "params": params,
+        # the fitted matrix, aligned to classes_ (a labelled DataFrame parameter may list its labels in any order)
         "cost_matrix_param": None
         if model.cost_matrix is None
-        else np.asarray(model.cost_matrix, float).tolist(),
+        else np.asarray(model.cost_matrix_, float).tolist(),
         "uses_sample_cost": bool(getattr(model, "_uses_sample_cost", False)),
         "n_features_in": int(model.n_features_in_),
         "classes": _classes_to_json(model.classes_),

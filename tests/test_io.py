@@ -191,3 +191,17 @@ def test_every_label_kind_round_trips(kind):
 def test_object_int_labels_load_as_python_ints():
     loaded = loads_model(_mutate(_set("classes", {"kind": "object-int", "values": [3, 7, 9]})))
     assert loaded.classes_.dtype == object and loaded.classes_.tolist() == [3, 7, 9]
+
+
+def test_a_labelled_cost_frame_is_saved_aligned_to_the_classes(tmp_path):
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(90, 2)), np.array(["a", "b", "c"] * 30)
+    C = np.array([[0.0, 1, 2], [3, 0, 4], [5, 6, 0]])
+    frame = pd.DataFrame(C[::-1, ::-1], index=["c", "b", "a"], columns=["c", "b", "a"])
+    model = RebelClassifier(cost_matrix=frame, n_estimators=3).fit(X, y)
+    save_model(model, tmp_path / "m.json")
+    again = load_model(tmp_path / "m.json")
+    np.testing.assert_array_equal(again.cost_matrix, C)
+    np.testing.assert_array_equal(again.predict(X), model.predict(X))
