@@ -98,7 +98,7 @@ LIMITS: dict[str, Limit] = {
         ),
         Limit(
             "staged_values",
-            "staged values kept per model (rounds + 1) x points",
+            "staged values kept per model (rounds + 1) x values per round",
             None,
             25_000_000,
             "the app keeps every round's prediction of every point to replay training",
@@ -185,9 +185,10 @@ def check_fit(cost: FitCost, *, app: bool = False, n_fits: int = 1) -> FitCost:
     return cost
 
 
-def check_staged(n_rounds: int, n_points: int, *, n_cells: int = 0, app: bool = True) -> None:
-    """Refuse staged arrays over the budget: (T + 1) x points values per model, (T + 1) x grid cells."""
+def check_staged(n_rounds: int, n_values: int, *, n_cells: int = 0, app: bool = True) -> None:
+    """Refuse staged arrays over the budget: (T + 1) x ``n_values`` per round (points, or points x classes)
+    per model, and (T + 1) x ``n_cells`` grid cells."""
     stages = int(n_rounds) + 1
-    check("staged_values", stages * int(n_points), app=app, detail=f"{stages:,} stages x {n_points:,} points")
+    check("staged_values", stages * int(n_values), app=app, detail=f"{stages:,} stages x {n_values:,} values")
     if n_cells:
         check("grid_cells", stages * int(n_cells), app=app, detail=f"{stages:,} stages x {n_cells:,} cells")

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _kernels as kern
+from . import budget
 from ._threading import parallel_guard
 from .binning import bin_data, fit_thresholds
 from .booster import BoostResult, boost
@@ -116,6 +117,17 @@ def _rows(A: np.ndarray, rows: np.ndarray | None) -> np.ndarray:
 def train(X, y_idx, cost_rows, opts: dict, callback=None, sample_weight=None) -> Fitted:
     """Fit thresholds and run the round loop that ``opts`` (the estimator's parameters) asks for. Rows of zero
     ``sample_weight`` take no part in training, thresholds included (as if they were not there)."""
+    budget.check_fit(  # memory of the fit and of the model, before any work (rebel.budget, engine limits)
+        budget.fit_cost(
+            X.shape[0],
+            X.shape[1],
+            cost_rows.shape[1],
+            opts["n_estimators"],
+            opts["max_depth"],
+            opts["leaves"],
+            opts["n_thresholds"],
+        )
+    )
     train_rows, scorer = None, None  # None: every row trains
     if opts["n_iter_no_change"] is not None:
         train_rows, val_rows = validation_split(y_idx, opts["validation_fraction"], opts["random_state"])
