@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rebel.params import CHOICE_PARAMS, INT_PARAMS
+
 MIB = 1024 * 1024
 GIB = 1024 * MIB
 
@@ -74,15 +76,25 @@ LIMITS: dict[str, Limit] = {
         ),
         Limit(
             "fit_work",
-            "work of one training run (points x features x rounds x classes x depth)",
+            "units of work for one training run (points x features x rounds x classes x depth)",
             None,
             600_000_000,
             "the app retrains on every change on a shared server; the limit is about 10 s of one core",
             "Lower the number of rounds, points, tree depth or classes.",
         ),
         Limit(
+            "run_work",
+            "units of work for one page's run of several trainings (fits x points x features x rounds x classes "
+            "x depth)",
+            None,
+            6_000_000_000,
+            "a page that trains several models holds the shared server for all of them (about 100 s at the "
+            "limit)",
+            "Lower the number of values or models, rounds, points, tree depth or classes.",
+        ),
+        Limit(
             "fit_bytes",
-            "memory of one training run in bytes",
+            "bytes of memory for one training run",
             4 * GIB,
             512 * MIB,
             "the data, its bins, the scores, weights and histograms of every class are held during training",
@@ -90,7 +102,7 @@ LIMITS: dict[str, Limit] = {
         ),
         Limit(
             "model_bytes",
-            "size of the trained model in bytes (rounds x leaves x classes)",
+            "bytes for the trained model (rounds x leaves x classes)",
             GIB,
             64 * MIB,
             "the model is kept in memory and written to its file",
@@ -176,12 +188,24 @@ def fit_cost(
     return FitCost(N * max(d, 1) * T * K * D, fit_bytes, model, detail)
 
 
+def params_cost(n_points: int, n_features: int, n_classes: int, params: dict) -> FitCost:
+    """``fit_cost`` of a ``RebelClassifier`` with ``params`` (missing ones take the estimator's defaults)."""
+    int_default = {name: p.default for name, p in INT_PARAMS.items()}
+    p = {**int_default, "leaves": CHOICE_PARAMS["leaves"][0], **params}
+    return fit_cost(
+        n_points, n_features, n_classes, p["n_estimators"], p["max_depth"], p["leaves"], p["n_thresholds"]
+    )
+
+
 def check_fit(cost: FitCost, *, app: bool = False, n_fits: int = 1) -> FitCost:
-    """Refuse a training run (``n_fits`` of them for the work) over the budget; returns ``cost``."""
+    """Refuse a training run over the budget (each of ``n_fits`` runs, and all of them together); returns
+    ``cost``."""
     detail = cost.detail if n_fits == 1 else f"{n_fits} runs of {cost.detail}"
     check("model_bytes", cost.model_bytes, app=app, detail=cost.detail)
     check("fit_bytes", cost.fit_bytes, app=app, detail=cost.detail)
-    check("fit_work", cost.work * int(n_fits), app=app, detail=detail)
+    check("fit_work", cost.work, app=app, detail=cost.detail)
+    if n_fits > 1:
+        check("run_work", cost.work * int(n_fits), app=app, detail=detail)
     return cost
 
 

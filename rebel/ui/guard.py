@@ -22,6 +22,7 @@ import time
 
 import streamlit as st
 
+from rebel.budget import BudgetError
 from rebel.ui.components import UNEXPECTED_KEY, show_error, unexpected_message
 
 LOG = logging.getLogger("rebel.ui")
@@ -29,12 +30,15 @@ MEMORY_RELEASE_SECONDS = 10.0
 
 
 def run_page(page) -> None:
-    """Run a ``st.navigation`` page; any ``Exception`` becomes a logged traceback and a clear message. Messages
-    of failed callbacks (``guarded_callback``) are shown first."""
+    """Run a ``st.navigation`` page; any ``Exception`` becomes a logged traceback and a clear message (a request
+    over ``rebel.budget`` just its message). Messages of failed callbacks (``guarded_callback``) are shown
+    first."""
     for message in st.session_state.pop(UNEXPECTED_KEY, []):
         show_error(message)
     try:
         page.run()
+    except BudgetError as exc:  # a request over the budget, refused before any work: say what to lower
+        show_error(f"Not computed: {exc}")
     except Exception as exc:
         LOG.exception("page %r failed", getattr(page, "title", page))
         show_error(unexpected_message(exc, "This page"))

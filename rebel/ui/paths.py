@@ -16,7 +16,7 @@ import pandas as pd
 from rebel.data import PRESETS, sample_path
 from rebel.estimator import RebelClassifier
 from rebel.experiments.runner import Progress, report
-from rebel.ui.state import AppState, Problem, scores_at
+from rebel.ui.state import AppState, Problem, check_fits, scores_at
 
 PATH_SAMPLES = 201  # points per path (0 %, 0.5 %, ..., 100 % of its length)
 TICK_FRACTIONS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)  # the nibs of Fig. 8
@@ -196,6 +196,8 @@ def train_path_models(
     """Stumps and depth-2 trees (Fig. 8's two rows) with the problem's costs, rounds and thresholds, through
     ``state``'s model cache (a fresh cache without one); ``progress`` returning False stops."""
     state = AppState() if state is None else state
+    for depth in PATH_DEPTHS.values():
+        check_fits(problem.dataset, {**problem.hyper, "max_depth": depth}, len(PATH_DEPTHS))
     out = {}
     for i, (label, depth) in enumerate(PATH_DEPTHS.items()):
         if not report(progress, i, len(PATH_DEPTHS), f"training {label}"):

@@ -28,7 +28,7 @@ from rebel.costs import decompose, validate_cost_matrix
 from rebel.data import Dataset, bayes_min_risk
 from rebel.estimator import RebelClassifier
 from rebel.ui.config import content_key, dataset_key, validate_hyper
-from rebel.ui.state import ClassIndices, ModelCache, fit_cost_of, fit_rebel, iter_staged_scores, model_key
+from rebel.ui.state import ClassIndices, ModelCache, check_fits, fit_rebel, iter_staged_scores, model_key
 
 GRID_SIZE = 200  # cells per axis of the decision-region grid
 GRID_BUDGET = budget.limit_of("grid_cells", app=True)  # (T + 1) * cells per staged grid (int16): ~24 MB
@@ -269,8 +269,8 @@ class TrainedPair(ClassIndices):
 
 def check_pair_budget(dataset: Dataset, fit_params: dict, n_cells: int) -> None:
     """Refuse a Playground training over the app's budget (``rebel.budget``) before any work: each of the two
-    fits, and the staged arrays kept (every round's class of every point and grid cell)."""
-    budget.check_fit(fit_cost_of(dataset, fit_params), app=True)
+    fits (and both together), and the staged arrays kept (every round's class of every point and grid cell)."""
+    check_fits(dataset, fit_params, 2)
     n_points = dataset.X_train.shape[0] + dataset.X_test.shape[0]
     budget.check_staged(fit_params["n_estimators"], n_points, n_cells=n_cells)
 

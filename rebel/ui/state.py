@@ -148,23 +148,20 @@ def get_state(session=None) -> AppState:
 
 
 def fit_cost_of(dataset: Dataset, hyper: dict) -> budget.FitCost:
-    """The budget cost (``rebel.budget.fit_cost``) of fitting REBEL with ``hyper`` on the dataset."""
-    params = {**RebelClassifier().get_params(), **hyper}
-    return budget.fit_cost(
-        dataset.X_train.shape[0],
-        dataset.X_train.shape[1],
-        dataset.n_classes,
-        params["n_estimators"],
-        params["max_depth"],
-        params["leaves"],
-        params["n_thresholds"],
-    )
+    """The budget cost (``rebel.budget``) of fitting REBEL with ``hyper`` on the dataset's training points."""
+    X = dataset.X_train
+    return budget.params_cost(X.shape[0], X.shape[1], dataset.n_classes, hyper)
+
+
+def check_fits(dataset: Dataset, hyper: dict, n_fits: int = 1) -> budget.FitCost:
+    """Refuse ``n_fits`` REBEL fits with ``hyper`` on the dataset over the app's budget, before any work."""
+    return budget.check_fit(fit_cost_of(dataset, hyper), app=True, n_fits=n_fits)
 
 
 def fit_rebel(dataset: Dataset, cost_matrix, hyper: dict) -> RebelClassifier:
     """REBEL with ``hyper`` fitted on the dataset's training points (no cache; see ``AppState.fit``), after
     checking the fit against the app's budget (``rebel.budget``; a ``BudgetError`` says what to lower)."""
-    budget.check_fit(fit_cost_of(dataset, hyper), app=True)
+    check_fits(dataset, hyper)
     return RebelClassifier(cost_matrix=cost_matrix, **hyper).fit(dataset.X_train, dataset.y_train)
 
 
