@@ -260,3 +260,26 @@ def test_one_session_at_the_largest_admitted_settings_stays_within_its_memory_bo
             assert not exceptions and not errors, (page, exceptions, errors)
     assert over < SESSION_RSS_BOUND
     assert res["seconds"] < 1500  # generous: about a minute of CPU per scenario when the machine is idle
+
+
+def test_a_page_run_lowers_its_own_threads_priority_only():
+    """Heavy work runs below the server's event loop (health checks stay answered under load)."""
+    if not sys.platform.startswith("linux"):
+        pytest.skip("per-thread priorities are Linux's")
+    import os
+    import threading
+
+    from rebel.ui.guard import PAGE_NICE, lower_priority
+
+    main = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    seen = []
+
+    def run():
+        lower_priority()
+        seen.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    assert seen == [max(PAGE_NICE, main)]
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == main

@@ -17,6 +17,8 @@ import ctypes
 import ctypes.util
 import gc
 import logging
+import os
+import sys
 import threading
 import time
 
@@ -29,10 +31,29 @@ LOG = logging.getLogger("rebel.ui")
 MEMORY_RELEASE_SECONDS = 10.0
 
 
+PAGE_NICE = 10  # CPU niceness of a session's script thread (the server's event loop keeps 0)
+
+
+def lower_priority(nice: int = PAGE_NICE) -> None:
+    """Run the calling thread (a session's script run, and the kernel threads it starts, which inherit it) at
+    niceness ``nice``: the server's event loop, which answers health checks and streams every session's
+    elements, keeps the CPU first when many sessions train at once. Linux only (per-thread priorities); a
+    no-op elsewhere or when the thread already runs at that priority or lower."""
+    if not sys.platform.startswith("linux"):
+        return
+    tid = threading.get_native_id()
+    try:
+        if os.getpriority(os.PRIO_PROCESS, tid) < nice:
+            os.setpriority(os.PRIO_PROCESS, tid, nice)
+    except OSError:
+        pass
+
+
 def run_page(page) -> None:
     """Run a ``st.navigation`` page; any ``Exception`` becomes a logged traceback and a clear message (a request
     over ``rebel.budget`` just its message). Messages of failed callbacks (``guarded_callback``) are shown
-    first."""
+    first. The run's thread is lowered in CPU priority first (``lower_priority``)."""
+    lower_priority()
     for message in st.session_state.pop(UNEXPECTED_KEY, []):
         show_error(message)
     try:
