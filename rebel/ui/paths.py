@@ -1,6 +1,6 @@
 """View-model of the Risk-score paths page (Fig. 8, S.9): waypoint tables, clicked or dragged waypoints,
-points along each path and the scores H_t(x) there at round t (``PathScores``, streamed: one round held at a time), and the two models of the figure
-(stumps and depth-2 trees, through the session's model cache).
+points along each path and the scores H_t(x) there at round t (``PathScores``, streamed: one round held at a
+time), and the two models of the figure (stumps and depth-2 trees, through the session's model cache).
 
 Reads a ``Problem``'s dataset (X_train (N, 2), labels), cost matrix and hyper-parameters. No streamlit here.
 """

@@ -1,8 +1,8 @@
 """Soak test: waves of concurrent real Chromium sessions at the app's limits, with server memory and health.
 
 Waves of Playground sessions open together, each from its own ``?cfg=`` link at the app's limits (every link
-different, so every session misses the caches and trains). Each session must render its charts without an exception element. Meanwhile
-``/_stcore/health`` is polled and the server's RSS sampled. After the sessions close (the server drops
+different, so every session misses the caches and trains). Each session must render its charts without an
+exception element. Meanwhile ``/_stcore/health`` is polled and the server's RSS sampled. After the sessions close (the server drops
 disconnected sessions after ``--server.disconnectedSessionTTL``, passed short here to keep the test short), the
 RSS must settle within ``RSS_FACTOR`` of the RSS with one session open: the caches are bounded, and closed
 sessions' memory goes back to the system (``rebel.ui.guard.release_memory``).
@@ -52,6 +52,7 @@ class Load:
     n_points: int
     engine: str = "paper"
     render_timeout_ms: int = 240_000
+    timeout: int = 600  # seconds for the whole test (pytest-timeout)
 
 
 LOADS = [
@@ -65,7 +66,8 @@ LOADS = [
         {"n_estimators": 1000, "max_depth": 4, "n_thresholds": 255},
         MAX_POINTS,
         "vector",
-        render_timeout_ms=1_200_000,
+        render_timeout_ms=1_500_000,
+        timeout=2400,
     ),
 ]
 
@@ -90,6 +92,7 @@ class _Monitor(threading.Thread):
         self.peak = 0
         self.health_checks = self.health_misses = 0
         self.latencies: list[float] = []
+        self.load_max = 0.0
         self.miss_reasons: list[str] = []
         self._halt = threading.Event()
 
@@ -100,6 +103,7 @@ class _Monitor(threading.Thread):
         last_health = 0.0
         while not self._halt.is_set():
             self.peak = max(self.peak, self.rss())
+            self.load_max = max(self.load_max, os.getloadavg()[0])
             if time.monotonic() - last_health >= 1.0:
                 last_health = time.monotonic()
                 self.health_checks += 1
@@ -151,44 +155,58 @@ def _settled_rss(monitor: _Monitor, wait: float = 6.0) -> int:
     return min(samples)
 
 
-@pytest.mark.parametrize("load", LOADS, ids=[load.name for load in LOADS])
+def _figures(load: Load, monitor: _Monitor, times: dict, one_session, settled) -> str:
+    mib = 1024 * 1024
+    lat = sorted(monitor.latencies) or [float("nan")]
+    rss = "RSS " + ", ".join(
+        f"{name} {v / mib:.0f} MiB" for name, v in (("one session", one_session), ("settled", settled)) if v
+    )
+    ratio = f" ({settled / one_session:.2f}x one session)" if settled and one_session else ""
+    return (
+        f"soak {load.name}: {load.sessions} sessions x {load.waves} waves, {load.n_points} points, {load.hyper}, "
+        f"engine {load.engine}; {rss}{ratio}, peak {monitor.peak / mib:.0f} MiB; health {monitor.health_checks} "
+        f"checks, {monitor.health_misses} misses, p95 {lat[int(0.95 * (len(lat) - 1))]:.2f} s, slowest "
+        f"{lat[-1]:.2f} s; rendered in {', '.join(f'{k} {v:.0f} s' for k, v in times.items())}; load average "
+        f"max {monitor.load_max:.1f} (2 cores)"
+    )
+
+
+@pytest.mark.parametrize(
+    "load",
+    [pytest.param(load, marks=pytest.mark.timeout(load.timeout)) for load in LOADS],
+    ids=lambda x: x.name,
+)
 def test_waves_of_sessions_at_the_limits_keep_the_server_healthy_and_bounded(soak_server, browser, load):
     url, pid = soak_server
     monitor = _Monitor(url, pid)
     monitor.start()
     start = time.monotonic()
+    times: dict = {}
+    one_session = settled = None
     try:
         page = _open(browser, url, _link(load, 1000))
         _wait_rendered(page, load.render_timeout_ms)
+        times["one session"] = time.monotonic() - start
         time.sleep(2)
         one_session = monitor.rss()
         page.close()
-        loaded = []
         for wave in range(load.waves):
+            t0 = time.monotonic()
             pages = [_open(browser, url, _link(load, wave * load.sessions + i)) for i in range(load.sessions)]
             for page in pages:
                 _wait_rendered(page, load.render_timeout_ms)
-            loaded.append(os.getloadavg()[0])
+            times[f"wave {wave + 1}"] = time.monotonic() - t0
             for page in pages:
                 page.close()
         settled = _settled_rss(monitor)
     finally:
         monitor.stop()
-    mib = 1024 * 1024
-    lat = sorted(monitor.latencies)
-    line = (
-        f"soak {load.name}: {load.sessions} sessions x {load.waves} waves, {load.n_points} points, {load.hyper}, "
-        f"engine {load.engine}; RSS one session {one_session / mib:.0f} MiB, peak {monitor.peak / mib:.0f} MiB, "
-        f"settled {settled / mib:.0f} MiB ({settled / one_session:.2f}x); health {monitor.health_checks} "
-        f"checks, {monitor.health_misses} misses, p95 {lat[int(0.95 * (len(lat) - 1))]:.2f} s, slowest "
-        f"{lat[-1]:.2f} s; {time.monotonic() - start:.0f} s in all; load average at the end of each wave "
-        f"{', '.join(f'{v:.1f}' for v in loaded)} (2 cores)"
-    )
-    print("\n" + line)
-    if load.name == "attack":
-        with RESULTS.open("a", encoding="utf-8") as f:
-            f.write(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} {line}\n")
+        line = _figures(load, monitor, times, one_session, settled)
+        print("\n" + line)
+        if load.name == "attack":
+            with RESULTS.open("a", encoding="utf-8") as f:
+                f.write(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} {line}\n")
     assert monitor.health_misses == 0, monitor.miss_reasons
     assert settled <= RSS_FACTOR * one_session
     if load.name == "attack":
-        assert lat[-1] <= HEALTH_MAX, line
+        assert max(monitor.latencies) <= HEALTH_MAX, line
