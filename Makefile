@@ -22,7 +22,7 @@ SAFETY := --server.address 127.0.0.1 \
           --server.fileWatcherType none \
           --runner.postScriptGC false
 
-.PHONY: run test bench lint clean install
+.PHONY: run test bench soak lint clean install
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "error: $(PYTHON) not found; install Python 3.11 or run 'make PYTHON=python3 ...'"; exit 1; }
@@ -56,6 +56,11 @@ test: $(VENV)/.test-installed
 
 bench: $(VENV)/.bench-installed
 	$(BIN)/python -m benchmarks
+
+# The soak at the attack's settings (10 sessions at the Playground's maxima, 10-15 minutes on 2 cores): prints and
+# appends to benchmarks/results/soak.txt the health latencies and RSS figures.
+soak: $(VENV)/.test-installed
+	REBEL_SOAK_ATTACK=1 $(BIN)/python -m pytest -s tests/e2e/test_soak.py -k attack
 
 lint: $(VENV)/.test-installed
 	$(BIN)/ruff format $(LINTED)

@@ -198,10 +198,9 @@ with left:
 if not paths:
     st.info("No paths yet: click twice on the plot (or add two table rows with the same path name).")
     st.stop()
-scores = {label_: an.path_scores(m, paths) for label_, m in models.items()}
+scores = {label_: an.path_scores(m, paths, t) for label_, m in models.items()}
 profiles = {
-    name: {label_: (scores[label_][name].s, scores[label_][name].at(t)) for label_ in models}
-    for name in paths
+    name: {label_: (scores[label_][name].s, scores[label_][name].H) for label_ in models} for name in paths
 }
 S["rp_profiles"] = profiles  # what the score figure shows (read by tests)
 st.plotly_chart(

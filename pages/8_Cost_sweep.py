@@ -51,6 +51,7 @@ def _sweep(problem: Problem, entry: tuple, values, key: str) -> sw.SweepResult |
         entry,
         values,
         progress=lambda i, n, label: bar.progress(i / n, text=ui.md("Training: {} ({}/{})", label, i, n)),
+        app=True,
     )
     bar.empty()
     stop.empty()

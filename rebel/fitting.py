@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _kernels as kern
+from . import budget
 from ._threading import parallel_guard
 from .binning import bin_data, fit_thresholds
 from .booster import BoostResult, boost
@@ -147,6 +148,17 @@ def _rows(A: np.ndarray, rows: np.ndarray | None) -> np.ndarray:
 def train(X, y_idx, cost_rows, opts: dict, callback=None, sample_weight=None) -> Fitted:
     """Fit thresholds and run the round loop that ``opts`` (the estimator's parameters) asks for. Rows of zero
     ``sample_weight`` take no part in training, thresholds included (as if they were not there)."""
+    budget.check_fit(  # memory of the fit and of the model, before any work (rebel.budget, engine limits)
+        budget.fit_cost(
+            X.shape[0],
+            X.shape[1],
+            cost_rows.shape[1],
+            opts["n_estimators"],
+            opts["max_depth"],
+            opts["leaves"],
+            opts["n_thresholds"],
+        )
+    )
     cost_rows, scale = scaled_cost_rows(cost_rows, opts["loss"])
     if scale != 1.0:
         callback = _unscaled(callback, scale)

@@ -161,14 +161,17 @@ def test_default_paths(paths_problem):
 def test_path_scores_along_the_fig8_paths(paths_problem):
     models = pa.train_path_models(paths_problem)
     assert {label: m.depth_ for label, m in models.items()} == {"stumps": 1, "depth-2 trees": 2}
-    scores = pa.path_scores(models["depth-2 trees"], PRESETS["paths"].paths)
-    A = scores["A"]
+    model = models["depth-2 trees"]
+    A = pa.path_scores(model, PRESETS["paths"].paths, 0)["A"]
     assert A.points.shape == (pa.PATH_SAMPLES, 2) and A.s[0] == 0 and A.s[-1] == 1
     np.testing.assert_allclose(A.points[[0, -1]], [[-5, -1], [5, 1]])
-    np.testing.assert_allclose(A.at(0), np.broadcast_to(models["depth-2 trees"].a0_, A.at(0).shape))
-    np.testing.assert_allclose(A.at(10**6), models["depth-2 trees"].decision_function(A.points))
+    np.testing.assert_allclose(A.H, np.broadcast_to(model.a0_, A.H.shape))
+    last = pa.path_scores(model, PRESETS["paths"].paths, 10**6)
+    assert last["A"].t == model.n_estimators_
+    np.testing.assert_allclose(last["A"].H, model.decision_function(A.points))
+    np.testing.assert_allclose(last["B"].H, model.decision_function(last["B"].points))
     # path A walks from class A through B to C: the min-risk class starts at A, ends at C and changes there
-    labels = A.classes_at(100)
+    labels = pa.path_scores(model, PRESETS["paths"].paths, 100)["A"].classes
     assert labels[0] == 0 and labels[-1] == 2 and len(pa.class_changes(labels)) >= 2
     np.testing.assert_array_equal(pa.class_changes([0, 0, 1, 1, 2, 0]), [2, 4, 5])
 

@@ -2,6 +2,7 @@
 
 import io
 import json
+import time
 
 import numpy as np
 import pandas as pd
@@ -11,6 +12,7 @@ from hypothesis import strategies as st
 
 import rebel.data as d
 from rebel import RebelClassifier
+from rebel.budget import BudgetError
 from rebel.costs import min_risk_class, random_guess_cost, uniform_costs
 
 TWO = pd.DataFrame(
@@ -628,3 +630,54 @@ def test_wheel_carries_sample_data_and_the_installed_package_finds_it(tmp_path):
     found, counts = run.stdout.splitlines()
     assert Path(found) == tmp_path / "site" / "rebel" / "_sample_data"
     assert counts == "1000 airport"
+
+
+# ------------------------------------------------------------------ parsers linear in their input (issue 20)
+
+
+def _header(n_columns: int, width: int = 0) -> bytes:
+    """A header of ``n_columns`` distinct names c0, c1, ... (zero-padded to ``width`` digits) and one line."""
+    names = ",".join(f"c{j:0{width}d}" for j in range(n_columns))
+    return (names + "\n" + "1," * (n_columns - 1) + "a\n").encode()
+
+
+def test_a_million_column_header_is_refused_before_any_parsing():
+    """1e6 columns (7.9 MB of header): refused on the header's length, before it is split into names. The old
+    parser counted every name against every other (quadratic) and parsed each as a number: hours here."""
+    data = _header(1_000_000)
+    start = time.perf_counter()
+    with pytest.raises(BudgetError, match=r"characters in the CSV header line.*at most 200,000"):
+        d.read_csv(data)
+    assert time.perf_counter() - start < 5.0  # generous: a linear check takes milliseconds
+
+
+@pytest.mark.parametrize("n_columns", [1_002, 25_000])
+def test_too_many_columns_are_refused_on_the_header_before_the_file_is_parsed(n_columns):
+    """Within the header's length, the column count is checked right after the one header line is split
+    (a data line of the wrong width would only be found by parsing the table)."""
+    data = _header(n_columns, width=5).replace(b"\n1,", b"\n1,2,3,", 1)  # a bad data line: never read
+    start = time.perf_counter()
+    with pytest.raises(BudgetError, match=f"{n_columns - 1} feature columns; at most MAX_FEATURES = 1000"):
+        d.read_csv(data)
+    assert time.perf_counter() - start < 5.0
+
+
+def test_header_checks_scale_linearly():
+    """Duplicates are found with a set: 1,000 columns with a duplicate at the end, and the time for 10x more
+    columns (refused on the count) stays within a linear bound with a wide margin."""
+    names = [f"n{j}" for j in range(999)] + ["n0"]
+    with pytest.raises(ValueError, match="'n0' appears twice"):
+        d.read_csv((",".join(names) + ",label\n" + "1," * 1000 + "a\n").encode())
+
+    def seconds(n):
+        data = _header(n, width=5)
+        best = np.inf
+        for _ in range(3):
+            start = time.perf_counter()
+            with pytest.raises(ValueError):
+                d.read_csv(data)
+            best = min(best, time.perf_counter() - start)
+        return best
+
+    small, large = seconds(2_500), seconds(25_000)
+    assert large < 40 * small + 0.5  # quadratic work would be 100x; linear is ~10x

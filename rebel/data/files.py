@@ -20,12 +20,13 @@ import numpy as np
 import pandas as pd
 from sklearn.model_selection import train_test_split
 
+from rebel import budget
 from rebel.data.mixture import Dataset, _check_fraction
 from rebel.data.presets import PRESETS, Preset
 from rebel.params import check_n_classes
 
-MAX_ROWS = 200_000  # rows of an imported CSV file
-MAX_FEATURES = 1_000  # feature columns of an imported CSV file
+MAX_ROWS = budget.limit_of("rows")  # rows of an imported CSV file (the limits live in rebel.budget)
+MAX_FEATURES = budget.limit_of("columns")  # feature columns of an imported CSV file
 LABEL_COLUMN = "label"
 SPLIT_COLUMN = "split"
 REPO_SAMPLE_DIR = Path(__file__).resolve().parents[2] / "sample_data"
@@ -93,8 +94,16 @@ def _decode(data: bytes) -> str:
 
 
 def _check_header(text: str) -> list:
+    """The stripped column names of the first line, checked in time linear in the header: its length and
+    column count first (``rebel.budget``), before the file is split or parsed, then names, duplicates (a set)
+    and whether the line looks like data."""
+    end = text.find("\n")
+    first = text if end < 0 else text[:end]
+    budget.check("header_chars", len(first))
+    if first.count('"') % 2:  # a quoted name holds a line break: read on, as far as a header may go
+        first = text[: budget.limit_of("header_chars")]
     try:
-        header = next(csv.reader(io.StringIO(text)), None)
+        header = next(csv.reader(io.StringIO(first)), None)
     except csv.Error as exc:
         raise ValueError(
             f"the CSV header could not be parsed ({exc}); check the quoting of the first line."
@@ -104,17 +113,28 @@ def _check_header(text: str) -> list:
             "the CSV file is empty; give a header line with column names and one line per point."
         )
     header = [h.strip() for h in header]
-    if any(not h for h in header):
+    names = set(header)
+    n_features = len(header) - 1 - (SPLIT_COLUMN in names)  # one column is the label
+    if n_features > MAX_FEATURES:
+        _too_many_features(n_features)
+    if "" in names:
         raise ValueError(f"CSV column {header.index('') + 1} has no name; give every column a header.")
-    dupes = sorted({h for h in header if header.count(h) > 1})
-    if dupes:
-        raise ValueError(f"CSV column name {dupes[0]!r} appears twice; give every column a distinct name.")
-    numeric = [h for h in header if pd.to_numeric(pd.Series([h]), errors="coerce").notna().all()]
-    if len(numeric) == len(header):
+    if len(names) < len(header):
+        seen: set = set()
+        dupe = next(h for h in header if h in seen or seen.add(h))
+        raise ValueError(f"CSV column name {dupe!r} appears twice; give every column a distinct name.")
+    if pd.to_numeric(pd.Series(header), errors="coerce").notna().all():
         raise ValueError(
             f"the first line {header} looks like data, not column names; add a header line (e.g. x,y,label)."
         )
     return header
+
+
+def _too_many_features(n: int) -> None:
+    raise budget.BudgetError(
+        f"the CSV file has {n} feature columns; at most MAX_FEATURES = "
+        f"{MAX_FEATURES} are supported ({budget.LIMITS['columns'].reason}). {budget.LIMITS['columns'].fix}"
+    )
 
 
 def _parse_table(text: str, max_rows: int) -> pd.DataFrame:
@@ -253,11 +273,6 @@ def read_csv(
             f"the CSV file has no feature column besides the label {label_column!r}; add at least "
             "one numeric column."
         )
-    if len(features) > MAX_FEATURES:
-        raise ValueError(
-            f"the CSV file has {len(features)} feature columns; at most MAX_FEATURES = "
-            f"{MAX_FEATURES} are supported."
-        )
     X = _numeric_features(df, features)
     y = _parse_labels(df[label_column], label_column)
     _check_classes(y, f"the label column {label_column!r}")
@@ -287,10 +302,14 @@ def read_table(source, header: bool = True, max_rows: int = MAX_ROWS) -> pd.Data
     first row). ``header=False``: every line is data and the columns are named "1", "2", ... by position; with
     a header, a first line of numbers only is refused (it is data, not names)."""
     text = _decode(_read_bytes(source))
-    first = next(csv.reader(io.StringIO(text[: text.find("\n") + 1 or None])), None) if text else None
+    end = text.find("\n")
+    budget.check("header_chars", len(text) if end < 0 else end)  # before the first line is split (linear)
+    first = next(csv.reader(io.StringIO(text[: end + 1 or None])), None) if text else None
     if not first or not any(c.strip() for c in first):
         raise ValueError("the CSV file is empty; give one line per point (after a header line of names).")
     if not header:
+        if len(first) > MAX_FEATURES + 2:  # a label and a split column besides the features
+            _too_many_features(len(first))
         names = ",".join(str(j + 1) for j in range(len(first)))
         df = _parse_table(names + "\n" + text, max_rows)
         df.attrs["first_line"] = 1

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 from sklearn.frozen import FrozenEstimator
 
+from rebel import budget
 from rebel.baselines import TwoStepClassifier
 from rebel.cost_presets import random_costs
 from rebel.costs import validate_cost_matrix
@@ -356,16 +357,24 @@ def _sweep_rows(value: float, preds: dict, y: np.ndarray, C: np.ndarray, K: int)
     return costs, metrics
 
 
-def sweep_steps(dataset: Dataset, cost_matrix, hyper: dict, entry: tuple, values, fit=None):
+def sweep_steps(
+    dataset: Dataset, cost_matrix, hyper: dict, entry: tuple, values, fit=None, app: bool = False
+):
     """For each value v: REBEL trained with ``C[entry] = v``, and the two-step method (one cost-blind REBEL
     model with 0-1 costs read through ``TwoStepClassifier`` with the swept matrix), both with ``hyper`` and
     scored on the test points. Yields a ``SweepResult`` before the first value and after each one.
-    ``fit(dataset, C, hyper)`` fits a REBEL model (default: a fresh fit; the app passes its model cache)."""
+    ``fit(dataset, C, hyper)`` fits a REBEL model (default: a fresh fit; the app passes its model cache).
+    ``app``: refuse a sweep over the app's budget (``rebel.budget``) before the first fit."""
     ds = dataset
     if ds.X_test.shape[0] == 0:
         raise ValueError("the dataset has no test points; raise the test share in the Playground.")
     fit = fit or (lambda d, C, h: RebelClassifier(cost_matrix=C, **h).fit(d.X_train, d.y_train))
     values = np.asarray(values, dtype=np.float64)
+    if (
+        app
+    ):  # the app's budget for the whole sweep (one fit per value and the cost-blind one), before any work
+        cost = budget.params_cost(ds.X_train.shape[0], ds.X_train.shape[1], ds.n_classes, hyper)
+        budget.check_fit(cost, app=True, n_fits=len(values) + 1)
     y, K = ds.class_index(ds.y_test), ds.n_classes
     metrics, costs = [], []
     yield SweepResult(tuple(entry), values[:0], pd.DataFrame(), pd.DataFrame(), False)
@@ -393,8 +402,9 @@ def run_sweep(
     values,
     progress: Progress | None = None,
     fit=None,
+    app: bool = False,
 ) -> SweepResult:
     """``sweep_steps`` to the end; ``progress(values done, values, "values")``, False stops between values."""
     n = len(values)
-    steps = sweep_steps(dataset, cost_matrix, hyper, entry, values, fit)
+    steps = sweep_steps(dataset, cost_matrix, hyper, entry, values, fit, app)
     return drive(steps, progress, lambda r: (len(r.values), n), "values")[0]

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from rebel import budget
 from rebel.costs import validate_cost_matrix
 from rebel.data import (
     PRESETS,
@@ -39,7 +40,7 @@ from rebel.ui.variants import ENGINES
 
 DEFAULT_PRESET = "airport"
 DEFAULT_HYPER = APP_DEFAULTS  # the app's starting hyper-parameters (rebel.params)
-MAX_UPLOAD_BYTES = 5 * 1024 * 1024
+MAX_UPLOAD_BYTES = budget.limit_of("file_bytes", app=True)  # the limits live in rebel.budget
 MAX_POINTS = DATA_RANGES["n_points"].high  # points of a Playground dataset (it retrains on every change)
 MAX_QUERY_CHARS = 20_000  # length of the ?cfg= link parameter
 MAX_CONFIG_BYTES = 1024 * 1024  # decompressed size of a link's configuration

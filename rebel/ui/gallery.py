@@ -19,7 +19,7 @@ from rebel.estimator import RebelClassifier
 from rebel.experiments.runner import Progress, report
 from rebel.experiments.studies import class_report
 from rebel.ui.playground import Grid, make_grid
-from rebel.ui.state import AppState, Problem
+from rebel.ui.state import AppState, Problem, check_fits
 
 
 def default_gallery_classes(problem: Problem) -> tuple:
@@ -117,6 +117,7 @@ def train_gallery(
     if not 0 <= int(c) < K or not 0 <= int(other) < K:
         raise ValueError(f"class indices must be between 0 and {K - 1}; got c = {c!r}, other = {other!r}.")
     costs = gallery_costs(K, int(c), m, int(other))
+    check_fits(ds, problem.hyper, len(costs))  # the app's budget, before any work
     titles = gallery_titles(ds.classes, int(c), float(m), int(other))
     X_all = np.vstack([ds.X_train, ds.X_test]) if ds.X_test.shape[0] else ds.X_train
     grid = make_grid(X_all, grid_size)

@@ -17,24 +17,49 @@ import ctypes
 import ctypes.util
 import gc
 import logging
+import os
+import sys
 import threading
 import time
 
 import streamlit as st
 
+from rebel.budget import BudgetError
 from rebel.ui.components import UNEXPECTED_KEY, show_error, unexpected_message
 
 LOG = logging.getLogger("rebel.ui")
 MEMORY_RELEASE_SECONDS = 10.0
 
 
+PAGE_NICE = 10  # CPU niceness of a session's script thread (the server's event loop keeps 0)
+
+
+def lower_priority(nice: int = PAGE_NICE) -> None:
+    """Run the calling thread (a session's script run, and the kernel threads it starts, which inherit it) at
+    niceness ``nice``: the server's event loop, which answers health checks and streams every session's
+    elements, keeps the CPU first when many sessions train at once. Linux only (per-thread priorities); a
+    no-op elsewhere or when the thread already runs at that priority or lower."""
+    if not sys.platform.startswith("linux"):
+        return
+    tid = threading.get_native_id()
+    try:
+        if os.getpriority(os.PRIO_PROCESS, tid) < nice:
+            os.setpriority(os.PRIO_PROCESS, tid, nice)
+    except OSError:
+        pass
+
+
 def run_page(page) -> None:
-    """Run a ``st.navigation`` page; any ``Exception`` becomes a logged traceback and a clear message. Messages
-    of failed callbacks (``guarded_callback``) are shown first."""
+    """Run a ``st.navigation`` page; any ``Exception`` becomes a logged traceback and a clear message (a request
+    over ``rebel.budget`` just its message). Messages of failed callbacks (``guarded_callback``) are shown
+    first. The run's thread is lowered in CPU priority first (``lower_priority``)."""
+    lower_priority()
     for message in st.session_state.pop(UNEXPECTED_KEY, []):
         show_error(message)
     try:
         page.run()
+    except BudgetError as exc:  # a request over the budget, refused before any work: say what to lower
+        show_error(f"Not computed: {exc}")
     except Exception as exc:
         LOG.exception("page %r failed", getattr(page, "title", page))
         show_error(unexpected_message(exc, "This page"))

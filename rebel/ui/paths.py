@@ -1,6 +1,6 @@
 """View-model of the Risk-score paths page (Fig. 8, S.9): waypoint tables, clicked or dragged waypoints,
-points along each path and the staged scores H_t(x) there (``PathScores``), and the two models of the figure
-(stumps and depth-2 trees, through the session's model cache).
+points along each path and the scores H_t(x) there at round t (``PathScores``, streamed: one round held at a
+time), and the two models of the figure (stumps and depth-2 trees, through the session's model cache).
 
 Reads a ``Problem``'s dataset (X_train (N, 2), labels), cost matrix and hyper-parameters. No streamlit here.
 """
@@ -16,7 +16,7 @@ import pandas as pd
 from rebel.data import PRESETS, sample_path
 from rebel.estimator import RebelClassifier
 from rebel.experiments.runner import Progress, report
-from rebel.ui.state import AppState, Problem, staged_scores
+from rebel.ui.state import AppState, Problem, check_fits, scores_at
 
 PATH_SAMPLES = 201  # points per path (0 %, 0.5 %, ..., 100 % of its length)
 TICK_FRACTIONS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)  # the nibs of Fig. 8
@@ -154,29 +154,33 @@ def next_path_name(paths: dict) -> str:
 @dataclass
 class PathScores:
     """One path sampled at ``PATH_SAMPLES`` points: ``points`` (n, 2), ``s`` (n,) fraction of its length, and
-    one model's staged scores there, ``H`` (T + 1, n, K)."""
+    one model's scores there after ``t`` rounds, ``H`` (n, K)."""
 
     name: str
     waypoints: np.ndarray
     points: np.ndarray
     s: np.ndarray
+    t: int
     H: np.ndarray
 
-    def at(self, t: int) -> np.ndarray:
-        """H_t along the path, (n, K); t is clamped to 0..T."""
-        return self.H[int(min(max(t, 0), self.H.shape[0] - 1))]
-
-    def classes_at(self, t: int) -> np.ndarray:
+    @property
+    def classes(self) -> np.ndarray:
         """The min-risk class index argmax_k H_t,k at every sample of the path."""
-        return np.argmax(self.at(t), axis=1)
+        return np.argmax(self.H, axis=1)
 
 
-def path_scores(model: RebelClassifier, paths: dict, n: int = PATH_SAMPLES) -> dict:
-    """``{name: PathScores}`` of ``model`` along each path (one staged evaluation per path)."""
+def path_scores(model: RebelClassifier, paths: dict, t: int, n: int = PATH_SAMPLES) -> dict:
+    """``{name: PathScores}`` of ``model`` along each path after t rounds (t clamped to 0..T): one streamed
+    evaluation of every path's points together, one round held at a time."""
+    t = int(min(max(int(t), 0), model.n_estimators_))
+    sampled = {name: sample_path(pts, n) for name, pts in paths.items()}
+    if not sampled:
+        return {}
+    H = scores_at(model, np.vstack([P for P, _ in sampled.values()]), t)
     out = {}
-    for name, pts in paths.items():
-        P, s = sample_path(pts, n)
-        out[name] = PathScores(name, np.asarray(pts, dtype=np.float64), P, s, staged_scores(model, P))
+    for i, (name, (P, s)) in enumerate(sampled.items()):
+        rows = H[i * P.shape[0] : (i + 1) * P.shape[0]]
+        out[name] = PathScores(name, np.asarray(paths[name], dtype=np.float64), P, s, t, rows)
     return out
 
 
@@ -192,6 +196,8 @@ def train_path_models(
     """Stumps and depth-2 trees (Fig. 8's two rows) with the problem's costs, rounds and thresholds, through
     ``state``'s model cache (a fresh cache without one); ``progress`` returning False stops."""
     state = AppState() if state is None else state
+    for depth in PATH_DEPTHS.values():
+        check_fits(problem.dataset, {**problem.hyper, "max_depth": depth}, len(PATH_DEPTHS))
     out = {}
     for i, (label, depth) in enumerate(PATH_DEPTHS.items()):
         if not report(progress, i, len(PATH_DEPTHS), f"training {label}"):

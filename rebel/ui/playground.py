@@ -22,16 +22,17 @@ import numpy as np
 import pandas as pd
 from sklearn.frozen import FrozenEstimator
 
+from rebel import budget
 from rebel.baselines import TwoStepClassifier, staged_min_risk_indices
 from rebel.costs import decompose, validate_cost_matrix
 from rebel.data import Dataset, bayes_min_risk
 from rebel.estimator import RebelClassifier
 from rebel.ui.config import content_key, dataset_key, validate_hyper
-from rebel.ui.state import ClassIndices, ModelCache, fit_rebel, model_key, staged_scores
+from rebel.ui.state import ClassIndices, ModelCache, check_fits, fit_rebel, iter_staged_scores, model_key
 from rebel.ui.text import Markdown, md
 
 GRID_SIZE = 200  # cells per axis of the decision-region grid
-GRID_BUDGET = 12_000_000  # (T + 1) * cells kept per staged grid (int16): ~24 MB per model
+GRID_BUDGET = budget.limit_of("grid_cells", app=True)  # (T + 1) * cells per staged grid (int16): ~24 MB
 GRID_PAD = 0.08  # grid margin around the data, as a fraction of its range
 
 
@@ -73,12 +74,15 @@ def make_grid(X, n: int = GRID_SIZE, pad: float = GRID_PAD) -> Grid:
 
 def boosting_weights(model: RebelClassifier, X, y_idx, cost_matrix) -> np.ndarray:
     """Weight of each training sample at t = 0..T, ``sum_k c+_nk e^{H_nk} + c-_nk e^{-H_nk}`` (S.6), each stage
-    normalised to mean 1. Shape (T + 1, N) float32."""
+    normalised to mean 1. Shape (T + 1, N) float32, filled one round at a time (the scores of one round only)."""
     d = decompose(np.asarray(cost_matrix)[np.asarray(y_idx)])
-    H = staged_scores(model, X)
-    w = (d.cp[None] * np.exp(np.clip(H, -300, 300)) + d.cm[None] * np.exp(-np.clip(H, -300, 300))).sum(axis=2)
-    w /= np.maximum(w.mean(axis=1, keepdims=True), np.finfo(np.float64).tiny)
-    return w.astype(np.float32)
+    budget.check_staged(model.n_estimators_, np.shape(X)[0])
+    out = np.empty((model.n_estimators_ + 1, np.shape(X)[0]), dtype=np.float32)
+    for t, H in enumerate(iter_staged_scores(model, X)):
+        Hc = np.clip(H, -300, 300)
+        w = (d.cp * np.exp(Hc) + d.cm * np.exp(-Hc)).sum(axis=1)
+        out[t] = w / max(w.mean(), np.finfo(np.float64).tiny)
+    return out
 
 
 @dataclass
@@ -264,6 +268,14 @@ class TrainedPair(ClassIndices):
         return self.staged_test[model][self.clamp(t)]
 
 
+def check_pair_budget(dataset: Dataset, fit_params: dict, n_cells: int) -> None:
+    """Refuse a Playground training over the app's budget (``rebel.budget``) before any work: each of the two
+    fits (and both together), and the staged arrays kept (every round's class of every point and grid cell)."""
+    check_fits(dataset, fit_params, 2)
+    n_points = dataset.X_train.shape[0] + dataset.X_test.shape[0]
+    budget.check_staged(fit_params["n_estimators"], n_points, n_cells=n_cells)
+
+
 def train_pair(
     dataset: Dataset,
     cost_matrix,
@@ -282,9 +294,11 @@ def train_pair(
     missing = sorted(set(dataset.classes) - set(dataset.y_train))
     if missing:
         raise ValueError(f"class {missing[0]!r} has no training points; add some or remove the class.")
+    n_grid = grid_size or grid_size_for(hyper["n_estimators"])
+    check_pair_budget(dataset, fit_params, n_grid**2)
     cache = ModelCache() if cache is None else cache
     X_all = np.vstack([dataset.X_train, dataset.X_test]) if dataset.X_test.shape[0] else dataset.X_train
-    grid = make_grid(X_all, grid_size or grid_size_for(hyper["n_estimators"]))
+    grid = make_grid(X_all, n_grid)
     start = time.perf_counter()
     rebel = cache.get_or_fit(model_key(dataset, C, fit_params), lambda: fit_rebel(dataset, C, fit_params))
     regions = rebel.staged_class_indices(grid.points).reshape(-1, *grid.shape)

@@ -18,6 +18,7 @@ Only ``get_state`` touches streamlit; everything else is plain Python so tests c
 
 from __future__ import annotations
 
+import itertools
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -26,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from rebel import budget
 from rebel.costs import validate_cost_matrix
 from rebel.data import PRESETS, Dataset, DatasetSpec
 from rebel.estimator import RebelClassifier
@@ -146,20 +148,46 @@ def get_state(session=None) -> AppState:
     return state
 
 
+def fit_cost_of(dataset: Dataset, hyper: dict) -> budget.FitCost:
+    """The budget cost (``rebel.budget``) of fitting REBEL with ``hyper`` on the dataset's training points."""
+    X = dataset.X_train
+    return budget.params_cost(X.shape[0], X.shape[1], dataset.n_classes, hyper)
+
+
+def check_fits(dataset: Dataset, hyper: dict, n_fits: int = 1) -> budget.FitCost:
+    """Refuse ``n_fits`` REBEL fits with ``hyper`` on the dataset over the app's budget, before any work."""
+    return budget.check_fit(fit_cost_of(dataset, hyper), app=True, n_fits=n_fits)
+
+
 def fit_rebel(dataset: Dataset, cost_matrix, hyper: dict) -> RebelClassifier:
-    """REBEL with ``hyper`` fitted on the dataset's training points (no cache; see ``AppState.fit``)."""
+    """REBEL with ``hyper`` fitted on the dataset's training points (no cache; see ``AppState.fit``), after
+    checking the fit against the app's budget (``rebel.budget``; a ``BudgetError`` says what to lower)."""
+    check_fits(dataset, hyper)
     return RebelClassifier(cost_matrix=cost_matrix, **hyper).fit(dataset.X_train, dataset.y_train)
 
 
+def iter_staged_scores(model: RebelClassifier, X):
+    """Yield H after a0 (t = 0) and after every round, one (N, K) array at a time (the risk scores of Eq. 3):
+    nothing here holds more than one round, whatever the number of rounds."""
+    yield from model.staged_risk_scores(X, include_bias=True)
+
+
 def staged_scores(model: RebelClassifier, X) -> np.ndarray:
-    """H after a0 (t = 0) and after every round, shape (T + 1, N, K): the staged scores of Eq. 3."""
-    return np.stack(list(model.staged_risk_scores(X, include_bias=True)))
+    """H at t = 0..T in one array (T + 1, N, K), filled round by round (never a list of all rounds), after
+    checking its size against the app's budget (``rebel.budget``: staged values)."""
+    X = np.asarray(X)
+    T, K = model.n_estimators_, model.classes_.shape[0]
+    budget.check_staged(T, X.shape[0] * K)
+    out = np.empty((T + 1, X.shape[0], K))
+    for t, H in enumerate(iter_staged_scores(model, X)):
+        out[t] = H
+    return out
 
 
 def scores_at(model: RebelClassifier, X, t: int) -> np.ndarray:
-    """H_t(x) after the first t rounds (t clamped to 0..T), shape (N, K)."""
+    """H_t(x) after the first t rounds (t clamped to 0..T), shape (N, K): streamed, one round held at a time."""
     t = int(min(max(int(t), 0), model.n_estimators_))
-    return staged_scores(model, X)[t]
+    return next(itertools.islice(iter_staged_scores(model, X), t, None))
 
 
 # ---------------------------------------------------------------------------------------------------------------
