@@ -32,7 +32,11 @@ LIMITS = {
 }
 
 
-POSTERIOR_LABELS = {"sigma": "σ(2H), same engine", "softmax": "softmax(H), same engine", "samme": "SAMME"}
+POSTERIOR_LABELS = {
+    "sigma": "σ(2H) / σ(H) by loss, same engine",
+    "softmax": "softmax(H), same engine",
+    "samme": "SAMME",
+}
 ENGINE_DEFAULTS = {
     "posterior": "sigma",
     "loss": "exp",
@@ -50,8 +54,8 @@ def _engine_widgets() -> None:
         versus.available_posteriors(),
         format_func=lambda p: POSTERIOR_LABELS.get(p, versus.POSTERIORS[p]),
         key="w2_posterior",
-        help="How the two-step side estimates p(y|x) before the minimum-risk rule. σ(2H) is the calibrated "
-        "posterior of REBEL's loss; softmax of H is a naive reading; SAMME and LightGBM are other engines.",
+        help="How the two-step side estimates p(y|x) before the minimum-risk rule. σ(2H) (exp loss) or σ(H) "
+        "(logistic loss) is the posterior REBEL's loss implies; softmax of H is a naive reading; SAMME and LightGBM are other engines.",
     )
     c[1].selectbox("loss (both sides)", CHOICE_PARAMS["loss"], key="w2_loss")
     c[2].selectbox("leaves (both sides)", CHOICE_PARAMS["leaves"], key="w2_leaves")

@@ -30,7 +30,7 @@ from rebel.experiments.splits import Split
 from rebel.params import CHOICE_PARAMS, check_choice, check_float
 
 POSTERIORS = {
-    "sigma": "σ(2H), the posterior its loss implies (calibrated)",
+    "sigma": "the posterior its loss implies (σ(2H) for the exp loss, σ(H) for logistic)",
     "softmax": "softmax of the raw scores H (not calibrated)",
     "samme": "AdaBoost SAMME (scikit-learn)",
     "lightgbm": "LightGBM",
