@@ -1,4 +1,6 @@
-"""View-model of the REBEL vs two-step page (Fig. 3): win/tie/loss counts with a sign test, an honest
+"""View-model of the REBEL vs two-step page (Fig. 3): win/tie/loss counts with intervals from a bootstrap over
+datasets (``rebel.experiments.stats``: the cost matrices of one dataset share its data and posterior model, so
+they are not independent trials), an honest
 Markdown summary of a run (``rebel.experiments.studies.fig3_run``) next to the paper's ~90 % claim, the run's
 setting in words, and the win rate against capacity (rounds x depth) with a sentence saying what it shows.
 
@@ -11,60 +13,59 @@ from __future__ import annotations
 import math
 
 import pandas as pd
-from scipy.stats import binomtest
 
+from rebel.experiments import stats
 from rebel.experiments.studies import PAPER_WIN_RATE, Fig3Run, with_outcome
 from rebel.experiments.versus import PARTS, POSTERIORS
 
 
 def fig3_counts(trials: pd.DataFrame) -> dict:
-    """Win/tie/loss counts (REBEL's test cost strictly lower / equal / higher), mean costs and a two-sided sign
-    test of wins against losses (ties left out)."""
+    """Win/tie/loss counts (REBEL's cost strictly lower / equal / higher), mean costs, and the bootstrap over
+    datasets (``stats.compare_costs``): the win rate's interval ``win_lo/win_hi`` and the mean cost difference
+    REBEL - two-step ``diff`` with ``diff_lo/diff_hi`` (NaN with one dataset)."""
     n = len(trials)
-    wins, ties = int(trials["win"].sum()), int(trials["tie"].sum())
-    losses = n - wins - ties
-    p = binomtest(wins, wins + losses).pvalue if wins + losses else 1.0
+    s = stats.compare_costs(trials)
     hard = trials["two_step_cost"] > trials["two_step_cost"].median() if n else trials["win"]
     return {
-        "trials": n,
-        "wins": wins,
-        "ties": ties,
-        "losses": losses,
-        "win_rate": wins / n if n else math.nan,
-        "rebel_cost": float(trials["rebel_cost"].mean()) if n else math.nan,
-        "two_step_cost": float(trials["two_step_cost"].mean()) if n else math.nan,
+        **s,
+        "rebel_cost": s["a_cost"],
+        "two_step_cost": s["b_cost"],
         "blind_cost": float(trials["blind_cost"].mean()) if n else math.nan,
         "bayes_cost": float(trials["bayes_cost"].mean())
         if n and trials["bayes_cost"].notna().all()
         else None,
         "hard_trials": int(hard.sum()),
         "hard_wins": int(trials.loc[hard, "win"].sum()) if n else 0,
-        "sign_test_p": float(p),
     }
 
 
 def _verdict(c: dict) -> str:
-    significant = c["sign_test_p"] < 0.05
+    way = stats.direction(c)
     if c["win_rate"] >= PAPER_WIN_RATE - 0.05:
         return "This run agrees with the paper's claim."
-    if c["wins"] > c["losses"] and significant:
+    if c["datasets"] < 2:
         return (
-            "REBEL wins more trials than it loses, but well short of the paper's ~90 %: this run reproduces "
-            "the direction of the claim, not its size."
+            "With one dataset the cost matrices share the same points and posterior model, so this run cannot "
+            "tell a real difference from luck: use several datasets."
         )
-    if c["losses"] > c["wins"] and significant:
+    if way == "A cheaper":
         return (
-            "**The two-step method wins most trials: this run does not reproduce the paper's claim** that "
-            "REBEL wins ~90 % of them."
+            "REBEL is cheaper on average (the interval of the difference excludes 0), but its win rate is well "
+            "short of the paper's ~90 %: this run reproduces the direction of the claim, not its size."
+        )
+    if way == "B cheaper":
+        return (
+            "**The two-step method is cheaper on average (the interval of the difference excludes 0): this run "
+            "does not reproduce the paper's claim** that REBEL wins ~90 % of trials."
         )
     return (
-        "Wins and losses are close (a sign test cannot tell them apart): this run shows no clear winner, "
-        "unlike the paper's ~90 % for REBEL."
+        "The interval of the mean cost difference includes 0: this run shows no clear winner, unlike the "
+        "paper's ~90 % for REBEL."
     )
 
 
 def fig3_text(run_or_trials, cancelled: bool = False, planned: int | None = None, part: str = "test") -> str:
-    """A short, honest Markdown summary of what a Fig. 3 run shows (counts, mean costs, sign test, harder half,
+    """A short, honest Markdown summary of what a Fig. 3 run shows (counts, mean costs, bootstrap intervals, harder half,
     and how it compares with the paper's ~90 % claim), costs on the ``part`` points ("test" or "train").
     Dataset names are not included (no user text)."""
     if isinstance(run_or_trials, Fig3Run):
@@ -93,8 +94,11 @@ def fig3_text(run_or_trials, cancelled: bool = False, planned: int | None = None
             f"REBEL is {c['rebel_cost'] - c['bayes_cost']:+.4f} above it, two-step "
             f"{c['two_step_cost'] - c['bayes_cost']:+.4f}."
         )
-    if c["wins"] + c["losses"]:
-        lines.append(f"Sign test of wins vs losses (ties left out): p = {c['sign_test_p']:.2g}.")
+    lines.append(
+        f"Win rate {stats.rate_text(c)}; mean cost difference REBEL − two-step {stats.diff_text(c)}. "
+        f"Intervals: bootstrap over the {c['datasets']} dataset(s), whole datasets resampled (the cost "
+        "matrices of one dataset are not independent trials)."
+    )
     if c["hard_trials"]:
         lines.append(
             f"On the harder half (two-step cost above the median) REBEL won {c['hard_wins']} of "
