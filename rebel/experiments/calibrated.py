@@ -219,12 +219,12 @@ def compare(grid: pd.DataFrame, chosen: pd.DataFrame) -> pd.DataFrame:
     for label, base in baselines.items():
         t = pd.DataFrame({"dataset": reb["dataset"], "rebel_cost": reb["cost"], "base_cost": base["cost"]})
         s = stats.compare_costs(t, "rebel_cost", "base_cost")
-        rows.append({"baseline": label, **{k: s[k] for k in _STAT_KEYS}})
+        rows.append({"baseline": label, **{k: s[k] for k in STAT_KEYS}})
     return pd.DataFrame(rows)
 
 
 STAT_DETAIL = ("win_lo", "win_hi", "diff_lo", "diff_hi", "level")
-_STAT_KEYS = (
+STAT_KEYS = (
     "level",
     "trials",
     "datasets",
@@ -274,7 +274,7 @@ def regime_map(chosen: pd.DataFrame, seed: int, n_datasets: int, n_costs: int, n
         reb, cal = _pick(grid, c.loc["rebel"]), _pick(grid, c.loc["calibrated"])
         t = pd.DataFrame({"dataset": reb["dataset"], "rebel_cost": reb["cost"], "base_cost": cal["cost"]})
         s = stats.compare_costs(t, "rebel_cost", "base_cost")
-        rows.append({"factor": factor, "setting": setting, **{k: s[k] for k in _STAT_KEYS}})
+        rows.append({"factor": factor, "setting": setting, **{k: s[k] for k in STAT_KEYS}})
         grids.append(grid.assign(factor=factor, setting=setting))
     return pd.DataFrame(rows), pd.concat(grids, ignore_index=True)
 
@@ -296,7 +296,7 @@ def capacity_map(grid: pd.DataFrame) -> pd.DataFrame:
             "base_cost",
         )
         rows.append(
-            {"variant": v, "depth": d, "rounds": t, "calibration": best, **{k: s[k] for k in _STAT_KEYS}}
+            {"variant": v, "depth": d, "rounds": t, "calibration": best, **{k: s[k] for k in STAT_KEYS}}
         )
     return pd.DataFrame(rows)
 
