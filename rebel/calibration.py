@@ -124,6 +124,33 @@ class CrossFitCalibrated(ClassifierMixin, BaseEstimator):
         return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
 
 
+def _staged_at(model, X, rounds) -> dict:
+    """{t: posterior (N, K)} of a fitted 0-1 model after each round count t of ``rounds`` (the last stage where
+    training stopped early)."""
+    from rebel.baselines import staged_posteriors
+
+    wanted, out, P = set(rounds), {}, None
+    for t, P in enumerate(staged_posteriors(model, X), start=1):
+        if t in wanted:
+            out[t] = P
+    return {t: out.get(t, P) for t in rounds}
+
+
+def crossfit_staged(make_model, X, y, evals, rounds, n_folds: int = 3, seed: int = 0) -> tuple:
+    """Out-of-fold posteriors for calibrating a boosted model at every round count of ``rounds``:
+    ``(oof, posts)`` with ``oof[t]`` (N, K) from ``n_folds`` models ``make_model()`` fitted without each fold,
+    and ``posts[i][t]`` the posterior of ``make_model()`` fitted on all of (X, y) on ``evals[i]``. y: class
+    indices 0..K-1. One fit per fold, read at every t through staged predictions."""
+    X, y = np.asarray(X, dtype=np.float64), np.asarray(y)
+    K = int(y.max()) + 1
+    oof = {t: np.zeros((len(y), K)) for t in rounds}
+    for train, held in fold_indices(y, n_folds, seed):
+        for t, P in _staged_at(make_model().fit(X[train], y[train]), X[held], rounds).items():
+            oof[t][held] = P
+    full = make_model().fit(X, y)
+    return oof, [_staged_at(full, E, rounds) for E in evals]
+
+
 def reliability(P, y, n_bins: int = 10, kind: str = "classwise") -> pd.DataFrame:
     """Reliability-diagram data of posteriors P (N, K) for labels y (class indices): one row per non-empty bin
     of ``n_bins`` equal-width probability bins with ``lo, hi, predicted`` (mean probability), ``observed``
@@ -166,6 +193,7 @@ __all__ = [
     "CrossFitCalibrated",
     "calibrate",
     "check_method",
+    "crossfit_staged",
     "ece",
     "fit_calibrator",
     "fold_indices",

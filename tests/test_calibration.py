@@ -69,3 +69,12 @@ def test_cross_fitted_two_step_runs_and_stays_a_posterior():
     C = np.array([[0, 1, 5], [1, 0, 1], [1, 1, 0]], dtype=float)
     two = TwoStepClassifier(model, C).fit(X, y)
     assert set(two.predict(X)) <= {0, 1, 2}
+
+
+def test_reliability_figure_has_the_diagonal_and_one_line_per_posterior():
+    from rebel.ui.figures.calibration import reliability_figure
+
+    _, P, y = _overconfident(n=600)
+    fig = reliability_figure({"raw <b>": reliability(P, y), "calibrated": reliability(calibrate(P, y, P), y)})
+    assert len(fig.data) == 3 and fig.data[0].name == "perfectly calibrated"
+    assert fig.data[1].name.startswith("raw &lt;b&gt; (ECE ")  # names are escaped, ECE in the legend

@@ -29,8 +29,7 @@ import numpy as np
 import pandas as pd
 from sklearn.datasets import make_classification
 
-from rebel.baselines import staged_posteriors
-from rebel.calibration import CALIBRATIONS, ece, fit_calibrator, fold_indices, reliability
+from rebel.calibration import CALIBRATIONS, crossfit_staged, ece, fit_calibrator, reliability
 from rebel.cost_presets import normalize_costs, random_costs
 from rebel.costs import min_risk_class
 from rebel.estimator import RebelClassifier
@@ -115,30 +114,19 @@ def real_split(name: str, seed: int, i: int) -> Split:
 
 
 # ---------------------------------------------------------------------------------------------------- one dataset
-def _staged_at(model, X, rounds) -> dict:
-    wanted, out, P = set(rounds), {}, None
-    for t, P in enumerate(staged_posteriors(model, X), start=1):
-        if t in wanted:
-            out[t] = P
-    return {t: out.get(t, P) for t in rounds}
-
-
 def dataset_rows(split: Split, costs: list, configs: list, rounds, n_folds: int = N_FOLDS) -> list:
     """Every method of ``METHODS`` at every (variant, depth) of ``configs`` and round count of ``rounds`` on one
     split, for each cost matrix: rows of ``COLUMNS`` (``ece``: class-wise calibration error of the posterior on
     the test points, NaN for REBEL)."""
     rows, X, y, Xt, yt = [], split.X_train, split.y_train, split.X_test, split.y_test
     T = max(rounds)
-    folds = fold_indices(y, n_folds, seed=0)
     for variant, depth in configs:
         name = variant_name(variant)
-        zero_one = RebelClassifier(n_estimators=T, max_depth=depth, random_state=0, **variant)
-        test_P = _staged_at(zero_one.fit(X, y), Xt, rounds)
-        oof = {t: np.zeros((len(y), split.n_classes)) for t in rounds}
-        for train, held in folds:
-            fold = RebelClassifier(n_estimators=T, max_depth=depth, random_state=0, **variant)
-            for t, P in _staged_at(fold.fit(X[train], y[train]), X[held], rounds).items():
-                oof[t][held] = P
+
+        def zero_one(variant=variant, depth=depth):
+            return RebelClassifier(n_estimators=T, max_depth=depth, random_state=0, **variant)
+
+        oof, (test_P,) = crossfit_staged(zero_one, X, y, [Xt], rounds, n_folds)
         posts = {}
         for t in rounds:
             posts[("two_step", t)] = test_P[t]

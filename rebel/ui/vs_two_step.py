@@ -136,7 +136,7 @@ def variant_text(settings: dict) -> str:
     )
     paper = "" if v else " (the paper's REBEL)"
     post = settings.get("posterior", "sigma")
-    own = post in ("sigma", "softmax")
+    own = post in ("sigma", "softmax") or post.startswith("calibrated-")
     two_step = (
         f"the same engine trained with 0-1 costs, its scores read through {POSTERIORS[post]}"
         if own
