@@ -50,6 +50,14 @@ def test_vs_page_shows_the_capacity_plot_and_the_setting():
     assert "REBEL's win rate against capacity (test points)" in titles
     assert "Both sides: exp loss, binary leaves, learning rate 1 (the paper's REBEL)" in _text(at)
     assert "win rate ranges from" in _text(at)
+    assert "reliability on the first dataset" in titles
+    assert "bootstrap over the 2 dataset(s)" in _text(at) and "Sign test" not in _text(at)
+
+
+def test_vs_page_offers_the_calibrated_two_step():
+    at = _open(VS, **SMALL, w2_posterior="calibrated-isotonic")
+    assert at.session_state["vs_run"].settings["posterior"] == "calibrated-isotonic"
+    assert "isotonic-calibrated on out-of-fold predictions" in _text(at)
 
 
 def test_vs_page_options_reach_both_sides_and_the_sweep_adds_depths():

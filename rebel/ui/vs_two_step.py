@@ -14,6 +14,8 @@ import math
 
 import pandas as pd
 
+from rebel.calibration import crossfit_staged, fit_calibrator, reliability
+from rebel.estimator import RebelClassifier
 from rebel.experiments import stats
 from rebel.experiments.studies import PAPER_WIN_RATE, Fig3Run, with_outcome
 from rebel.experiments.versus import PARTS, POSTERIORS
@@ -188,3 +190,28 @@ def capacity_text(rates: pd.DataFrame, part: str = "test") -> str:
             "two-step method at the others."
         )
     return text
+
+
+RELIABILITY_POSTERIORS = {
+    "sigma": "posterior its loss implies",
+    "temperature": "temperature-calibrated (out-of-fold)",
+    "isotonic": "isotonic-calibrated (out-of-fold)",
+}
+
+
+def reliability_curves(run: Fig3Run, n_bins: int = 10) -> dict:
+    """Reliability-diagram tables (``rebel.calibration.reliability``, class-wise) of the two-step posteriors on
+    the run's first dataset, test points, at the run's depth, rounds and engine options: the posterior the
+    loss implies and its temperature / isotonic calibrations (3-fold out-of-fold). {label: table}."""
+    s, ds = run.settings, run.datasets[0]
+    y, yt = ds.class_index(ds.y_train), ds.class_index(ds.y_test)
+    T = s["n_rounds"]
+
+    def model():
+        return RebelClassifier(n_estimators=T, max_depth=s["max_depth"], random_state=0, **s["variant"])
+
+    oof, (test_P,) = crossfit_staged(model, ds.X_train, y, [ds.X_test], [T])
+    posts = {"sigma": test_P[T]}
+    for method in ("temperature", "isotonic"):
+        posts[method] = fit_calibrator(oof[T], y, method).predict_proba(test_P[T])
+    return {RELIABILITY_POSTERIORS[k]: reliability(P, yt, n_bins) for k, P in posts.items()}
