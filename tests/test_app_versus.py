@@ -105,7 +105,9 @@ def test_example_costs_page_defaults_show_win_rate_and_regions():
     assert "REBEL trained on each point's own costs" in titles
     assert "two-step: posterior + class-averaged costs" in titles
     assert any("win rate" in json.dumps(spec["layout"]) for spec in _charts(at).values())
-    assert "λ = 5: REBEL won" in _text(at) and "λ = 0 every point of a class has the same costs" in _text(at)
+    text = _text(at)
+    assert "λ = 5, 4 trials: REBEL's mean test cost" in text and "cost-regressing two-step (kNN)" in text
+    assert "λ = 0 every point of a class has the same costs" in text and "95 % CI" in text
 
 
 def test_example_costs_page_controls_change_the_run_and_empty_lambdas_are_refused():

@@ -97,3 +97,21 @@ def test_example_cost_trials_carry_every_two_step_baseline():
     for col in ("two_step_cost", "regressed_cost", "weighted_cost", "bayes_cost"):
         assert np.isfinite(row[col]) and row[col] >= 0
     assert row["bayes_cost"] <= min(row["two_step_cost"], row["regressed_cost"], row["weighted_cost"]) + 0.05
+
+
+def test_example_text_judges_rebel_against_the_strongest_baseline():
+    import pandas as pd
+
+    from rebel.ui.example_costs import example_text
+
+    rows = [
+        {"lambda": 3.0, "dataset": f"d{i}", "cost_id": j, "rebel_cost": 0.5, "two_step_cost": 0.7,
+         "regressed_cost": 0.4 + 0.01 * i, "weighted_cost": 0.45, "bayes_cost": 0.3}
+        for i in range(4)
+        for j in range(3)
+    ]  # fmt: skip
+    run = ec.ExampleCostRun(pd.DataFrame(rows), [], [], {}, 12)
+    text = example_text(run)
+    assert "class-averaged two-step 0.700 (REBEL wins 100 % (95 % CI 100–100 %))" in text
+    assert "Strongest baseline: cost-regressing two-step (kNN)" in text
+    assert "not cheaper than the strongest two-step baseline at any λ" in text
