@@ -75,6 +75,9 @@ def test_vs_page_options_reach_both_sides_and_the_sweep_adds_depths():
     capacity = _charts(at)["REBEL's win rate against capacity (test points)"]
     assert [t["name"] for t in capacity["data"]] == ["stumps (depth 1)", "depth 2", "depth 3"]
     assert "AdaBoost SAMME (scikit-learn) with the same depth and rounds" in _text(at)
+    names = [t["name"] for t in _charts(at)["reliability on the first dataset"]["data"]]
+    assert names[0] == "perfectly calibrated" and len(names) == 5  # diagonal, 3 same-engine posteriors, SAMME
+    assert names[-1].startswith("AdaBoost SAMME (scikit-learn) (ECE ")
 
 
 def test_vs_page_cost_switch_shows_training_costs():

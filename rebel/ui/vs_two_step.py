@@ -13,7 +13,9 @@ from __future__ import annotations
 import math
 
 import pandas as pd
+from scipy.special import softmax
 
+from rebel.baselines import make_estimator
 from rebel.calibration import crossfit_staged, fit_calibrator, reliability
 from rebel.estimator import RebelClassifier
 from rebel.experiments import stats
@@ -202,7 +204,8 @@ RELIABILITY_POSTERIORS = {
 def reliability_curves(run: Fig3Run, n_bins: int = 10) -> dict:
     """Reliability-diagram tables (``rebel.calibration.reliability``, class-wise) of the two-step posteriors on
     the run's first dataset, test points, at the run's depth, rounds and engine options: the posterior the
-    loss implies and its temperature / isotonic calibrations (3-fold out-of-fold). {label: table}."""
+    loss implies, its temperature / isotonic calibrations (3-fold out-of-fold) and, when the run's two-step
+    used another posterior (softmax of H, SAMME, LightGBM), that one too. {label: table}."""
     s, ds = run.settings, run.datasets[0]
     y, yt = ds.class_index(ds.y_train), ds.class_index(ds.y_test)
     T = s["n_rounds"]
@@ -211,7 +214,14 @@ def reliability_curves(run: Fig3Run, n_bins: int = 10) -> dict:
         return RebelClassifier(n_estimators=T, max_depth=s["max_depth"], random_state=0, **s["variant"])
 
     oof, (test_P,) = crossfit_staged(model, ds.X_train, y, [ds.X_test], [T])
-    posts = {"sigma": test_P[T]}
+    posts = {RELIABILITY_POSTERIORS["sigma"]: test_P[T]}
     for method in ("temperature", "isotonic"):
-        posts[method] = fit_calibrator(oof[T], y, method).predict_proba(test_P[T])
-    return {RELIABILITY_POSTERIORS[k]: reliability(P, yt, n_bins) for k, P in posts.items()}
+        posts[RELIABILITY_POSTERIORS[method]] = fit_calibrator(oof[T], y, method).predict_proba(test_P[T])
+    post = s.get("posterior", "sigma")
+    if post == "softmax":
+        H = model().fit(ds.X_train, y).decision_function(ds.X_test)
+        posts[POSTERIORS["softmax"]] = softmax(H.reshape(len(yt), -1), axis=1)
+    elif post in ("samme", "lightgbm"):
+        other = make_estimator(post, T, s["max_depth"], random_state=0).fit(ds.X_train, y)
+        posts[POSTERIORS[post]] = other.predict_proba(ds.X_test)
+    return {name: reliability(P, yt, n_bins) for name, P in posts.items()}
