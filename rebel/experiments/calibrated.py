@@ -36,7 +36,7 @@ from rebel.estimator import RebelClassifier
 from rebel.experiments import stats
 from rebel.experiments.honest import REPORT_SEED, TUNE_SEED, parse_variant, variant_name
 from rebel.experiments.runner import Progress, run_tasks
-from rebel.experiments.splits import Split, load_named, protocol_splits  # noqa: F401 (used by the command)
+from rebel.experiments.splits import Split, load_named, protocol_splits
 
 VARIANTS = ({}, {"loss": "logistic", "leaves": "vector", "learning_rate": 0.3})
 DEPTHS = (1, 3)
@@ -267,6 +267,22 @@ def regime_map(chosen: pd.DataFrame, seed: int, n_datasets: int, n_costs: int, n
     return pd.DataFrame(rows), pd.concat(grids, ignore_index=True)
 
 
+def tune_and_hold_out(
+    n_datasets: int,
+    n_costs: int,
+    tune_seed: int = TUNE_SEED,
+    seed: int = REPORT_SEED,
+    n_jobs=2,
+    progress=None,
+) -> tuple:
+    """The main comparison on the paper's random mixtures: the full grid on the tuning seed, ``select`` on it,
+    the full grid on the held-out seed. Returns ``(chosen, tune_grid, held_grid)``."""
+    configs = all_configs()
+    tune = run_grid(*protocol_splits(n_datasets, n_costs, tune_seed), configs, ROUNDS, n_jobs, progress)
+    held = run_grid(*protocol_splits(n_datasets, n_costs, seed), configs, ROUNDS, n_jobs, progress)
+    return select(tune), tune, held
+
+
 def capacity_map(grid: pd.DataFrame) -> pd.DataFrame:
     """Every (variant, depth, rounds) cell of a grid: REBEL against the two-step and the best-calibrated
     two-step *at the same cell* (temperature, sigmoid and isotonic each; the lowest mean cost shown)."""
@@ -312,4 +328,5 @@ __all__ = [
     "run_grid",
     "select",
     "synthetic_split",
+    "tune_and_hold_out",
 ]

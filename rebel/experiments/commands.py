@@ -150,14 +150,14 @@ def _stat_table(df):
 
 
 def _run_calibrated(args, progress) -> tuple:
+    """REBEL against the calibrated two-step (``rebel.experiments.calibrated``): ``--datasets`` random mixtures
+    x ``--costs`` matrices on the tuning and the held-out seed, then the regime map (half as many datasets,
+    at least 3, x 5 cost matrices per regime) and the capacity map."""
     n_datasets = int(args.datasets or 8)
-    n_costs = min(args.costs, 10)
-    configs, rounds = cal.all_configs(), cal.ROUNDS
-    tune_s, tune_c = cal.protocol_splits(n_datasets, n_costs, args.tune_seed)
-    tune = cal.run_grid(tune_s, tune_c, configs, rounds, args.jobs, progress)
-    chosen = cal.select(tune)
-    held_s, held_c = cal.protocol_splits(n_datasets, n_costs, args.seed)
-    held = cal.run_grid(held_s, held_c, configs, rounds, args.jobs, progress)
+    n_costs = args.costs  # the documented run: --costs 10
+    chosen, _, held = cal.tune_and_hold_out(
+        n_datasets, n_costs, args.tune_seed, args.seed, args.jobs, progress
+    )
     main = cal.compare(held, chosen)
     regimes, regime_grid = cal.regime_map(chosen, args.seed, max(3, n_datasets // 2), 5, args.jobs, progress)
     capacity = cal.capacity_map(held)
