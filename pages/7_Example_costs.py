@@ -1,4 +1,5 @@
-"""Costs known per example: where cost-sensitive training has a real edge over the two-step method.
+"""Costs known per example: cost-sensitive training against two-step methods that average, regress or weight by
+the per-example costs.
 
 Widgets and layout only: runs come from ``rebel.experiments.example_costs``, texts and rates from
 ``rebel.ui.example_costs``, figures from ``rebel.ui.figures``. Own state: the last run in "ec_run" (kept when a
@@ -137,9 +138,10 @@ ui.run_page(
         "On the REBEL-vs-two-step page every point of a class has the same costs, and the two-step method usually "
         "wins. Here a mistake on point n costs **c_n = C[y_n] · exp(λ · s_y · x₁ / 5)**: the class matrix scaled "
         "along the first feature, up or down with a random sign s_y per class. The costs are known for the "
-        "training points only. REBEL trains on each point's own costs; the two-step method can only plug the "
-        "class-averaged matrix into its minimum-risk rule. Test points are scored with their own costs, which "
-        "neither model sees. Lower mean test cost wins."
+        "training points only. REBEL trains on each point's own costs. Three two-step methods: the class-averaged "
+        "matrix in the minimum-risk rule; the cost rows regressed on x (30 nearest training points of each class); "
+        "and training weighted by each point's costs. Test points are scored with their own costs, which no model "
+        "sees. Lower mean test cost wins."
     ),
     _settings,
     _run,

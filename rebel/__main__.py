@@ -140,7 +140,8 @@ RUNNERS = {"fig3": _run_fig3, "table1": _run_table1, "fig4": _run_fig4, **comman
 _REPRODUCE_OPTIONS = (
     (
         ("--datasets", count_or_names, None, ("fig3: number of random datasets (default: 10); table1/fig4: a count of the "
-         "default datasets or comma-separated names (iris, wine, breast_cancer, digits, random_<i>, presets)")),
+         "default datasets or comma-separated names (iris, wine, breast_cancer, digits, random_<i>, presets); "
+         "calibrated: random mixtures per seed (default: 8)")),
         ("--costs", int_at_least(1, "the number of cost matrices per dataset"), 20,
          "fig3: random cost matrices per dataset"),
         ("--rounds", param_type("n_estimators"), None, "boosting rounds (default: 200 for fig4, else 100)"),
@@ -152,7 +153,7 @@ _REPRODUCE_OPTIONS = (
     (
         ("--cost-distribution", None, "paper", "fig3: paper (half-normal), lognormal[:s] or spike[:m]"),
         ("--seed", int_at_least(0, "the seed"), None,
-         f"base seed (default: {PAPER_SEED}; honest: the held-out seed {commands.SEEDS['honest']})"),
+         f"base seed (default: {PAPER_SEED}; honest, calibrated: the held-out seed {commands.SEEDS['honest']})"),
         ("--jobs", int_at_least(1, "the number of workers"), 2, "joblib workers"),
         ("--backend", None, None, "joblib backend: threading, loky, or dask/ray when registered (default: threading)"),
         ("--out", output_file, None, "write the per-trial table to this CSV file"),

@@ -71,9 +71,7 @@ def staged_posteriors(estimator, X):
     """
     est = _unfrozen(estimator)
     if isinstance(est, RebelClassifier):
-        _check_rebel_posterior(est)
-        for H in est.staged_risk_scores(X):
-            yield posterior_from_scores(H, getattr(est, "loss_", "exp"))
+        yield from _rebel_staged_posteriors(est, X)
     elif hasattr(est, "staged_predict_proba"):
         yield from est.staged_predict_proba(X)
     elif HAS_LIGHTGBM and isinstance(est, lightgbm.LGBMClassifier):
@@ -83,6 +81,15 @@ def staged_posteriors(estimator, X):
             f"{type(est).__name__} has no staged posteriors; use an estimator with staged_predict_proba "
             "(or RebelClassifier, AdaBoostMH, OneVsAllAdaBoost, LGBMClassifier)."
         )
+
+
+def _rebel_staged_posteriors(est: RebelClassifier, X, **kwargs):
+    """A 0-1 ``RebelClassifier``'s posterior after each round, through the formula its loss implies (the same
+    as its ``predict_proba``: sigma(2H) for the exp loss, sigma(H) for the logistic loss)."""
+    _check_rebel_posterior(est)
+    loss = getattr(est, "loss_", "exp")
+    for H in est.staged_risk_scores(X, **kwargs):
+        yield posterior_from_scores(H, loss)
 
 
 def staged_scores(estimator, X):
@@ -110,8 +117,7 @@ def staged_min_risk_indices(estimator, X, cost_matrix, include_bias=True) -> np.
     C = np.asarray(cost_matrix, dtype=np.float64)
     est = _unfrozen(estimator)
     if isinstance(est, RebelClassifier):
-        _check_rebel_posterior(est)
-        stages = (posterior_from_scores(H) for H in est.staged_risk_scores(X, include_bias=include_bias))
+        stages = _rebel_staged_posteriors(est, X, include_bias=include_bias)
     else:
         stages = staged_posteriors(est, X)
     rows = [min_risk_class(P, C).astype(np.int16) for P in stages]  # int16 as they come: 1/4 of int64

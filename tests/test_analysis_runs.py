@@ -36,10 +36,10 @@ def tree_model(airport):
     )
 
 
-def _trials(rebel, two_step) -> pd.DataFrame:
+def _trials(rebel, two_step, per_dataset: int = 2) -> pd.DataFrame:
     df = pd.DataFrame(
         {
-            "dataset": "d",
+            "dataset": [f"d{i // per_dataset}" for i in range(len(rebel))],
             "cost_id": range(len(rebel)),
             "rebel_cost": rebel,
             "two_step_cost": two_step,
@@ -100,12 +100,17 @@ def test_fig3_text_reports_two_step_winning_honestly():
     text = vs.fig3_text(df)
     assert "1 of 10 trials (10%)" in text and "lost 8" in text
     assert "does not reproduce the paper's claim" in text
+    assert "bootstrap over the 5 dataset(s)" in text and "Sign test" not in text
+    assert counts["datasets"] == 5 and counts["win_lo"] <= counts["win_rate"] <= counts["win_hi"]
+    assert counts["diff_lo"] > 0  # four of five datasets lose every trial: the two-step method is cheaper
 
 
 def test_fig3_text_agrees_with_the_paper_only_when_rebel_wins_about_90_percent():
     assert "agrees with the paper's claim" in vs.fig3_text(_trials([0.1] * 20, [0.2] * 20))
-    mixed = vs.fig3_text(_trials([0.1, 0.3] * 5, [0.2] * 10))
+    mixed = vs.fig3_text(_trials([0.25, 0.75] * 5, [0.5] * 10))  # every dataset: one win, one loss
     assert "no clear winner" in mixed and "agrees" not in mixed
+    one = vs.fig3_text(_trials([0.3] * 19 + [0.1], [0.2] * 20, per_dataset=20))  # 20 matrices, 1 dataset
+    assert "cannot tell a real difference from luck" in one and "no interval: one dataset" in one
     assert "nothing to compare" in vs.fig3_text(_trials([], []))
 
 

@@ -50,6 +50,14 @@ def test_vs_page_shows_the_capacity_plot_and_the_setting():
     assert "REBEL's win rate against capacity (test points)" in titles
     assert "Both sides: exp loss, binary leaves, learning rate 1 (the paper's REBEL)" in _text(at)
     assert "win rate ranges from" in _text(at)
+    assert "reliability on the first dataset" in titles
+    assert "bootstrap over the 2 dataset(s)" in _text(at) and "Sign test" not in _text(at)
+
+
+def test_vs_page_offers_the_calibrated_two_step():
+    at = _open(VS, **SMALL, w2_posterior="calibrated-isotonic")
+    assert at.session_state["vs_run"].settings["posterior"] == "calibrated-isotonic"
+    assert "isotonic-calibrated on out-of-fold predictions" in _text(at)
 
 
 def test_vs_page_options_reach_both_sides_and_the_sweep_adds_depths():
@@ -67,6 +75,9 @@ def test_vs_page_options_reach_both_sides_and_the_sweep_adds_depths():
     capacity = _charts(at)["REBEL's win rate against capacity (test points)"]
     assert [t["name"] for t in capacity["data"]] == ["stumps (depth 1)", "depth 2", "depth 3"]
     assert "AdaBoost SAMME (scikit-learn) with the same depth and rounds" in _text(at)
+    names = [t["name"] for t in _charts(at)["reliability on the first dataset"]["data"]]
+    assert names[0] == "perfectly calibrated" and len(names) == 5  # diagonal, 3 same-engine posteriors, SAMME
+    assert names[-1].startswith("AdaBoost SAMME (scikit-learn) (ECE ")
 
 
 def test_vs_page_cost_switch_shows_training_costs():
@@ -97,7 +108,9 @@ def test_example_costs_page_defaults_show_win_rate_and_regions():
     assert "REBEL trained on each point's own costs" in titles
     assert "two-step: posterior + class-averaged costs" in titles
     assert any("win rate" in json.dumps(spec["layout"]) for spec in _charts(at).values())
-    assert "λ = 5: REBEL won" in _text(at) and "λ = 0 every point of a class has the same costs" in _text(at)
+    text = _text(at)
+    assert "λ = 5, 4 trials: REBEL's mean test cost" in text and "cost-regressing two-step (kNN)" in text
+    assert "λ = 0 every point of a class has the same costs" in text and "95 % CI" in text
 
 
 def test_example_costs_page_controls_change_the_run_and_empty_lambdas_are_refused():

@@ -187,6 +187,9 @@ def test_reproduce_commands_beyond_the_paper(capsys, tmp_path):
     assert (
         "Held-out report (seed 4813" in text and "Capacity sweep" in text and "REBEL / equal-capacity" in text
     )
+    assert (
+        "Variant chosen on validation (lowest REBEL validation cost)" in text and "Best held-out" not in text
+    )
     variants = ["--variants", "paper;leaves=vector,learning_rate=0.5"]
     assert (
         main(
@@ -232,3 +235,26 @@ def test_a_cost_scale_changes_no_decision_so_no_win():
         np.testing.assert_array_equal(out["win"], ref["win"])
         np.testing.assert_allclose(out["rebel_cost"], scale * ref["rebel_cost"], rtol=1e-9)
         np.testing.assert_array_equal(out["rebel_error"], ref["rebel_error"])
+
+
+def test_reproduce_calibrated_selects_on_the_tuning_seed_and_reports_intervals(capsys, monkeypatch, tmp_path):
+    """A small ``reproduce calibrated``: the selection rule is printed, the choices come from the tuning grid,
+    the held-out table has REBEL against the calibrated two-step with bootstrap intervals, the regime map
+    covers a synthetic and a real dataset."""
+    from rebel.__main__ import main
+    from rebel.experiments import calibrated as cal
+
+    monkeypatch.setattr(cal, "ROUNDS", (4, 8))
+    monkeypatch.setattr(cal, "REGIMES", (("base", {}), ("classes", {"K": 3})))
+    monkeypatch.setattr(cal, "REAL", ("wine",))
+    out = tmp_path / "cal.csv"
+    assert (
+        main(["reproduce", "calibrated", "--datasets", "2", "--costs", "2", "--quiet", "--out", str(out)])
+        == 0
+    )
+    text = capsys.readouterr().out
+    assert cal.SELECTION_RULE in text and "calibrated two-step (own tuning)" in text
+    assert "Held-out: REBEL beats the calibrated two-step in" in text and "95 % CI" in text
+    assert "Regime map" in text and "K=3" in text and "wine" in text
+    df = pd.read_csv(out)
+    assert set(df["method"]) == set(cal.METHODS) and set(df["part"]) == {"held-out", "regime"}

@@ -102,3 +102,31 @@ def test_sweep_run_reads_every_depth_and_the_capacity_text_is_honest():
     assert "vector leaves" in vs.variant_text(run.settings)
     train = vs.fig3_text(run, part="train")
     assert "lower training cost" in train and "not how it generalises" in train
+
+
+def test_calibrated_posterior_is_the_cross_fitted_calibration_of_the_same_engine(problem):
+    """The "calibrated-isotonic" two-step equals, at every checkpoint, the minimum-risk rule on the 0-1 model's
+    posterior mapped by an isotonic calibrator fitted on 3-fold out-of-fold posteriors; REBEL's side is
+    unchanged."""
+    from rebel.calibration import crossfit_staged, fit_calibrator
+    from rebel.costs import min_risk_class
+
+    split, costs = problem
+    cal = _frame(versus.dataset_rows(split, costs, "calibrated-isotonic", {}, (2,), (4, 10), n_jobs=1))
+    plain = _frame(versus.dataset_rows(split, costs, "sigma", {}, (2,), (4, 10), n_jobs=1))
+    np.testing.assert_array_equal(cal["rebel_cost"], plain["rebel_cost"])
+    oof, (test_P,) = crossfit_staged(
+        lambda: RebelClassifier(n_estimators=10, max_depth=2, random_state=0),
+        split.X_train,
+        split.y_train,
+        [split.X_test],
+        (4, 10),
+    )
+    for t in (4, 10):
+        P = fit_calibrator(oof[t], split.y_train, "isotonic").predict_proba(test_P[t])
+        for j, C in enumerate(costs):
+            row = cal[(cal["rounds"] == t) & (cal["part"] == "test") & (cal["cost_id"] == j)].iloc[0]
+            assert row["two_step_cost"] == pytest.approx(C[split.y_test, min_risk_class(P, C)].mean())
+    assert "out-of-fold" in vs.variant_text(
+        {"posterior": "calibrated-isotonic", "max_depth": 2, "n_rounds": 10, "variant": {}}
+    )

@@ -5,8 +5,12 @@
   the training cost of both decision rules. A lower mapped loss means the objective would prefer the two-step
   solution: the optimiser, not the loss, is what falls short.
 - ``example_cost_trials``: costs known per training example only, ``c_n = C[y_n] exp(lambda s_y x_n1 / 5)``
-  with a random sign s_y per class; REBEL trains on the rows c_n, the two-step method uses the class-averaged
-  matrix. Test points are scored with their own c_n (unknown to both models); the Bayes rule uses them exactly.
+  with a random sign s_y per class; REBEL trains on the rows c_n. Three two-step baselines: the posterior with
+  the class-averaged matrix (``two_step_cost``), the posterior with the cost rows regressed on x
+  (``regressed_cost``: per true class y, the mean row of the ``KNN_K`` nearest training points of class y,
+  ``risk_k(x) = sum_y p(y|x) C_hat_y(x)[k]``), and a 0-1 model trained with each point weighted by its mean
+  mistake cost (``weighted_cost``: posterior q, decision ``argmin_k sum_y q(y|x) Cbar[y, k] / wbar_y``). Test
+  points are scored with their own c_n (unknown to every model); the Bayes rule uses them exactly.
 - ``ScorePosterior``: REBEL's 0-1 scores made into "posteriors" by a naive normalisation instead of the
   loss's calibrated sigma(2H), to show what a miscalibrated posterior does to the two-step method.
 - ``fig7_counts``: the four cost matrices of the fig7 preset, predicted-class counts on training and test points.
@@ -34,6 +38,7 @@ from rebel.experiments.splits import Split, protocol_splits
 from rebel.params import APP_DEFAULTS
 
 LAMBDAS = (1.5, 3.0, 5.0)
+KNN_K = 30  # neighbours of the cost-regressing two-step
 SCORE_TRANSFORMS = ("softmax", "shift")
 _TINY = 1e-300
 
@@ -151,6 +156,36 @@ def class_averaged(rows: np.ndarray, y: np.ndarray, K: int) -> np.ndarray:
     return np.stack([rows[y == k].mean(axis=0) for k in range(K)])
 
 
+def regressed_costs(X_train, y_train, rows, X, K: int, k: int = KNN_K) -> np.ndarray:
+    """Per test point, the estimated cost row of each true class: ``out[n, y]`` = the mean of ``rows`` over the
+    ``k`` training points of class y nearest to ``X[n]`` (N, K, K). The cost-regressing two-step's cost model."""
+    from sklearn.neighbors import KNeighborsRegressor
+
+    out = np.empty((len(X), K, rows.shape[1]))
+    for y in range(K):
+        mask = y_train == y
+        knn = KNeighborsRegressor(n_neighbors=min(k, int(mask.sum()))).fit(X_train[mask], rows[mask])
+        out[:, y] = knn.predict(X)
+    return out
+
+
+def regressed_two_step(P, C_hat) -> np.ndarray:
+    """Minimum-risk class under posteriors P (N, K) and per-point cost rows C_hat (N, K, K)."""
+    return np.argmin(np.einsum("ny,nyk->nk", P, C_hat), axis=1)
+
+
+def weighted_two_step(split: Split, rows, n_rounds: int, depth: int, variant: dict | None) -> np.ndarray:
+    """The cost-weighting two-step on the test points: a 0-1 model trained with weight ``w_n`` = mean mistake
+    cost of row n (posterior q proportional to p(y|x) E[w | x, y]), decision
+    ``argmin_k sum_y q(y|x) Cbar[y, k] / wbar_y`` with the class-averaged matrix Cbar and class-mean weights."""
+    K = split.n_classes
+    w = rows.sum(axis=1) / max(K - 1, 1)
+    model = RebelClassifier(n_estimators=n_rounds, max_depth=depth, random_state=0, **(variant or {}))
+    q = model.fit(split.X_train, split.y_train, sample_weight=w).predict_proba(split.X_test)
+    wbar = np.array([w[split.y_train == y].mean() for y in range(K)])
+    return min_risk_class(q, class_averaged(rows, split.y_train, K) / wbar[:, None])
+
+
 def cost_signs(seed: int, dataset: int, cost_id: int, K: int) -> np.ndarray:
     """The random sign s_y (K,) of each true class in one example-cost trial."""
     return np.random.default_rng([seed, dataset, 1 + cost_id, 5]).choice([-1.0, 1.0], size=K)
@@ -160,8 +195,9 @@ def example_cost_task(
     split: Split, C, lam: float, signs, P_test, n_rounds: int, depth: int, variant: dict | None = None
 ) -> dict:
     """One example-cost trial: REBEL (engine options ``variant``) trained on the training points' cost rows
-    against the two-step rule on the class-averaged matrix with posterior ``P_test``; mean test costs of
-    both and of the Bayes rule, each test point scored with its own costs."""
+    against three two-step rules (class-averaged matrix, cost rows regressed on x, cost-weighted training; see
+    the module docstring) with posterior ``P_test``; mean test costs of all and of the Bayes rule, each test
+    point scored with its own costs."""
     K = split.n_classes
     train_rows = example_costs(C, split.y_train, split.X_train, lam, signs)
     test_rows = example_costs(C, split.y_test, split.X_test, lam, signs)
@@ -169,6 +205,9 @@ def example_cost_task(
     model.fit(split.X_train, split.y_train, sample_cost=train_rows)
     rebel = model.staged_class_indices(split.X_test)[-1]
     two_step = min_risk_class(P_test, class_averaged(train_rows, split.y_train, K))
+    C_hat = regressed_costs(split.X_train, split.y_train, train_rows, split.X_test, K)
+    regressed = regressed_two_step(P_test, C_hat)
+    weighted = weighted_two_step(split, train_rows, n_rounds, depth, variant)
     # Bayes: the exact posterior with each test point's own costs, argmin_k sum_y p(y|x) C[y, k] e^(...)
     post = bayes_posterior(split.mixture, split.X_test)
     scale = np.exp(lam * signs[None, :] * split.X_test[:, :1] / 5.0)  # (N, K_true)
@@ -177,6 +216,8 @@ def example_cost_task(
     return {
         "rebel_cost": float(test_rows[n, rebel].mean()),
         "two_step_cost": float(test_rows[n, two_step].mean()),
+        "regressed_cost": float(test_rows[n, regressed].mean()),
+        "weighted_cost": float(test_rows[n, weighted].mean()),
         "bayes_cost": float(test_rows[n, bayes].mean()),
     }
 
@@ -249,5 +290,8 @@ __all__ = [
     "example_costs",
     "fig7_counts",
     "population_scores",
+    "regressed_costs",
+    "regressed_two_step",
     "surrogate_diagnostic",
+    "weighted_two_step",
 ]

@@ -1,17 +1,19 @@
-"""Costs known per training example only: where training with the costs has a real edge over the two-step
-method (issue "beyond the paper"; the app's Example-costs page).
+"""Costs known per training example only: REBEL trained on each point's costs against two-step methods that
+average the costs per class, regress them on x, or weight training by them (the app's Example-costs page).
 
 A mistake on point n costs ``c_n = C[y_n] exp(lambda s_y x_n1 / 5)`` (``diagnostics.example_costs``): the class matrix C
 scaled along the first feature, growing or shrinking with a random sign s_y per true class. The costs are known
 for the training points only. REBEL trains on each point's own cost row (``sample_cost``); the two-step method
-(the same engine trained with 0-1 costs, calibrated posterior, equal capacity) can only use the class-averaged
-matrix (``diagnostics.class_averaged``). The trial itself is ``diagnostics.example_cost_task`` (the CLI's
+(the same engine trained with 0-1 costs, its loss's posterior, equal capacity) uses the class-averaged
+matrix (``diagnostics.class_averaged``); the stronger two-steps regress the cost rows on x (kNN) or weight the
+training points by their costs (``diagnostics.regressed_two_step`` / ``weighted_two_step``). The trial itself is ``diagnostics.example_cost_task`` (the CLI's
 ``reproduce example-costs`` runs the same); this module adds the app's engine options, a dataset-by-dataset run
 that can stop, and the region picture. Test points are scored with their own c_n, which neither model sees; the Bayes
 rule uses the exact posterior and each point's c_n (the floor).
 
 ``example_cost_steps`` yields an ``ExampleCostRun`` (one row per (lambda, dataset, cost matrix): ``lambda,
-dataset, cost_id, rebel_cost, two_step_cost, bayes_cost, win, tie``) after each dataset; ``example_cost_regions``
+dataset, cost_id, rebel_cost, two_step_cost, regressed_cost, weighted_cost, bayes_cost, win, tie``; ``win``
+is against the class-averaged two-step) after each dataset; ``example_cost_regions``
 gives both models' decision regions on a grid. Arrays: X (N, 2) float64, labels as class indices, cost rows
 (N, K), C (K, K), regions (ny, nx) int. No streamlit.
 """
@@ -36,7 +38,16 @@ LAMBDAS = (0.0, 1.5, 3.0, 5.0)
 LAMBDA_CHOICES = (0.0, 0.5, 1.5, 3.0, 5.0, 8.0)
 DEFAULTS = {"n_datasets": 4, "n_costs": 3, "n_rounds": 100, "max_depth": 2}
 LIMITS = {"n_datasets": (1, 20), "n_costs": (1, 20)}
-COLUMNS = ["lambda", "dataset", "cost_id", "rebel_cost", "two_step_cost", "bayes_cost"]
+COLUMNS = [
+    "lambda",
+    "dataset",
+    "cost_id",
+    "rebel_cost",
+    "two_step_cost",
+    "regressed_cost",
+    "weighted_cost",
+    "bayes_cost",
+]
 
 
 def _models(split: Split, C, lam: float, signs, n_rounds: int, depth: int, variant: dict) -> tuple:

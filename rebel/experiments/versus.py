@@ -3,8 +3,9 @@ training and the test points: the computation behind the app's REBEL-vs-two-step
 
 - Both sides get the same engine options (``variant``: loss, leaves, learning rate), depth and rounds. REBEL is
   trained with each cost matrix; the two-step side is one cost-blind model per dataset whose posterior feeds the
-  minimum-risk rule. ``POSTERIORS`` names that posterior: ``"sigma"`` the same engine's calibrated posterior
-  (sigma(2H) for the exp loss, sigma(H) for logistic, normalised), ``"softmax"`` softmax of its raw scores H (a
+  minimum-risk rule. ``POSTERIORS`` names that posterior: ``"sigma"`` the posterior the same engine's loss
+  implies (sigma(2H) for the exp loss, sigma(H) for logistic, normalised), ``"calibrated-temperature"`` /
+  ``"calibrated-isotonic"`` that posterior calibrated on out-of-fold predictions (``rebel.calibration``), ``"softmax"`` softmax of its raw scores H (a
   naive, miscalibrated reading), ``"samme"`` scikit-learn's AdaBoost SAMME and ``"lightgbm"`` LightGBM (their
   own step sizes; same depth and rounds).
 - One fit per side at the largest round count is read at every checkpoint of ``rounds`` through staged
@@ -22,6 +23,7 @@ import numpy as np
 from scipy.special import softmax
 
 from rebel.baselines import available_estimators, make_estimator, staged_posteriors
+from rebel.calibration import crossfit_staged, fit_calibrator
 from rebel.costs import min_risk_class
 from rebel.data.bayes import bayes_cost
 from rebel.estimator import RebelClassifier
@@ -30,7 +32,9 @@ from rebel.experiments.splits import Split
 from rebel.params import CHOICE_PARAMS, check_choice, check_float
 
 POSTERIORS = {
-    "sigma": "σ(2H), the posterior its loss implies (calibrated)",
+    "sigma": "the posterior its loss implies (σ(2H) for the exp loss, σ(H) for logistic)",
+    "calibrated-temperature": "that posterior, temperature-scaled on out-of-fold predictions (3 folds)",
+    "calibrated-isotonic": "that posterior, isotonic-calibrated on out-of-fold predictions (3 folds)",
     "softmax": "softmax of the raw scores H (not calibrated)",
     "samme": "AdaBoost SAMME (scikit-learn)",
     "lightgbm": "LightGBM",
@@ -88,7 +92,7 @@ def check_posterior(posterior: str) -> str:
 
 
 def _posterior_model(posterior: str, variant: dict, depth: int, n_rounds: int):
-    if posterior in ("sigma", "softmax"):
+    if posterior in ("sigma", "softmax") or posterior.startswith("calibrated-"):
         return RebelClassifier(n_estimators=n_rounds, max_depth=depth, random_state=0, **variant)
     return make_estimator(posterior, n_rounds, depth, random_state=0)
 
@@ -104,6 +108,18 @@ def _read_at(stages, rounds: list) -> dict:
 
 def _two_step_task(split: Split, posterior: str, variant: dict, depth: int, rounds: list) -> dict:
     """{part: {t: posterior (N, K)}} of the cost-blind model."""
+    if posterior.startswith("calibrated-"):
+        method = posterior.removeprefix("calibrated-")
+        parts = (("train", split.X_train), ("test", split.X_test))
+        oof, posts = crossfit_staged(
+            lambda: _posterior_model(posterior, variant, depth, max(rounds)),
+            split.X_train,
+            split.y_train,
+            [X for _, X in parts],
+            rounds,
+        )
+        cals = {t: fit_calibrator(oof[t], split.y_train, method) for t in rounds}
+        return {part: {t: cals[t].predict_proba(P[t]) for t in rounds} for (part, _), P in zip(parts, posts)}
     model = _posterior_model(posterior, variant, depth, max(rounds)).fit(split.X_train, split.y_train)
     out = {}
     for part, X in (("train", split.X_train), ("test", split.X_test)):

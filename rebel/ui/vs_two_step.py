@@ -1,4 +1,6 @@
-"""View-model of the REBEL vs two-step page (Fig. 3): win/tie/loss counts with a sign test, an honest
+"""View-model of the REBEL vs two-step page (Fig. 3): win/tie/loss counts with intervals from a bootstrap over
+datasets (``rebel.experiments.stats``: the cost matrices of one dataset share its data and posterior model, so
+they are not independent trials), an honest
 Markdown summary of a run (``rebel.experiments.studies.fig3_run``) next to the paper's ~90 % claim, the run's
 setting in words, and the win rate against capacity (rounds x depth) with a sentence saying what it shows.
 
@@ -11,63 +13,66 @@ from __future__ import annotations
 import math
 
 import pandas as pd
-from scipy.stats import binomtest
+from scipy.special import softmax
 
+from rebel.baselines import make_estimator
+from rebel.calibration import crossfit_staged, fit_calibrator, reliability
+from rebel.estimator import RebelClassifier
+from rebel.experiments import stats
 from rebel.experiments.studies import PAPER_WIN_RATE, Fig3Run, with_outcome
 from rebel.experiments.versus import PARTS, POSTERIORS
 from rebel.ui.text import Markdown, md
 
 
 def fig3_counts(trials: pd.DataFrame) -> dict:
-    """Win/tie/loss counts (REBEL's test cost strictly lower / equal / higher), mean costs and a two-sided sign
-    test of wins against losses (ties left out)."""
+    """Win/tie/loss counts (REBEL's cost strictly lower / equal / higher), mean costs, and the bootstrap over
+    datasets (``stats.compare_costs``): the win rate's interval ``win_lo/win_hi`` and the mean cost difference
+    REBEL - two-step ``diff`` with ``diff_lo/diff_hi`` (NaN with one dataset)."""
     n = len(trials)
-    wins, ties = int(trials["win"].sum()), int(trials["tie"].sum())
-    losses = n - wins - ties
-    p = binomtest(wins, wins + losses).pvalue if wins + losses else 1.0
+    s = stats.compare_costs(trials)
     hard = trials["two_step_cost"] > trials["two_step_cost"].median() if n else trials["win"]
     return {
-        "trials": n,
-        "wins": wins,
-        "ties": ties,
-        "losses": losses,
-        "win_rate": wins / n if n else math.nan,
-        "rebel_cost": float(trials["rebel_cost"].mean()) if n else math.nan,
-        "two_step_cost": float(trials["two_step_cost"].mean()) if n else math.nan,
+        **s,
+        "rebel_cost": s["a_cost"],
+        "two_step_cost": s["b_cost"],
         "blind_cost": float(trials["blind_cost"].mean()) if n else math.nan,
         "bayes_cost": float(trials["bayes_cost"].mean())
         if n and trials["bayes_cost"].notna().all()
         else None,
         "hard_trials": int(hard.sum()),
         "hard_wins": int(trials.loc[hard, "win"].sum()) if n else 0,
-        "sign_test_p": float(p),
     }
 
 
 def _verdict(c: dict) -> Markdown:
-    significant = c["sign_test_p"] < 0.05
+    way = stats.direction(c)
     if c["win_rate"] >= PAPER_WIN_RATE - 0.05:
         return md("This run agrees with the paper's claim.")
-    if c["wins"] > c["losses"] and significant:
+    if c["datasets"] < 2:
         return md(
-            "REBEL wins more trials than it loses, but well short of the paper's ~90 %: this run reproduces "
-            "the direction of the claim, not its size."
+            "With one dataset the cost matrices share the same points and posterior model, so this run cannot "
+            "tell a real difference from luck: use several datasets."
         )
-    if c["losses"] > c["wins"] and significant:
+    if way == "A cheaper":
         return md(
-            "**The two-step method wins most trials: this run does not reproduce the paper's claim** that "
-            "REBEL wins ~90 % of them."
+            "REBEL is cheaper on average (the interval of the difference excludes 0), but its win rate is well "
+            "short of the paper's ~90 %: this run reproduces the direction of the claim, not its size."
+        )
+    if way == "B cheaper":
+        return md(
+            "**The two-step method is cheaper on average (the interval of the difference excludes 0): this run "
+            "does not reproduce the paper's claim** that REBEL wins ~90 % of trials."
         )
     return md(
-        "Wins and losses are close (a sign test cannot tell them apart): this run shows no clear winner, "
-        "unlike the paper's ~90 % for REBEL."
+        "The interval of the mean cost difference includes 0: this run shows no clear winner, unlike the "
+        "paper's ~90 % for REBEL."
     )
 
 
 def fig3_text(
     run_or_trials, cancelled: bool = False, planned: int | None = None, part: str = "test"
 ) -> Markdown:
-    """A short, honest Markdown summary of what a Fig. 3 run shows (counts, mean costs, sign test, harder half,
+    """A short, honest Markdown summary of what a Fig. 3 run shows (counts, mean costs, bootstrap intervals, harder half,
     and how it compares with the paper's ~90 % claim), costs on the ``part`` points ("test" or "train").
     Dataset names are not included (no user text)."""
     if isinstance(run_or_trials, Fig3Run):
@@ -109,8 +114,15 @@ def fig3_text(
                 c["two_step_cost"] - c["bayes_cost"],
             )
         )
-    if c["wins"] + c["losses"]:
-        lines.append(md("Sign test of wins vs losses (ties left out): p = {:.2g}.", c["sign_test_p"]))
+    lines.append(
+        md(
+            "Win rate {}; mean cost difference REBEL − two-step {}. Intervals: bootstrap over the {} dataset(s), "
+            "whole datasets resampled (the cost matrices of one dataset are not independent trials).",
+            stats.rate_text(c),
+            stats.diff_text(c),
+            c["datasets"],
+        )
+    )
     if c["hard_trials"]:
         lines.append(
             md(
@@ -158,7 +170,7 @@ def variant_text(settings: dict) -> Markdown:
     )
     paper = md("") if v else md(" (the paper's REBEL)")
     post = settings.get("posterior", "sigma")
-    own = post in ("sigma", "softmax")
+    own = post in ("sigma", "softmax") or post.startswith("calibrated-")
     two_step = (
         md("the same engine trained with 0-1 costs, its scores read through {}", POSTERIORS[post])
         if own
@@ -220,3 +232,36 @@ def capacity_text(rates: pd.DataFrame, part: str = "test") -> Markdown:
             len(rates),
         )
     return text
+
+
+RELIABILITY_POSTERIORS = {
+    "sigma": "posterior its loss implies",
+    "temperature": "temperature-calibrated (out-of-fold)",
+    "isotonic": "isotonic-calibrated (out-of-fold)",
+}
+
+
+def reliability_curves(run: Fig3Run, n_bins: int = 10) -> dict:
+    """Reliability-diagram tables (``rebel.calibration.reliability``, class-wise) of the two-step posteriors on
+    the run's first dataset, test points, at the run's depth, rounds and engine options: the posterior the
+    loss implies, its temperature / isotonic calibrations (3-fold out-of-fold) and, when the run's two-step
+    used another posterior (softmax of H, SAMME, LightGBM), that one too. {label: table}."""
+    s, ds = run.settings, run.datasets[0]
+    y, yt = ds.class_index(ds.y_train), ds.class_index(ds.y_test)
+    T = s["n_rounds"]
+
+    def model():
+        return RebelClassifier(n_estimators=T, max_depth=s["max_depth"], random_state=0, **s["variant"])
+
+    oof, (test_P,) = crossfit_staged(model, ds.X_train, y, [ds.X_test], [T])
+    posts = {RELIABILITY_POSTERIORS["sigma"]: test_P[T]}
+    for method in ("temperature", "isotonic"):
+        posts[RELIABILITY_POSTERIORS[method]] = fit_calibrator(oof[T], y, method).predict_proba(test_P[T])
+    post = s.get("posterior", "sigma")
+    if post == "softmax":
+        H = model().fit(ds.X_train, y).decision_function(ds.X_test)
+        posts[POSTERIORS["softmax"]] = softmax(H.reshape(len(yt), -1), axis=1)
+    elif post in ("samme", "lightgbm"):
+        other = make_estimator(post, T, s["max_depth"], random_state=0).fit(ds.X_train, y)
+        posts[POSTERIORS[post]] = other.predict_proba(ds.X_test)
+    return {name: reliability(P, yt, n_bins) for name, P in posts.items()}
