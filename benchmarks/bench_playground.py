@@ -14,8 +14,8 @@ import os
 from rebel import RebelClassifier, warmup
 from rebel.data import PRESETS
 from rebel.ui import config as cf
-from rebel.ui import playground as pg
 from rebel.ui.figures import regions
+from rebel.ui.playground import compute as pg
 
 from ._common import median_of, print_table
 

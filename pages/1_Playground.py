@@ -3,8 +3,9 @@
 One screen (1440x900): the cost editor, the decision regions with the data, the round player and the verdict
 (REBEL vs two-step vs Bayes at t) are together; details (before/after, curves, per-class numbers, confusion
 matrix, clusters, how to read) come one at a time below. The main area is one ``st.fragment``: an edit reruns it,
-not the sidebar. Widgets and layout only: state changes in ``rebel.ui.playground_actions``, computations in
-``rebel.ui.playground``, widgets in ``rebel.ui.components`` and ``rebel.ui.playground_widgets``, figures in
+not the sidebar. Widgets and layout only: the view layer is the ``rebel.ui.playground`` package (state changes in
+``actions``, computations in ``compute``, widgets in ``widgets``, the views below in ``details``; shared widgets in
+``rebel.ui.components``), figures in
 ``rebel.ui.figures`` (the regions replay: ``replay.replay_figure``, animated in the browser). Cross-page state:
 ``rebel.ui.state.AppState``; "t" is the round the numbers show.
 """
@@ -18,11 +19,11 @@ from rebel.costs import CostWarning, validate_cost_matrix
 from rebel.data import PRESETS, DatasetSpec
 from rebel.ui import components as ui
 from rebel.ui import config as cfgmod
-from rebel.ui import playground as pg
-from rebel.ui import playground_actions as act
-from rebel.ui import playground_widgets as side
 from rebel.ui.figures import regions, replay, style
-from rebel.ui.playground_details import details
+from rebel.ui.playground import actions as act
+from rebel.ui.playground import compute as pg
+from rebel.ui.playground import widgets as side
+from rebel.ui.playground.details import details
 from rebel.ui.state import get_state
 from rebel.ui.variants import engine_options
 

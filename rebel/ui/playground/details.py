@@ -1,6 +1,6 @@
 """The Playground's detail views below the first screen, one at a time (only the chosen one is drawn): before /
 after (0-1 costs against your costs), cost curves, per-class numbers, confusion matrix, clusters table and how to
-read the page. Streamlit widgets; the numbers come from ``rebel.ui.playground``.
+read the page. Streamlit widgets; the numbers come from ``rebel.ui.playground.compute``.
 """
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ import streamlit as st
 from rebel.data import DatasetSpec, validate_mixture
 from rebel.ui import components as ui
 from rebel.ui import export
-from rebel.ui import playground_actions as act
 from rebel.ui.figures import costs, replay, style
-from rebel.ui.playground import HOW_TO_READ, TrainedPair, class_table, comparison_table
+from rebel.ui.playground import actions as act
+from rebel.ui.playground.compute import HOW_TO_READ, TrainedPair, class_table, comparison_table
 from rebel.ui.state import get_state
 
 VIEWS = (

@@ -1,7 +1,7 @@
 """The Playground's sidebar and panels (Streamlit widgets): dataset settings, training settings, files
 and sharing, the cost-preset controls, the view toggles, the numbers panel and the confusion matrix.
 
-Widgets write their own "w_*" keys; this module turns changes into ``rebel.ui.playground_actions`` calls on
+Widgets write their own "w_*" keys; this module turns changes into ``rebel.ui.playground.actions`` calls on
 the shared ``AppState`` and re-seeds the widget keys from that state when the page is (re)visited, since
 Streamlit drops widget keys on other pages.
 """
@@ -15,8 +15,8 @@ from rebel.data import PRESETS, DatasetSpec
 from rebel.params import INT_PARAMS
 from rebel.ui import components as ui
 from rebel.ui import config as cfgmod
-from rebel.ui import playground_actions as act
-from rebel.ui.playground import TrainedPair, preset_order
+from rebel.ui.playground import actions as act
+from rebel.ui.playground.compute import TrainedPair, preset_order
 from rebel.ui.state import AppState, get_state
 from rebel.ui.variants import ENGINES
 
