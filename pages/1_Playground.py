@@ -106,9 +106,10 @@ def _regions(pair: pg.TrainedPair, t: int, show: dict) -> None:
         show_other=show["two"],
         show_disagreement=show["dis"],
         bayes_regions=pair.bayes_regions if show["bayes"] else None,
-        title=f"REBEL's minimum-risk class (numbers at t = {t} of {pair.n_rounds} rounds)",
+        title="REBEL's minimum-risk class",
         start=t,
-        height=560,
+        height=640,
+        numbers=pg.round_numbers(pair),
     )
     if show["box"]:
         fig.update_layout(dragmode="select")
@@ -171,11 +172,11 @@ def _live() -> None:
         pair = _training()
     if pair is None:
         return
+    t = pair.clamp(
+        S["t"]
+    )  # the round the replay starts at (a link's t); the figure's slider moves from there
     with right:
-        t = ui.round_player(pair.n_rounds, "t")
-        st.markdown(f"**Test cost per point at t = {t}** (mean of C[truth, prediction])")
-        side.verdict_numbers(pair, t)
-        st.markdown(pg.verdict(pair, t))
+        st.markdown(f"**After all {pair.n_rounds} rounds:** {pg.verdict(pair, pair.n_rounds)}")
     with left:
         plot = st.container()
         show = side.view_toggles(pair.has_bayes, A.data_source == "mixture")

@@ -39,9 +39,10 @@ def _charts(at: AppTest) -> list:
     return [json.loads(el.proto.spec) for el in at.get("plotly_chart")]
 
 
-def _regions_title(at: AppTest) -> str:
-    titles = [c["layout"].get("title", {}).get("text", "") for c in _charts(at)]
-    return next(t for t in titles if "minimum-risk class" in t)
+def _numbers_line(at: AppTest) -> str:
+    """The regions figure's numbers line (round t and test costs) as first shown."""
+    chart = _regions_chart(at)
+    return next(d["text"][0] for d in chart["data"] if d.get("name") == "numbers")
 
 
 def _errors(at: AppTest) -> str:
@@ -86,7 +87,7 @@ def test_first_load_shows_charts_and_trains_both_models(app):
         state.trained.two_step.cost_matrix_.tolist() == state.cost_matrix.tolist()
     )  # costs at decision time
     assert len(app.get("plotly_chart")) >= 2  # the regions replay; before / after (0-1 costs, your costs)
-    assert f"t = {state.trained.rebel.n_estimators_} of" in _regions_title(app)
+    assert f"t = {state.trained.rebel.n_estimators_}</b> of" in _numbers_line(app)
     assert not app.error
     assert cf.QUERY_KEY in app.query_params  # the configuration is in the address
 
@@ -126,12 +127,18 @@ def _regions_chart(at: AppTest) -> dict:
 def test_n_estimators_change_and_scrubber(app):
     app.slider(key="w_n_estimators").set_value(30)
     _run(app)
-    assert _state(app).trained.rebel.n_estimators_ == 30
-    assert app.slider(key="t").value == 30
-    app.slider(key="t").set_value(7)
-    _run(app)
-    assert "t = 7 of 30 rounds" in _regions_title(app)
-    assert _regions_chart(app)["layout"]["sliders"][0]["active"] == 7  # the replay starts at the numbers' t
+    pair = _state(app).trained
+    assert pair.rebel.n_estimators_ == 30
+    chart = _regions_chart(app)
+    assert chart["layout"]["sliders"][0]["active"] == 30  # a new model opens at its last round
+    assert not [s for s in app.slider if s.key == "t"]  # one round control: the figure's own slider
+    # every frame carries its round's numbers: the numbers line and the cost strip's marker
+    for t in (0, 7, 30):
+        frame = next(f for f in chart["frames"] if f["name"] == f"t{t}")
+        line = next(d["text"][0] for d in frame["data"] if "text" in d)
+        assert f"t = {t}</b> of 30" in line and f"REBEL {pair.metrics(t).cost:.3f}" in line, line
+        assert f"two-step {pair.metrics(t, 'two-step').cost:.3f}" in line
+        assert {"x": [t, t]}.items() <= next(d for d in frame["data"] if d.get("x") == [t, t]).items()
     for key in ("w_show_bayes", "w_show_two", "w_show_dis", "w_show_w"):
         app.toggle(key=key).set_value(True)
     _run(app)

@@ -191,8 +191,7 @@ class TrainedPair(ClassIndices):
 
     def blind_cost(self, t: int) -> float:
         """Test cost, under the user's costs, of ignoring them: the 0-1 model's most likely class at t."""
-        y = self.y_test_idx
-        return float(self.cost_matrix[y, self.blind_test[self.clamp(t)]].mean()) if len(y) else 0.0
+        return float(self.test_costs["blind"][self.clamp(t)])
 
     @cached_property
     def weights(self) -> np.ndarray:
@@ -246,6 +245,18 @@ class TrainedPair(ClassIndices):
                     pd.DataFrame({"t": np.arange(len(cost)), "model": model, "split": split, "cost": cost})
                 )
         return pd.concat(frames, ignore_index=True)
+
+    @cached_property
+    def test_costs(self) -> dict:
+        """Mean test cost per round t = 0..T, (T + 1,) each: "REBEL", "two-step" and "blind" (the 0-1 model's
+        most likely class, costs ignored); zeros without test points."""
+        y = self.y_test_idx
+        if len(y) == 0:
+            zero = np.zeros(self.n_rounds + 1)
+            return {"REBEL": zero, "two-step": zero, "blind": zero}
+        out = {m: self.cost_matrix[y[None, :], S].mean(axis=1) for m, S in self.staged_test.items()}
+        out["blind"] = self.cost_matrix[y[None, :], self.blind_test].mean(axis=1)
+        return out
 
     def clamp(self, t: int) -> int:
         return int(min(max(int(t), 0), self.n_rounds))
@@ -323,6 +334,13 @@ def box_from_selection(selection) -> tuple | None:
         if len(xs) >= 2 and len(ys) >= 2 and np.all(np.isfinite(xs + ys)):
             return (min(xs), max(xs)), (min(ys), max(ys))
     return None
+
+
+def round_numbers(pair: TrainedPair) -> dict:
+    """Every number of the first screen that depends on the round, for t = 0..T at once (the replay figure's
+    frames carry them, so the round slider moves picture and numbers together): the test costs of REBEL, the
+    two-step method and ignoring the costs, the Bayes rule's (or None) and the verdict's tie margin."""
+    return {**pair.test_costs, "Bayes": pair.bayes_test_cost, "tie": TIE}
 
 
 def comparison_table(pair: TrainedPair, t: int) -> pd.DataFrame:

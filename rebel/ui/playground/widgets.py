@@ -1,5 +1,5 @@
 """The Playground's sidebar and panels (Streamlit widgets): dataset settings, training settings, files
-and sharing, the cost-preset controls, the view toggles, the numbers panel and the confusion matrix.
+and sharing, the cost-preset controls, the view toggles and the link.
 
 Widgets write their own "w_*" keys; this module turns changes into ``rebel.ui.playground.actions`` calls on
 the shared ``AppState`` and re-seeds the widget keys from that state when the page is (re)visited, since
@@ -16,7 +16,7 @@ from rebel.params import INT_PARAMS
 from rebel.ui import components as ui
 from rebel.ui import config as cfgmod
 from rebel.ui.playground import actions as act
-from rebel.ui.playground.compute import TrainedPair, preset_order
+from rebel.ui.playground.compute import preset_order
 from rebel.ui.state import AppState, get_state
 from rebel.ui.variants import ENGINES
 
@@ -375,28 +375,3 @@ def sync_url(A: AppState) -> None:
         return
     if st.query_params.get(cfgmod.QUERY_KEY) != text:
         st.query_params[cfgmod.QUERY_KEY] = text
-
-
-def verdict_numbers(pair: TrainedPair, t: int) -> None:
-    """Test cost at t of REBEL, the two-step method and the Bayes rule (when the mixture is known)."""
-    rebel_m, two_m = pair.metrics(t, "REBEL"), pair.metrics(t, "two-step")
-    m = st.columns(3)
-    m[0].metric(
-        "REBEL",
-        f"{rebel_m.cost:.3f}",
-        f"{rebel_m.cost - two_m.cost:+.3f}",
-        delta_color="inverse",
-        help="Mean cost C[truth, prediction] over the test points; the small number is the difference to the "
-        "two-step method (green = REBEL cheaper).",
-    )
-    m[1].metric(
-        "two-step",
-        f"{two_m.cost:.3f}",
-        help="0-1 boosting, posterior, then the cheapest class under your costs (rebel.baselines).",
-    )
-    bayes = pair.bayes_test_cost
-    m[2].metric(
-        "Bayes rule",
-        "n/a" if bayes is None else f"{bayes:.3f}",
-        help="The best possible test cost on the same points (known mixture and your costs).",
-    )
