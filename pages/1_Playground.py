@@ -1,8 +1,10 @@
 """Playground: design a dataset, edit the cost matrix, train REBEL and the two-step baseline, watch the regions.
 
-One screen (1440x900): the cost editor, the decision regions with the data, the round player and the verdict
-(REBEL vs two-step vs Bayes at t) are together; details (before/after, curves, per-class numbers, confusion
-matrix, clusters, how to read) come one at a time below. The main area is one ``st.fragment``: an edit reruns it,
+One screen at 1280x720 and up (``side.one_screen_css``): the regions plot, sized from the viewport, carries the
+round control (slider and Play, in the browser) and every number that depends on the round (test costs, the
+verdict's figures, a cost strip); beside it the cost editor and a fixed-height message tray (warnings, the preset's
+story, the verdict after all rounds), so a message never moves the plot. Details (before/after, curves, per-class
+numbers, confusion matrix, clusters, how to read) come one at a time below. The main area is one ``st.fragment``: an edit reruns it,
 not the sidebar. Widgets and layout only: the view layer is the ``rebel.ui.playground`` package (state changes in
 ``actions``, computations in ``compute``, widgets in ``widgets``, the views below in ``details``; shared widgets in
 ``rebel.ui.components``), figures in
@@ -46,16 +48,15 @@ def _on_normalize() -> None:
 
 
 # ------------------------------------------------------------------------------------------------------- panels
-def _cost_panel() -> None:
+def _cost_panel(notes) -> None:
+    """The cost editor, its log control and presets; cost warnings go to ``notes`` (the message tray)."""
     classes = list(A.classes)
-    editor, notes = st.container(key="cost_editor"), st.container()
+    editor = st.container(key="cost_editor")
     C = ui.log_cost_control(A.cost_matrix, classes, "w_log")  # below the editor, drawn before it: the
     if not (C == A.cost_matrix).all():  # cells then show the value set here in this very run
         _set_costs(C)
     with editor:
-        st.markdown(
-            "**Costs** · rows = truth, columns = prediction; type a number (20, 0.5, 1e3) and press Enter"
-        )
+        st.markdown("**Costs** · rows = truth, columns = prediction; type a number and press Enter")
         ui.cost_editor(A.cost_matrix, classes, COSTS, on_change=A.set_costs)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", CostWarning)
@@ -74,13 +75,13 @@ def _cost_panel() -> None:
     )
 
 
-def _training() -> pg.TrainedPair | None:
+def _training(tray) -> pg.TrainedPair | None:
     try:
         with st.spinner("Training REBEL and the two-step baseline…"):
             engine = engine_options(A.engine)
             pair = pg.train_pair(A.dataset, A.cost_matrix, A.hyper, cache=A.models, engine=engine)
     except ValueError as exc:
-        ui.show_error(f"Training failed: {exc}")
+        ui.show_error(f"Training failed: {exc}", where=tray)
         return A.trained
     A.models.put(pair.key, pair, "pair")
     if A.pair_key != pair.key:  # a new model: show its final round
@@ -108,7 +109,7 @@ def _regions(pair: pg.TrainedPair, t: int, show: dict) -> None:
         bayes_regions=pair.bayes_regions if show["bayes"] else None,
         title="REBEL's minimum-risk class",
         start=t,
-        height=640,
+        height=None,  # the plot's box sets it (``side.ONE_SCREEN_CSS``: sized from the viewport)
         numbers=pg.round_numbers(pair),
     )
     if show["box"]:
@@ -117,6 +118,7 @@ def _regions(pair: pg.TrainedPair, t: int, show: dict) -> None:
         style.presentation(fig)
     event = st.plotly_chart(
         fig,
+        height="content" if S.get("w_present") else "stretch",
         key=f"regions_{S.get('chart_v', 0)}",
         config=style.PNG_CONFIG,
         on_select="rerun" if show["box"] else "ignore",
@@ -149,36 +151,42 @@ def _add_dragged_cluster(event) -> None:
     st.rerun()
 
 
-def _banner() -> None:
-    """The preset's story and lesson, a note when the costs no longer tell it, and queued messages."""
-    st.markdown("#### REBEL Playground")
-    preset = PRESETS.get(A.preset)
-    if preset is not None and preset.story and A.data_source == "mixture":
-        st.info(f"**{A.preset}**: {preset.story} {pg.preset_lesson(A.preset)}")
-        note = act.costs_story_note(A)
-        if note:
-            st.warning(note)
-    else:
-        st.caption("Your own data: edit the costs and watch the regions move.")
-    ui.show_flash()
+def _tray_messages(tray, pair) -> None:
+    """The message tray (fixed height, scrolls): queued messages, the preset's story and lesson, a note when the
+    costs no longer tell it, and the verdict after all rounds (the figure shows the numbers at every round)."""
+    with tray:
+        ui.show_flash()
+        preset = PRESETS.get(A.preset)
+        if preset is not None and preset.story and A.data_source == "mixture":
+            note = act.costs_story_note(A)
+            if note:
+                st.warning(note)
+            st.info(f"**{A.preset}**: {preset.story} {pg.preset_lesson(A.preset)}")
+        else:
+            st.caption("Your own data: edit the costs and watch the regions move.")
+        if pair is not None:
+            st.markdown(f"**After all {pair.n_rounds} rounds:** {pg.verdict(pair, pair.n_rounds)}")
 
 
 def _live() -> None:
-    """The main area: costs and numbers (right), round and regions (left), then one detail view."""
-    _banner()
-    left, right = st.columns([1.3, 1], gap="medium")
+    """The main area, one screen: regions with the round control and the numbers (left), costs and the message
+    tray (right); the plot is sized from the viewport and messages never move it. Then one detail view."""
+    st.html(side.one_screen_css(bool(S.get("w_present"))))
+    left, right = st.columns([1.45, 1], gap="medium")
     with right:
-        _cost_panel()
-        pair = _training()
+        costs_box = st.container()
+        tray = st.container(height=side.TRAY_HEIGHT, key="pg_tray")
+    with costs_box:
+        _cost_panel(tray)
+        pair = _training(tray)
+    _tray_messages(tray, pair)
     if pair is None:
         return
     t = pair.clamp(
         S["t"]
     )  # the round the replay starts at (a link's t); the figure's slider moves from there
-    with right:
-        st.markdown(f"**After all {pair.n_rounds} rounds:** {pg.verdict(pair, pair.n_rounds)}")
     with left:
-        plot = st.container()
+        plot = st.container(key="pg_plot")
         show = side.view_toggles(pair.has_bayes, A.data_source == "mixture")
         with plot:
             _regions(pair, t, show)

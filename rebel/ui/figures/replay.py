@@ -267,42 +267,55 @@ def _add_mistakes(fig: go.Figure, train, test, start: int, updates: list) -> Non
     fig.add_trace(mistake_trace(wrong[start]))
 
 
-HEADER_DOMAIN = (0.90, 1.0)  # paper y of the numbers line above the regions
-CURVE_DOMAIN = (0.0, 0.15)  # paper y of the cost strip under the regions
-PLANE_DOMAIN = (0.22, 0.88)  # paper y of the regions (square: their width follows)
+HEADER_DOMAIN = (0.999, 1.0)  # paper y of the numbers lines' anchor: they grow upwards into the top margin
+CURVE_DOMAIN = (0.0, 0.13)  # paper y of the cost strip under the regions
+PLANE_DOMAIN = (0.38, 1.0)  # paper y of the regions (square: their width follows); the legend sits below
+LINE_PX = 19  # height of one numbers line (FONT_NUMBERS = 14)
 
 
-def numbers_text(numbers: dict, t: int, T: int) -> str:
-    """The numbers line of round t: the three test costs (REBEL, two-step, Bayes when known) and the verdict's
-    figures (the difference, ignoring the costs, regret against Bayes). Numbers only, no user text."""
+def numbers_text(numbers: dict, t: int, T: int, title: str = "") -> str:
+    """The numbers lines of round t: the three test costs (REBEL, two-step, Bayes when known) and the verdict's
+    figures (the difference, ignoring the costs, the regret against Bayes). Numbers only; ``title`` (escaped)
+    heads them."""
     r, s = float(numbers["REBEL"][t]), float(numbers["two-step"][t])
     bayes = numbers.get("Bayes")
-    head = f"<b>t = {t}</b> of {T} · test cost per point: <b>REBEL {r:.3f}</b> · <b>two-step {s:.3f}</b>"
-    head += " · Bayes n/a" if bayes is None else f" · <b>Bayes {bayes:.3f}</b>"
+    costs = f"<b>REBEL {r:.3f}</b> · <b>two-step {s:.3f}</b> · " + (
+        "Bayes n/a" if bayes is None else f"<b>Bayes {bayes:.3f}</b>"
+    )
     diff = r - s
     who = (
         "tie"
         if abs(diff) <= numbers.get("tie", 0.0)
         else ("REBEL cheaper" if diff < 0 else "two-step cheaper")
     )
-    tail = f"{who} ({diff:+.3f}) · ignoring the costs: {float(numbers['blind'][t]):.3f}"
+    lines = [
+        f"<b>t = {t}</b> of {T} · test cost per point:",
+        costs,
+        f"{who} ({diff:+.3f}) · costs ignored: {float(numbers['blind'][t]):.3f}",
+    ]
     if bayes is not None:
-        tail += f" · above Bayes: REBEL {r - bayes:+.3f}, two-step {s - bayes:+.3f}"
-    return f"{head}<br>{tail}"
+        lines.append(f"above Bayes: REBEL {r - bayes:+.3f}, two-step {s - bayes:+.3f}")
+    return "<br>".join(([f"<b>{esc(title)}</b>"] if title else []) + lines)
 
 
-def _add_numbers(fig: go.Figure, numbers: dict, T: int, start: int, updates: list) -> None:
+def numbers_lines(numbers: dict, title: str = "") -> int:
+    """How many lines ``numbers_text`` writes (the top margin they need)."""
+    return 3 + (numbers.get("Bayes") is not None) + bool(title)
+
+
+def _add_numbers(fig: go.Figure, numbers: dict, T: int, start: int, updates: list, title: str = "") -> None:
     """The numbers line (axes x2/y2 above the regions) and the cost strip with its round marker (axes x3/y3
     under them), both following t in the frames."""
-    texts = [numbers_text(numbers, t, T) for t in range(T + 1)]
+    texts = [numbers_text(numbers, t, T, title) for t in range(T + 1)]
     updates.append((len(fig.data), [{"text": [text]} for text in texts]))
     fig.add_trace(
         go.Scatter(
             x=[0],
-            y=[0.5],
+            y=[1],
             text=[texts[start]],
             mode="text",
-            textposition="middle right",
+            textposition="top right",
+            cliponaxis=False,
             textfont={"size": FONT_NUMBERS},
             xaxis="x2",
             yaxis="y2",
@@ -382,7 +395,6 @@ def _numbers_axes(numbers: dict, T: int) -> dict:
             "anchor": "y3",
             "showgrid": False,
             "ticks": "outside",
-            "title": {"text": "round t", "standoff": 2},
         },
         "yaxis3": {
             "domain": list(CURVE_DOMAIN),
@@ -427,7 +439,9 @@ def replay_figure(
         ``show_disagreement``, both following t
     bayes_regions : (ny, nx) Bayes-optimal classes, drawn once as dashed boundaries
     title : the figure title, the same in every frame (plotly repaints a frame's traces and layout images
-        without a redraw, but not the title); the round counter is the slider's "round t = 12 of 100"
+        without a redraw, but not the title); the round counter is the slider's "round t = 12 of 100". With
+        ``numbers`` the title heads the numbers line instead (one screen: no title band)
+    height : px, or None to fill the chart's box (``st.plotly_chart(height="stretch")``)
     start : the round shown first (default T); frame_ms : time per frame when playing
     numbers : per-round test costs ``{"REBEL": (T + 1,), "two-step": (T + 1,), "blind": (T + 1,), "Bayes": float
         or None, "tie": float}`` (``rebel.ui.playground.compute.round_numbers``), or None. When given, the
@@ -455,14 +469,32 @@ def replay_figure(
     _add_points(fig, classes, train, test, train_sizes, start, updates)
     _add_mistakes(fig, train, test, start, updates)
     if numbers is not None:
-        _add_numbers(fig, numbers, T, start, updates)
+        _add_numbers(fig, numbers, T, start, updates, title)
     set_frames(fig, _frames(T, updates, images))
     fig.update_layout(images=[im[start] for im in images])
-    regions_layout(fig, title, height)
-    fig.update_layout(margin={"b": 150}, legend={"y": -0.36}, **_controls(T, frame_ms, start))
+    if numbers is None:
+        regions_layout(fig, title, height)
+        fig.update_layout(margin={"b": 150}, legend={"y": -0.36}, **_controls(T, frame_ms, start))
+        return plane_axes(fig, grid_xs, grid_ys)
+    # One screen: the title heads the numbers line, the legend sits beside the regions, the round control
+    # right under the cost strip (pixel offsets, so it stays put at any figure height).
+    regions_layout(fig, "", height)
+    controls = _controls(T, frame_ms, start)
+    controls["updatemenus"][0].update(y=0, yanchor="top", pad={"t": 26, "r": 6})
+    controls["sliders"][0].update(y=0, yanchor="top", pad={"t": 62, "b": 0})
+    fig.update_layout(
+        margin={"l": 10, "r": 10, "t": LINE_PX * numbers_lines(numbers, title) + 8, "b": 118},
+        legend={
+            "orientation": "h",
+            "x": 0,
+            "y": PLANE_DOMAIN[0] - 0.06,
+            "yanchor": "top",
+            "font": {"size": 11},
+        },
+        **controls,
+    )
     plane_axes(fig, grid_xs, grid_ys)
-    if numbers is not None:  # after plane_axes, which sets every axis present
-        fig.update_layout(**_numbers_axes(numbers, T))
+    fig.update_layout(**_numbers_axes(numbers, T))  # after plane_axes, which sets every axis present
     return fig
 
 

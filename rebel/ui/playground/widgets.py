@@ -33,6 +33,28 @@ HYPER_LABELS = {
 }
 S = st.session_state
 MIN_POINTS = 20
+TRAY_HEIGHT = 230  # px: the message tray under the costs (scrolls; a message never moves the plot)
+PLOT_TOP = "3.2rem"  # the page's top padding plus a margin: the plot box takes the viewport's height below it
+PLOT_MIN = 420  # px: below this the page scrolls rather than shrinking the plot further
+
+
+def one_screen_css(present: bool = False) -> str:
+    """Style of the Playground's first screen: the regions plot's box (``pg_plot``) as tall as the viewport
+    below the page's top padding (the figure stretches to it, the regions square inside), so the plot, its
+    round control and numbers, and the costs beside it fit one screen at any size. In presentation mode the
+    fonts of the cost editor and the tray grow too (the figure has its own, ``style.presentation``)."""
+    css = (
+        f"div.st-key-pg_plot {{height: calc(100vh - {PLOT_TOP}) !important; flex: 0 0 auto !important; min-height: {PLOT_MIN}px;}}"
+        "div.st-key-pg_plot > [data-testid='stElementContainer'] {flex: 1 1 auto; height: 100% !important;}"
+        "div.st-key-pg_plot [data-testid='stFullScreenFrame'], div.st-key-pg_plot [data-testid='stPlotlyChart']"
+        " {height: 100% !important;}"
+    )
+    if present:
+        css += (
+            ".st-key-cost_editor input, .st-key-cost_editor p, .st-key-pg_tray p "
+            "{font-size: 1.35rem !important;}"
+        )
+    return f"<style>{css}</style>"
 
 
 def reset_mixture_editor(mixture) -> None:
