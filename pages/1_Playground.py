@@ -114,11 +114,14 @@ def _regions(pair: pg.TrainedPair, t: int, show: dict) -> None:
     )
     if show["box"]:
         fig.update_layout(dragmode="select")
-    if S.get("w_present"):
-        style.presentation(fig)
+    if S.get("w_present"):  # fonts for a projector; the plot keeps filling its box
+        style.presentation(fig, size=None, font_size=style.PRESENTATION_FONT_SCREEN)
+        test_points = lambda tr: "(test)" in (tr.name or "")  # one legend entry per class
+        fig.for_each_trace(lambda tr: tr.update(showlegend=False), selector=test_points)
+        fig.update_layout(legend={"orientation": "v", "x": 1, "xanchor": "right", "y": 1, "yanchor": "top"})
     event = st.plotly_chart(
         fig,
-        height="content" if S.get("w_present") else "stretch",
+        height="stretch",
         key=f"regions_{S.get('chart_v', 0)}",
         config=style.PNG_CONFIG,
         on_select="rerun" if show["box"] else "ignore",

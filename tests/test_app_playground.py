@@ -405,8 +405,13 @@ def test_lecture_downloads_and_presentation_mode(app):
     app.button(key="w_make_gif").click()
     _run(app)
     assert "Replay (GIF)" in [b.label for b in app.get("download_button")]
-    width = _regions_chart(app)["layout"].get("width")
+    before = _regions_chart(app)["layout"]
     app.toggle(key="w_present").set_value(True)
     _run(app)
-    chart = _regions_chart(app)
-    assert chart["layout"]["width"] != width and chart["layout"]["font"]["size"] > 14
+    layout = _regions_chart(app)["layout"]
+    assert "width" not in layout and "height" not in layout  # the plot still fills its box (the viewport)
+    assert layout["font"]["size"] > 14 and layout["margin"]["t"] > before["margin"]["t"]
+    assert (
+        layout["sliders"][0]["currentvalue"]["font"]["size"]
+        > before["sliders"][0]["currentvalue"]["font"]["size"]
+    )

@@ -127,3 +127,53 @@ def test_plot_costs_round_control_and_numbers_fit_one_screen(app_url, browser, s
         ), "the warning moved the plot"
     finally:
         page.close()
+
+
+def _scroll_top(page) -> None:
+    page.evaluate(
+        "() => { window.scrollTo(0, 0); for (const e of document.querySelectorAll("
+        "\"[data-testid='stMain'], [data-testid='stAppViewContainer'], section.main\")) e.scrollTo(0, 0); }"
+    )
+
+
+@pytest.mark.parametrize("sidebar", ["collapsed"])
+@pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)], ids=["1280x720", "1920x1080"])
+def test_presentation_mode_is_a_projector_layout(app_url, browser, screenshot_dir, size, sidebar):
+    """Presentation mode (sidebar collapsed, as on a projector): large fonts on the ticks, the numbers, the
+    round control and the cost editor, and still everything on one screen, nothing clipped (the numbers lines
+    inside the plot)."""
+    w, h = size
+    bb.VIEWPORT.update(width=w, height=h)
+    try:
+        page, _ = bb.open_playground(browser, app_url)
+    finally:
+        bb.VIEWPORT.update(width=1440, height=900)
+    try:
+        _set_sidebar(page, sidebar == "open")
+        toggle = page.locator(".st-key-w_present")
+        toggle.locator("label").first.click()
+        page.wait_for_function(
+            "() => { const t = document.querySelector('.st-key-pg_plot .xtick text');"
+            " return t && parseFloat(getComputedStyle(t).fontSize) >= 17; }",
+            timeout=60_000,
+        )
+        bb._settle(page)
+        _scroll_top(page)
+        page.wait_for_timeout(300)
+        page.screenshot(path=str(screenshot_dir / f"presentation_{w}x{h}_{sidebar}.png"))
+        _assert_on_screen(page, w, h, "presentation mode")
+        plot = page.locator(PLOT).first
+        sizes = page.evaluate(
+            """() => { const q = s => document.querySelector('.st-key-pg_plot ' + s);
+                const px = e => e ? parseFloat(getComputedStyle(e).fontSize) : 0;
+                return {tick: px(q('.xtick text')), numbers: px(q('.textpoint text')),
+                        slider: px(q('.slider-group > text.slider-label')),
+                        editor: px(document.querySelector('.st-key-cost_editor input'))}; }"""
+        )
+        assert min(sizes.values()) >= 17, sizes  # 12-14 px without presentation mode
+        box, numbers = plot.bounding_box(), _boxes(page)["three numbers"]
+        assert numbers["x"] >= box["x"] and numbers["x"] + numbers["width"] <= box["x"] + box["width"] + 0.5
+        page.locator(".st-key-w_present label").first.click()  # back to normal for the next test
+        bb._settle(page)
+    finally:
+        page.close()

@@ -487,8 +487,8 @@ def replay_figure(
         legend={
             "orientation": "h",
             "x": 0,
-            "y": PLANE_DOMAIN[0] - 0.06,
-            "yanchor": "top",
+            "y": CURVE_DOMAIN[1] + 0.03,
+            "yanchor": "bottom",
             "font": {"size": 11},
         },
         **controls,

@@ -50,10 +50,7 @@ def one_screen_css(present: bool = False) -> str:
         " {height: 100% !important;}"
     )
     if present:
-        css += (
-            ".st-key-cost_editor input, .st-key-cost_editor p, .st-key-pg_tray p "
-            "{font-size: 1.35rem !important;}"
-        )
+        css += ".st-key-cost_editor input, .st-key-pg_tray p {font-size: 1.35rem !important;}"
     return f"<style>{css}</style>"
 
 
@@ -377,7 +374,10 @@ def view_toggles(has_bayes: bool, mixture_mode: bool) -> dict:
             disabled=not (mixture_mode and S.get("w_box")),
         ),
         "present": o[6].toggle(
-            "Presentation mode", key="w_present", help="Larger fonts and a fixed size for a projector."
+            "Presentation mode",
+            key="w_present",
+            help="Large fonts everywhere (plot, numbers, cost editor) for a projector; the plot still fills the "
+            "screen's height.",
         ),
     }
 
