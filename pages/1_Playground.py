@@ -84,9 +84,9 @@ def _training(tray) -> pg.TrainedPair | None:
         ui.show_error(f"Training failed: {exc}", where=tray)
         return A.trained
     A.models.put(pair.key, pair, "pair")
-    if A.pair_key != pair.key:  # a new model: show its final round
+    if A.pair_key != pair.key:  # a new model: show its final round (or the round in the link that opened it)
         A.pair_key = pair.key
-        S["t"] = pair.n_rounds
+        S["t"] = side.first_round(pair.n_rounds)
     S["t"] = pair.clamp(S.get("t", pair.n_rounds))
     return pair
 
@@ -195,6 +195,7 @@ def _live() -> None:
             _regions(pair, t, show)
     details(pair, t, COSTS)
     side.sync_url(A)
+    side.round_in_link()
 
 
 # ---------------------------------------------------------------------------------------------------------- page

@@ -263,6 +263,43 @@ def test_url_query_string_configuration():
     assert not at.error
 
 
+def test_a_link_restores_the_whole_view():
+    """Every view setting changed from its default: round t, all overlays, the Details tab, presentation mode
+    (with the configuration); each comes back, and the page writes the same view into its own address."""
+    cfg = cf.preset_config("fig7", {"n_estimators": 20, "max_depth": 1, "n_thresholds": 64})
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params[cf.QUERY_KEY] = cf.encode_query(cfg)
+    view = {"t": "7", "show": "bayes,two,dis,weights", "details": "Cost curves", "present": "1"}
+    for key, value in view.items():
+        at.query_params[key] = value
+    _run(at)
+    assert _state(at).trained.rebel.n_estimators_ == 20
+    chart = _regions_chart(at)
+    assert chart["layout"]["sliders"][0]["active"] == 7  # the replay opens at the link's round
+    assert "<b>t = 7</b> of 20" in _numbers_line(at)
+    for key in ("w_show_bayes", "w_show_two", "w_show_dis", "w_show_w", "w_present"):
+        assert at.toggle(key=key).value is True, key
+    assert at.session_state["w_details"] == "Cost curves"
+    assert chart["layout"]["font"]["size"] > 14  # presentation mode is on
+    names = {tr.get("name") for tr in chart["data"]}
+    assert {"Bayes-optimal boundaries", "two-step boundaries", "REBEL ≠ two-step"} <= names
+    for key, value in view.items():
+        assert at.query_params[key] == [value] or at.query_params[key] == value, (key, at.query_params[key])
+    assert not at.warning and not at.error
+
+
+def test_a_link_with_a_bad_view_opens_with_a_note():
+    cfg = cf.preset_config("fig7", {"n_estimators": 20, "max_depth": 1, "n_thresholds": 64})
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params[cf.QUERY_KEY] = cf.encode_query(cfg)
+    at.query_params["t"] = "soon"
+    at.query_params["show"] = "bayes,sparkles"
+    _run(at)
+    text = " ".join(w.value for w in at.warning)
+    assert "soon" in text and "sparkles" in text
+    assert _regions_chart(at)["layout"]["sliders"][0]["active"] == 20 and at.toggle(key="w_show_bayes").value
+
+
 def test_damaged_url_falls_back_to_default():
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
     at.query_params[cf.QUERY_KEY] = "not-a-configuration"

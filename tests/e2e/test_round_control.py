@@ -80,5 +80,18 @@ def test_scrubbing_moves_the_costs_with_the_picture_and_they_are_the_engines(app
         diff = float(re.search(r"\(([+-]\d+\.\d+)\)", line).group(1))  # the verdict's difference
         assert diff == pytest.approx(shown["REBEL"] - shown["two-step"], abs=1.5e-3)
         assert not page.locator('[data-testid="stStatusWidget"]').count()  # no server rerun for the scrub
+        # the address bar follows the round, so a copied link reopens it; opening that link shows round 24
+        page.wait_for_function("r => new URL(location.href).searchParams.get('t') === String(r)", arg=ROUND)
+        again = browser.new_page()
+        try:
+            again.goto(page.url)
+            again.wait_for_function(
+                "r => [...document.querySelectorAll('.textpoint text')].some(e => e.textContent.includes("
+                "`t = ${r} of`))",
+                arg=ROUND,
+                timeout=120_000,
+            )
+        finally:
+            again.close()
     finally:
         page.close()

@@ -13,22 +13,16 @@ from rebel.ui import export
 from rebel.ui.figures import costs, replay, style
 from rebel.ui.playground import actions as act
 from rebel.ui.playground.compute import HOW_TO_READ, TrainedPair, class_table, comparison_table
+from rebel.ui.playground.link import DETAIL_VIEWS
 from rebel.ui.state import get_state
 
-VIEWS = (
-    "Before / after",
-    "Cost curves",
-    "Per class",
-    "Confusion matrix",
-    "Clusters",
-    "Lecture",
-    "How to read",
-)
+VIEWS = DETAIL_VIEWS
 S = st.session_state
 
 
 def details(pair: TrainedPair, t: int, costs_key: str) -> None:
-    view = st.segmented_control("Details", VIEWS, default=VIEWS[0], key="w_details") or VIEWS[0]
+    default = None if "w_details" in S else VIEWS[0]  # a link may have set the tab
+    view = st.segmented_control("Details", VIEWS, default=default, key="w_details") or VIEWS[0]
     if view == "Before / after":
         _before_after(pair, t)
     elif view == "Cost curves":

@@ -16,6 +16,7 @@ from rebel.params import INT_PARAMS
 from rebel.ui import components as ui
 from rebel.ui import config as cfgmod
 from rebel.ui.playground import actions as act
+from rebel.ui.playground import link
 from rebel.ui.playground.compute import preset_order
 from rebel.ui.state import AppState, get_state
 from rebel.ui.variants import ENGINES
@@ -94,12 +95,39 @@ def init_state(A: AppState) -> None:
     if text:
         try:
             _apply(A, cfgmod.decode_query(text))
+            _restore_view()
             return
         except ValueError as exc:
             ui.flash(
                 "error", f"The link's configuration could not be used: {exc} Showing the default preset."
             )
     _apply(A, cfgmod.preset_config(cfgmod.DEFAULT_PRESET))
+
+
+LINK_T = "pg_link_t"  # the link's round, used when its model is first trained
+
+
+def first_round(T: int) -> int:
+    """The round a newly trained model opens at: the link's (once, when the link opened the page), else its
+    last; the address bar's t is reset to it (``sync_url`` writes it)."""
+    if "t" in st.query_params:
+        del st.query_params["t"]
+    return min(int(S.pop(LINK_T, T)), T)
+
+
+def _restore_view() -> None:
+    """The view in the link (``rebel.ui.playground.link``): round, overlays, Details tab, presentation mode."""
+    view, problems = link.decode_view({k: st.query_params.get(k) for k in link.VIEW_KEYS})
+    if "t" in view:
+        S[LINK_T] = view["t"]
+    for name in view.get("overlays", ()):
+        S[link.OVERLAYS[name]] = True
+    if "details" in view:
+        S["w_details"] = view["details"]
+    if view.get("present"):
+        S["w_present"] = True
+    for problem in problems:
+        ui.flash("warning", f"The link's view: {problem}.")
 
 
 # ---------------------------------------------------------------------------------------------------- callbacks
@@ -397,3 +425,48 @@ def sync_url(A: AppState) -> None:
         return
     if st.query_params.get(cfgmod.QUERY_KEY) != text:
         st.query_params[cfgmod.QUERY_KEY] = text
+    view = link.encode_view(
+        S.get("t"),
+        [name for name, key in link.OVERLAYS.items() if S.get(key)],
+        S.get("w_details"),
+        bool(S.get("w_present")),
+    )
+    for key in link.VIEW_KEYS:
+        if key == "t" and key in st.query_params:
+            continue  # the replay keeps t up to date in the address bar as you scrub (``ROUND_IN_LINK``)
+        if view.get(key) is None:
+            if key in st.query_params:
+                del st.query_params[key]
+        elif st.query_params.get(key) != view[key]:
+            st.query_params[key] = view[key]
+
+
+ROUND_IN_LINK = """<script>
+(() => {
+  // The round shown by the regions replay (its slider, Play) goes into the address bar as ?t=..., so a copied
+  // link reopens the same round. Hooks every (re)drawn replay figure once.
+  const hook = () => {
+    const gd = document.querySelector('.st-key-pg_plot .js-plotly-plot');
+    if (!gd || gd.__rebelRound || !gd.on) return;
+    gd.__rebelRound = true;
+    const write = () => {
+      const slider = gd.layout && gd.layout.sliders && gd.layout.sliders[0];
+      if (!slider) return;
+      const step = slider.steps[slider.active];
+      if (!step) return;
+      const url = new URL(window.location.href);
+      if (url.searchParams.get('t') === step.label) return;
+      url.searchParams.set('t', step.label);
+      window.history.replaceState(window.history.state, '', url);
+    };
+    gd.on('plotly_sliderchange', write);
+    gd.on('plotly_animated', write);
+  };
+  if (!window.__rebelRoundTimer) window.__rebelRoundTimer = setInterval(hook, 400);
+})();
+</script>"""
+
+
+def round_in_link() -> None:
+    """Keep the replay's round in the address bar (``ROUND_IN_LINK``: a fixed script, no user text)."""
+    st.html(ROUND_IN_LINK, unsafe_allow_javascript=True)
