@@ -442,6 +442,7 @@ def test_lecture_downloads_and_presentation_mode(app):
     app.button(key="w_make_gif").click()
     _run(app)
     assert "Replay (GIF)" in [b.label for b in app.get("download_button")]
+    assert not [b for b in app.button if b.key == "w_make_gif"]  # the download button took its place
     before = _regions_chart(app)["layout"]
     app.toggle(key="w_present").set_value(True)
     _run(app)

@@ -379,16 +379,18 @@ INTRO = (
 )
 HOW_TO_READ = (
     INTRO + "\n\n"
-    "- **Costs** (top): entry (truth, prediction) is what that decision costs. The airport preset is the "
+    "- **Costs** (right): entry (truth, prediction) is what that decision costs. The airport preset is the "
     "paper's Fig. 1: letting a weapon through costs 20, a false alarm 1.\n"
     "- **Regions** (left plot): the class REBEL picks at each place, i.e. its estimate of the "
     "minimum-risk class. Raise a cost and watch the costly class's region grow (paper Fig. 7).\n"
-    "- **Round t** (slider, ▶ Play): the model after its first t weak learners. With costs, REBEL places the "
+    "- **Round t** (the slider and ▶ Play under the plot): the model after its first t weak learners; the "
+    "numbers above the plot and the cost strip's dots follow it. With costs, REBEL places the "
     "expensive boundaries first; *Size = weight* shows which points it is working on.\n"
     "- **Two-step** (toggles): the usual recipe, boosting with 0-1 costs, then posterior and cheapest class. "
     "*Disagreement* shades where the two decide differently; *Bayes boundaries* are the best possible ones.\n"
-    "- **Numbers** (right, below): test cost, error rate and regret (cost above the Bayes rule) at round t, "
-    "and where the cost comes from in the confusion matrix."
+    "- **Numbers** (above the plot): the test cost per point of REBEL, the two-step method and the Bayes rule "
+    "at round t, who is cheaper, the cost of ignoring the costs, and the regret (cost above the Bayes rule); "
+    "the Details below show error rates, per-class numbers and the confusion matrix."
 )
 
 
@@ -416,7 +418,7 @@ PRESET_LESSONS = {
 }
 RANDOM_LESSON = (
     "A random mixture with random costs, as in the paper's Fig. 3 protocol; in this project's reproduction the "
-    "two-step method was cheaper in most such trials (docs/REPRODUCTION.md)."
+    "two-step method was cheaper in most such trials (the REBEL vs two-step page reruns them)."
 )
 
 
@@ -447,7 +449,7 @@ def verdict(pair: TrainedPair, t: int) -> str:
                 f"**The two-step method is cheaper here** ({s:.3f} against REBEL's {r:.3f}): it learns class "
                 "probabilities with 0-1 costs and applies your costs exactly at decision time, which is hard to "
                 "beat when the probabilities are well calibrated. In this project's rerun of the paper's Fig. 3 "
-                "it won most random trials (docs/REPRODUCTION.md)."
+                "it won most random trials (the REBEL vs two-step page reruns them)."
             )
         ]
     else:

@@ -135,14 +135,15 @@ def _lecture(pair: TrainedPair, t: int) -> None:
         icon=":material/image:",
     )
     gifs = S.setdefault("w_gif", {})
-    if pair.key not in gifs and c.button("Make the replay GIF", icon=":material/movie:", key="w_make_gif"):
+    slot = c.empty()  # the make button, replaced by the download button once the GIF exists
+    if pair.key not in gifs and slot.button("Make the replay GIF", icon=":material/movie:", key="w_make_gif"):
         with st.spinner("Drawing every round…"):
             gifs.clear()
             gifs[pair.key] = export.replay_gif(
                 pair.grid.xs, pair.grid.ys, pair.regions, pair.classes, **_points(pair, True, t)
             )
     if pair.key in gifs:
-        c.download_button(
+        slot.download_button(
             "Replay (GIF)",
             gifs[pair.key],
             file_name="rebel_replay.gif",
