@@ -4,12 +4,12 @@ One screen at 1280x720 and up (``side.one_screen_css``): the regions plot, sized
 round control (slider and Play, in the browser) and every number that depends on the round (test costs, the
 verdict's figures, a cost strip); beside it the cost editor and a fixed-height message tray (warnings, the preset's
 story, the verdict after all rounds), so a message never moves the plot. Details (before/after, curves, per-class
-numbers, confusion matrix, clusters, how to read) come one at a time below. The main area is one ``st.fragment``: an edit reruns it,
-not the sidebar. Widgets and layout only: the view layer is the ``rebel.ui.playground`` package (state changes in
-``actions``, computations in ``compute``, widgets in ``widgets``, the views below in ``details``; shared widgets in
-``rebel.ui.components``), figures in
-``rebel.ui.figures`` (the regions replay: ``replay.replay_figure``, animated in the browser). Cross-page state:
-``rebel.ui.state.AppState``; "t" is the round the numbers show.
+numbers, confusion matrix, clusters, how to read) come one at a time below. The main area is one
+``st.fragment``: an edit reruns it, not the sidebar. Widgets and layout only: the view layer is the
+``rebel.ui.playground`` package (state changes in ``actions``, computations in ``compute``, widgets in ``widgets``,
+the views below in ``details``, the view in the link in ``link``; shared widgets in ``rebel.ui.components``),
+figures in ``rebel.ui.figures`` (the regions replay: ``replay.replay_figure``, animated in the browser). Cross-page
+state: ``rebel.ui.state.AppState``; "t" is the round the replay opens at (the link's or the last).
 """
 
 import warnings

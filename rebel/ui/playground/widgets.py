@@ -45,7 +45,8 @@ def one_screen_css(present: bool = False) -> str:
     round control and numbers, and the costs beside it fit one screen at any size. In presentation mode the
     fonts of the cost editor and the tray grow too (the figure has its own, ``style.presentation``)."""
     css = (
-        f"div.st-key-pg_plot {{height: calc(100vh - {PLOT_TOP}) !important; flex: 0 0 auto !important; min-height: {PLOT_MIN}px;}}"
+        f"div.st-key-pg_plot {{height: calc(100vh - {PLOT_TOP}) !important; flex: 0 0 auto !important;"
+        f" min-height: {PLOT_MIN}px;}}"
         "div.st-key-pg_plot > [data-testid='stElementContainer'] {flex: 1 1 auto; height: 100% !important;}"
         "div.st-key-pg_plot [data-testid='stFullScreenFrame'], div.st-key-pg_plot [data-testid='stPlotlyChart']"
         " {height: 100% !important;}"
