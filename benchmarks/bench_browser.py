@@ -429,7 +429,13 @@ def main(argv=None) -> dict:
     ap.add_argument("--runs", type=int, default=2, help="independent runs (each a new page)")
     ap.add_argument("--visits", type=int, default=3, help="first visits measured per run (new sessions)")
     ap.add_argument("--port", type=int, default=0, help="server port (0: a free one)")
+    ap.add_argument("--viewport", default="1440x900", help="browser window WIDTHxHEIGHT (e.g. 1280x720)")
     args = ap.parse_args(argv)
+    try:
+        width, height = (int(v) for v in args.viewport.lower().split("x"))
+    except ValueError:
+        ap.error(f"argument --viewport: {args.viewport!r} is not WIDTHxHEIGHT; use e.g. 1280x720.")
+    VIEWPORT.update(width=width, height=height)
     if args.repeat < 7:
         ap.error(f"argument --repeat: at least 7 repetitions are needed for a median; got {args.repeat}.")
     if not Path(CHROMIUM).exists():
@@ -460,6 +466,8 @@ def main(argv=None) -> dict:
         print(_summary(name, results[name]))
     print(_summary("play_fps", results["play_fps"], "fps"))
     med = {k: statistics.median(v) for k, v in results.items()}
+    load = " ".join(f"{v:.2f}" for v in os.getloadavg())
+    print(f"viewport {VIEWPORT['width']}x{VIEWPORT['height']}; load average (1, 5, 15 min): {load}")
     print(f"first visit on a warm server (median ms): {med['first_visit']:.0f}")
     print(
         f"browser latency (median ms): cost_edit={med['cost_edit']:.0f} scrub={med['scrub']:.0f} "

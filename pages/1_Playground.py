@@ -1,12 +1,15 @@
 """Playground: design a dataset, edit the cost matrix, train REBEL and the two-step baseline, watch the regions.
 
-One screen (1440x900): the cost editor, the decision regions with the data, the round player and the verdict
-(REBEL vs two-step vs Bayes at t) are together; details (before/after, curves, per-class numbers, confusion
-matrix, clusters, how to read) come one at a time below. The main area is one ``st.fragment``: an edit reruns it,
-not the sidebar. Widgets and layout only: state changes in ``rebel.ui.playground_actions``, computations in
-``rebel.ui.playground``, widgets in ``rebel.ui.components`` and ``rebel.ui.playground_widgets``, figures in
-``rebel.ui.figures`` (the regions replay: ``replay.replay_figure``, animated in the browser). Cross-page state:
-``rebel.ui.state.AppState``; "t" is the round the numbers show.
+One screen at 1280x720 and up (``side.one_screen_style``): the regions plot, sized from the viewport, carries the
+round control (slider and Play, in the browser) and every number that depends on the round (test costs, the
+verdict's figures, a cost strip); beside it the cost editor and a fixed-height message tray (warnings, the preset's
+story, the verdict after all rounds), so a message never moves the plot. Details (before/after, curves, per-class
+numbers, confusion matrix, clusters, how to read) come one at a time below. The main area is one
+``st.fragment``: an edit reruns it, not the sidebar. Widgets and layout only: the view layer is the
+``rebel.ui.playground`` package (state changes in ``actions``, computations in ``compute``, widgets in ``widgets``,
+the views below in ``details``, the view in the link in ``link``; shared widgets in ``rebel.ui.components``),
+figures in ``rebel.ui.figures`` (the regions replay: ``replay.replay_figure``, animated in the browser). Cross-page
+state: ``rebel.ui.state.AppState``; "t" is the round the replay opens at (the link's or the last).
 """
 
 import warnings
@@ -18,11 +21,11 @@ from rebel.costs import CostWarning, validate_cost_matrix
 from rebel.data import PRESETS, DatasetSpec
 from rebel.ui import components as ui
 from rebel.ui import config as cfgmod
-from rebel.ui import playground as pg
-from rebel.ui import playground_actions as act
-from rebel.ui import playground_widgets as side
 from rebel.ui.figures import regions, replay, style
-from rebel.ui.playground_details import details
+from rebel.ui.playground import actions as act
+from rebel.ui.playground import compute as pg
+from rebel.ui.playground import widgets as side
+from rebel.ui.playground.details import details
 from rebel.ui.state import get_state
 from rebel.ui.variants import engine_options
 
@@ -45,16 +48,15 @@ def _on_normalize() -> None:
 
 
 # ------------------------------------------------------------------------------------------------------- panels
-def _cost_panel() -> None:
+def _cost_panel(notes) -> None:
+    """The cost editor, its log control and presets; cost warnings go to ``notes`` (the message tray)."""
     classes = list(A.classes)
-    editor, notes = st.container(key="cost_editor"), st.container()
+    editor = st.container(key="cost_editor")
     C = ui.log_cost_control(A.cost_matrix, classes, "w_log")  # below the editor, drawn before it: the
     if not (C == A.cost_matrix).all():  # cells then show the value set here in this very run
         _set_costs(C)
     with editor:
-        st.markdown(
-            "**Costs** · rows = truth, columns = prediction; type a number (20, 0.5, 1e3) and press Enter"
-        )
+        st.markdown("**Costs** · rows = truth, columns = prediction; type a number and press Enter")
         ui.cost_editor(A.cost_matrix, classes, COSTS, on_change=A.set_costs)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", CostWarning)
@@ -73,18 +75,18 @@ def _cost_panel() -> None:
     )
 
 
-def _training() -> pg.TrainedPair | None:
+def _training(tray) -> pg.TrainedPair | None:
     try:
         with st.spinner("Training REBEL and the two-step baseline…"):
             engine = engine_options(A.engine)
             pair = pg.train_pair(A.dataset, A.cost_matrix, A.hyper, cache=A.models, engine=engine)
     except ValueError as exc:
-        ui.show_error(f"Training failed: {exc}")
+        ui.show_error(f"Training failed: {exc}", where=tray)
         return A.trained
     A.models.put(pair.key, pair, "pair")
-    if A.pair_key != pair.key:  # a new model: show its final round
+    if A.pair_key != pair.key:  # a new model: show its final round (or the round in the link that opened it)
         A.pair_key = pair.key
-        S["t"] = pair.n_rounds
+        S["t"] = side.first_round(pair.n_rounds)
     S["t"] = pair.clamp(S.get("t", pair.n_rounds))
     return pair
 
@@ -105,16 +107,21 @@ def _regions(pair: pg.TrainedPair, t: int, show: dict) -> None:
         show_other=show["two"],
         show_disagreement=show["dis"],
         bayes_regions=pair.bayes_regions if show["bayes"] else None,
-        title=f"REBEL's minimum-risk class (numbers at t = {t} of {pair.n_rounds} rounds)",
+        title="REBEL's minimum-risk class",
         start=t,
-        height=560,
+        height=None,  # the plot's box sets it (``side.ONE_SCREEN_CSS``: sized from the viewport)
+        numbers=pg.round_numbers(pair),
     )
     if show["box"]:
         fig.update_layout(dragmode="select")
-    if S.get("w_present"):
-        style.presentation(fig)
+    if S.get("w_present"):  # fonts for a projector; the plot keeps filling its box
+        style.presentation(fig, size=None, font_size=style.PRESENTATION_FONT_SCREEN)
+        test_points = lambda tr: "(test)" in (tr.name or "")  # one legend entry per class
+        fig.for_each_trace(lambda tr: tr.update(showlegend=False), selector=test_points)
+        fig.update_layout(legend={"orientation": "v", "x": 1, "xanchor": "right", "y": 1, "yanchor": "top"})
     event = st.plotly_chart(
         fig,
+        height="stretch",
         key=f"regions_{S.get('chart_v', 0)}",
         config=style.PNG_CONFIG,
         on_select="rerun" if show["box"] else "ignore",
@@ -147,41 +154,48 @@ def _add_dragged_cluster(event) -> None:
     st.rerun()
 
 
-def _banner() -> None:
-    """The preset's story and lesson, a note when the costs no longer tell it, and queued messages."""
-    st.markdown("#### REBEL Playground")
-    preset = PRESETS.get(A.preset)
-    if preset is not None and preset.story and A.data_source == "mixture":
-        st.info(ui.md("**{}**: {} {}", A.preset, preset.story, pg.preset_lesson(A.preset)))
-        note = act.costs_story_note(A)
-        if note:
-            st.warning(ui.plain(note))
-    else:
-        st.caption("Your own data: edit the costs and watch the regions move.")
-    ui.show_flash()
+def _tray_messages(tray, pair) -> None:
+    """The message tray (fixed height, scrolls): queued messages, the preset's story and lesson, a note when the
+    costs no longer tell it, and the verdict after all rounds (the figure shows the numbers at every round)."""
+    with tray:
+        ui.show_flash()
+        preset = PRESETS.get(A.preset)
+        if preset is not None and preset.story and A.data_source == "mixture":
+            note = act.costs_story_note(A)
+            if note:
+                st.warning(ui.plain(note))
+            st.info(ui.md("**{}**: {} {}", A.preset, preset.story, pg.preset_lesson(A.preset)))
+        else:
+            st.caption("Your own data: edit the costs and watch the regions move.")
+        if pair is not None:
+            st.markdown(ui.md("**After all {} rounds:** {}", pair.n_rounds, pg.verdict(pair, pair.n_rounds)))
 
 
 def _live() -> None:
-    """The main area: costs and numbers (right), round and regions (left), then one detail view."""
-    _banner()
-    left, right = st.columns([1.3, 1], gap="medium")
+    """The main area, one screen: regions with the round control and the numbers (left), costs and the message
+    tray (right); the plot is sized from the viewport and messages never move it. Then one detail view."""
+    side.one_screen_style(bool(S.get("w_present")))
+    left, right = st.columns([1.45, 1], gap="medium")
     with right:
-        _cost_panel()
-        pair = _training()
+        costs_box = st.container()
+        tray = st.container(height=side.TRAY_HEIGHT, key="pg_tray")
+    with costs_box:
+        _cost_panel(tray)
+        pair = _training(tray)
+    _tray_messages(tray, pair)
     if pair is None:
         return
-    with right:
-        t = ui.round_player(pair.n_rounds, "t")
-        st.markdown(ui.md("**Test cost per point at t = {}** (mean of C[truth, prediction])", t))
-        side.verdict_numbers(pair, t)
-        st.markdown(ui.plain(pg.verdict(pair, t)))
+    t = pair.clamp(
+        S["t"]
+    )  # the round the replay starts at (a link's t); the figure's slider moves from there
     with left:
-        plot = st.container()
+        plot = st.container(key="pg_plot")
         show = side.view_toggles(pair.has_bayes, A.data_source == "mixture")
         with plot:
             _regions(pair, t, show)
     details(pair, t, COSTS)
     side.sync_url(A)
+    side.round_in_link()
 
 
 # ---------------------------------------------------------------------------------------------------------- page

@@ -14,7 +14,7 @@ from rebel.ui import paths as an
 from rebel.ui.config import dataset_key
 from rebel.ui.figures import paths as paths_figs
 from rebel.ui.figures import style
-from rebel.ui.playground import make_grid
+from rebel.ui.playground.compute import make_grid
 from rebel.ui.state import Problem, get_state, problem_caption, scores_at
 
 DEFAULT_PRESET = "paths"

@@ -15,7 +15,7 @@ from rebel.ui import components as ui
 from rebel.ui import trees as tr
 from rebel.ui.config import content_key, dataset_key
 from rebel.ui.figures import style, trees
-from rebel.ui.playground import make_grid
+from rebel.ui.playground.compute import make_grid
 from rebel.ui.state import get_state, problem_or_default
 
 S = st.session_state

@@ -73,8 +73,8 @@ def _default_entry(problem: Problem, classes: list) -> tuple:
 problem = ui.problem_page_header(
     "Cost sweep",
     ui.md(
-        "Pick one mistake of the cost matrix and make it cheaper or dearer, from a tenth to a hundred times "
-        "its usual price. REBEL is retrained at every value; the **two-step** method keeps one cost-blind "
+        "Pick one mistake of the cost matrix and set its cost to a range of values (by default 0.1 to 100, "
+        "log-spaced; the other entries stay as they are). REBEL is retrained at every value; the **two-step** method keeps one cost-blind "
         "model and only changes its decision rule. Watch how recall and precision trade off and which method "
         "pays less on the test set."
     ),

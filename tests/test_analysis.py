@@ -13,12 +13,12 @@ from rebel.estimator import RebelClassifier
 from rebel.experiments import studies as sw
 from rebel.ui import gallery as ga
 from rebel.ui import paths as pa
-from rebel.ui import playground as pg
 from rebel.ui import state as ust
 from rebel.ui import theory as th
 from rebel.ui.figures import gallery as gallery_figs
 from rebel.ui.figures import paths as paths_figs
 from rebel.ui.figures import sweep, theory
+from rebel.ui.playground import compute as pg
 
 SMALL = {"n_estimators": 25, "max_depth": 2, "n_thresholds": 64}
 

@@ -39,9 +39,10 @@ def _charts(at: AppTest) -> list:
     return [json.loads(el.proto.spec) for el in at.get("plotly_chart")]
 
 
-def _regions_title(at: AppTest) -> str:
-    titles = [c["layout"].get("title", {}).get("text", "") for c in _charts(at)]
-    return next(t for t in titles if "minimum-risk class" in t)
+def _numbers_line(at: AppTest) -> str:
+    """The regions figure's numbers line (round t and test costs) as first shown."""
+    chart = _regions_chart(at)
+    return next(d["text"][0] for d in chart["data"] if d.get("name") == "numbers")
 
 
 def _errors(at: AppTest) -> str:
@@ -86,7 +87,7 @@ def test_first_load_shows_charts_and_trains_both_models(app):
         state.trained.two_step.cost_matrix_.tolist() == state.cost_matrix.tolist()
     )  # costs at decision time
     assert len(app.get("plotly_chart")) >= 2  # the regions replay; before / after (0-1 costs, your costs)
-    assert f"t = {state.trained.rebel.n_estimators_} of" in _regions_title(app)
+    assert f"t = {state.trained.rebel.n_estimators_}</b> of" in _numbers_line(app)
     assert not app.error
     assert cf.QUERY_KEY in app.query_params  # the configuration is in the address
 
@@ -118,20 +119,24 @@ def test_cost_cell_edit_and_bad_cell(app):
 
 
 def _regions_chart(at: AppTest) -> dict:
-    return next(
-        c for c in _charts(at) if "minimum-risk class" in c["layout"].get("title", {}).get("text", "")
-    )
+    return next(c for c in _charts(at) if c.get("frames"))  # the replay: the one chart with frames
 
 
 def test_n_estimators_change_and_scrubber(app):
     app.slider(key="w_n_estimators").set_value(30)
     _run(app)
-    assert _state(app).trained.rebel.n_estimators_ == 30
-    assert app.slider(key="t").value == 30
-    app.slider(key="t").set_value(7)
-    _run(app)
-    assert "t = 7 of 30 rounds" in _regions_title(app)
-    assert _regions_chart(app)["layout"]["sliders"][0]["active"] == 7  # the replay starts at the numbers' t
+    pair = _state(app).trained
+    assert pair.rebel.n_estimators_ == 30
+    chart = _regions_chart(app)
+    assert chart["layout"]["sliders"][0]["active"] == 30  # a new model opens at its last round
+    assert not [s for s in app.slider if s.key == "t"]  # one round control: the figure's own slider
+    # every frame carries its round's numbers: the numbers line and the cost strip's marker
+    for t in (0, 7, 30):
+        frame = next(f for f in chart["frames"] if f["name"] == f"t{t}")
+        line = next(d["text"][0] for d in frame["data"] if "text" in d)
+        assert f"t = {t}</b> of 30" in line and f"REBEL {pair.metrics(t).cost:.3f}" in line, line
+        assert f"two-step {pair.metrics(t, 'two-step').cost:.3f}" in line
+        assert {"x": [t, t]}.items() <= next(d for d in frame["data"] if d.get("x") == [t, t]).items()
     for key in ("w_show_bayes", "w_show_two", "w_show_dis", "w_show_w"):
         app.toggle(key=key).set_value(True)
     _run(app)
@@ -256,6 +261,43 @@ def test_url_query_string_configuration():
     assert _state(at).trained.rebel.n_estimators_ == 20
     np.testing.assert_array_equal(_state(at).cost_matrix, cfg.cost_matrix)
     assert not at.error
+
+
+def test_a_link_restores_the_whole_view():
+    """Every view setting changed from its default: round t, all overlays, the Details tab, presentation mode
+    (with the configuration); each comes back, and the page writes the same view into its own address."""
+    cfg = cf.preset_config("fig7", {"n_estimators": 20, "max_depth": 1, "n_thresholds": 64})
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params[cf.QUERY_KEY] = cf.encode_query(cfg)
+    view = {"t": "7", "show": "bayes,two,dis,weights", "details": "Cost curves", "present": "1"}
+    for key, value in view.items():
+        at.query_params[key] = value
+    _run(at)
+    assert _state(at).trained.rebel.n_estimators_ == 20
+    chart = _regions_chart(at)
+    assert chart["layout"]["sliders"][0]["active"] == 7  # the replay opens at the link's round
+    assert "<b>t = 7</b> of 20" in _numbers_line(at)
+    for key in ("w_show_bayes", "w_show_two", "w_show_dis", "w_show_w", "w_present"):
+        assert at.toggle(key=key).value is True, key
+    assert at.session_state["w_details"] == "Cost curves"
+    assert chart["layout"]["font"]["size"] > 14  # presentation mode is on
+    names = {tr.get("name") for tr in chart["data"]}
+    assert {"Bayes-optimal boundaries", "two-step boundaries", "REBEL ≠ two-step"} <= names
+    for key, value in view.items():
+        assert at.query_params[key] == [value] or at.query_params[key] == value, (key, at.query_params[key])
+    assert not at.warning and not at.error
+
+
+def test_a_link_with_a_bad_view_opens_with_a_note():
+    cfg = cf.preset_config("fig7", {"n_estimators": 20, "max_depth": 1, "n_thresholds": 64})
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params[cf.QUERY_KEY] = cf.encode_query(cfg)
+    at.query_params["t"] = "soon"
+    at.query_params["show"] = "bayes,sparkles"
+    _run(at)
+    text = " ".join(w.value for w in at.warning)
+    assert "soon" in text and "sparkles" in text
+    assert _regions_chart(at)["layout"]["sliders"][0]["active"] == 20 and at.toggle(key="w_show_bayes").value
 
 
 def test_damaged_url_falls_back_to_default():
@@ -400,8 +442,14 @@ def test_lecture_downloads_and_presentation_mode(app):
     app.button(key="w_make_gif").click()
     _run(app)
     assert "Replay (GIF)" in [b.label for b in app.get("download_button")]
-    width = _regions_chart(app)["layout"].get("width")
+    assert not [b for b in app.button if b.key == "w_make_gif"]  # the download button took its place
+    before = _regions_chart(app)["layout"]
     app.toggle(key="w_present").set_value(True)
     _run(app)
-    chart = _regions_chart(app)
-    assert chart["layout"]["width"] != width and chart["layout"]["font"]["size"] > 14
+    layout = _regions_chart(app)["layout"]
+    assert "width" not in layout and "height" not in layout  # the plot still fills its box (the viewport)
+    assert layout["font"]["size"] > 14 and layout["margin"]["t"] > before["margin"]["t"]
+    assert (
+        layout["sliders"][0]["currentvalue"]["font"]["size"]
+        > before["sliders"][0]["currentvalue"]["font"]["size"]
+    )

@@ -17,9 +17,9 @@ def _grid(n=20):
     return xs, ys, labels
 
 
-def test_palette_is_okabe_ito_and_regions_are_lighter():
-    assert class_colors(3) == list(OKABE_ITO[:3])
-    assert len(set(class_colors(12))) == 12  # past 7 classes the palette cycles in a darker shade
+def test_palette_starts_with_okabe_ito_orange_and_regions_are_lighter():
+    assert class_colors(1) == [OKABE_ITO[0]]
+    assert len(set(class_colors(40))) == 40  # twelve chosen colours, then golden-angle hues
     for point, region in zip(class_colors(5), region_colors(5)):
         assert sum(int(region[i : i + 2], 16) for i in (1, 3, 5)) > sum(
             int(point[i : i + 2], 16) for i in (1, 3, 5)
@@ -69,7 +69,11 @@ def test_regions_figure_layers():
     assert heat.colorscale[0][1].upper() == region_colors(3)[0].upper()
     assert fig.layout.dragmode == "select" and fig.layout.yaxis.scaleanchor == "x"
     test_traces = [tr for tr in fig.data if tr.name and "(test)" in tr.name]
-    assert test_traces and all(tr.marker.symbol == "circle-open" for tr in test_traces)
+    assert test_traces and all(tr.marker.symbol.endswith("-open") for tr in test_traces)
+    shapes = {tr.marker.symbol for tr in fig.data if tr.name and "(train)" in tr.name}
+    assert len(shapes) == len(
+        {tr.name for tr in fig.data if tr.name and "(train)" in tr.name}
+    )  # one per class
 
 
 def test_regions_figure_minimal_and_escapes_names():

@@ -134,9 +134,45 @@ def _text_args(call: ast.Call, spec: tuple):
             yield kw[where]
 
 
+def static_names(tree: ast.Module) -> set:
+    """Module-level names bound to fixed text: literals, f-strings and ``+`` of literals and such names (a
+    style sheet or script written in the source). Nothing a user gives can reach them."""
+    names: set = set()
+
+    def static(node: ast.AST) -> bool:
+        if isinstance(node, ast.Constant):
+            return True
+        if isinstance(node, ast.Name):
+            return node.id in names
+        if isinstance(node, ast.JoinedStr):
+            return all(
+                isinstance(v, ast.Constant) or (isinstance(v, ast.FormattedValue) and static(v.value))
+                for v in node.values
+            )
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            return static(node.left) and static(node.right)
+        return False
+
+    for stmt in tree.body:
+        named = isinstance(stmt, ast.Assign) and all(isinstance(t, ast.Name) for t in stmt.targets)
+        if named and static(stmt.value):
+            names.update(t.id for t in stmt.targets)
+    return names
+
+
+def _is_fixed(node: ast.AST, fixed: set) -> bool:
+    """A literal, a module-level name of fixed text, or a choice of those (what ``st.html`` may take)."""
+    if isinstance(node, ast.IfExp):
+        return _is_fixed(node.body, fixed) and _is_fixed(node.orelse, fixed)
+    if isinstance(node, ast.Name):
+        return node.id in fixed
+    return is_safe(node) and not isinstance(node, ast.Call)
+
+
 def problems(source: str, path: str = "<source>") -> list[str]:
     """Every markdown call of ``source`` that could carry unescaped text."""
     tree = ast.parse(source)
+    fixed = static_names(tree)
     out = []
     called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
 
@@ -164,7 +200,7 @@ def problems(source: str, path: str = "<source>") -> list[str]:
         if not isinstance(func, ast.Attribute) or _root(func) in NOT_STREAMLIT:
             continue
         method = func.attr
-        if method in FORBIDDEN and not all(is_safe(a) for a in node.args):
+        if method in FORBIDDEN and not all(_is_fixed(a, fixed) for a in node.args):
             flag(node, f"st.{method} with a non-literal")
         if method.endswith("Column") and _root(func) == "st":
             spec: tuple | None = LABEL
@@ -232,6 +268,9 @@ BAD = [
     "b = st.form_submit_button if form else st.button",
     "st.markdown(x, unsafe_allow_html=True)",
     "st.html(page)",
+    "CSS = make_css()\nst.html(CSS)",
+    "CSS = '<style>' + user\nst.html(CSS)",
+    "st.html(side.CSS)",
     "md(template, x)",
     "md(f'{x}')",
     "Markdown(x)",
@@ -242,6 +281,8 @@ BAD = [
     "st.sidebar.selectbox(label, [1])",
 ]
 GOOD = [
+    "TOP = '1rem'\nCSS = '<style>' + f'a {{h: {TOP}}}' + '</style>'\nst.html(CSS)",
+    "A = 'x'\nB = A + 'y'\nst.html(B if p else A)",
     "st.success('No prediction')",
     "st.caption(plain(text))",
     "st.caption(ui.plain(problem_caption(p)))",

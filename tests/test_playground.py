@@ -1,4 +1,4 @@
-"""rebel.ui.config and rebel.ui.playground: configuration round trips, parsers, helpers and the trained pair's staged results."""
+"""rebel.ui.config and rebel.ui.playground.compute: configuration round trips, parsers, helpers and the trained pair's staged results."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from rebel.cost_presets import fn_costs
 from rebel.costs import decompose, min_risk_class, uniform_costs
 from rebel.data import PRESETS, DatasetSpec
 from rebel.ui import config as cf
-from rebel.ui import playground as pg
+from rebel.ui.playground import compute as pg
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,6 @@ and run-with-Stop.
   ``rebel.ui.config.apply_cost_cell``; a refused entry is named in a visible message and the stored
   (previous) value stays. ``log_cost_control``: one entry on a log scale 0.01-1000.
 - ``mixture_editor``: the clusters table of a designed mixture.
-- ``round_player``: the round t the numbers show (the regions replay itself runs in the browser).
 - ``run_with_stop``: runs a generator of partial results with a progress bar and a Stop button, storing every
   partial result, so a Stop (which interrupts the script) keeps what is done.
 - Page frames: ``run_button`` (a primary play button that raises a session flag), ``problem_page_header``
@@ -231,20 +230,6 @@ def mixture_editor(mixture: pd.DataFrame, key: str) -> pd.DataFrame:
             "angle": col.NumberColumn("angle", format="%.0f"),
             "weight": col.NumberColumn("weight", min_value=0.0001, format="%.3f"),
         },
-    )
-
-
-# ------------------------------------------------------------------------------------------------ round player
-def round_player(T: int, key: str) -> int:
-    """The round t in 0..T (session key ``key``) that the numbers show and the replay figure starts at; scrubbing
-    and playing the regions run in the browser, inside the replay figure (``rebel.ui.figures.replay``)."""
-    return st.slider(
-        "Boosting round t",
-        0,
-        T,
-        key=key,
-        help="The numbers on the right are those of the model after its first t weak learners (t = 0: the bias "
-        "a0 only). Play and the slider under the plot replay the regions in your browser.",
     )
 
 

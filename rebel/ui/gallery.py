@@ -18,7 +18,7 @@ from rebel.data import PRESETS
 from rebel.estimator import RebelClassifier
 from rebel.experiments.runner import Progress, report
 from rebel.experiments.studies import class_report
-from rebel.ui.playground import Grid, make_grid
+from rebel.ui.playground.compute import Grid, make_grid
 from rebel.ui.state import AppState, Problem, check_fits
 
 

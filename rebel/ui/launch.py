@@ -39,7 +39,7 @@ def prepare() -> None:
     try:
         import rebel
         import rebel.ui.guard
-        import rebel.ui.playground  # the default page's view layer
+        import rebel.ui.playground.compute  # the default page's view layer
         from rebel.warmup import warmup_in_background
 
         rebel.warmup(variants=False)

@@ -11,7 +11,7 @@ from rebel.ui.figures.palette import region_colors
 
 pytestmark = pytest.mark.browser
 
-REGIONS_TITLE = re.compile(r"REBEL's minimum-risk class \(numbers at t = (\d+) of (\d+) rounds\)")
+ROUND = re.compile(r"t = (\d+) of (\d+) · test cost per point")  # the numbers lines of the regions figure
 
 
 def _hex_rgb(color: str) -> tuple:
@@ -29,11 +29,10 @@ def _region_pixel_share(png: bytes, n_classes: int) -> float:
     return close / len(pixels)
 
 
-def _regions_title(page) -> tuple:
-    text = page.locator(".js-plotly-plot .gtitle", has_text="minimum-risk class").first.text_content(
-        timeout=60_000
-    )
-    t, T = REGIONS_TITLE.search(text).groups()
+def _round_shown(page) -> tuple:
+    """``(t, T)`` from the regions figure's numbers lines (they follow the figure's own round slider)."""
+    texts = page.locator(".js-plotly-plot .textpoint text").all_text_contents()
+    t, T = next(ROUND.search(x).groups() for x in texts if ROUND.search(x))
     return int(t), int(T)
 
 
@@ -42,23 +41,24 @@ def test_playground_renders_and_scrubs(app_url, browser, screenshot_dir):
     errors = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.goto(app_url, wait_until="domcontentloaded")
-    # Charts: the regions replay (title with the numbers' t) and before / after (0-1 costs, your costs).
-    page.wait_for_selector(".js-plotly-plot .gtitle", timeout=240_000)  # cold numba cache compiles
+    # Charts: the regions replay (its numbers lines name the round) and before / after (0-1 costs, your costs).
+    page.wait_for_selector(".js-plotly-plot .slider-label", timeout=240_000)  # cold numba cache compiles
     page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=60_000)
-    t, T = _regions_title(page)
+    t, T = _round_shown(page)
     assert t == T > 0
     assert page.locator("[data-testid='stException']").count() == 0
 
-    # Move the scrubber: focus its thumb, jump to t = 0 with the keyboard, then step forward.
-    thumb = page.locator("[data-testid='stSlider']", has_text="Boosting round t").get_by_role("slider").first
-    thumb.focus()
-    page.keyboard.press("Home")
-    _wait_for_title(page, r"at t = 0 of")
-    for _ in range(5):
-        page.keyboard.press("ArrowRight")
-    _wait_for_title(page, r"at t = [1-9]\d* of")
-    page.wait_for_timeout(1500)  # the fragment reruns once per key press; let the last frame settle
-    assert 0 < _regions_title(page)[0] < T
+    # Scrub with the figure's own slider: click the rail at round 5; picture and numbers follow, in the browser.
+    plot = page.locator(".st-key-pg_plot").first
+    tick = plot.locator(".slider-tick-rect").nth(5).bounding_box()
+    rail = plot.locator(".slider-rail-rect").first.bounding_box()
+    page.mouse.click(tick["x"] + tick["width"] / 2, rail["y"] + rail["height"] / 2)
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('.js-plotly-plot .textpoint text')].some("
+        "e => e.textContent.includes('t = 5 of'))",
+        timeout=30_000,
+    )
+    assert _round_shown(page) == (5, T)
 
     chart_png = _screenshot_regions(page, screenshot_dir / "regions.png")
     page.set_viewport_size({"width": 1500, "height": 2600})
@@ -71,21 +71,11 @@ def test_playground_renders_and_scrubs(app_url, browser, screenshot_dir):
     assert not errors, f"JavaScript errors in the page: {errors}"
 
 
-def _wait_for_title(page, pattern: str) -> None:
-    page.wait_for_function(
-        "p => [...document.querySelectorAll('.js-plotly-plot .gtitle')].some(e => new RegExp(p).test(e.textContent))",
-        arg=pattern,
-        timeout=30_000,
-    )
-
-
 def _screenshot_regions(page, path) -> bytes:
     """Screenshot of the regions chart; re-locate it if a rerun replaced the element meanwhile."""
     for attempt in range(5):
-        chart = page.locator(
-            ".stPlotlyChart", has=page.locator(".gtitle", has_text="minimum-risk class")
-        ).first
-        plot_area = chart.locator(".nsewdrag").first  # the axes' area, without title, controls and legend
+        chart = page.locator(".st-key-pg_plot .stPlotlyChart").first
+        plot_area = chart.locator(".draglayer .xy > .nsewdrag").first  # the regions' axes only
         try:
             chart.scroll_into_view_if_needed(timeout=5_000)
             page.wait_for_timeout(500)

@@ -15,6 +15,7 @@ from rebel.ui.figures.palette import (
     HALO_COLOR,
     MISTAKE_COLOR,
     class_colors,
+    class_symbols,
     region_colors,
 )
 from rebel.ui.figures.style import FONT, discrete_colorscale, esc, legend_entry
@@ -137,18 +138,20 @@ def region_heatmap(xs, ys, regions, n_classes: int, name: str = "regions") -> go
 
 
 def point_traces(X, y_idx, classes, colors, split: str, sizes=None) -> list:
-    """One marker trace per class present: training points filled, test points hollow."""
+    """One marker trace per class present, in the class's colour and shape: training points filled, test points
+    hollow."""
     traces = []
     filled = split == "train"
+    symbols = class_symbols(len(classes), hollow=not filled)
     for k, name in enumerate(classes):
         mask = np.asarray(y_idx) == k
         if not mask.any():
             continue
         size = 7 if sizes is None else np.asarray(sizes)[mask]
         marker = (
-            {"color": colors[k], "size": size, "line": {"color": "white", "width": 0.6}}
+            {"color": colors[k], "size": size, "symbol": symbols[k], "line": {"color": "white", "width": 0.6}}
             if filled
-            else {"color": colors[k], "size": size, "symbol": "circle-open", "line": {"width": 1.8}}
+            else {"color": colors[k], "size": size, "symbol": symbols[k], "line": {"width": 1.8}}
         )
         traces.append(
             go.Scatter(

@@ -22,7 +22,7 @@ import plotly.graph_objects as go
 from PIL import Image
 
 from rebel.ui.figures import style
-from rebel.ui.figures.palette import class_colors, region_rgb
+from rebel.ui.figures.palette import BAYES_COLOR, MODEL_COLORS, class_colors, region_rgb
 from rebel.ui.figures.regions import (
     BAYES_STYLE,
     boundary_traces,
@@ -33,6 +33,7 @@ from rebel.ui.figures.regions import (
 )
 from rebel.ui.figures.style import esc, legend_entry, line
 
+FONT_NUMBERS = 14  # the numbers line above the regions
 FRAME_MS = 80  # Play: 12.5 frames per second (the browser paints at least 10 on a loaded laptop)
 
 
@@ -266,6 +267,147 @@ def _add_mistakes(fig: go.Figure, train, test, start: int, updates: list) -> Non
     fig.add_trace(mistake_trace(wrong[start]))
 
 
+HEADER_DOMAIN = (0.999, 1.0)  # paper y of the numbers lines' anchor: they grow upwards into the top margin
+CURVE_DOMAIN = (0.0, 0.13)  # paper y of the cost strip under the regions
+PLANE_DOMAIN = (0.38, 1.0)  # paper y of the regions (square: their width follows); the legend sits below
+LINE_PX = 19  # height of one numbers line (FONT_NUMBERS = 14)
+
+
+def numbers_text(numbers: dict, t: int, T: int, title: str = "") -> str:
+    """The numbers lines of round t: the three test costs (REBEL, two-step, Bayes when known) and the verdict's
+    figures (the difference, ignoring the costs, the regret against Bayes). Numbers only; ``title`` (escaped)
+    heads them."""
+    r, s = float(numbers["REBEL"][t]), float(numbers["two-step"][t])
+    bayes = numbers.get("Bayes")
+    costs = f"<b>REBEL {r:.3f}</b> · <b>two-step {s:.3f}</b> · " + (
+        "Bayes n/a" if bayes is None else f"<b>Bayes {bayes:.3f}</b>"
+    )
+    diff = r - s
+    who = (
+        "tie"
+        if abs(diff) <= numbers.get("tie", 0.0)
+        else ("REBEL cheaper" if diff < 0 else "two-step cheaper")
+    )
+    lines = [
+        f"<b>t = {t}</b> of {T} · test cost per point:",
+        costs,
+        f"{who} ({diff:+.3f}) · costs ignored: {float(numbers['blind'][t]):.3f}",
+    ]
+    if bayes is not None:
+        lines.append(f"above Bayes: REBEL {r - bayes:+.3f}, two-step {s - bayes:+.3f}")
+    return "<br>".join(([f"<b>{esc(title)}</b>"] if title else []) + lines)
+
+
+def numbers_lines(numbers: dict, title: str = "") -> int:
+    """How many lines ``numbers_text`` writes (the top margin they need)."""
+    return 3 + (numbers.get("Bayes") is not None) + bool(title)
+
+
+def _add_numbers(fig: go.Figure, numbers: dict, T: int, start: int, updates: list, title: str = "") -> None:
+    """The numbers line (axes x2/y2 above the regions) and the cost strip with its round marker (axes x3/y3
+    under them), both following t in the frames."""
+    texts = [numbers_text(numbers, t, T, title) for t in range(T + 1)]
+    updates.append((len(fig.data), [{"text": [text]} for text in texts]))
+    fig.add_trace(
+        go.Scatter(
+            x=[0],
+            y=[1],
+            text=[texts[start]],
+            mode="text",
+            textposition="top right",
+            cliponaxis=False,
+            textfont={"size": FONT_NUMBERS},
+            xaxis="x2",
+            yaxis="y2",
+            showlegend=False,
+            hoverinfo="skip",
+            name="numbers",
+        )
+    )
+    r, s = np.asarray(numbers["REBEL"], dtype=np.float64), np.asarray(numbers["two-step"], dtype=np.float64)
+    rounds = np.arange(T + 1)
+    for name, cost in (("REBEL", r), ("two-step", s)):
+        fig.add_trace(
+            line(
+                rounds,
+                cost,
+                f"{name} test cost",
+                MODEL_COLORS[name],
+                2.0,
+                xaxis="x3",
+                yaxis="y3",
+                showlegend=False,
+                hovertemplate=f"{name} t=%{{x}}: %{{y:.3f}}<extra></extra>",
+            )
+        )
+    if numbers.get("Bayes") is not None:
+        b = float(numbers["Bayes"])
+        fig.add_trace(
+            line(
+                [0, T],
+                [b, b],
+                "Bayes",
+                BAYES_COLOR,
+                1.2,
+                "dash",
+                xaxis="x3",
+                yaxis="y3",
+                showlegend=False,
+                hoverinfo="skip",
+            )
+        )
+    colors = [MODEL_COLORS["REBEL"], MODEL_COLORS["two-step"]]
+    updates.append((len(fig.data), [{"x": [t, t], "y": [r[t], s[t]]} for t in range(T + 1)]))
+    fig.add_trace(
+        go.Scatter(
+            x=[start, start],
+            y=[r[start], s[start]],
+            mode="markers",
+            marker={"color": colors, "size": 10, "line": {"color": "white", "width": 1.5}},
+            xaxis="x3",
+            yaxis="y3",
+            showlegend=False,
+            hoverinfo="skip",
+            name="round marker",
+        )
+    )
+
+
+def _numbers_axes(numbers: dict, T: int) -> dict:
+    """Layout of the numbers line's axes (x2/y2, hidden) and the cost strip's (x3/y3); the regions' y domain."""
+    r, s = np.asarray(numbers["REBEL"], dtype=np.float64), np.asarray(numbers["two-step"], dtype=np.float64)
+    lo = min(float(np.nanmin(r)), float(np.nanmin(s)), numbers.get("Bayes") or np.inf)
+    hi = max(float(np.nanmax(r)), float(np.nanmax(s)))
+    pad = max(hi - lo, 1e-6) * 0.1
+    return {
+        "xaxis2": {"domain": [0, 1], "range": [0, 1], "visible": False, "fixedrange": True, "anchor": "y2"},
+        "yaxis2": {
+            "domain": list(HEADER_DOMAIN),
+            "range": [0, 1],
+            "visible": False,
+            "fixedrange": True,
+            "anchor": "x2",
+        },
+        "xaxis3": {
+            "domain": [0, 1],
+            "range": [0, max(T, 1)],
+            "fixedrange": True,
+            "anchor": "y3",
+            "showgrid": False,
+            "ticks": "outside",
+        },
+        "yaxis3": {
+            "domain": list(CURVE_DOMAIN),
+            "range": [lo - pad, hi + pad],
+            "fixedrange": True,
+            "anchor": "x3",
+            "nticks": 3,
+            "title": {"text": "test cost"},
+        },
+        "yaxis": {"domain": list(PLANE_DOMAIN)},
+    }
+
+
 def replay_figure(
     grid_xs,
     grid_ys,
@@ -283,6 +425,7 @@ def replay_figure(
     start: int | None = None,
     frame_ms: int = FRAME_MS,
     height: int = 600,
+    numbers: dict | None = None,
 ) -> go.Figure:
     """Every round's min-risk regions with the data, in one figure: a slider over t and Play / Pause buttons that
     animate the rounds in the browser (plotly frames; no server round trip per frame).
@@ -296,8 +439,14 @@ def replay_figure(
         ``show_disagreement``, both following t
     bayes_regions : (ny, nx) Bayes-optimal classes, drawn once as dashed boundaries
     title : the figure title, the same in every frame (plotly repaints a frame's traces and layout images
-        without a redraw, but not the title); the round counter is the slider's "round t = 12 of 100"
+        without a redraw, but not the title); the round counter is the slider's "round t = 12 of 100". With
+        ``numbers`` the title heads the numbers line instead (one screen: no title band)
+    height : px, or None to fill the chart's box (``st.plotly_chart(height="stretch")``)
     start : the round shown first (default T); frame_ms : time per frame when playing
+    numbers : per-round test costs ``{"REBEL": (T + 1,), "two-step": (T + 1,), "blind": (T + 1,), "Bayes": float
+        or None, "tie": float}`` (``rebel.ui.playground.compute.round_numbers``), or None. When given, the
+        numbers line above the regions (``numbers_text``) and a cost strip with a round marker under them are
+        part of the frames, so the one round slider moves the picture and every number together.
     """
     T = check_staged(staged_regions, train, test, train_sizes)
     start = T if start is None else int(np.clip(start, 0, T))
@@ -319,11 +468,34 @@ def replay_figure(
         fig.add_traces(boundary_traces(grid_xs, grid_ys, bayes_regions, name, BAYES_STYLE))
     _add_points(fig, classes, train, test, train_sizes, start, updates)
     _add_mistakes(fig, train, test, start, updates)
+    if numbers is not None:
+        _add_numbers(fig, numbers, T, start, updates, title)
     set_frames(fig, _frames(T, updates, images))
     fig.update_layout(images=[im[start] for im in images])
-    regions_layout(fig, title, height)
-    fig.update_layout(margin={"b": 150}, legend={"y": -0.36}, **_controls(T, frame_ms, start))
-    return plane_axes(fig, grid_xs, grid_ys)
+    if numbers is None:
+        regions_layout(fig, title, height)
+        fig.update_layout(margin={"b": 150}, legend={"y": -0.36}, **_controls(T, frame_ms, start))
+        return plane_axes(fig, grid_xs, grid_ys)
+    # One screen: the title heads the numbers line, the legend sits beside the regions, the round control
+    # right under the cost strip (pixel offsets, so it stays put at any figure height).
+    regions_layout(fig, "", height)
+    controls = _controls(T, frame_ms, start)
+    controls["updatemenus"][0].update(y=0, yanchor="top", pad={"t": 26, "r": 6})
+    controls["sliders"][0].update(y=0, yanchor="top", pad={"t": 62, "b": 0})
+    fig.update_layout(
+        margin={"l": 10, "r": 10, "t": LINE_PX * numbers_lines(numbers, title) + 8, "b": 118},
+        legend={
+            "orientation": "h",
+            "x": 0,
+            "y": CURVE_DOMAIN[1] + 0.03,
+            "yanchor": "bottom",
+            "font": {"size": 11},
+        },
+        **controls,
+    )
+    plane_axes(fig, grid_xs, grid_ys)
+    fig.update_layout(**_numbers_axes(numbers, T))  # after plane_axes, which sets every axis present
+    return fig
 
 
 def before_after_figure(grid_xs, grid_ys, panels, classes, test, height: int = 380) -> go.Figure:

@@ -22,6 +22,9 @@ SVG_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "svg"}}
 
 PRESENTATION_SIZE = (1280, 720)
 PRESENTATION_FONT = 22
+PRESENTATION_FONT_SCREEN = (
+    19  # the Playground's presentation mode: every part of the first screen fits 1280x720
+)
 
 
 def esc(text) -> str:
@@ -114,36 +117,46 @@ def panel_grid(n: int, cols: int, titles, hspace: float, vspace: float) -> tuple
     return fig, rows, cols
 
 
-def presentation(fig: go.Figure, size: tuple = PRESENTATION_SIZE, font_size: int = PRESENTATION_FONT):
-    """Presentation mode for lectures: a fixed size and fonts large enough to read from the back of a room.
+def presentation(
+    fig: go.Figure, size: tuple | None = PRESENTATION_SIZE, font_size: int = PRESENTATION_FONT
+) -> go.Figure:
+    """Presentation mode for lectures: fonts large enough to read from the back of a room, at a fixed ``size``
+    (width, height) or, with ``size=None``, at the size of the chart's box (the Playground sizes it from the
+    viewport).
 
-    Scales every explicit font (title, legend, subplot titles, annotations, trace text) by the same factor as
-    the base font and thickens lines a little. Returns the same figure, changed in place.
+    Scales every explicit font (title, legend, subplot titles, annotations, trace text, the round slider and
+    Play buttons) and the pixel offsets that depend on them (top and bottom margins, controls' padding) by the
+    same factor as the base font, and thickens lines a little. Returns the same figure, changed in place.
     """
-    width, height = size
     factor = font_size / FONT["size"]
     fig.update_layout(
-        width=width,
-        height=height,
-        autosize=False,
         font={"size": font_size},
         title_font={"size": round(font_size * 1.15)},
         legend_font={"size": round(font_size * 0.9)},
     )
+    if size is not None:
+        fig.update_layout(width=size[0], height=size[1], autosize=False)
     m = fig.layout.margin
+    bottom = max(m.b or 0, 20) if size is not None else round((m.b or 10) * factor)
     fig.update_layout(
-        margin={
-            "l": max(m.l or 0, 20),
-            "r": max(m.r or 0, 20),
-            "t": round((m.t or 10) * factor),
-            "b": max(m.b or 0, 20),
-        }
+        margin={"l": max(m.l or 0, 20), "r": max(m.r or 0, 20), "t": round((m.t or 10) * factor), "b": bottom}
     )
     for ann in fig.layout.annotations or ():
         ann.font.size = round((ann.font.size or FONT["size"]) * factor)
+    # explicit axis fonts: a chart theme (Streamlit's) sets the tick labels' own size, which the base font
+    # does not reach
+    axis_fonts = {"tickfont": {"size": font_size}, "title": {"font": {"size": font_size}}}
+    fig.update_xaxes(**axis_fonts)
+    fig.update_yaxes(**axis_fonts)
     for trace in fig.data:
         if getattr(trace, "textfont", None) is not None and trace.textfont.size:
             trace.textfont.size = round(trace.textfont.size * factor)
         if getattr(trace, "line", None) is not None and trace.line.width:
             trace.line.width = trace.line.width * 1.4
+    for slider in fig.layout.sliders or ():
+        slider.currentvalue.font.size = round((slider.currentvalue.font.size or FONT["size"]) * factor)
+        slider.pad.t = round((slider.pad.t or 0) * factor)
+    for menu in fig.layout.updatemenus or ():
+        menu.font.size = round((menu.font.size or FONT["size"]) * factor)
+        menu.pad.t = round((menu.pad.t or 0) * factor)
     return fig

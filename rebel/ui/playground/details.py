@@ -1,6 +1,6 @@
 """The Playground's detail views below the first screen, one at a time (only the chosen one is drawn): before /
 after (0-1 costs against your costs), cost curves, per-class numbers, confusion matrix, clusters table and how to
-read the page. Streamlit widgets; the numbers come from ``rebel.ui.playground``.
+read the page. Streamlit widgets; the numbers come from ``rebel.ui.playground.compute``.
 """
 
 from __future__ import annotations
@@ -10,26 +10,20 @@ import streamlit as st
 from rebel.data import DatasetSpec, validate_mixture
 from rebel.ui import components as ui
 from rebel.ui import export
-from rebel.ui import playground_actions as act
 from rebel.ui.figures import costs, replay, style
-from rebel.ui.playground import HOW_TO_READ, TrainedPair, class_table, comparison_table
+from rebel.ui.playground import actions as act
+from rebel.ui.playground.compute import HOW_TO_READ, TrainedPair, class_table, comparison_table
+from rebel.ui.playground.link import DETAIL_VIEWS
 from rebel.ui.state import get_state
 
-VIEWS = (
-    "Before / after",
-    "Cost curves",
-    "Per class",
-    "Confusion matrix",
-    "Clusters",
-    "Lecture",
-    "How to read",
-)
+VIEWS = DETAIL_VIEWS
 S = st.session_state
 
 
 def details(pair: TrainedPair, t: int, costs_key: str) -> None:
+    default = None if "w_details" in S else VIEWS[0]  # a link may have set the tab
     view = (
-        st.segmented_control("Details", VIEWS, default=VIEWS[0], key="w_details", format_func=ui.plain)
+        st.segmented_control("Details", VIEWS, default=default, key="w_details", format_func=ui.plain)
         or VIEWS[0]
     )
     if view == "Before / after":
@@ -148,14 +142,15 @@ def _lecture(pair: TrainedPair, t: int) -> None:
         icon=":material/image:",
     )
     gifs = S.setdefault("w_gif", {})
-    if pair.key not in gifs and c.button("Make the replay GIF", icon=":material/movie:", key="w_make_gif"):
+    slot = c.empty()  # the make button, replaced by the download button once the GIF exists
+    if pair.key not in gifs and slot.button("Make the replay GIF", icon=":material/movie:", key="w_make_gif"):
         with st.spinner("Drawing every round…"):
             gifs.clear()
             gifs[pair.key] = export.replay_gif(
                 pair.grid.xs, pair.grid.ys, pair.regions, pair.classes, **_points(pair, True, t)
             )
     if pair.key in gifs:
-        c.download_button(
+        slot.download_button(
             "Replay (GIF)",
             gifs[pair.key],
             file_name="rebel_replay.gif",

@@ -1,7 +1,7 @@
 """The Playground's sidebar and panels (Streamlit widgets): dataset settings, training settings, files
-and sharing, the cost-preset controls, the view toggles, the numbers panel and the confusion matrix.
+and sharing, the cost-preset controls, the view toggles and the link.
 
-Widgets write their own "w_*" keys; this module turns changes into ``rebel.ui.playground_actions`` calls on
+Widgets write their own "w_*" keys; this module turns changes into ``rebel.ui.playground.actions`` calls on
 the shared ``AppState`` and re-seeds the widget keys from that state when the page is (re)visited, since
 Streamlit drops widget keys on other pages.
 """
@@ -15,8 +15,9 @@ from rebel.data import PRESETS, DatasetSpec
 from rebel.params import DATA_RANGES, INT_PARAMS
 from rebel.ui import components as ui
 from rebel.ui import config as cfgmod
-from rebel.ui import playground_actions as act
-from rebel.ui.playground import TrainedPair, preset_order
+from rebel.ui.playground import actions as act
+from rebel.ui.playground import link
+from rebel.ui.playground.compute import preset_order
 from rebel.ui.state import AppState, get_state
 from rebel.ui.variants import ENGINES
 
@@ -34,6 +35,30 @@ HYPER_LABELS = {
 S = st.session_state
 RANGES = DATA_RANGES  # the one range table of the dataset settings: links and session files read it too
 MIN_POINTS = RANGES["n_points"].low
+TRAY_HEIGHT = 230  # px: the message tray under the costs (scrolls; a message never moves the plot)
+PLOT_TOP = "3.2rem"  # the page's top padding plus a margin: the plot box takes the viewport's height below it
+PLOT_MIN = 420  # px: below this the page scrolls rather than shrinking the plot further
+
+
+# Style of the Playground's first screen: the regions plot's box (``pg_plot``) as tall as the viewport below the
+# page's top padding (the figure stretches to it, the regions square inside), so the plot, its round control and
+# numbers, and the costs beside it fit one screen at any size. In presentation mode the fonts of the cost editor
+# and the tray grow too (the figure has its own, ``style.presentation``). Fixed text: no user input reaches it.
+_PLOT_BOX_CSS = (
+    f"div.st-key-pg_plot {{height: calc(100vh - {PLOT_TOP}) !important; flex: 0 0 auto !important;"
+    f" min-height: {PLOT_MIN}px;}}"
+    "div.st-key-pg_plot > [data-testid='stElementContainer'] {flex: 1 1 auto; height: 100% !important;}"
+    "div.st-key-pg_plot [data-testid='stFullScreenFrame'], div.st-key-pg_plot [data-testid='stPlotlyChart']"
+    " {height: 100% !important;}"
+)
+_PRESENT_CSS = ".st-key-cost_editor input, .st-key-pg_tray p {font-size: 1.35rem !important;}"
+ONE_SCREEN_CSS = "<style>" + _PLOT_BOX_CSS + "</style>"
+ONE_SCREEN_CSS_PRESENT = "<style>" + _PLOT_BOX_CSS + _PRESENT_CSS + "</style>"
+
+
+def one_screen_style(present: bool = False) -> None:
+    """The first screen's style (``ONE_SCREEN_CSS``; ``ONE_SCREEN_CSS_PRESENT`` in presentation mode)."""
+    st.html(ONE_SCREEN_CSS_PRESENT if present else ONE_SCREEN_CSS)
 
 
 def reset_mixture_editor(mixture) -> None:
@@ -76,12 +101,39 @@ def init_state(A: AppState) -> None:
     if text:
         try:
             _apply(A, cfgmod.decode_query(text))
+            _restore_view()
             return
         except ValueError as exc:
             ui.flash(
                 "error", f"The link's configuration could not be used: {exc} Showing the default preset."
             )
     _apply(A, cfgmod.preset_config(cfgmod.DEFAULT_PRESET))
+
+
+LINK_T = "pg_link_t"  # the link's round, used when its model is first trained
+
+
+def first_round(T: int) -> int:
+    """The round a newly trained model opens at: the link's (once, when the link opened the page), else its
+    last; the address bar's t is reset to it (``sync_url`` writes it)."""
+    if "t" in st.query_params:
+        del st.query_params["t"]
+    return min(int(S.pop(LINK_T, T)), T)
+
+
+def _restore_view() -> None:
+    """The view in the link (``rebel.ui.playground.link``): round, overlays, Details tab, presentation mode."""
+    view, problems = link.decode_view({k: st.query_params.get(k) for k in link.VIEW_KEYS})
+    if "t" in view:
+        S[LINK_T] = view["t"]
+    for name in view.get("overlays", ()):
+        S[link.OVERLAYS[name]] = True
+    if "details" in view:
+        S["w_details"] = view["details"]
+    if view.get("present"):
+        S["w_present"] = True
+    for problem in problems:
+        ui.flash("warning", f"The link's view: {problem}.")
 
 
 # ---------------------------------------------------------------------------------------------------- callbacks
@@ -353,7 +405,10 @@ def view_toggles(has_bayes: bool, mixture_mode: bool) -> dict:
             disabled=not (mixture_mode and S.get("w_box")),
         ),
         "present": o[6].toggle(
-            "Presentation mode", key="w_present", help="Larger fonts and a fixed size for a projector."
+            "Presentation mode",
+            key="w_present",
+            help="Large fonts everywhere (plot, numbers, cost editor) for a projector; the plot still fills the "
+            "screen's height.",
         ),
     }
 
@@ -373,28 +428,48 @@ def sync_url(A: AppState) -> None:
         return
     if st.query_params.get(cfgmod.QUERY_KEY) != text:
         st.query_params[cfgmod.QUERY_KEY] = text
+    view = link.encode_view(
+        S.get("t"),
+        [name for name, key in link.OVERLAYS.items() if S.get(key)],
+        S.get("w_details"),
+        bool(S.get("w_present")),
+    )
+    for key in link.VIEW_KEYS:
+        if key == "t" and key in st.query_params:
+            continue  # the replay keeps t up to date in the address bar as you scrub (``ROUND_IN_LINK``)
+        if view.get(key) is None:
+            if key in st.query_params:
+                del st.query_params[key]
+        elif st.query_params.get(key) != view[key]:
+            st.query_params[key] = view[key]
 
 
-def verdict_numbers(pair: TrainedPair, t: int) -> None:
-    """Test cost at t of REBEL, the two-step method and the Bayes rule (when the mixture is known)."""
-    rebel_m, two_m = pair.metrics(t, "REBEL"), pair.metrics(t, "two-step")
-    m = st.columns(3)
-    m[0].metric(
-        "REBEL",
-        ui.md("{:.3f}", rebel_m.cost),
-        ui.md("{:+.3f}", rebel_m.cost - two_m.cost),
-        delta_color="inverse",
-        help="Mean cost C[truth, prediction] over the test points; the small number is the difference to the "
-        "two-step method (green = REBEL cheaper).",
-    )
-    m[1].metric(
-        "two-step",
-        ui.md("{:.3f}", two_m.cost),
-        help="0-1 boosting, posterior, then the cheapest class under your costs (rebel.baselines).",
-    )
-    bayes = pair.bayes_test_cost
-    m[2].metric(
-        "Bayes rule",
-        "n/a" if bayes is None else ui.md("{:.3f}", bayes),
-        help="The best possible test cost on the same points (known mixture and your costs).",
-    )
+ROUND_IN_LINK = """<script>
+(() => {
+  // The round shown by the regions replay (its slider, Play) goes into the address bar as ?t=..., so a copied
+  // link reopens the same round. Hooks every (re)drawn replay figure once.
+  const hook = () => {
+    const gd = document.querySelector('.st-key-pg_plot .js-plotly-plot');
+    if (!gd || gd.__rebelRound || !gd.on) return;
+    gd.__rebelRound = true;
+    const write = () => {
+      const slider = gd.layout && gd.layout.sliders && gd.layout.sliders[0];
+      if (!slider) return;
+      const step = slider.steps[slider.active];
+      if (!step) return;
+      const url = new URL(window.location.href);
+      if (url.searchParams.get('t') === step.label) return;
+      url.searchParams.set('t', step.label);
+      window.history.replaceState(window.history.state, '', url);
+    };
+    gd.on('plotly_sliderchange', write);
+    gd.on('plotly_animated', write);
+  };
+  if (!window.__rebelRoundTimer) window.__rebelRoundTimer = setInterval(hook, 400);
+})();
+</script>"""
+
+
+def round_in_link() -> None:
+    """Keep the replay's round in the address bar (``ROUND_IN_LINK``: a fixed script, no user text)."""
+    st.html(ROUND_IN_LINK, unsafe_allow_javascript=True)

@@ -196,8 +196,7 @@ class TrainedPair(ClassIndices):
 
     def blind_cost(self, t: int) -> float:
         """Test cost, under the user's costs, of ignoring them: the 0-1 model's most likely class at t."""
-        y = self.y_test_idx
-        return float(self.cost_matrix[y, self.blind_test[self.clamp(t)]].mean()) if len(y) else 0.0
+        return float(self.test_costs["blind"][self.clamp(t)])
 
     @cached_property
     def weights(self) -> np.ndarray:
@@ -251,6 +250,18 @@ class TrainedPair(ClassIndices):
                     pd.DataFrame({"t": np.arange(len(cost)), "model": model, "split": split, "cost": cost})
                 )
         return pd.concat(frames, ignore_index=True)
+
+    @cached_property
+    def test_costs(self) -> dict:
+        """Mean test cost per round t = 0..T, (T + 1,) each: "REBEL", "two-step" and "blind" (the 0-1 model's
+        most likely class, costs ignored); zeros without test points."""
+        y = self.y_test_idx
+        if len(y) == 0:
+            zero = np.zeros(self.n_rounds + 1)
+            return {"REBEL": zero, "two-step": zero, "blind": zero}
+        out = {m: self.cost_matrix[y[None, :], S].mean(axis=1) for m, S in self.staged_test.items()}
+        out["blind"] = self.cost_matrix[y[None, :], self.blind_test].mean(axis=1)
+        return out
 
     def clamp(self, t: int) -> int:
         return int(min(max(int(t), 0), self.n_rounds))
@@ -340,6 +351,13 @@ def box_from_selection(selection) -> tuple | None:
     return None
 
 
+def round_numbers(pair: TrainedPair) -> dict:
+    """Every number of the first screen that depends on the round, for t = 0..T at once (the replay figure's
+    frames carry them, so the round slider moves picture and numbers together): the test costs of REBEL, the
+    two-step method and ignoring the costs, the Bayes rule's (or None) and the verdict's tie margin."""
+    return {**pair.test_costs, "Bayes": pair.bayes_test_cost, "tie": TIE}
+
+
 def comparison_table(pair: TrainedPair, t: int) -> pd.DataFrame:
     """Test cost and error rate of REBEL and the two-step method at t (and regret and the Bayes rule's row
     when the mixture is known): rows = method."""
@@ -376,16 +394,18 @@ INTRO = md(
 )
 HOW_TO_READ = INTRO + md(
     "\n\n"
-    "- **Costs** (top): entry (truth, prediction) is what that decision costs. The airport preset is the "
+    "- **Costs** (right): entry (truth, prediction) is what that decision costs. The airport preset is the "
     "paper's Fig. 1: letting a weapon through costs 20, a false alarm 1.\n"
     "- **Regions** (left plot): the class REBEL picks at each place, i.e. its estimate of the "
     "minimum-risk class. Raise a cost and watch the costly class's region grow (paper Fig. 7).\n"
-    "- **Round t** (slider, ▶ Play): the model after its first t weak learners. With costs, REBEL places the "
+    "- **Round t** (the slider and ▶ Play under the plot): the model after its first t weak learners; the "
+    "numbers above the plot and the cost strip's dots follow it. With costs, REBEL places the "
     "expensive boundaries first; *Size = weight* shows which points it is working on.\n"
     "- **Two-step** (toggles): the usual recipe, boosting with 0-1 costs, then posterior and cheapest class. "
     "*Disagreement* shades where the two decide differently; *Bayes boundaries* are the best possible ones.\n"
-    "- **Numbers** (right, below): test cost, error rate and regret (cost above the Bayes rule) at round t, "
-    "and where the cost comes from in the confusion matrix."
+    "- **Numbers** (above the plot): the test cost per point of REBEL, the two-step method and the Bayes rule "
+    "at round t, who is cheaper, the cost of ignoring the costs, and the regret (cost above the Bayes rule); "
+    "the Details below show error rates, per-class numbers and the confusion matrix."
 )
 
 
@@ -413,7 +433,7 @@ PRESET_LESSONS = {
 }
 RANDOM_LESSON = (
     "A random mixture with random costs, as in the paper's Fig. 3 protocol; in this project's reproduction the "
-    "two-step method was cheaper in most such trials (docs/REPRODUCTION.md)."
+    "two-step method was cheaper in most such trials (the REBEL vs two-step page reruns them)."
 )
 
 
@@ -446,7 +466,7 @@ def verdict(pair: TrainedPair, t: int) -> Markdown:
                 "**The two-step method is cheaper here** ({:.3f} against REBEL's {:.3f}): it learns class "
                 "probabilities with 0-1 costs and applies your costs exactly at decision time, which is hard to "
                 "beat when the probabilities are well calibrated. In this project's rerun of the paper's Fig. 3 "
-                "it won most random trials (docs/REPRODUCTION.md).",
+                "it won most random trials (the REBEL vs two-step page reruns them).",
                 s,
                 r,
             )

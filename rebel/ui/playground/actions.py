@@ -139,6 +139,6 @@ def costs_story_note(state: AppState) -> str | None:
     if np.array_equal(np.asarray(state.cost_matrix), preset.cost_matrix):
         return None
     return (
-        "Your costs differ from this preset's suggested ones, so the story above describes the preset's "
+        "Your costs differ from this preset's suggested ones, so the preset's story (below) describes its "
         "costs, not yours. Choose “Preset's suggested costs” and Apply to return to it."
     )

@@ -1,0 +1,179 @@
+"""The Playground on one screen, in a real browser: at 1280x720, 1440x900 and 1920x1080, with the sidebar open
+and collapsed, the regions plot, the cost matrix, the round control (the figure's Play buttons and slider) and
+the three test costs are all fully inside the viewport without scrolling, also after a cost edit that raises a
+warning (messages go to the fixed-height tray beside the plot, so they never move it). The regions are square.
+
+Screenshots ``one_screen_<w>x<h>_<sidebar>.png`` are saved under tests/e2e/screenshots/ for a person to look at.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from benchmarks import bench_browser as bb
+
+pytestmark = pytest.mark.browser
+
+SIZES = [(1280, 720), (1440, 900), (1920, 1080)]
+PLOT = ".st-key-pg_plot .js-plotly-plot"
+
+
+def _boxes(page) -> dict:
+    """Bounding boxes (viewport coordinates) of the parts that must be on screen together (asked again while
+    a chart being replaced after a rerun has no box yet)."""
+    for _ in range(20):
+        boxes = _boxes_once(page)
+        if all(boxes.values()):
+            return boxes
+        page.wait_for_timeout(250)
+    return boxes
+
+
+def _boxes_once(page) -> dict:
+    plot = page.locator(PLOT).first
+    plot.locator(".slider-container").first.wait_for(state="visible")  # a replaced chart is drawn again
+    numbers = plot.locator(".textpoint text").filter(has_text="test cost per point").first
+    return {
+        "regions plot": plot.bounding_box(),
+        "regions": plot.locator(".draglayer .xy > .nsewdrag").first.bounding_box(),
+        "cost matrix": page.locator(".st-key-cost_editor").first.bounding_box(),
+        "play buttons": plot.locator(".updatemenu-container").first.bounding_box(),
+        "round slider": plot.locator(".slider-container").first.bounding_box(),
+        "three numbers": numbers.bounding_box(),
+    }
+
+
+def _assert_on_screen(page, w: int, h: int, when: str) -> None:
+    assert page.evaluate("window.scrollY") == 0
+    boxes = _boxes(page)
+    for name, box in boxes.items():
+        assert box is not None, f"{name} not drawn ({when}, {w}x{h})"
+        inside = (
+            box["x"] >= -0.5
+            and box["y"] >= -0.5
+            and box["x"] + box["width"] <= w + 0.5
+            and box["y"] + box["height"] <= h + 0.5
+        )
+        assert inside, f"{name} {box} is not fully inside the {w}x{h} viewport ({when})"
+    regions = boxes["regions"]
+    assert regions["width"] == pytest.approx(regions["height"], rel=0.03), f"regions not square: {regions}"
+
+
+def _numbers(page) -> str:
+    return (
+        page.locator(PLOT)
+        .first.locator(".textpoint text")
+        .filter(has_text="test cost per point")
+        .first.text_content()
+    )
+
+
+def _sidebar_open(page) -> bool:
+    return page.evaluate(
+        "() => { const s = document.querySelector('[data-testid=\"stSidebar\"]');"
+        " return !!s && s.getAttribute('aria-expanded') !== 'false' && s.getBoundingClientRect().right > 1; }"
+    )
+
+
+def _set_sidebar(page, want_open: bool) -> None:
+    """Open or collapse the sidebar (the browser remembers the last choice across pages of a session)."""
+    if _sidebar_open(page) == want_open:
+        return
+    testid = "stSidebarCollapseButton" if not want_open else "stExpandSidebarButton"
+    button = page.locator(f'[data-testid="{testid}"] button, button[data-testid="{testid}"]').first
+    button.wait_for(state="attached", timeout=10_000)
+    button.dispatch_event("click")  # the collapse button shows on hover only
+    page.wait_for_function(
+        "want => { const s = document.querySelector('[data-testid=\"stSidebar\"]');"
+        " return (!!s && s.getAttribute('aria-expanded') !== 'false' && s.getBoundingClientRect().right > 1)"
+        " === want; }",
+        arg=want_open,
+        timeout=10_000,
+    )
+    page.wait_for_timeout(600)  # the main area's transition
+
+
+@pytest.mark.parametrize("sidebar", ["open", "collapsed"])
+@pytest.mark.parametrize("size", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
+def test_plot_costs_round_control_and_numbers_fit_one_screen(app_url, browser, screenshot_dir, size, sidebar):
+    w, h = size
+    bb.VIEWPORT.update(width=w, height=h)
+    try:
+        page, _ = bb.open_playground(browser, app_url)
+    finally:
+        bb.VIEWPORT.update(width=1440, height=900)
+    try:
+        _set_sidebar(page, sidebar == "open")
+        page.screenshot(path=str(screenshot_dir / f"one_screen_{w}x{h}_{sidebar}.png"))
+        _assert_on_screen(page, w, h, "first load")
+        before = _boxes(page)["regions plot"]
+        numbers_before = _numbers(page)
+        commit = bb.edit_cost(page, "7")
+        commit()
+        tray = page.locator(".st-key-pg_tray")
+        tray.get_by_text("Your costs differ").first.wait_for(timeout=60_000)
+        page.wait_for_function(  # the retrained model's numbers replace the old ones
+            "old => [...document.querySelectorAll('.st-key-pg_plot .textpoint text')].some("
+            "e => e.textContent.includes('test cost per point') && e.textContent !== old)",
+            arg=numbers_before,
+            timeout=60_000,
+        )
+        bb._settle(page)
+        page.screenshot(path=str(screenshot_dir / f"one_screen_{w}x{h}_{sidebar}_warning.png"))
+        _assert_on_screen(page, w, h, "after a cost edit with a warning")
+        after = _boxes(page)["regions plot"]
+        assert (after["x"], after["y"], after["height"]) == pytest.approx(
+            (before["x"], before["y"], before["height"]), abs=1
+        ), "the warning moved the plot"
+    finally:
+        page.close()
+
+
+def _scroll_top(page) -> None:
+    page.evaluate(
+        "() => { window.scrollTo(0, 0); for (const e of document.querySelectorAll("
+        "\"[data-testid='stMain'], [data-testid='stAppViewContainer'], section.main\")) e.scrollTo(0, 0); }"
+    )
+
+
+@pytest.mark.parametrize("sidebar", ["collapsed"])
+@pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)], ids=["1280x720", "1920x1080"])
+def test_presentation_mode_is_a_projector_layout(app_url, browser, screenshot_dir, size, sidebar):
+    """Presentation mode (sidebar collapsed, as on a projector): large fonts on the ticks, the numbers, the
+    round control and the cost editor, and still everything on one screen, nothing clipped (the numbers lines
+    inside the plot)."""
+    w, h = size
+    bb.VIEWPORT.update(width=w, height=h)
+    try:
+        page, _ = bb.open_playground(browser, app_url)
+    finally:
+        bb.VIEWPORT.update(width=1440, height=900)
+    try:
+        _set_sidebar(page, sidebar == "open")
+        toggle = page.locator(".st-key-w_present")
+        toggle.locator("label").first.click()
+        page.wait_for_function(
+            "() => { const t = document.querySelector('.st-key-pg_plot .xtick text');"
+            " return t && parseFloat(getComputedStyle(t).fontSize) >= 17; }",
+            timeout=60_000,
+        )
+        bb._settle(page)
+        _scroll_top(page)
+        page.wait_for_timeout(300)
+        page.screenshot(path=str(screenshot_dir / f"presentation_{w}x{h}_{sidebar}.png"))
+        _assert_on_screen(page, w, h, "presentation mode")
+        plot = page.locator(PLOT).first
+        sizes = page.evaluate(
+            """() => { const q = s => document.querySelector('.st-key-pg_plot ' + s);
+                const px = e => e ? parseFloat(getComputedStyle(e).fontSize) : 0;
+                return {tick: px(q('.xtick text')), numbers: px(q('.textpoint text')),
+                        slider: px(q('.slider-group > text.slider-label')),
+                        editor: px(document.querySelector('.st-key-cost_editor input'))}; }"""
+        )
+        assert min(sizes.values()) >= 17, sizes  # 12-14 px without presentation mode
+        box, numbers = plot.bounding_box(), _boxes(page)["three numbers"]
+        assert numbers["x"] >= box["x"] and numbers["x"] + numbers["width"] <= box["x"] + box["width"] + 0.5
+        page.locator(".st-key-w_present label").first.click()  # back to normal for the next test
+        bb._settle(page)
+    finally:
+        page.close()

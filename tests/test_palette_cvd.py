@@ -1,0 +1,68 @@
+"""Readable classes for everyone: the region colours actually rendered (the palette of the regions PNG that the
+replay draws) stay apart under normal vision and simulated protanopia, deuteranopia and tritanopia (Machado et
+al. 2009), for every preset and for K = 4..12: the minimum pairwise CIEDE2000 difference is at least ``FLOOR``.
+The CIEDE2000 implementation is checked against Sharma, Wu and Dalal's published test pairs."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from rebel.data import PRESETS
+from rebel.ui.figures import cvd
+from rebel.ui.figures.palette import class_symbols
+from rebel.ui.figures.replay import class_grid_png
+
+FLOOR = 5.5  # was 0.7 (deuteranopia, K >= 8) and 4.2 for fig7's four classes before the palette change
+FLOOR_UP_TO_4 = 16.0  # the presets' class counts
+
+
+def _rendered_region_rgb(K: int) -> np.ndarray:
+    """The colours of classes 0..K-1 as the regions PNG holds them (decoded back from the PNG)."""
+    grid = np.arange(K, dtype=np.int16)[None, :]
+    img = Image.open(io.BytesIO(class_grid_png(grid, K))).convert("RGB")
+    return np.asarray(img)[0, :K].astype(np.float64)
+
+
+@pytest.mark.parametrize(
+    ("lab1", "lab2", "expected"),
+    [
+        ((50, 2.6772, -79.7751), (50, 0, -82.7485), 2.0425),
+        ((50, 0, 0), (50, -1, 2), 2.3669),
+        ((50, 2.5, 0), (73, 25, -18), 27.1492),
+        ((90.8027, -2.0831, 1.441), (91.1528, -1.6435, 0.0447), 1.4441),
+        ((2.0776, 0.0795, -1.135), (0.9033, -0.0636, -0.5514), 0.9082),
+    ],
+)
+def test_ciede2000_matches_the_published_pairs(lab1, lab2, expected):
+    assert float(cvd.ciede2000(np.array(lab1), np.array(lab2))) == pytest.approx(expected, abs=1e-4)
+
+
+def test_simulation_keeps_grey_and_merges_red_green_for_protanopes():
+    grey = np.array([[128.0, 128.0, 128.0]])
+    for vision in cvd.MACHADO:
+        np.testing.assert_allclose(cvd.simulate(grey, vision), cvd.to_linear(grey), atol=2e-3)
+    red, green = np.array([[200.0, 60, 40]]), np.array([[110.0, 110, 40]])
+    normal = cvd.min_pairwise_delta_e(np.vstack([red, green]))[0]
+    assert cvd.min_pairwise_delta_e(np.vstack([red, green]), "protanopia")[0] < normal / 2
+
+
+Ks = sorted({len(p.classes) for p in PRESETS.values()} | set(range(4, 13)))
+
+
+@pytest.mark.parametrize("vision", cvd.VISIONS)
+@pytest.mark.parametrize("K", Ks)
+def test_rendered_region_colours_stay_apart(K, vision):
+    delta, i, j = cvd.min_pairwise_delta_e(_rendered_region_rgb(K), vision)
+    assert delta >= (FLOOR_UP_TO_4 if K <= 4 else FLOOR), (
+        f"K = {K}, {vision}: classes {i} and {j} are only ΔE {delta:.1f} apart"
+    )
+
+
+def test_every_class_has_its_own_marker_shape():
+    for K in range(2, 13):
+        assert len(set(class_symbols(K))) == K
+        assert all(s.endswith("-open") for s in class_symbols(K, hollow=True))
