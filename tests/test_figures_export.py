@@ -195,7 +195,7 @@ def test_numbers_are_the_engines_staged_costs():
         rows = dict(export.frame_lines(numbers, t, 4))
         assert rows["round t"] == f"{t} of 4"
         assert rows["  REBEL"] == f"{short.expected_cost(Xte, yte):.3f}"
-        assert rows["training cost (REBEL)"] == f"{short.expected_cost(Xtr, ytr):.3f}"
+        assert rows["train cost (REBEL)"] == f"{short.expected_cost(Xtr, ytr):.3f}"
         assert rows["  Bayes rule"] == "0.125"
     empty = export.round_numbers(COSTS, train=(Xtr, ytr_i, model.staged_class_indices(Xtr)))
     assert dict(export.frame_lines(empty, 0, 4))["  REBEL"] == "n/a" and empty["two-step test"] is None

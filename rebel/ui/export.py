@@ -84,7 +84,7 @@ def frame_lines(numbers: dict, t: int, T: int) -> list:
         ("  REBEL", _fmt(at("REBEL test"))),
         ("  two-step", _fmt(at("two-step test"))),
         ("  Bayes rule", _fmt(numbers["Bayes"])),
-        ("training cost (REBEL)", _fmt(at("REBEL train"))),
+        ("train cost (REBEL)", _fmt(at("REBEL train"))),
     ]
 
 
@@ -177,7 +177,7 @@ def _marker(draw, name: str, cx: float, cy: float, r: float, fill, outline, widt
         draw.polygon(poly, fill=fill, outline=outline, width=width)
 
 
-def nice_ticks(lo: float, hi: float, n: int = 5) -> np.ndarray:
+def nice_ticks(lo: float, hi: float, n: int = 7) -> np.ndarray:
     """About ``n`` round tick values inside [lo, hi] (steps of 1, 2 or 5 times a power of ten)."""
     span = hi - lo
     if not np.isfinite(span) or span <= 0:
@@ -208,16 +208,18 @@ def slide_layout(size, n_classes: int) -> Layout:
     w, h = _check_size(size)
     s = min(w, h) / 1080
     title_h, left, bottom, gap = round(90 * s), round(130 * s), round(105 * s), round(30 * s)
-    panel_w = round(max(0.34 * w, 360 * s))
-    side = max(64, min(w - left - panel_w - 2 * gap, h - title_h - bottom - gap))
-    top = title_h + max(0, (h - title_h - bottom - side) // 2)
+    wide = w >= 1.3 * h  # 16:9: everything beside the plot; squarer: the cost matrix goes under it
+    panel_w = round(max(0.34 * w, 360 * s)) if wide else round(max(0.3 * w, 320 * s))
+    under = 0 if wide else round(0.25 * h)
+    side = max(64, min(w - left - panel_w - 2 * gap, h - title_h - bottom - gap - under))
+    top = title_h + max(0, (h - title_h - bottom - under - side) // 2)
     plot = (left, top, left + side, top + side)
     px0, px1 = left + side + 2 * gap, w - gap
     row = round(34 * s)
     numbers = (px0, title_h, px1, title_h + 6 * row + round(10 * s))
     legend_rows = min(n_classes, 12)
     legend = (px0, numbers[3] + gap, px1, numbers[3] + gap + (legend_rows + 1) * row)
-    inset = (px0, legend[3] + gap, px1, h - gap)
+    inset = (px0, legend[3] + gap, px1, h - gap) if wide else (gap, top + side + bottom, w - gap, h - gap)
     return Layout((w, h), s, (0, 0, w, title_h), plot, numbers, legend, inset)
 
 
@@ -280,7 +282,9 @@ def _legend(draw, lay: Layout, classes, roles: dict) -> None:
     s, (x0, y0, x1, y1) = lay.scale, lay.legend
     K = len(classes)
     head = _font(28 * s)
-    draw.text((x0, y0), "classes (region, point shape)", fill=roles["black"], font=head)
+    draw.text(
+        (x0, y0), _fit(draw, "classes (region, point shape)", head, x1 - x0), fill=roles["black"], font=head
+    )
     shown = min(K, 12)
     row = (y1 - y0) / (shown + 1)
     font = _font(min(26 * s, row * 0.8))
@@ -308,10 +312,12 @@ def _inset(draw, lay: Layout, classes, cost_matrix, roles: dict) -> None:
     C = np.asarray(cost_matrix, dtype=np.float64)
     K = C.shape[0]
     head = _font(28 * s)
-    draw.text((x0, y0), "costs C[truth, prediction]", fill=roles["black"], font=head)
+    draw.text(
+        (x0, y0), _fit(draw, "costs C[truth, prediction]", head, x1 - x0), fill=roles["black"], font=head
+    )
     top = y0 + round(40 * s)
     label_w = min((x1 - x0) * 0.3, 150 * s)
-    cell_w = (x1 - x0 - label_w) / K
+    cell_w = min((x1 - x0 - label_w) / K, 150 * s)
     cell_h = min((y1 - top) / (K + 1), 44 * s)
     if cell_h < 6:
         return
@@ -361,7 +367,8 @@ def _numbers(draw, lay: Layout, lines: list, roles: dict) -> None:
     for i, (label, value) in enumerate(lines):
         f = big if i == 0 else font
         cy = y0 + row * (i + 0.5)
-        draw.text((x0, cy), label, fill=roles["black"], font=f, anchor="lm")
+        room = x1 - x0 - (draw.textlength(value, font=f) + 12 * s if value else 0)
+        draw.text((x0, cy), _fit(draw, label, f, room), fill=roles["black"], font=f, anchor="lm")
         if value:
             draw.text((x1, cy), value, fill=roles["black"], font=f, anchor="rm")
 
