@@ -282,9 +282,7 @@ def _legend(draw, lay: Layout, classes, roles: dict) -> None:
     s, (x0, y0, x1, y1) = lay.scale, lay.legend
     K = len(classes)
     head = _font(28 * s)
-    draw.text(
-        (x0, y0), _fit(draw, "classes (region, point shape)", head, x1 - x0), fill=roles["black"], font=head
-    )
+    draw.text((x0, y0), _fit(draw, "classes", head, x1 - x0), fill=roles["black"], font=head)
     shown = min(K, 12)
     row = (y1 - y0) / (shown + 1)
     font = _font(min(26 * s, row * 0.8))
@@ -292,11 +290,13 @@ def _legend(draw, lay: Layout, classes, roles: dict) -> None:
     for k in range(shown):
         cy = y0 + row * (k + 1.5)
         sw = row * 0.9
-        draw.rectangle(
-            (x0, cy - sw / 2, x0 + sw * 1.6, cy + sw / 2), fill=roles["region"] + k, outline=roles["line"]
-        )
-        _marker(draw, markers[k], x0 + sw * 0.8, cy, sw * 0.28, roles["point"] + k, roles["white"])
-        name = classes[k] if k < 11 or K <= 12 else f"… and {K - 11} more"
+        more = k == 11 and K > 12  # the last row counts the classes left out
+        if not more:
+            draw.rectangle(
+                (x0, cy - sw / 2, x0 + sw * 1.6, cy + sw / 2), fill=roles["region"] + k, outline=roles["line"]
+            )
+            _marker(draw, markers[k], x0 + sw * 0.8, cy, sw * 0.28, roles["point"] + k, roles["white"])
+        name = f"… and {K - 11} more" if more else classes[k]
         draw.text(
             (x0 + sw * 1.6 + 12 * s, cy),
             _fit(draw, name, font, x1 - x0 - sw * 1.6 - 12 * s),
