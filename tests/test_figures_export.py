@@ -1,4 +1,4 @@
-"""Lecture downloads: the replay as an animated GIF, the regions as PNG (rebel.ui.export), presentation mode."""
+"""Slide exports (rebel.ui.export): PNG and replay GIF with axes, legend, cost inset and costs; presentation mode."""
 
 from __future__ import annotations
 
