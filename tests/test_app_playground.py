@@ -438,11 +438,13 @@ def test_lecture_downloads_and_presentation_mode(app):
     app.session_state["w_details"] = "Lecture"
     _run(app)
     labels = [b.label for b in app.get("download_button")]
-    assert "Regions at t (PNG)" in labels and "Replay (GIF)" not in labels
-    app.button(key="w_make_gif").click()
+    # one download button per file (drawn on the click), never a separate "make" button
+    assert labels.count("Regions at t (PNG)") == 1 and labels.count("Replay (GIF)") == 1
+    assert not [b for b in app.button if "GIF" in b.label or "PNG" in b.label]
+    app.radio(key="w_slide_size").set_value("square (1080x1080)")
     _run(app)
-    assert "Replay (GIF)" in [b.label for b in app.get("download_button")]
-    assert not [b for b in app.button if b.key == "w_make_gif"]  # the download button took its place
+    labels = [b.label for b in app.get("download_button")]
+    assert labels.count("Regions at t (PNG)") == 1 and labels.count("Replay (GIF)") == 1
     before = _regions_chart(app)["layout"]
     app.toggle(key="w_present").set_value(True)
     _run(app)

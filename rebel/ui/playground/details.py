@@ -119,42 +119,39 @@ def _mixture_panel(costs_key: str) -> None:
     st.rerun()
 
 
-def _points(pair: TrainedPair, staged: bool, t: int) -> dict:
+def _slide(pair: TrainedPair, size: tuple) -> dict:
+    """The keywords of ``export.slide_frames`` for this model (REBEL's points and costs, the two-step method's)."""
     ds = pair.dataset
-    train, test = pair.staged_train["REBEL"], pair.staged_test["REBEL"]
     return {
-        "train": (ds.X_train, pair.y_train_idx, train if staged else train[t]),
-        "test": (ds.X_test, pair.y_test_idx, test if staged else test[t]),
+        "train": (ds.X_train, pair.y_train_idx, pair.staged_train["REBEL"]),
+        "test": (ds.X_test, pair.y_test_idx, pair.staged_test["REBEL"]),
+        "two_step_test": pair.staged_test["two-step"],
+        "bayes": pair.bayes_test_cost,
+        "size": size,
     }
 
 
 def _lecture(pair: TrainedPair, t: int) -> None:
-    """The regions at t as PNG and the replay as an animated GIF (presentation mode is a toggle under the plot)."""
-    b, c = st.columns(2)
-    png = export.regions_png(
-        pair.grid.xs, pair.grid.ys, pair.regions[t], pair.classes, label=f"t = {t}", **_points(pair, False, t)
-    )
-    b.download_button(
-        "Regions at t (PNG)",
-        png,
-        file_name=f"rebel_regions_t{t}.png",
-        mime="image/png",
-        icon=":material/image:",
-    )
-    gifs = S.setdefault("w_gif", {})
-    slot = c.empty()  # the make button, replaced by the download button once the GIF exists
-    if pair.key not in gifs and slot.button("Make the replay GIF", icon=":material/movie:", key="w_make_gif"):
-        with st.spinner("Drawing every round…"):
-            gifs.clear()
-            gifs[pair.key] = export.replay_gif(
-                pair.grid.xs, pair.grid.ys, pair.regions, pair.classes, **_points(pair, True, t)
-            )
-    if pair.key in gifs:
-        slot.download_button(
-            "Replay (GIF)",
-            gifs[pair.key],
-            file_name="rebel_replay.gif",
-            mime="image/gif",
-            icon=":material/movie:",
+    """Slides: the regions at t as PNG and the replay as an animated GIF, each one download button whose file is
+    drawn on the click and kept per model and size (presentation mode is a toggle under the plot)."""
+    a, b, c = st.columns([1.2, 1, 1])
+    size = export.SLIDE_SIZES[
+        a.radio(
+            "Slide size", list(export.SLIDE_SIZES), key="w_slide_size", horizontal=True, format_func=ui.plain
         )
+    ]
+    made = S.setdefault("w_slides", {})
+    if not all(k[0] == pair.key for k in made):
+        made.clear()
+
+    def kept(key: tuple, draw):  # drawn on the first click only (plain dict: no streamlit call in here)
+        return lambda: made[key] if key in made else made.setdefault(key, draw())
+
+    grid, kw = (pair.grid.xs, pair.grid.ys, pair.regions, pair.classes, pair.cost_matrix), _slide(pair, size)
+    png = kept((pair.key, "png", t, size), lambda: export.regions_png(*grid, t, **kw))
+    gif = kept((pair.key, "gif", size), lambda: export.replay_gif(*grid, **kw))
+    b.download_button("Regions at t (PNG)", png, file_name=f"rebel_regions_t{t}.png", mime="image/png",
+                      icon=":material/image:", on_click="ignore")  # fmt: skip
+    c.download_button("Replay (GIF)", gif, file_name="rebel_replay.gif", mime="image/gif",
+                      icon=":material/movie:", on_click="ignore")  # fmt: skip
     st.caption("The plot's own camera icon saves the current view as PNG too.")

@@ -1,0 +1,45 @@
+"""Real-browser check of the Playground's slide downloads: one button each, the file drawn on the click."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from PIL import Image
+
+from rebel.ui import export
+
+pytestmark = pytest.mark.browser
+
+
+def _download(page, label: str) -> bytes:
+    button = page.locator("[data-testid='stDownloadButton']", has_text=label).first
+    with page.expect_download(timeout=180_000) as info:
+        button.click()
+    return open(info.value.path(), "rb").read()
+
+
+def test_slide_downloads(app_url, browser, screenshot_dir):
+    page = browser.new_page()
+    page.goto(app_url, wait_until="domcontentloaded")
+    page.wait_for_selector(".js-plotly-plot", timeout=240_000)  # cold numba cache compiles
+    page.locator("[data-testid='stButtonGroup'] button", has_text="Lecture").first.click()
+    page.wait_for_selector("[data-testid='stDownloadButton']", timeout=60_000)
+    labels = page.locator("[data-testid='stDownloadButton']").all_inner_texts()
+    assert (
+        sum("Regions at t (PNG)" in t for t in labels) == 1 and sum("Replay (GIF)" in t for t in labels) == 1
+    )
+    png = Image.open(io.BytesIO(_download(page, "Regions at t (PNG)")))
+    assert png.format == "PNG" and png.size == export.WIDE
+    gif = Image.open(io.BytesIO(_download(page, "Replay (GIF)")))
+    assert gif.format == "GIF" and gif.size == export.WIDE and gif.n_frames >= 2
+    gif.seek(gif.n_frames - 1)
+    gif.convert("RGB").save(screenshot_dir / "slide_gif_last_frame.png")
+    # still one button each after the downloads (no make-then-download pair)
+    labels = page.locator("[data-testid='stDownloadButton']").all_inner_texts()
+    assert sum("Replay (GIF)" in t for t in labels) == 1
+    page.get_by_text("square (1080x1080)").click()
+    page.wait_for_timeout(1500)
+    square = Image.open(io.BytesIO(_download(page, "Regions at t (PNG)")))
+    assert square.size == export.SQUARE
+    page.close()
