@@ -14,6 +14,7 @@ from rebel.ui import lessons as ls
 from rebel.ui.state import STATE_KEY, ModelCache
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
+PLAYGROUND = "pages/1_Playground.py"
 TIMEOUT = 120  # the first run compiles (or loads) the numba kernels
 CACHE = ModelCache({"model": 32, "pair": 1})  # shared by the claim checks (scenes refit the same models)
 
@@ -75,10 +76,11 @@ def test_one_click_opens_the_scene_in_the_playground(i):
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
     at.switch_page("pages/0_Lessons.py")
     _run(at)
-    _run(at.button(key=f"w_lesson_{i}").click())
+    at.button(key=f"w_lesson_{i}").click()
+    _run(at)
     scene = ls.SCENES[i]
     assert _shown(at).key() == scene.config.key()
-    assert cf.decode_query(at.query_params[cf.QUERY_KEY][0]).key() == scene.config.key()  # the link too
+    assert cf.decode_query(at.query_params[cf.QUERY_KEY]).key() == scene.config.key()  # the link too
     assert _regions_drawn(at)
     # the Playground's widgets show the scene's settings
     for name, value in scene.config.hyper.items():
@@ -90,11 +92,17 @@ def test_next_scene_on_the_playground_opens_the_following_scene():
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
     at.switch_page("pages/0_Lessons.py")
     _run(at)
-    _run(at.button(key="w_lesson_3").click())
-    _run(at.button(key="w_lesson_next").click())
+    at.button(key="w_lesson_3").click()
+    _run(at)
+    at.switch_page(PLAYGROUND)  # AppTest reruns the page it was told, not the one st.switch_page went to
+    _run(at)
+    assert _shown(at).key() == ls.SCENES[3].config.key()
+    at.button(key="w_lesson_next").click()
+    _run(at)
     assert _shown(at).key() == ls.SCENES[4].config.key()
     assert at.session_state["w_max_depth"] == 1 and _regions_drawn(at)
     # after an edit the Playground no longer shows the scene: the bar goes away
-    at.session_state[STATE_KEY].hyper["max_depth"] = 2
+    at.slider(key="w_max_depth").set_value(2)
     _run(at)
+    assert _shown(at).hyper["max_depth"] == 2
     assert "w_lesson_next" not in [b.key for b in at.button]
