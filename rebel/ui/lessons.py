@@ -62,7 +62,7 @@ Fit = Callable[[Config], pg.TrainedPair]
 
 
 def _check_cost_matrix(cfg: Config, fit: Fit) -> Evidence:
-    """The costly class 'weapon' gets at least twice the area it gets when the costs are ignored, and REBEL's
+    """The costly class 'weapon' gets at least three times the area it gets when the costs are ignored, and REBEL's
     test cost is at most 0.6 times that of ignoring the costs."""
     pair = fit(cfg)
     T, k = pair.n_rounds, pair.classes.index("weapon")
@@ -72,15 +72,15 @@ def _check_cost_matrix(cfg: Config, fit: Fit) -> Evidence:
         **_costs(pair),
     }
     holds = (
-        n["weapon area, REBEL"] >= 2 * n["weapon area, costs ignored"]
+        n["weapon area, REBEL"] >= 3 * n["weapon area, costs ignored"]
         and n["REBEL"] <= 0.6 * n["costs ignored"]
     )
     return Evidence(holds, n)
 
 
 def _check_min_risk(cfg: Config, fit: Fit) -> Evidence:
-    """REBEL calls 'severe' on more test points than are severe, the costs-blind model on fewer; REBEL makes
-    more mistakes than the costs-blind model, yet costs less."""
+    """REBEL calls 'severe' on at least 1.5 times as many test points as are severe, the costs-blind model on
+    fewer; REBEL makes more mistakes than the costs-blind model, yet costs less."""
     pair = fit(cfg)
     T, k = pair.n_rounds, pair.classes.index("severe")
     y = pair.y_test_idx
@@ -93,7 +93,8 @@ def _check_min_risk(cfg: Config, fit: Fit) -> Evidence:
         **_costs(pair),
     }
     holds = (
-        n["called severe, REBEL"] > n["severe test points"] > n["called severe, costs ignored"]
+        n["called severe, REBEL"] >= 1.5 * n["severe test points"]
+        and n["severe test points"] > n["called severe, costs ignored"]
         and n["error rate, REBEL"] > n["error rate, costs ignored"]
         and n["REBEL"] < n["costs ignored"]
     )
@@ -174,7 +175,7 @@ def _scenes() -> tuple[Scene, ...]:
             "Letting a weapon through costs 20 times a false alarm, so REBEL hands the weapon class several times "
             "the area a model trained without costs gives it. Its test cost is far below what ignoring the costs "
             "would cost.",
-            "Which cell of the cost matrix would you change to shrink the red region, and what would it cost?",
+            "Which cell of the cost matrix would you change to shrink the weapon region, and what would it cost?",
             _claim(_check_cost_matrix),
             _check_cost_matrix,
         ),
@@ -192,8 +193,8 @@ def _scenes() -> tuple[Scene, ...]:
         Scene(
             "REBEL wins",
             _cfg("fig7"),
-            "Mistakes on the true class C cost 10, and REBEL, trained with these costs, spends its weak learners "
-            "on C's boundaries. Its test cost is lower than the two-step method's (0-1 training, then the "
+            "Mistakes on the true class C cost 10, and REBEL is trained with these costs from its first round. "
+            "Its test cost is lower than the two-step method's (0-1 training, then the "
             "cheapest class).",
             "Turn on the two-step regions: where do the two methods disagree, and why there?",
             _claim(_check_rebel_wins),
