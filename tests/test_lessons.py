@@ -3,6 +3,7 @@ numbers the Playground computes for its configuration, and one click restores th
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -49,6 +50,13 @@ def test_a_claim_can_fail():
     two_step_wins = next(s for s in ls.SCENES if s.title == "The two-step method wins")
     assert not rebel_wins.check(two_step_wins.config, _fit).holds
     assert not two_step_wins.check(rebel_wins.config, _fit).holds
+
+
+def test_the_scene_data_does_not_import_streamlit():
+    tree = ast.parse(Path(ls.__file__).read_text(encoding="utf-8"))
+    imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    imported |= {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    assert not any(m.split(".")[0] == "streamlit" for m in imported), imported
 
 
 def test_next_scene_walks_the_path_in_order():
