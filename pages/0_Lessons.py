@@ -23,6 +23,8 @@ for i, scene in enumerate(ls.SCENES):
     with st.container(border=True):
         text, go = st.columns([5, 1], vertical_alignment="center")
         text.markdown(md("**{}**", ls.scene_label(i)))
+        if ls.scene_shown(A, i):
+            text.caption("The Playground shows this scene now.")
         text.markdown(plain(scene.notice))
         text.caption(md("Question for the class: {}", scene.question))
         if go.button("Open", key=f"w_lesson_{i}", icon=":material/play_arrow:", width="stretch"):

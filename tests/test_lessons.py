@@ -114,3 +114,24 @@ def test_next_scene_on_the_playground_opens_the_following_scene():
     _run(at)
     assert _shown(at).hyper["max_depth"] == 2
     assert "w_lesson_next" not in [b.key for b in at.button]
+
+
+def test_the_last_scene_leads_back_to_the_first_and_the_page_marks_the_shown_scene():
+    last = len(ls.SCENES) - 1
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.switch_page("pages/0_Lessons.py")
+    _run(at)
+    at.button(key=f"w_lesson_{last}").click()
+    _run(at)
+    at.switch_page(PLAYGROUND)
+    _run(at)
+    assert at.button(key="w_lesson_next").label == "Back to scene 1"
+    at.switch_page("pages/0_Lessons.py")
+    _run(at)
+    marks = [c.value for c in at.caption if c.value == "The Playground shows this scene now."]
+    assert len(marks) == 1
+    at.switch_page(PLAYGROUND)
+    _run(at)
+    at.button(key="w_lesson_next").click()
+    _run(at)
+    assert _shown(at).to_dict() == ls.SCENES[0].config.to_dict()

@@ -52,7 +52,7 @@ def scene_bar(A: AppState) -> None:
     )
     b.page_link(page=LESSONS, label="All scenes", icon=":material/school:")
     c.button(
-        "Next scene",
+        "Next scene" if i < len(ls.SCENES) - 1 else "Back to scene 1",
         key="w_lesson_next",
         icon=":material/arrow_forward:",
         on_click=ui.guarded_callback(_on_next),
