@@ -27,6 +27,7 @@ def _warmup() -> bool:
 
 PAGES = [
     st.Page("pages/1_Playground.py", title="Playground", icon=":material/tune:", default=True),
+    st.Page("pages/0_Lessons.py", title="Lessons", icon=":material/school:"),
     st.Page("pages/2_REBEL_vs_two_step.py", title="REBEL vs two-step", icon=":material/balance:"),
     st.Page("pages/3_Risk_paths.py", title="Risk-score paths", icon=":material/timeline:"),
     st.Page("pages/4_Cost_gallery.py", title="Cost gallery", icon=":material/grid_view:"),

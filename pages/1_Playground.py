@@ -21,6 +21,7 @@ from rebel.costs import CostWarning, validate_cost_matrix
 from rebel.data import PRESETS, DatasetSpec
 from rebel.ui import components as ui
 from rebel.ui import config as cfgmod
+from rebel.ui import lesson_widgets as lessons
 from rebel.ui.figures import regions, replay, style
 from rebel.ui.playground import actions as act
 from rebel.ui.playground import compute as pg
@@ -201,5 +202,6 @@ def _live() -> None:
 # ---------------------------------------------------------------------------------------------------------- page
 side.init_state(A)
 side.read_sidebar(A)
+lessons.scene_bar(A)  # the lesson path's "next scene" (only while a lesson scene is shown)
 st.fragment(ui.guarded(_live))()
 side.sidebar(A)  # drawn after the main area: the regions reach the browser first

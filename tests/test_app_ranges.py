@@ -21,7 +21,7 @@ from streamlit.testing.v1 import AppTest
 
 from rebel.params import DATA_RANGES, INT_PARAMS
 from rebel.ui import config as cf
-from rebel.ui.playground_widgets import MIN_POINTS
+from rebel.ui.playground.widgets import MIN_POINTS
 from rebel.ui.schemas import InputError, session_document
 from rebel.ui.text import visible
 from tests.test_injection import PAGES, _link, _session_doc

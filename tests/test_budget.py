@@ -27,8 +27,8 @@ from rebel import RebelClassifier, budget
 from rebel.data import Dataset
 from rebel.ui import config as cf
 from rebel.ui import paths as pa
-from rebel.ui import playground as pg
 from rebel.ui import state as ust
+from rebel.ui.playground import compute as pg
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")

@@ -1,9 +1,10 @@
 """Real-browser checks of the whole app (Debian chromium driven by Playwright, app on a free localhost port).
 
-- The sidebar lists exactly the 9 registered pages (no automatic "app" entry) and pages use the wide layout.
+- The sidebar lists exactly the 10 registered pages (no automatic "app" entry) and pages use the wide layout.
 - Every page loads through the sidebar with no exception element and no JavaScript error (screenshot each).
 - A bad CSV upload shows the error and keeps the dataset; a good one replaces it.
 - Page switches keep the Playground's dataset and cost matrix (a distinctive cost from a link, then a CSV).
+- The lesson path: a scene's button opens the Playground on that scene, its bar's "Next scene" goes on.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ FIRST_LOAD = 240_000  # ms: a cold start compiles the numba kernels
 PAGE_LOAD = 180_000
 PAGES = {  # sidebar title -> the page's own title
     "Playground": None,  # no heading: the first screen is the regions figure and the costs
+    "Lessons": "Lessons",
     "REBEL vs two-step": "REBEL vs the two-step method",
     "Risk-score paths": "Risk-score paths",
     "Cost gallery": "Cost-sensitivity gallery",
@@ -136,6 +138,28 @@ def test_every_page_loads_and_switches_keep_the_costs(app_page, screenshot_dir):
     _no_exception(app_page, "Playground (back)")
     assert str(MARK) in _weapon_cost_text(app_page), "the link's cost was lost after visiting the other pages"
     assert not app_page.errors, f"JavaScript errors: {app_page.errors}"
+
+
+def test_lesson_scenes_open_in_the_playground_one_click_each(app_url, browser, screenshot_dir):
+    page = browser.new_page()
+    page.goto(f"{app_url}/Lessons", wait_until="domcontentloaded")
+    page.get_by_role("heading", name="Lessons").first.wait_for(timeout=FIRST_LOAD)
+    _settle(page, FIRST_LOAD)
+    page.screenshot(path=str(screenshot_dir / "lessons_page.png"), full_page=True)
+    page.locator(".st-key-w_lesson_2 button").click()
+    page.get_by_role("heading", name="REBEL Playground").wait_for(timeout=PAGE_LOAD)
+    page.wait_for_selector(".js-plotly-plot .gtitle", timeout=PAGE_LOAD)
+    _settle(page)
+    _no_exception(page, "scene 3")
+    assert "scene 3 of" in page.locator("[data-testid='stMain']").inner_text()
+    page.screenshot(path=str(screenshot_dir / "lesson_scene_3.png"))
+    page.locator(".st-key-w_lesson_next button").click()
+    _settle(page)
+    _no_exception(page, "scene 4")
+    assert "scene 4 of" in page.locator("[data-testid='stMain']").inner_text()
+    assert cf.QUERY_KEY in page.url
+    page.screenshot(path=str(screenshot_dir / "lesson_scene_4.png"))
+    page.close()
 
 
 def test_a_good_csv_survives_page_switches(app_page, screenshot_dir):

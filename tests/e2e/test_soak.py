@@ -31,7 +31,7 @@ from rebel.params import MAX_APP_POINTS as MAX_POINTS
 from rebel.ui import config as cf
 from rebel.ui.config import dataset_from_config
 from rebel.ui.guard import MEMORY_RELEASE_SECONDS
-from rebel.ui.playground import check_pair_budget
+from rebel.ui.playground.compute import check_pair_budget
 from rebel.ui.variants import engine_options
 from tests.e2e.conftest import serve_app
 

@@ -1,0 +1,32 @@
+"""Lessons: the lesson path, ordered scenes a teacher opens in the Playground with one click each.
+
+Widgets and layout only: the scenes (configuration, what to notice, question, checked claim) are
+``rebel.ui.lessons``; opening one is ``rebel.ui.lesson_widgets.open_scene`` (as a shared link loads).
+"""
+
+import streamlit as st
+
+from rebel.ui import lesson_widgets as lw
+from rebel.ui import lessons as ls
+from rebel.ui.state import get_state
+from rebel.ui.text import md, plain
+
+A = get_state()
+
+st.markdown("#### Lessons")
+st.caption(
+    "Six scenes, in order. Each button opens the Playground with that scene's data, costs and training "
+    "settings; a bar at the top of the Playground then leads to the next scene. Every “what to notice” is "
+    "checked by the test suite against the numbers the Playground computes for that scene."
+)
+for i, scene in enumerate(ls.SCENES):
+    with st.container(border=True):
+        text, go = st.columns([5, 1], vertical_alignment="center")
+        text.markdown(md("**{}**", ls.scene_label(i)))
+        if ls.scene_shown(A, i):
+            text.caption("The Playground shows this scene now.")
+        text.markdown(plain(scene.notice))
+        text.caption(md("Question for the class: {}", scene.question))
+        if go.button("Open", key=f"w_lesson_{i}", icon=":material/play_arrow:", width="stretch"):
+            lw.open_scene(A, i)
+            st.switch_page(lw.PLAYGROUND)

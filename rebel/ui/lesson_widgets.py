@@ -1,0 +1,61 @@
+"""The lesson path's controls (Streamlit): open a scene in the Playground, and the Playground's compact
+"next scene" bar. The scenes and their checks are ``rebel.ui.lessons``.
+
+A scene is opened the way a shared link is loaded: ``playground.actions.apply_config`` makes its ``Config``
+current, and dropping the Playground's widget keys makes the Playground re-seed its widgets and editors from
+that state on its next run (``playground.widgets.init_state``).
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from rebel.ui import components as ui
+from rebel.ui import lessons as ls
+from rebel.ui.playground import actions as act
+from rebel.ui.state import AppState
+from rebel.ui.text import md
+
+PLAYGROUND = "pages/1_Playground.py"
+LESSONS = "pages/0_Lessons.py"
+S = st.session_state
+
+
+def open_scene(A: AppState, i: int) -> None:
+    """Make scene ``i`` the Playground's configuration (as a link does) and remember it for "next scene"."""
+    act.apply_config(A, ls.SCENES[i].config)
+    S[ls.SCENE_KEY] = i
+    S.pop("w_preset", None)  # the Playground re-seeds its widgets and editors from the state (init_state)
+
+
+def _on_next(A: AppState) -> None:
+    open_scene(A, ls.next_scene(S.get(ls.SCENE_KEY)))
+
+
+def scene_bar(A: AppState) -> None:
+    """On the Playground: which lesson scene is shown and a button to the next one (only while the Playground
+    still shows that scene's configuration)."""
+    i = S.get(ls.SCENE_KEY)
+    if not ls.scene_shown(A, i):
+        return
+    scene = ls.SCENES[i]
+    a, b, c = st.columns([4, 1, 1], vertical_alignment="center")
+    a.caption(
+        md(
+            "**Lesson, scene {} of {}: {}**. {} *{}*",
+            i + 1,
+            len(ls.SCENES),
+            scene.title,
+            scene.notice,
+            scene.question,
+        )
+    )
+    b.page_link(page=LESSONS, label="All scenes", icon=":material/school:")
+    c.button(
+        "Next scene" if i < len(ls.SCENES) - 1 else "Back to scene 1",
+        key="w_lesson_next",
+        icon=":material/arrow_forward:",
+        on_click=ui.guarded_callback(_on_next),
+        args=(A,),
+        width="stretch",
+    )
