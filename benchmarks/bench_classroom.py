@@ -13,7 +13,7 @@ Two kinds of client, named in the printout:
   ``rerun_script`` message (with the widget's fragment id when the widget is in a fragment, as the browser
   does) and times until the server sends the regions plot of that run. It does not render anything, so it
   measures the server alone; the server does exactly the work it does for a browser.
-- ``chromium``: real Chromium pages (Playwright, one browser per session), for S <= ``--chromium-max`` (8):
+- ``chromium``: real Chromium pages (Playwright, one browser per session), for S in ``--chromium`` (1 5 8):
   times from the input event to the painted regions plot (``benchmarks.bench_browser``'s method). The browsers
   share the machine's cores with the server, so these times include the browsers' own work. The Chromium scrub
   moves the regions figure's own slider, which replays in the browser with no server round trip.
@@ -21,7 +21,10 @@ Two kinds of client, named in the printout:
 Students per core = the largest S (ws client) whose p95 <= 1 s: a server process runs Python on one core at a
 time (the interpreter lock), so one process is about one core's worth of students.
 
-Run: ``python -m benchmarks.bench_classroom [--sessions 1 5 10 20 40] [--duration 40] [--chromium-max 8]``.
+The server's CPU seconds per action give a second, load-independent figure: the most students a core could
+hold by CPU alone at one action per 10 s.
+
+Run: ``python -m benchmarks.bench_classroom [--sessions 1 5 10 20 40] [--duration 40] [--chromium 1 5 8]``.
 """
 
 from __future__ import annotations
@@ -290,6 +293,7 @@ def run_level(url: str, pid: int, method: str, sessions: int, duration: float, s
         "errors": len(tally.errors),
         "error_texts": tally.errors[:3],
         "cpu": cpu / wall,
+        "cpu_per_action": cpu / len(times) if times else float("nan"),
         "rss_mib": monitor.peak_rss / 2**20,
         "load": load_average(),
         "per_action": {a: statistics.median(v) if v else float("nan") for a, v in tally.times.items()},
@@ -301,7 +305,7 @@ def _row(r: dict) -> str:
     return (
         f"{r['method']:<8} S={r['S']:<3} actions={r['actions']:<4} median={r['median'] * 1000:7.0f} ms  "
         f"p95={r['p95'] * 1000:7.0f} ms  errors={r['errors']:<3} server CPU={r['cpu'] * 100:5.0f} %  "
-        f"RSS peak={r['rss_mib']:6.0f} MiB  {r['load']}  (median ms: {per})"
+        f"CPU/action={r['cpu_per_action'] * 1000:5.0f} ms  RSS peak={r['rss_mib']:6.0f} MiB  {r['load']}  (median ms: {per})"
     )
 
 
@@ -312,7 +316,11 @@ def main(argv=None) -> list:
     ap.add_argument("--sessions", type=int, nargs="+", default=[1, 5, 10, 20, 40])
     ap.add_argument("--duration", type=float, default=40.0, help="seconds of student activity per level")
     ap.add_argument(
-        "--chromium-max", type=int, default=8, help="largest S also run with real Chromium (0: none)"
+        "--chromium",
+        type=int,
+        nargs="*",
+        default=[1, 5, 8],
+        help="S run with real Chromium pages (none: skip)",
     )
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
@@ -326,7 +334,7 @@ def main(argv=None) -> list:
     proc, url = start_app(free_port())
     rows = []
     try:
-        levels = [("chromium", s) for s in args.sessions if s <= args.chromium_max]
+        levels = [("chromium", s) for s in args.chromium]
         levels += [("ws", s) for s in args.sessions]
         for method, s in levels:
             r = run_level(url, proc.pid, method, s, args.duration, args.seed)
@@ -343,6 +351,13 @@ def main(argv=None) -> list:
         )
     else:
         print(f"students per core at p95 <= {P95_TARGET:g} s: none of the S tried met it on this machine now")
+    ws = [r for r in rows if r["method"] == "ws" and r["actions"]]
+    if ws:  # the CPU budget: independent of how busy the machine is
+        per_action = statistics.median(r["cpu_per_action"] for r in ws)
+        print(
+            f"server CPU per action (median over S): {per_action * 1000:.0f} ms; at one action per 10 s a core "
+            f"holds at most {1 / (per_action / 10):.0f} students by CPU (100 % busy: keep to about half)"
+        )
     print(f"load at the end: {load_average()}")
     return rows
 
