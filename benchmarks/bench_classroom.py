@@ -78,8 +78,13 @@ def percentile(values: list, q: float) -> float:
 class WsStudent:
     """One session over Streamlit's websocket protocol."""
 
-    def __init__(self, url: str):
+    def __init__(self, url: str, query: str = ""):
         from websockets.sync.client import connect
+
+        self.query = (
+            query  # the page's query string (a ?cfg= link), sent with every rerun as the browser does
+        )
+        self.received = 0  # bytes of ForwardMsgs received
 
         self._stack = contextlib.ExitStack()
         self.ws = self._stack.enter_context(
@@ -101,7 +106,7 @@ class WsStudent:
         from streamlit.proto.BackMsg_pb2 import BackMsg
 
         msg = BackMsg()
-        msg.rerun_script.query_string = ""
+        msg.rerun_script.query_string = self.query
         msg.rerun_script.page_script_hash = self.page_hash
         if widget is not None:
             msg.rerun_script.widget_states.widgets.append(widget)
@@ -117,7 +122,9 @@ class WsStudent:
         regions_at, exceptions = None, []
         while True:
             f = ForwardMsg()
-            f.ParseFromString(self.ws.recv(timeout=REPLY_TIMEOUT))
+            data = self.ws.recv(timeout=REPLY_TIMEOUT)
+            self.received += len(data)
+            f.ParseFromString(data)
             kind = f.WhichOneof("type")
             if kind == "new_session":
                 self.page_hash = f.new_session.page_script_hash or self.page_hash
