@@ -41,7 +41,8 @@ from rebel.ui import classroom
 from rebel.ui import config as cf
 from tests.test_packaging import _make_variable
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow]
+# a cold numba cache compiles the kernels before the replicas start: more than the suite's 600 s per test
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(1500)]
 
 ROOT = Path(__file__).resolve().parents[2]
 SESSIONS = 8
