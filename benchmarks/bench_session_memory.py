@@ -43,8 +43,8 @@ def deep_size(obj, seen: set | None = None) -> int:
         if id(o) in seen or isinstance(o, type | type(sys)):
             continue
         seen.add(id(o))
-        if isinstance(o, np.ndarray):
-            total += o.nbytes + sys.getsizeof(np.empty(0))
+        if isinstance(o, np.ndarray):  # a view's memory is its base's: counted once, with the base
+            total += sys.getsizeof(np.empty(0)) + (o.nbytes if o.base is None else 0)
             if o.base is not None:
                 stack.append(o.base)
             continue
@@ -115,10 +115,9 @@ def session_breakdown() -> dict:
     app_state = next((state[k] for k in keys if type(state[k]).__name__ == "AppState"), None)
     if app_state is not None:
         for key, (_group, value) in list(app_state.models._items.items()):
-            pieces = {}
-            for name in ("regions", "rebel", "two_step", "dataset", "grid"):
-                if hasattr(value, name):
-                    pieces[name] = deep_size(getattr(value, name))
+            fields = vars(value) if hasattr(value, "__dict__") else {}
+            sizes = {name: deep_size(v) for name, v in fields.items()}  # fields and computed-once parts
+            pieces = dict(sorted(sizes.items(), key=lambda kv: -kv[1])[:6])
             if hasattr(value, "regions"):
                 pieces["regions is"] = f"{value.regions.dtype} {value.regions.shape}"
             parts[f"{_group} {key[:12]}"] = pieces or {type(value).__name__: deep_size(value)}
