@@ -22,7 +22,7 @@ SAFETY := --server.address 127.0.0.1 \
           --server.fileWatcherType none \
           --runner.postScriptGC false
 
-.PHONY: run test bench soak lint clean install
+.PHONY: run classroom test bench soak lint clean install
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "error: $(PYTHON) not found; install Python 3.11 or run 'make PYTHON=python3 ...'"; exit 1; }
@@ -48,6 +48,17 @@ install: $(VENV)/.test-installed
 # engine options' kernels then compile in a background process. A fresh install's first page takes about 14 s.
 run: $(VENV)/.app-installed
 	$(BIN)/python -m rebel.ui.launch $(CURDIR)/app.py --server.port $(PORT) $(SAFETY)
+
+# A class on one machine: N replicas of `make run`'s server (default one per core; `make classroom N=4`) behind
+# HAProxy (apt-get installs it when missing) with session affinity, on port PORT of every interface (BIND=127.0.0.1
+# for this machine only). Ctrl-C stops everything. docs/CLASSROOM.md is the lecturer's guide.
+N    ?=
+BIND ?= 0.0.0.0
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+classroom: $(VENV)/.app-installed
+	@command -v haproxy >/dev/null 2>&1 || [ -x /usr/sbin/haproxy ] || { echo "installing haproxy with apt-get"; \
+	  $(SUDO) apt-get install -y haproxy || { $(SUDO) apt-get update && $(SUDO) apt-get install -y haproxy; }; }
+	$(BIN)/python -m rebel.ui.classroom --port $(PORT) --bind $(BIND) $(if $(N),--replicas $(N)) -- $(SAFETY)
 
 test: $(VENV)/.test-installed
 	$(BIN)/ruff check $(LINTED)

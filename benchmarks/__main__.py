@@ -5,7 +5,8 @@ Each comparison interleaves the systems, repeats them (>= 5) and reports 1-threa
 REBEL_BENCH_THREADS threads (default 2) for every system (see ``benchmarks/_common.py``). ``--quick`` shrinks
 the big problems (the small acceptance problem keeps its size) and skips the memory benchmark.
 Individual scripts: python -m benchmarks.bench_fit (bench_predict, bench_scaling, bench_playground,
-bench_coldstart, bench_memory, bench_kernels, bench_variants, bench_browser).
+bench_coldstart, bench_memory, bench_kernels, bench_variants, bench_browser, bench_classroom,
+bench_session_memory).
 """
 
 from __future__ import annotations
