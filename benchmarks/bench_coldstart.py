@@ -80,11 +80,11 @@ stack = []
 
 class Compiles(event.Listener):
     def on_start(self, ev):
-        stack.append([time.perf_counter(), 0.0])
+        stack.append([time.process_time(), 0.0])
 
     def on_end(self, ev):
         t0, inner = stack.pop()
-        total = time.perf_counter() - t0
+        total = time.process_time() - t0
         if stack:
             stack[-1][1] += total
         f = ev.data["dispatcher"].py_func

@@ -66,7 +66,7 @@ def _warmup(variants: bool, jobs: int, load: bool) -> None:
 def _cache_is_cold(group: str) -> bool:
     """True when the numba cache holds no current entry for the group's main kernel (the cache is empty or
     the source changed); False when it does, or when this numba cannot tell (then it all runs here)."""
-    from . import _kernels as kern
+    from . import kernels as kern
 
     kernel = getattr(
         kern, {"fit": "boost_rounds", "predict": "predict_blocks"}.get(group, "grow_vector_tree")
@@ -121,7 +121,7 @@ def _warm_fit() -> None:
 
 def _warm_update() -> None:
     """The parallel weight update, with the argument types the round loop passes."""
-    from . import _kernels as kern
+    from . import kernels as kern
 
     n, n_classes = 24, 3
     wp, wm, H, dw, cost_rows = (np.ones((n, n_classes)) for _ in range(5))
@@ -131,7 +131,7 @@ def _warm_update() -> None:
 
 def _warm_histograms() -> None:
     """The parallel histogram drivers, with the argument types the round loop passes."""
-    from . import _kernels as kern
+    from . import kernels as kern
 
     n, n_features, n_bins, n_classes = 24, 2, 5, 3
     bins = np.zeros((n_features, n), dtype=np.uint8)
@@ -151,7 +151,7 @@ def _warm_predict() -> None:
 
 def _warm_predict_drivers(serial: bool) -> None:
     """Every prediction kernel's serial or parallel driver, with the argument types the estimator passes."""
-    from . import _kernels as kern
+    from . import kernels as kern
 
     X, _ = _tiny_data()
     n, depth, n_rounds, n_classes = X.shape[0], 2, 2, 3
@@ -177,7 +177,7 @@ def _warm_predict_drivers(serial: bool) -> None:
 
 def _warm_variants() -> None:
     """Fit the engine options beyond the paper, and their prediction kernels."""
-    from . import _kernels as kern
+    from . import kernels as kern
     from .estimator import RebelClassifier
 
     X, y = _tiny_data()

@@ -91,7 +91,7 @@ with event.install_listener("numba:compile", Listener()):
     list(model.staged_decision_function(X, include_bias=True))
     model.apply(X)
     model.weak_learner_outputs(X)
-    from rebel import _kernels as kern
+    from rebel import kernels as kern
     trees = (model.tree_features_, model.tree_thresholds_, model.tree_leaf_signs_)
     kern.predict_blocks(X, model.a0_, *trees, model.a_, 2, np.empty((40, 3)), np.empty((4, 40), dtype=np.int16))
     kern.tree_outputs(X, *trees, 2, np.empty((40, 3), dtype=np.int8))
