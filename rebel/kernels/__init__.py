@@ -81,11 +81,11 @@ import numba
 _HERE = Path(__file__).resolve().parent
 
 
-def source_hash() -> str:
-    """16 hex digits of a SHA-256 over the name and bytes of every module of this package (and of
-    ``rebel/_threading.py``, which they import)."""
+def source_hash(package_dir: Path = _HERE) -> str:
+    """16 hex digits of a SHA-256 over the name and bytes of every module of the kernel package (this one by
+    default) and of ``rebel/_threading.py`` beside it, which they import."""
     digest = hashlib.sha256()
-    for path in [*sorted(_HERE.glob("*.py")), _HERE.parent / "_threading.py"]:
+    for path in [*sorted(Path(package_dir).glob("*.py")), Path(package_dir).parent / "_threading.py"]:
         digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()[:16]
 
