@@ -20,7 +20,7 @@ a numba cache directory outside the package works (what a read-only install uses
   Python process with an empty numba cache (a temporary NUMBA_CACHE_DIR) imports the estimator, fits it on
   scikit-learn's wine data (178 x 13, K = 3, 100 rounds) and predicts; it prints the CPU and wall seconds of
   the import, the first fit and the first predict, and the compile seconds of every kernel that compiled
-  (numba's ``numba:compile`` events: "self" leaves out the callees compiled inside it). LightGBM's import,
+  (numba's ``numba:compile`` events, CPU seconds: "self" leaves out the callees compiled inside it). LightGBM's import,
   first fit and predict run in a fresh process of the same run. Targets (issue 23): paper fit + predict
   <= 5 s CPU, each option's first fit <= 8 s CPU.
 
@@ -328,14 +328,14 @@ def run(modes: list[str], repeat: int, cases: list[str] | None = None, kernels: 
 
 def summarize(results: dict) -> dict:
     print(
-        "\nsummary: seconds from launch to the first page (load average: 1-minute load of the 2-core machine)"
-    )
-    print(
         f"  {'case':<32} {'wall min':>8} {'median':>7} {'CPU min':>8} {'median':>7} {'+helpers':>8}   loads"
     )
     medians = summarize_firstfit(results) if any(isinstance(k, tuple) for k in results) else {}
     if not any(isinstance(k, str) for k in results):
         return medians
+    print(
+        "\nsummary: seconds from launch to the first page (load average: 1-minute load of the 2-core machine)"
+    )
     for name, runs in results.items():
         if name in ("cache files", "server health") or isinstance(name, tuple):
             continue
