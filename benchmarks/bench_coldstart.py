@@ -20,8 +20,8 @@ a numba cache directory outside the package works (what a read-only install uses
   Python process with an empty numba cache (a temporary NUMBA_CACHE_DIR) imports the estimator, fits it on
   scikit-learn's wine data (178 x 13, K = 3, 100 rounds) and predicts; it prints the CPU and wall seconds of
   the import, the first fit and the first predict, and the compile seconds of every kernel that compiled
-  (numba's ``numba:compile`` events, CPU seconds: "self" leaves out the callees compiled inside it). LightGBM's import,
-  first fit and predict run in a fresh process of the same run. Targets (issue 23): paper fit + predict
+  (numba's ``numba:compile`` events, CPU seconds: "self" leaves out the callees compiled inside it).
+  LightGBM's import, first fit and predict run in a fresh process of the same run. Targets (issue 23): paper fit + predict
   <= 5 s CPU, each option's first fit <= 8 s CPU.
 
 Run: python -m benchmarks.bench_coldstart [--repeat 3] [--modes apptest,server,firstfit] [--cases paper,...]
