@@ -136,7 +136,8 @@ def _grow_newton_tree_with(
         best_thr = np.ones(n_leaves, dtype=np.int32)
         best_polarity = np.ones(n_leaves, dtype=np.int8)
         if not stopped:
-            step[:] = a * (learning_rate * scale)
+            for k in range(n_classes):  # loops, not array copies: those compile their shape-error text
+                step[k] = a[k] * (learning_rate * scale)
             newton_leaf_costs(vw.g, vw.h, w.leaf, step, w.e, w.u_tot[:n_leaves], w.v_tot[:n_leaves])
             leaf_hist(bins, w.leaf, w.e, w.leaf_hist[:n_leaves])
             leaf_scan(
@@ -156,7 +157,8 @@ def _grow_newton_tree_with(
             _signed_values(leaf_signs[: 2 * n_leaves], a_new, learning_rate, values[: 2 * n_leaves])
             s, loss = line_search(H, cp, cm, w.leaf, values, best_loss)
             if s > 0.0:
-                a[:] = a_new
+                for k in range(n_classes):
+                    a[k] = a_new[k]
                 scale = s
                 best_loss = loss
             else:  # undo the layer: copies keep every sample's sign, so f is the last layer's

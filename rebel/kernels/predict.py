@@ -173,7 +173,8 @@ def _predict_values_rows(X, start, stop, a0, features, thresholds, leaf_values, 
     n_classes = a0.shape[0]
     h = np.empty(n_classes)
     for n in range(start, stop):
-        h[:] = a0
+        for k in range(n_classes):  # a loop, not h[:] = a0 (a copy compiles its shape-error text)
+            h[k] = a0[k]
         if staged.shape[0] > 0:
             staged[0, n] = np.argmax(h)
         for t in range(n_rounds):
