@@ -327,14 +327,14 @@ def run(modes: list[str], repeat: int, cases: list[str] | None = None, kernels: 
 
 
 def summarize(results: dict) -> dict:
-    print(
-        f"  {'case':<32} {'wall min':>8} {'median':>7} {'CPU min':>8} {'median':>7} {'+helpers':>8}   loads"
-    )
     medians = summarize_firstfit(results) if any(isinstance(k, tuple) for k in results) else {}
     if not any(isinstance(k, str) for k in results):
         return medians
     print(
         "\nsummary: seconds from launch to the first page (load average: 1-minute load of the 2-core machine)"
+    )
+    print(
+        f"  {'case':<32} {'wall min':>8} {'median':>7} {'CPU min':>8} {'median':>7} {'+helpers':>8}   loads"
     )
     for name, runs in results.items():
         if name in ("cache files", "server health") or isinstance(name, tuple):
