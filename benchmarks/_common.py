@@ -251,7 +251,7 @@ def rebel(n_estimators: int, depth: int, n_bins: int = N_BINS, **kw):
 
 def rebel_serial(fn: Callable[[], object]) -> Callable[[], object]:
     """``fn`` on REBEL's serial path: with numba on one thread, a fit takes the serial drivers whatever its size
-    (``rebel._kernels.train_in_parallel``); both paths give the same bits."""
+    (``rebel.kernels.train_in_parallel``); both paths give the same bits."""
 
     def run():
         import numba

@@ -16,13 +16,22 @@ several times.
 Targets (issue "faster starts"): cold <= 15 s, warm <= 2 s (median of the server measurement). Also checks that
 a numba cache directory outside the package works (what a read-only install uses).
 
-Run: python -m benchmarks.bench_coldstart [--repeat 3] [--modes apptest,server]
+- ``firstfit``: what a new user's first script costs. For each case (paper mode and each engine option) a fresh
+  Python process with an empty numba cache (a temporary NUMBA_CACHE_DIR) imports the estimator, fits it on
+  scikit-learn's wine data (178 x 13, K = 3, 100 rounds) and predicts; it prints the CPU and wall seconds of
+  the import, the first fit and the first predict, and the compile seconds of every kernel that compiled
+  (numba's ``numba:compile`` events, CPU seconds: "self" leaves out the callees compiled inside it).
+  LightGBM's import, first fit and predict run in a fresh process of the same run. Targets (issue 23): paper fit + predict
+  <= 5 s CPU, each option's first fit <= 8 s CPU.
+
+Run: python -m benchmarks.bench_coldstart [--repeat 3] [--modes apptest,server,firstfit] [--cases paper,...]
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import statistics
 import subprocess
@@ -45,6 +54,69 @@ print("CPU-SELF", u.ru_utime + u.ru_stime)
 # The first page is painted: its plot has been drawn, and the script run is over (no "Running..." widget).
 PAINTED_JS = """() => document.querySelector('[data-testid="stMain"] .js-plotly-plot .main-svg') !== null
     && document.querySelector('[data-testid="stStatusWidget"]') === null"""
+
+
+FIRSTFIT_TARGET, VARIANT_TARGET = 5.0, 8.0
+# The first-fit cases: estimator parameters beyond the defaults (paper mode: 100 rounds of stumps).
+FIRSTFIT_CASES = {
+    "paper": {},
+    "vector leaves": {"leaves": "vector"},
+    "logistic loss": {"loss": "logistic"},
+    "logistic vector": {"loss": "logistic", "leaves": "vector"},
+    "shrinkage": {"learning_rate": 0.5},
+    "early stopping": {"n_iter_no_change": 5, "random_state": 0},
+    "paper depth 3": {"max_depth": 3},
+}
+FIRSTFIT_CHILD = r"""
+import json, resource, sys, time
+from numba.core import event
+
+def cpu():
+    u = resource.getrusage(resource.RUSAGE_SELF)
+    return u.ru_utime + u.ru_stime
+
+out = {"phases": {}, "kernels": {}}
+stack = []
+
+class Compiles(event.Listener):
+    def on_start(self, ev):
+        stack.append([time.process_time(), 0.0])
+
+    def on_end(self, ev):
+        t0, inner = stack.pop()
+        total = time.process_time() - t0
+        if stack:
+            stack[-1][1] += total
+        f = ev.data["dispatcher"].py_func
+        name = f.__module__.rsplit(".", 1)[-1] + "." + f.__qualname__
+        row = out["kernels"].setdefault(name, [0, 0.0, 0.0])
+        row[0] += 1
+        row[1] += total
+        row[2] += total - inner
+
+def phase(name, fn):
+    c0, w0 = cpu(), time.perf_counter()
+    result = fn()
+    out["phases"][name] = (cpu() - c0, time.perf_counter() - w0)
+    return result
+
+spec = json.loads(sys.argv[1])
+with event.install_listener("numba:compile", Compiles()):
+    if spec["system"] == "lightgbm":
+        lgb = phase("import", lambda: __import__("lightgbm"))
+        from sklearn.datasets import load_wine
+        X, y = load_wine(return_X_y=True)
+        model = lgb.LGBMClassifier(n_estimators=100, verbose=-1, n_jobs=1)
+    else:
+        est = phase("import", lambda: __import__("rebel.estimator").estimator)
+        from sklearn.datasets import load_wine
+        X, y = load_wine(return_X_y=True)
+        model = est.RebelClassifier(**spec["params"])
+    phase("fit", lambda: model.fit(X, y))
+    phase("predict", lambda: model.predict(X))
+out["cpu"] = cpu()
+print("FIRSTFIT " + json.dumps(out))
+"""
 
 
 def load_average() -> float:
@@ -74,6 +146,82 @@ def _child_seconds(code: str, cache_dir: str) -> tuple[float, float, float]:
             float(line.split()[1]) for line in log.read().decode().splitlines() if line.startswith("CPU-SELF")
         ]
     return wall, own[-1], usage.ru_utime + usage.ru_stime
+
+
+def firstfit_run(system: str, params: dict, cache_dir: str) -> dict:
+    """A fresh process on an empty (or given) numba cache: {"phases": {name: (CPU s, wall s)}, "kernels":
+    {name: [compiles, seconds, self seconds]}, "cpu": its CPU seconds in all} (see FIRSTFIT_CHILD)."""
+    spec = json.dumps({"system": system, "params": params})
+    res = subprocess.run(
+        [sys.executable, "-c", FIRSTFIT_CHILD, spec],
+        cwd=ROOT,
+        env=_env(cache_dir),
+        capture_output=True,
+        text=True,
+        timeout=1800,
+        check=False,
+    )
+    lines = [line for line in res.stdout.splitlines() if line.startswith("FIRSTFIT ")]
+    if res.returncode != 0 or not lines:
+        raise RuntimeError(f"child failed: {res.stderr[-2000:]!r}")
+    return json.loads(lines[-1][len("FIRSTFIT ") :])
+
+
+def _print_firstfit(name: str, run: dict, load: float, kernels: bool) -> None:
+    ph = run["phases"]
+    cells = "  ".join(f"{p} {ph[p][0]:5.2f} CPU {ph[p][1]:5.2f} wall" for p in ("import", "fit", "predict"))
+    fp = ph["fit"][0] + ph["predict"][0]
+    print(f"  {name:<16} {cells}  fit+predict {fp:5.2f} s CPU   (load average {load:4.1f})", flush=True)
+    if kernels and run["kernels"]:
+        rows = sorted(run["kernels"].items(), key=lambda kv: -kv[1][2])
+        total = sum(r[2] for _, r in rows)
+        print(f"    compiled {len(rows)} kernels, {total:.2f} s (self seconds, most first; n = signatures):")
+        for kname, (count, _incl, own) in rows:
+            print(f"      {kname:<44} {own:6.2f} s  n={count}")
+
+
+def firstfit(results: dict, cases: list[str], kernels: bool) -> None:
+    """Each case, then LightGBM, in fresh processes with an empty numba cache each."""
+    for name in [*cases, "LightGBM"]:
+        load = load_average()
+        with tempfile.TemporaryDirectory(prefix="rebel-numba-") as cache:
+            if name == "LightGBM":
+                run = firstfit_run("lightgbm", {}, cache)
+            else:
+                run = firstfit_run("rebel", FIRSTFIT_CASES[name], cache)
+        results.setdefault(("firstfit", name), []).append((run, load))
+        _print_firstfit(name, run, load, kernels and name != "LightGBM")
+
+
+def summarize_firstfit(results: dict) -> dict:
+    """Medians per case; the acceptance lines of issue 23."""
+    print("\nfirst fit on wine, empty numba cache (median over runs; CPU seconds of the process)")
+    print(f"  {'case':<16} {'import':>7} {'fit':>7} {'predict':>8} {'fit+pred':>9} {'fit wall':>9}   loads")
+    medians = {}
+    for key, runs in results.items():
+        if not (isinstance(key, tuple) and key[0] == "firstfit"):
+            continue
+        name = key[1]
+        ph = [r["phases"] for r, _ in runs]
+        imp, fit, pred = (statistics.median(p[k][0] for p in ph) for k in ("import", "fit", "predict"))
+        both = statistics.median(p["fit"][0] + p["predict"][0] for p in ph)
+        wall = statistics.median(p["fit"][1] for p in ph)
+        medians[name] = {"fit": fit, "fit+predict": both}
+        loads = ", ".join(f"{ld:.1f}" for _, ld in runs)
+        print(f"  {name:<16} {imp:7.2f} {fit:7.2f} {pred:8.2f} {both:9.2f} {wall:9.2f}   {loads}")
+    if "paper" in medians:
+        worst = max(
+            r["phases"]["fit"][0] + r["phases"]["predict"][0] for r, _ in results[("firstfit", "paper")]
+        )
+        ok = "met" if worst <= FIRSTFIT_TARGET else "MISSED"
+        print(
+            f"  target: paper fit + predict <= {FIRSTFIT_TARGET:.0f} s CPU in every run: worst {worst:.2f} s {ok}"
+        )
+    for name, m in medians.items():
+        if name not in ("paper", "LightGBM"):
+            ok = "met" if m["fit"] <= VARIANT_TARGET else "MISSED"
+            print(f"  target: {name} first fit <= {VARIANT_TARGET:.0f} s CPU: {m['fit']:.2f} s {ok}")
+    return medians
 
 
 def apptest_seconds(cache_dir: str) -> tuple[float, float, float]:
@@ -156,7 +304,7 @@ def _cold_warm(results: dict, label: str, measure) -> None:
         results["cache files"] = sum(len(f) for _, _, f in os.walk(cache))
 
 
-def run(modes: list[str], repeat: int) -> dict:
+def run(modes: list[str], repeat: int, cases: list[str] | None = None, kernels: bool = True) -> dict:
     """Interleave the cases ``repeat`` times; return {case: [(wall, cpu, cpu with helpers, load), ...]}."""
     results: dict = {}
     browser_cm = chromium() if "server" in modes else contextlib.nullcontext()
@@ -173,10 +321,15 @@ def run(modes: list[str], repeat: int) -> dict:
                 _cold_warm(results, "apptest", apptest_seconds)
             if "server" in modes:
                 _cold_warm(results, "server", server)
+            if "firstfit" in modes:
+                firstfit(results, cases or list(FIRSTFIT_CASES), kernels and i == 0)
     return results
 
 
 def summarize(results: dict) -> dict:
+    medians = summarize_firstfit(results) if any(isinstance(k, tuple) for k in results) else {}
+    if not any(isinstance(k, str) for k in results):
+        return medians
     print(
         "\nsummary: seconds from launch to the first page (load average: 1-minute load of the 2-core machine)"
     )
@@ -184,7 +337,7 @@ def summarize(results: dict) -> dict:
         f"  {'case':<32} {'wall min':>8} {'median':>7} {'CPU min':>8} {'median':>7} {'+helpers':>8}   loads"
     )
     for name, runs in results.items():
-        if name in ("cache files", "server health"):
+        if name in ("cache files", "server health") or isinstance(name, tuple):
             continue
         wall, cpu, cpu_all, loads = zip(*runs)
         print(
@@ -192,12 +345,11 @@ def summarize(results: dict) -> dict:
             f"{statistics.median(cpu):7.2f} {statistics.median(cpu_all):8.2f}   "
             f"{', '.join(f'{ld:.1f}' for ld in loads)}"
         )
-    medians = {}
     for mode in ("apptest", "server"):
         if f"{mode} cold" in results:
             c = statistics.median(r[0] for r in results[f"{mode} cold"])
             w = statistics.median(r[0] for r in results[f"{mode} warm"])
-            medians = {"cold": c, "warm": w}  # the server's when it ran, else AppTest's
+            medians.update({"cold": c, "warm": w})  # the server's when it ran, else AppTest's
             print(
                 f"  targets ({mode}, median wall): cold {c:.2f} s <= {COLD_TARGET:.0f} s "
                 f"{'met' if c <= COLD_TARGET else 'MISSED'}; warm {w:.2f} s <= {WARM_TARGET:.0f} s "
@@ -225,18 +377,28 @@ def main(argv=None) -> dict:
     ap.add_argument(
         "--modes",
         default="apptest,server",
-        help="comma-separated subset of apptest, server (default: both)",
+        help="comma-separated subset of apptest, server, firstfit (default: apptest,server)",
+    )
+    ap.add_argument(
+        "--cases",
+        default=",".join(FIRSTFIT_CASES),
+        help=f"firstfit cases, comma-separated (default: all of {', '.join(FIRSTFIT_CASES)})",
     )
     args = ap.parse_args(argv)
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
-    unknown = set(modes) - {"apptest", "server"}
-    if unknown or args.repeat < 1:
-        ap.error(f"--modes takes apptest, server (got {sorted(unknown)}); --repeat >= 1 (got {args.repeat})")
+    cases = [c.strip() for c in args.cases.split(",") if c.strip()]
+    unknown = set(modes) - {"apptest", "server", "firstfit"}
+    bad_cases = set(cases) - set(FIRSTFIT_CASES)
+    if unknown or args.repeat < 1 or bad_cases:
+        ap.error(
+            f"--modes takes apptest, server, firstfit (got {sorted(unknown)}); --repeat >= 1 (got {args.repeat}); "
+            f"--cases takes {', '.join(FIRSTFIT_CASES)} (got {sorted(bad_cases)})"
+        )
     if "server" in modes and not os.path.exists(CHROMIUM):
         print(f"{CHROMIUM} is missing (apt-get install chromium): measuring apptest only")
         modes = [m for m in modes if m == "apptest"]
     print(f"start: load average {load_average():.1f} on {os.cpu_count()} cores")
-    return summarize(run(modes, args.repeat))
+    return summarize(run(modes, args.repeat, cases))
 
 
 if __name__ == "__main__":

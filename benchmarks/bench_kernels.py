@@ -25,7 +25,7 @@ import numba
 import numpy as np
 from numba import njit
 
-from rebel import _kernels as kern
+from rebel import kernels as kern
 from rebel import warmup
 from rebel.binning import bin_data, fit_thresholds
 from rebel.costs import decompose

@@ -5,7 +5,7 @@
 
 ``import rebel`` itself is cheap: the estimator (which imports scikit-learn, and with it SciPy and pandas) and
 the kernels (numba) load on first use of ``rebel.RebelClassifier`` / ``rebel.warmup()``, or on import of their
-modules. ``rebel._kernels`` selects numba's threading layer (``rebel._threading``) before anything compiles.
+modules. ``rebel.kernels`` selects numba's threading layer (``rebel._threading``) before anything compiles.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _kernels as kern
+from . import kernels as kern
 
 MAX_THRESHOLDS = 255
 BINNINGS = ("uniform", "quantile")

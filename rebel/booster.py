@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _kernels as kern
+from . import kernels as kern
 from .costs import decompose
 from .grower import new_forest, round_work, tree_of
 
@@ -77,14 +77,15 @@ def boost(
         return mean_beta + math.exp(log_t) / (2 * n_samples)
 
     done = n_rounds
+    boost_rounds = kern.boost_rounds if work.parallel else kern.boost_rounds_serial  # compiles only this one
     if callback is None:
-        kern.boost_rounds(0, n_rounds, bins, usable, depth, state, work, forest, learning_rate)  # one call
+        boost_rounds(0, n_rounds, bins, usable, depth, state, work, forest, learning_rate)  # one call
     elif callback(0, {"loss": loss_of(log_total0), "risk": risk0, "a": a0}) is False:
         done = 0
     else:
         log_total = log_total0
         for t in range(n_rounds):
-            kern.boost_rounds(t, t + 1, bins, usable, depth, state, work, forest, learning_rate)
+            boost_rounds(t, t + 1, bins, usable, depth, state, work, forest, learning_rate)
             log_total += _log_or_neginf(forest.round_totals[t])
             info = {"loss": loss_of(log_total), "risk": forest.risks[t], "a": forest.A[t]}
             if callback(t + 1, {**info, "tree": tree_of(forest, t, depth)}) is False:

@@ -14,7 +14,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from . import _kernels as kern
+from . import kernels as kern
 from ._threading import parallel_guard
 from .costs import label_indices, uniform_costs, validate_cost_matrix, validate_sample_cost
 from .fitting import train, weighted_cost_rows

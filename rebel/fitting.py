@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _kernels as kern
 from . import budget
+from . import kernels as kern
 from ._threading import parallel_guard
 from .binning import bin_data, fit_thresholds
 from .booster import BoostResult, boost

@@ -7,7 +7,7 @@ Depth 1 is the stump jointly optimised with a* (rho = +1). Each further layer: (
 its parent's split (the function is unchanged); (2) holding a fixed, each new stump's feature, threshold and
 polarity minimise the loss of the samples in that leaf; (3) a is recomputed in closed form. Step (3) keeps, per
 class, the previous a_k wherever the smoothed closed form would be worse, so no layer ever increases the loss.
-The growth itself is compiled (``_kernels.grow_tree``, run round after round by ``_kernels.boost_rounds``);
+The growth itself is compiled (``kernels.grow_tree``, run round after round by ``kernels.boost_rounds``);
 this module allocates its work arrays (``round_work``, ``new_forest``) and holds the ``Tree`` record handed to
 training callbacks.
 """
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _kernels as kern
+from . import kernels as kern
 
 
 @dataclass
@@ -34,7 +34,7 @@ class Tree:
 def round_work(
     n_samples: int, n_features: int, n_classes: int, n_bins: int, max_depth: int
 ) -> kern.RoundWork:
-    """Work arrays for ``_kernels.grow_tree``, allocated once per fit (nothing proportional to N per round)."""
+    """Work arrays for ``kernels.grow_tree``, allocated once per fit (nothing proportional to N per round)."""
     n_leaves = 1 << (max_depth - 1)
     return kern.RoundWork(
         dw=np.empty((n_samples, n_classes)),
@@ -55,7 +55,7 @@ def round_work(
 
 
 def new_forest(n_rounds: int, depth: int, n_classes: int) -> kern.Forest:
-    """Empty per-round outputs for ``_kernels.boost_rounds``."""
+    """Empty per-round outputs for ``kernels.boost_rounds``."""
     n_nodes, n_leaves = (1 << depth) - 1, 1 << depth
     return kern.Forest(
         features=np.zeros((n_rounds, n_nodes), dtype=np.int32),
@@ -76,7 +76,7 @@ def tree_of(forest: kern.Forest, t: int, depth: int) -> Tree:
 def variant_work(
     n_samples: int, n_features: int, n_classes: int, n_bins: int, depth: int
 ) -> kern.VariantWork:
-    """Work arrays for the variant growers (``_kernels.grow_vector_tree``, ``_kernels.grow_newton_tree``)."""
+    """Work arrays for the variant growers (``kernels.grow_vector_tree``, ``kernels.grow_newton_tree``)."""
     n_nodes = (1 << (depth + 1)) - 1
     return kern.VariantWork(
         g=np.empty((n_samples, n_classes)),

@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from . import _kernels as kern
+from . import kernels as kern
 from .booster import BoostResult, _bias_step
 from .costs import decompose
 from .grower import Tree, new_forest, round_work, variant_work
@@ -85,7 +85,8 @@ class _Run:
             self.leaf_values[t] = vw.values
             leaf = vw.node
         else:
-            kern.grow_newton_tree(
+            grow = kern.grow_newton_tree if self.work.parallel else kern.grow_newton_tree_serial
+            grow(
                 self.bins, self.usable, self.depth, s.H, self.cp, self.cm, self.lr, lam, self.work, vw,
                 features, thr_idx, f.leaf_signs[t], f.A[t],
             )  # fmt: skip

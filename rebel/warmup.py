@@ -3,10 +3,10 @@
 Three groups of kernels, compiled independently of each other:
 
 - ``fit``: the serial drivers of prediction on raw features (scores, staged classes, tree outputs, leaf ids,
-  binning; on synthetic trees), then the paper's training (the bias step, the round loop with its serial and
-  parallel callees);
-- ``predict``: the round loop's parallel histograms and weight update (``fit``, compiling in another process,
-  loads them from the cache), then the parallel drivers of prediction and binning;
+  binning; on synthetic trees), then the paper's training on a small problem (the bias step, the round loop
+  with its serial drivers);
+- ``predict``: the round loop with its parallel drivers (what a big problem's fit runs), then the parallel
+  drivers of prediction and binning;
 - ``variants``: the engine options beyond the paper (logistic loss, vector leaves, shrinkage, early stopping).
 
 ``warmup`` compiles the first group the numba cache lacks in this process and the others in one helper process
@@ -14,6 +14,10 @@ Three groups of kernels, compiled independently of each other:
 compiles one function at a time in a process, so this is what puts a second core to work. Groups already
 cached are not compiled again. ``variants`` comes last, when the paper's kernels it shares are cached. Reads and
 writes nothing but the numba cache.
+
+``cold_compile_notice(loss, leaves, parallel)`` is the one line a CLI or an app shows before a fit that will
+compile first ("Compiling the engine for this machine (first use only, about N s)..."), None when the cache
+has the fit's kernels; ``cache_is_cold`` and ``fit_kernels`` are what it is built on.
 """
 
 from __future__ import annotations
@@ -63,18 +67,57 @@ def _warmup(variants: bool, jobs: int, load: bool) -> None:
             WARM[group]()
 
 
+# The kernel whose cache entry tells whether a group is compiled (the last one each group compiles).
+_GROUP_KERNEL = {"fit": "boost_rounds_serial", "predict": "predict_blocks", "variants": "grow_vector_tree"}
+# CPU seconds of a first fit on an empty numba cache by (loss, leaves) (``python -m benchmarks.bench_coldstart
+# --modes firstfit``, wine data, a 2-core machine under load; on an idle one the wall time is about the same).
+COLD_SECONDS = {("exp", "binary"): 10.0, ("exp", "vector"): 7.0, ("logistic", "binary"): 13.0,
+                ("logistic", "vector"): 7.0}  # fmt: skip
+
+
 def _cache_is_cold(group: str) -> bool:
     """True when the numba cache holds no current entry for the group's main kernel (the cache is empty or
     the source changed); False when it does, or when this numba cannot tell (then it all runs here)."""
-    from . import _kernels as kern
+    return _kernel_is_cold(_GROUP_KERNEL[group])
 
-    kernel = getattr(
-        kern, {"fit": "boost_rounds", "predict": "predict_blocks"}.get(group, "grow_vector_tree")
-    )
+
+def _kernel_is_cold(name: str) -> bool:
+    """True when the numba cache holds no entry for kernel ``name`` of ``rebel.kernels`` (False when this numba
+    cannot tell)."""
+    from . import kernels as kern
+
     try:
-        return not kernel._cache._cache_file._load_index()
+        return not getattr(kern, name)._cache._cache_file._load_index()
     except (AttributeError, OSError, EOFError, TypeError, ValueError):  # numba internals moved
         return False
+
+
+def fit_kernels(loss: str = "exp", leaves: str = "binary", parallel: bool = False) -> tuple[str, ...]:
+    """The entry kernels a fit with these options runs (``parallel``: the drivers ``rebel.kernels.
+    train_in_parallel`` picks for big problems), by name in ``rebel.kernels``."""
+    tail = "" if parallel else "_serial"
+    names = (f"bin_features{tail}", f"apply_round{tail}")
+    if (loss, leaves) == ("exp", "binary"):
+        return (*names, f"boost_rounds{tail}")
+    if leaves == "vector":
+        return (*names, "grow_vector_tree", "apply_leaf_values")
+    return (*names, f"grow_newton_tree{tail}", "apply_leaf_values")
+
+
+def cache_is_cold(loss: str = "exp", leaves: str = "binary", parallel: bool = False) -> bool:
+    """Whether a fit with these options would compile kernels first (the numba cache lacks one it runs)."""
+    return any(_kernel_is_cold(name) for name in fit_kernels(loss, leaves, parallel))
+
+
+def cold_compile_notice(loss: str = "exp", leaves: str = "binary", parallel: bool = False) -> str | None:
+    """One line to show before a fit whose kernels are not in the numba cache yet (None when they are):
+    "Compiling the engine for this machine (first use only, about N s)...". For the CLI and the app, which
+    would otherwise sit on a frozen progress bar while numba compiles. Cheap: imports the kernels (numba), loads
+    nothing."""
+    if not cache_is_cold(loss, leaves, parallel):
+        return None
+    seconds = COLD_SECONDS.get((loss, leaves), max(COLD_SECONDS.values()))
+    return f"Compiling the engine for this machine (first use only, about {seconds:.0f} s)..."
 
 
 def warmup_in_background(groups: tuple[str, ...] = ("variants",)) -> subprocess.Popen | None:
@@ -110,9 +153,8 @@ def _tiny_data() -> tuple[np.ndarray, np.ndarray]:
 
 
 def _warm_fit() -> None:
-    """The serial prediction drivers, then a tiny fit: binning, the bias step and the round loop (with its
-    serial and parallel callees; the parallel weight update loads from the cache if the ``predict`` group
-    has compiled it by then, which the serial drivers first leave it time to do)."""
+    """The serial prediction drivers, then a tiny fit: binning, the bias step and the round loop with its serial
+    drivers."""
     from .estimator import RebelClassifier
 
     _warm_predict_drivers(serial=True)
@@ -121,7 +163,7 @@ def _warm_fit() -> None:
 
 def _warm_update() -> None:
     """The parallel weight update, with the argument types the round loop passes."""
-    from . import _kernels as kern
+    from . import kernels as kern
 
     n, n_classes = 24, 3
     wp, wm, H, dw, cost_rows = (np.ones((n, n_classes)) for _ in range(5))
@@ -129,29 +171,33 @@ def _warm_update() -> None:
     kern.apply_round(wp, wm, H, f, np.zeros(n_classes), 1.0, cost_rows, dw, np.empty(3), np.empty(3), 2)
 
 
-def _warm_histograms() -> None:
-    """The parallel histogram drivers, with the argument types the round loop passes."""
-    from . import _kernels as kern
+def _warm_parallel_rounds() -> None:
+    """The round loop with its parallel drivers (what a big fit runs), with the argument types ``boost``
+    passes."""
+    from . import kernels as kern
+    from .grower import new_forest, round_work
 
-    n, n_features, n_bins, n_classes = 24, 2, 5, 3
+    n, n_features, n_bins, n_classes, depth = 24, 2, 5, 3, 2
     bins = np.zeros((n_features, n), dtype=np.uint8)
-    kern.root_histograms(bins, np.ones((n, n_classes)), np.empty((n_features, n_bins, n_classes)))
-    leaf_hist = np.empty((2, n_features, n_bins))
-    kern.leaf_histograms(bins, np.zeros(n, dtype=np.int32), np.ones(n), leaf_hist[:2])
+    work = round_work(n, n_features, n_classes, n_bins, depth)._replace(parallel=True)
+    work.dw[:], work.w_total[:], work.dw_total[:] = 0.0, 0.5, 0.0
+    weights = np.full((n, n_classes), 0.5 / (n * n_classes))
+    state = kern.TrainState(weights, weights.copy(), np.zeros((n, n_classes)), np.ones((n, n_classes)))
+    forest = new_forest(1, depth, n_classes)
+    kern.boost_rounds(0, 1, bins, np.ones(n_features, dtype=bool), depth, state, work, forest, 1.0)
 
 
 def _warm_predict() -> None:
-    """The round loop's parallel callees (histograms first: the round loop reaches them first, then the weight
-    update), then the parallel prediction drivers. Compiled here, the ``fit`` group loads them from the cache
-    instead of compiling them itself, which balances the two processes."""
-    _warm_histograms()
+    """The round loop with its parallel drivers (a fit compiles only the serial ones unless its problem is big),
+    the bias step's parallel weight update, then the parallel prediction drivers."""
     _warm_update()
+    _warm_parallel_rounds()
     _warm_predict_drivers(serial=False)
 
 
 def _warm_predict_drivers(serial: bool) -> None:
     """Every prediction kernel's serial or parallel driver, with the argument types the estimator passes."""
-    from . import _kernels as kern
+    from . import kernels as kern
 
     X, _ = _tiny_data()
     n, depth, n_rounds, n_classes = X.shape[0], 2, 2, 3
@@ -176,8 +222,8 @@ def _warm_predict_drivers(serial: bool) -> None:
 
 
 def _warm_variants() -> None:
-    """Fit the engine options beyond the paper, and their prediction kernels."""
-    from . import _kernels as kern
+    """Fit the engine options beyond the paper, and their prediction kernels (with the parallel Newton grower)."""
+    from . import kernels as kern
     from .estimator import RebelClassifier
 
     X, y = _tiny_data()
@@ -189,6 +235,25 @@ def _warm_variants() -> None:
     trees = (model.a0_, model.tree_features_, model.tree_thresholds_, model.tree_leaf_values_, 2)
     kern.predict_leaf_values(X, *trees, np.empty((24, 3)), np.empty((3, 24), dtype=np.int16))
     RebelClassifier(n_estimators=2, n_thresholds=4, learning_rate=0.5, n_iter_no_change=1).fit(X, y)
+    _warm_parallel_newton()
+
+
+def _warm_parallel_newton() -> None:
+    """The binary-leaf Newton grower with its parallel histogram drivers (a big logistic fit's), with the
+    argument types ``rebel.variants`` passes."""
+    from . import kernels as kern
+    from .grower import new_forest, round_work, variant_work
+
+    n, n_features, n_bins, n_classes, depth = 24, 2, 5, 3, 2
+    bins = np.zeros((n_features, n), dtype=np.uint8)
+    work = round_work(n, n_features, n_classes, n_bins, depth)._replace(parallel=True)
+    vw = variant_work(n, n_features, n_classes, n_bins, depth)
+    vw.g[:], vw.h[:] = 0.1, 0.25
+    H, costs, forest = np.zeros((n, n_classes)), np.ones((n, n_classes)), new_forest(1, depth, n_classes)
+    kern.grow_newton_tree(
+        bins, np.ones(n_features, dtype=bool), depth, H, costs, costs.copy(), 0.5, np.full(n_classes, 1e-9),
+        work, vw, forest.features[0], forest.thr_idx[0], forest.leaf_signs[0], forest.A[0],
+    )  # fmt: skip
 
 
 WARM = {"fit": _warm_fit, "predict": _warm_predict, "variants": _warm_variants}

@@ -1,4 +1,4 @@
-"""Slow, obviously-correct twins of every kernel in ``rebel/_kernels.py`` (same names) and of a whole REBEL fit.
+"""Slow, obviously-correct twins of every kernel in ``rebel/kernels/`` (same names) and of a whole REBEL fit.
 
 Nothing here is compiled or clever: sums are taken straight from the definitions (S.6, Sec. 4), candidates are
 enumerated in the contract's order, and H and the weights are recomputed from scratch.
@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from rebel._kernels import LEAF_TOL, SMOOTHING
 from rebel.costs import decompose
+from rebel.kernels import LEAF_TOL, SMOOTHING
 
 
 def bin_features(X, thresholds):

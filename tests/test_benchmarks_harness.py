@@ -43,7 +43,7 @@ def test_peers_get_the_thread_setting():
 
 
 def test_rebel_serial_runs_on_one_thread_and_restores_the_threads():
-    from rebel import _kernels as kern
+    from rebel import kernels as kern
 
     before = numba.get_num_threads()
     seen = []

@@ -23,8 +23,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import rebel._threading as rebel_threading
-from rebel._kernels import train_in_parallel
 from rebel.estimator import RebelClassifier
+from rebel.kernels import train_in_parallel
 from rebel.ui import config as cf
 from rebel.ui.state import STATE_KEY
 

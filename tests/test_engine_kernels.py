@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from rebel import _kernels as kern
+from rebel import kernels as kern
 from rebel.binning import bin_data, fit_thresholds
 from rebel.booster import boost, training_loss
 from rebel.costs import decompose
@@ -241,7 +241,7 @@ def test_stump_criterion_and_the_root_scan_objective(shape):
 @pytest.mark.parametrize("depth", [1, 2, 3])
 @pytest.mark.parametrize("shape", SHAPES[:4])
 def test_grow_tree_equals_the_naive_tree(depth, shape):
-    from rebel._kernels import TrainState
+    from rebel.kernels import TrainState
 
     _X, thr, usable, bins, wp, wm, rng = _problem(*shape, seed=10 + depth)
     N, K = wp.shape

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from numba import njit
 
-from rebel import _kernels as kern
+from rebel import kernels as kern
 
 
 def _sequential_root(bins, dw, n_bins):

@@ -1,9 +1,9 @@
-"""Every variant kernel (rebel/_kernels.py section 8, and set_layer) against its naive twin in tests/naive.py."""
+"""Every variant kernel (rebel/kernels/ section 8, and set_layer) against its naive twin in tests/naive.py."""
 
 import numpy as np
 import pytest
 
-from rebel import _kernels as kern
+from rebel import kernels as kern
 from rebel.grower import round_work, variant_work
 
 from . import naive

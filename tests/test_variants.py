@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from rebel import RebelClassifier
-from rebel._kernels import SMOOTHING
 from rebel.estimator import posterior_from_scores
+from rebel.kernels import SMOOTHING
 from rebel.variants import training_loss
 
 VARIANTS = [("exp", "binary"), ("exp", "vector"), ("logistic", "binary"), ("logistic", "vector")]

@@ -6,6 +6,8 @@
 - With an empty numba cache, ``warmup(variants=False)`` (the paper's groups, compiled in two processes) leaves
   every paper kernel in the cache with the signatures the estimator uses: a later process that warms up with
   ``load=False``, fits, and predicts through every estimator method compiles nothing.
+- On an empty cache a small paper fit compiles only what it runs (no parallel driver, variant or prediction
+  kernel), and ``cold_compile_notice`` announces the compile until the fit's kernels are cached.
 """
 
 from __future__ import annotations
@@ -91,7 +93,7 @@ with event.install_listener("numba:compile", Listener()):
     list(model.staged_decision_function(X, include_bias=True))
     model.apply(X)
     model.weak_learner_outputs(X)
-    from rebel import _kernels as kern
+    from rebel import kernels as kern
     trees = (model.tree_features_, model.tree_thresholds_, model.tree_leaf_signs_)
     kern.predict_blocks(X, model.a0_, *trees, model.a_, 2, np.empty((40, 3)), np.empty((4, 40), dtype=np.int16))
     kern.tree_outputs(X, *trees, 2, np.empty((40, 3), dtype=np.int8))
@@ -212,3 +214,57 @@ def test_launcher_compiles_the_options_only_after_the_first_page(monkeypatch):
     launch.FIRST_PAGE_SERVED.set()
     thread.join(timeout=60)
     assert calls == ["first page", "options"]
+
+
+FIRST_FIT = """
+import json
+from numba.core import event
+import numpy as np
+from rebel.warmup import cold_compile_notice
+
+compiled = {"fit": [], "predict": []}
+phase = ["fit"]
+
+class Listener(event.Listener):
+    def on_start(self, ev):
+        pass
+
+    def on_end(self, ev):
+        compiled[phase[0]].append(ev.data["dispatcher"].py_func.__name__)
+
+notices = [cold_compile_notice()]
+from rebel import RebelClassifier
+rng = np.random.default_rng(2)
+X, y = rng.normal(size=(60, 4)), np.arange(60) % 3
+with event.install_listener("numba:compile", Listener()):
+    model = RebelClassifier(n_estimators=3, max_depth=2, n_thresholds=8).fit(X, y)
+    phase[0] = "predict"
+    model.predict(X)
+notices += [cold_compile_notice(), cold_compile_notice(loss="logistic"), cold_compile_notice(parallel=True)]
+print(json.dumps([notices, compiled]))
+"""
+
+
+@pytest.mark.slow
+def test_a_first_fit_compiles_only_what_it_runs_and_the_notice_says_so(tmp_path):
+    """Empty cache: the notice announces the compile; a small paper fit compiles no parallel driver, no variant
+    and no prediction kernel, its first predict only the serial prediction driver; then the notice is gone
+    for that fit and stays for the kernels still cold (a variant, the parallel drivers)."""
+    res = _run(FIRST_FIT, str(tmp_path / "numba"))
+    assert res.returncode == 0, res.stderr
+    notices, compiled = json.loads(res.stdout.strip().splitlines()[-1])
+    cold, warm, logistic, parallel = notices
+    assert cold.startswith("Compiling the engine for this machine (first use only, about ") and " s)" in cold
+    assert warm is None and logistic is not None and parallel is not None
+    fit = set(compiled["fit"])
+    assert "boost_rounds_serial" in fit and "root_histograms_serial" in fit
+    parallel_drivers = {"boost_rounds", "root_histograms", "leaf_histograms", "apply_round", "bin_features"}
+    assert not fit & parallel_drivers
+    assert not fit & {
+        "grow_vector_tree",
+        "grow_newton_tree_serial",
+        "logistic_stats",
+        "predict_blocks_serial",
+    }
+    assert "predict_blocks_serial" in compiled["predict"] and "boost_rounds_serial" not in compiled["predict"]
+    assert "predict_blocks" not in compiled["predict"]

@@ -1,0 +1,82 @@
+"""Stage 4, a*: the split sums sp, sm of a tree's outputs, the closed form a* (S.6) and the weight total it
+leaves (Eq. 7).
+
+Reads wp, wm (N, K) float64 and the tree's outputs f (N,) int8; writes sp, sm (K,) and a (K,).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .common import SMOOTHING
+from .simd import _add_row, _c_rows
+
+
+@njit(cache=True, nogil=True)
+def split_sums(wp, wm, f, sp, sm):
+    """sp = sum_{f=+1} wp + sum_{f=-1} wm and sm = sum_{f=+1} wm + sum_{f=-1} wp (S.6), K-vectors.
+
+    Each component is summed over n in order; contiguous rows are added as SIMD rows (the same bits)."""
+    n_samples, n_classes = wp.shape
+    sp[:] = 0.0
+    sm[:] = 0.0
+    if _c_rows(wp) and _c_rows(wm) and _c_rows(sp) and _c_rows(sm):
+        row_bytes = np.uintp(8 * n_classes)
+        p, m = wp.ctypes.data, wm.ctypes.data
+        to_p, to_m = sp.ctypes.data, sm.ctypes.data
+        for n in range(n_samples):
+            pos = f[n] > 0  # a select, not a branch: f follows the data, so a branch would mispredict often
+            _add_row(to_p, p if pos else m, n_classes)
+            _add_row(to_m, m if pos else p, n_classes)
+            p += row_bytes
+            m += row_bytes
+        return
+    for n in range(n_samples):
+        if f[n] > 0:
+            for k in range(n_classes):
+                sp[k] += wp[n, k]
+                sm[k] += wm[n, k]
+        else:
+            for k in range(n_classes):
+                sp[k] += wm[n, k]
+                sm[k] += wp[n, k]
+
+
+@njit(cache=True, nogil=True)
+def a_star(sp, sm, out):
+    """Closed-form a* = (ln(sm + eps) - ln(sp + eps)) / 2 with eps = SMOOTHING * total / K (S.6)."""
+    n_classes = sp.shape[0]
+    total = 0.0
+    for k in range(n_classes):
+        total += sp[k] + sm[k]
+    eps = max(SMOOTHING * total / n_classes, 1e-300)
+    for k in range(n_classes):
+        out[k] = 0.5 * (np.log(sm[k] + eps) - np.log(sp[k] + eps))
+
+
+@njit(cache=True, nogil=True)
+def round_total(sp, sm, a):
+    """Weight total after adding f a: sum_k sp_k e^{a_k} + sm_k e^{-a_k} (Eq. 7 without constants)."""
+    total = 0.0
+    for k in range(sp.shape[0]):
+        total += sp[k] * np.exp(a[k]) + sm[k] * np.exp(-a[k])
+    return total
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _layer_choose_a(sp, sm, a, a_new):
+    """Step (3) of a deeper layer: per class, the closed-form a_k unless the previous a_k gives a lower loss.
+
+    Returns the weight total after the round with the chosen a (written into ``a``).
+    """
+    total = 0.0
+    for k in range(sp.shape[0]):
+        new_loss = sp[k] * np.exp(a_new[k]) + sm[k] * np.exp(-a_new[k])
+        old_loss = sp[k] * np.exp(a[k]) + sm[k] * np.exp(-a[k])
+        if new_loss <= old_loss:
+            a[k] = a_new[k]
+            total += new_loss
+        else:
+            total += old_loss
+    return total

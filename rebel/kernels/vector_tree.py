@@ -1,0 +1,215 @@
+"""Stage 8, variants: the vector-leaf grower (leaves="vector"), a K-vector per leaf, exp or logistic loss.
+
+Reads ``bins`` (d, N) uint8, the statistics P, Q (N, K) and H, cp, cm (N, K); writes the tree (``features``,
+``thr_idx``) and the ``VariantWork`` arrays (node sums, the sample order by node, the leaf values, the loss per
+layer).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .common import LEAF_TOL
+from .variants import (
+    LOSS_EXP,
+    LOSS_LOGISTIC,
+    leaf_objective,
+    leaf_value,
+    line_search,
+    logistic_loss_sum,
+    vector_criterion,
+)
+
+
+@njit(cache=True, nogil=True)
+def node_histograms(bins, P, Q, order, start, stop, hist_p, hist_q):
+    """hist_p[j, b, k] = sum of P[n, k] over the samples order[start:stop] with bins[j, n] == b; same for Q."""
+    hist_p[:] = 0.0
+    hist_q[:] = 0.0
+    n_classes = P.shape[1]
+    for j in range(bins.shape[0]):
+        row = bins[j]
+        hp = hist_p[j]
+        hq = hist_q[j]
+        for s in range(start, stop):
+            n = order[s]
+            b = row[n]
+            for k in range(n_classes):
+                hp[b, k] += P[n, k]
+                hq[b, k] += Q[n, k]
+
+
+@njit(cache=True, nogil=True)
+def vector_scan(hist_p, hist_q, p_tot, q_tot, usable, loss_id, learning_rate, eps, lam, best):
+    """Best split (feature, threshold index) of one node by ``vector_criterion`` of its two children: usable
+    features ascending, thresholds ascending, a new best strictly below ``best`` (first wins ties). Returns
+    (feature, threshold index, criterion); feature -1 if nothing beats ``best``."""
+    n_features, n_bins, n_classes = hist_p.shape
+    left_p = np.empty(n_classes)
+    left_q = np.empty(n_classes)
+    best_j = -1
+    best_i = 0
+    for j in range(n_features):
+        if not usable[j]:
+            continue
+        left_p[:] = 0.0
+        left_q[:] = 0.0
+        for i in range(1, n_bins):
+            crit = 0.0
+            for k in range(n_classes):
+                left_p[k] += hist_p[j, i - 1, k]
+                left_q[k] += hist_q[j, i - 1, k]
+                crit += leaf_objective(left_p[k], left_q[k], loss_id, learning_rate, eps, lam[k])
+                crit += leaf_objective(
+                    p_tot[k] - left_p[k], q_tot[k] - left_q[k], loss_id, learning_rate, eps, lam[k]
+                )
+            if crit < best:
+                best = crit
+                best_j = j
+                best_i = i
+    return best_j, best_i, best
+
+
+@njit(cache=True, nogil=True)
+def sort_by_node(node, first, count, order, starts):
+    """Counting sort of the samples by their heap node (first .. first + count - 1): their indices in
+    ``order``, node c's at order[starts[c]:starts[c + 1]]."""
+    starts[: count + 1] = 0
+    for n in range(node.shape[0]):
+        starts[node[n] - first + 1] += 1
+    for c in range(count):
+        starts[c + 1] += starts[c]
+    fill = starts[:count].copy()
+    for n in range(node.shape[0]):
+        c = node[n] - first
+        order[fill[c]] = n
+        fill[c] += 1
+
+
+@njit(cache=True, nogil=True)
+def _split_node(bins, P, Q, vw, node_id, start, stop, feature, thr):
+    """Send node_id's samples to its children by (feature, thr) and sum their statistics."""
+    left = 2 * node_id + 1
+    for child in (left, left + 1):
+        vw.node_p[child] = 0.0
+        vw.node_q[child] = 0.0
+        vw.node_n[child] = 0
+    for s in range(start, stop):
+        n = vw.order[s]
+        child = left + np.int64(bins[feature, n] >= thr)
+        vw.node[n] = child
+        vw.node_n[child] += 1
+        for k in range(P.shape[1]):  # loops, not row adds: those compile ~2 s of shape-error text
+            vw.node_p[child, k] += P[n, k]
+            vw.node_q[child, k] += Q[n, k]
+
+
+@njit(cache=True, nogil=True)
+def _node_values(vw, first, count, loss_id, learning_rate, eps, lam):
+    """node_values of the nodes first .. first + count - 1; an empty node takes its parent's values."""
+    for c in range(count):
+        i = first + c
+        if vw.node_n[i] == 0 and i > 0:
+            for k in range(vw.node_values.shape[1]):
+                vw.node_values[i, k] = vw.node_values[(i - 1) // 2, k]
+            continue
+        for k in range(vw.node_p.shape[1]):
+            vw.node_values[i, k] = leaf_value(
+                vw.node_p[i, k], vw.node_q[i, k], loss_id, learning_rate, eps, lam[k]
+            )
+
+
+@njit(cache=True, nogil=True)
+def grow_vector_tree(
+    bins, usable, depth, P, Q, H, cp, cm, loss_id, learning_rate, eps, lam, vw, features, thr_idx
+):
+    """Grow one depth-``depth`` tree with a K-vector per leaf (leaves="vector"), layer by layer.
+
+    Every node at a layer takes the split (``vector_scan``) that lowers ``vector_criterion`` of its samples the
+    most, or copies its parent's split (its samples all take the same branch again; the root always splits)
+    when none lowers it by more than LEAF_TOL of its weight. Exp: the criterion is the exact weight the step
+    leaves, so no layer increases the loss. Logistic: each layer's Newton values get a line search on the
+    true loss against the previous layer's loss; a layer that cannot lower it is undone and growth stops.
+    Writes features/thr_idx (heap order), vw.values (2^depth, K) the steps (learning rate included),
+    vw.node[n] the leaf (0 .. 2^depth - 1) of every sample, vw.layer_loss[l] the loss after layer l + 1
+    (exp: weight total relative to the total before the round; logistic: the loss sum).
+    """
+    n_samples, n_classes = P.shape
+    vw.node[:] = 0
+    vw.node_n[0] = n_samples
+    for k in range(n_classes):
+        vw.node_p[0, k] = P[:, k].sum()
+        vw.node_q[0, k] = Q[:, k].sum()
+    _node_values(vw, 0, 1, loss_id, learning_rate, eps, lam)
+    best_loss = (
+        logistic_loss_sum(H, cp, cm, vw.node, vw.node_values, 0.0) if loss_id == LOSS_LOGISTIC else 0.0
+    )
+    scale = 1.0
+    stopped = False
+    for d in range(depth):
+        first = (1 << d) - 1
+        count = 1 << d
+        sort_by_node(vw.node, first, count, vw.order, vw.starts)
+        total = 0.0
+        for c in range(count):
+            i = first + c
+            start, stop = vw.starts[c], vw.starts[c + 1]
+            crit = vector_criterion(vw.node_p[i], vw.node_q[i], loss_id, learning_rate, eps, lam)
+            j = -1
+            thr = 1
+            if not stopped and stop > start:
+                tol = 0.0
+                for k in range(n_classes):
+                    tol += abs(vw.node_p[i, k]) + vw.node_q[i, k]
+                node_histograms(bins, P, Q, vw.order, start, stop, vw.hist_p, vw.hist_q)
+                bound = np.inf if i == 0 else crit - LEAF_TOL * tol
+                j, thr, found = vector_scan(
+                    vw.hist_p,
+                    vw.hist_q,
+                    vw.node_p[i],
+                    vw.node_q[i],
+                    usable,
+                    loss_id,
+                    learning_rate,
+                    eps,
+                    lam,
+                    bound,
+                )
+                if j >= 0:
+                    crit = found
+            if j < 0:
+                j, thr = (features[(i - 1) // 2], thr_idx[(i - 1) // 2]) if i > 0 else (0, 1)
+            features[i] = j
+            thr_idx[i] = thr
+            _split_node(bins, P, Q, vw, i, start, stop, j, thr)
+            total += crit
+        _node_values(vw, first + count, 2 * count, loss_id, learning_rate, eps, lam)
+        if loss_id == LOSS_EXP:
+            vw.layer_loss[d] = total
+            continue
+        if stopped:
+            vw.layer_loss[d] = best_loss
+            continue
+        s, loss = line_search(H, cp, cm, vw.node, vw.node_values, best_loss)
+        if s > 0.0:
+            best_loss = loss
+            scale = s
+        elif d == 0:  # no step lowers the loss: the round adds nothing
+            stopped = True
+            scale = 0.0
+        else:  # undo the layer: its nodes copy their parents' splits, so the function stays the last layer's
+            stopped = True
+            for c in range(count):
+                i = first + c
+                features[i] = features[(i - 1) // 2]
+                thr_idx[i] = thr_idx[(i - 1) // 2]
+                _split_node(bins, P, Q, vw, i, vw.starts[c], vw.starts[c + 1], features[i], thr_idx[i])
+            _node_values(vw, first + count, 2 * count, loss_id, learning_rate, eps, lam)
+        vw.layer_loss[d] = best_loss
+    leaves = 1 << depth
+    for lf in range(leaves):
+        for k in range(n_classes):
+            vw.values[lf, k] = scale * vw.node_values[leaves - 1 + lf, k]
+    for n in range(n_samples):
+        vw.node[n] -= leaves - 1
