@@ -20,6 +20,7 @@ from rebel.ui import trees as tr
 from rebel.ui import vs_two_step as vs
 from rebel.ui.figures import compare, trees
 from rebel.ui.figures import gallery as gallery_figs
+from rebel.ui.text import visible
 
 
 @pytest.fixture(scope="module")
@@ -109,7 +110,9 @@ def test_fig3_text_agrees_with_the_paper_only_when_rebel_wins_about_90_percent()
     assert "agrees with the paper's claim" in vs.fig3_text(_trials([0.1] * 20, [0.2] * 20))
     mixed = vs.fig3_text(_trials([0.25, 0.75] * 5, [0.5] * 10))  # every dataset: one win, one loss
     assert "no clear winner" in mixed and "agrees" not in mixed
-    one = vs.fig3_text(_trials([0.3] * 19 + [0.1], [0.2] * 20, per_dataset=20))  # 20 matrices, 1 dataset
+    one = visible(
+        vs.fig3_text(_trials([0.3] * 19 + [0.1], [0.2] * 20, per_dataset=20))
+    )  # 20 matrices, 1 dataset
     assert "cannot tell a real difference from luck" in one and "no interval: one dataset" in one
     assert "nothing to compare" in vs.fig3_text(_trials([], []))
 

@@ -219,8 +219,11 @@ def test_reproduce_commands_beyond_the_paper(capsys, tmp_path):
     assert "lambda 3: REBEL wins" in capsys.readouterr().out
     assert main(["reproduce", "fig3", *args, "--rounds", "5", "--posterior", "rebel-shift"]) == 0
     capsys.readouterr()
-    assert main(["reproduce", "fig3", *args, "--rounds", "5", "--loss", "no-such-loss"]) == 2
-    assert "error:" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exc:  # an argument error: argparse's exit, one line, no usage
+        main(["reproduce", "fig3", *args, "--rounds", "5", "--loss", "no-such-loss"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error:") and err.count("\n") == 1  # one line, no usage block
 
 
 def test_a_cost_scale_changes_no_decision_so_no_win():

@@ -23,7 +23,20 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 FILES = sorted([ROOT / "app.py", *(ROOT / "pages").glob("*.py"), *(ROOT / "rebel" / "ui").rglob("*.py")])
 SAFE_CALLS = {"plain", "md"}  # rebel.ui.text: the escaper and the literal-template formatter
-NOT_STREAMLIT = {"LOG", "log", "logger", "logging", "warnings", "sys", "fh", "handle", "buffer", "out"}
+NOT_STREAMLIT = {
+    "LOG",
+    "log",
+    "logger",
+    "logging",
+    "warnings",
+    "sys",
+    "fh",
+    "handle",
+    "buffer",
+    "out",
+    "parser",
+    "ap",
+}
 
 LABEL = (0, "label", "help")
 BODY = (0, "body", "help")

@@ -22,6 +22,7 @@ from rebel.io import ModelFileError, loads_model
 from rebel.ui import config as cf
 from rebel.ui.state import STATE_KEY, AppState
 from rebel.ui.text import visible
+from tests.test_markdown_calls import _is_fixed, static_names
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
@@ -65,8 +66,15 @@ def _calls(path: Path):
 
 @pytest.mark.parametrize("path", APP_FILES, ids=lambda p: p.name)
 def test_pages_never_render_raw_html(path):
+    """No iframe, no components, and st.html only with fixed text written in the source (a style sheet): the
+    same rule as tests/test_markdown_calls.py."""
+    fixed = static_names(ast.parse(path.read_text()))
     for name, node in _calls(path):
-        assert name not in ("html", "iframe"), f"{path.name}:{node.lineno}: st.{name} renders raw HTML"
+        assert name != "iframe", f"{path.name}:{node.lineno}: st.iframe renders raw HTML"
+        if name == "html":
+            assert node.args and all(_is_fixed(a, fixed) for a in node.args), (
+                f"{path.name}:{node.lineno}: st.html renders HTML that is not fixed text"
+            )
         for kw in node.keywords:
             if kw.arg == "unsafe_allow_html":
                 assert isinstance(kw.value, ast.Constant) and kw.value.value is False, (
@@ -272,6 +280,8 @@ def test_every_widget_callback_and_fragment_is_guarded():
             name = getattr(node.func, "attr", getattr(node.func, "id", ""))
             for kw in node.keywords:
                 if kw.arg in ("on_change", "on_click") and name != "cost_editor":
+                    if isinstance(kw.value, ast.Constant) and kw.value.value in ("ignore", "rerun"):
+                        continue  # Streamlit's own behaviours, no code of ours runs
                     wrapper = kw.value.func if isinstance(kw.value, ast.Call) else None
                     wrapped = getattr(wrapper, "attr", getattr(wrapper, "id", ""))
                     assert wrapped == "guarded_callback", (
