@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from streamlit.proto.WidgetStates_pb2 import WidgetState
 from streamlit.testing.v1 import AppTest
 
 from rebel.costs import uniform_costs
@@ -212,3 +213,35 @@ def test_theory_depth_and_binary_controls():
     at.slider(key="th_bin_rounds").set_value(7)
     _run(at)
     assert len(at.session_state["th_binary_demo"].rounds) == 7
+
+
+def _click(at: AppTest, x: float, y: float) -> AppTest:
+    """A click on the paths plot, sent as the browser sends it: the chart's widget state, a plotly selection of
+    one point (AppTest has no plotly-chart widget, so the state is appended to the other widgets' states)."""
+    chart = next(c for c in at.get("plotly_chart") if c.proto.id and "rp_chart_" in c.proto.id)
+    states = at._tree.get_widget_states()
+    ws = WidgetState(id=chart.proto.id)
+    sel = {"points": [{"x": x, "y": y}], "point_indices": [], "box": [], "lasso": []}
+    ws.string_value = json.dumps({"selection": sel})
+    states.widgets.append(ws)
+    at._run(states, timeout=TIMEOUT)
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+def test_paths_drawn_by_clicks_after_clear():
+    """After "Clear paths", the first click starts path A and the next clicks extend it (not a new path each);
+    picking "new path" starts B, whose later clicks extend B."""
+    at = _open(PATHS, _fig7_state())
+    at.button(key="rp_clear").click()
+    _run(at)
+    for x, y in [(-3.0, -3.0), (0.0, 0.0), (3.0, 2.0)]:
+        _click(at, x, y)
+    assert at.session_state["rp_paths"] == {"A": [[-3.0, -3.0], [0.0, 0.0], [3.0, 2.0]]}
+    assert at.selectbox(key="rp_target").value == "A"
+    at.selectbox(key="rp_target").set_value("➕ new path")
+    _run(at)
+    _click(at, -3.0, 3.0)
+    _click(at, 3.0, -3.0)
+    assert at.session_state["rp_paths"]["B"] == [[-3.0, 3.0], [3.0, -3.0]]
+    assert set(at.session_state["rp_profiles"]) == {"A", "B"}
