@@ -190,6 +190,20 @@ def test_sweep_controls_change_the_curves():
     assert any("Sweep range" in e.value for e in at.error)
 
 
+def test_sweep_class_list_follows_the_chosen_entry():
+    at = _open(SWEEP, _fig7_state())
+    assert at.multiselect(key="sw_show").value == ["C", "A"]  # fig7: C missed as A
+    at.selectbox(key="sw_pred").set_value("B")
+    _run(at)
+    assert at.multiselect(key="sw_show").value == ["C", "B"]
+    at.multiselect(key="sw_show").set_value(["A", "B", "C"])
+    _run(at)
+    assert at.multiselect(key="sw_show").value == ["A", "B", "C"]  # the user's own choice stays
+    at.selectbox(key="sw_truth").set_value("D")
+    _run(at)
+    assert at.multiselect(key="sw_show").value == ["D", "B"]
+
+
 def test_stopped_sweep_waits_for_run():
     state = _fig7_state()
     problem = ust.problem_from_state(state)
