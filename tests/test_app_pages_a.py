@@ -63,7 +63,8 @@ def _array(v) -> np.ndarray:
 
 
 def _titles(at: AppTest) -> list:
-    return [c["layout"].get("title", {}).get("text", "") for c in _charts(at)]
+    """Chart titles, wrapped lines joined by spaces."""
+    return [c["layout"].get("title", {}).get("text", "").replace("<br>", " ") for c in _charts(at)]
 
 
 def _captions(at: AppTest) -> str:
@@ -170,6 +171,8 @@ def test_gallery_fig7_behaviour_and_multiplier():
     at.selectbox(key="gal_c").set_value("A")
     _run(at)
     assert "(d) ×3 false-negative cost for A" in _titles(at)
+    legend = next(c for c in _charts(at) if c["layout"]["height"] < 100)  # the class legend above the panels
+    assert [d["name"] for d in legend["data"]] == ["A", "B", "C", "D"]
 
 
 def test_sweep_controls_change_the_curves():

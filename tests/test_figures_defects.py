@@ -143,3 +143,20 @@ def test_sweep_log_axis_labels_whole_decades():
     assert fig.layout.xaxis.dtick == 1 and fig.layout.xaxis2.dtick == 1
     narrow = sweep.log_ticks([1.0, 2.0, 5.0])
     assert "dtick" not in narrow  # less than a decade: plotly's 1 2 5 labels are the only ones there are
+
+
+def test_gallery_titles_wrap_to_a_quarter_of_1280_px_and_the_classes_have_a_legend():
+    from rebel.ui.figures import gallery
+    from rebel.ui.gallery import gallery_titles
+
+    xs = ys = np.linspace(-1, 1, 5)
+    names = ["harmless", "liquid", "weapon<b>"]
+    for title in gallery_titles(names, 2, 10.0, 0).values():
+        fig = gallery.gallery_panel_figure(xs, ys, np.zeros((5, 5), int), names, title=title)
+        lines = fig.layout.title.text.split("<br>")
+        assert all(len(line) <= gallery.TITLE_CHARS + 6 for line in lines), lines  # + "&lt;b&gt;" slack
+        assert " ".join(lines).replace("&lt;b&gt;", "<b>") == title
+        assert fig.layout.margin.t >= 12 + 16 * len(lines)
+    legend = gallery.class_legend_figure(names)
+    assert [tr.name for tr in legend.data] == ["harmless", "liquid", "weapon&lt;b&gt;"]
+    assert len({tr.marker.symbol for tr in legend.data}) == 3 and legend.layout.showlegend
