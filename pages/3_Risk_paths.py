@@ -181,6 +181,7 @@ with left:
         train=(ds.X_train, problem.y_train_idx, scores_at(model, ds.X_train, t).argmax(axis=1)),
         title=f"min-risk class ({region_model}) after t = {t} of {T} rounds",
         click_points=CLICK_LATTICE,
+        axis_names=ds.feature_names,
     )
     event = st.plotly_chart(
         fig,

@@ -154,6 +154,7 @@ for col, panel in zip(cols, gallery.panels.values()):
                 train=(ds.X_train, problem.y_train_idx, panel.train_pred),
                 test=test,
                 title=panel.title,
+                axis_names=ds.feature_names,
             ),
             config=style.PNG_CONFIG,
             key=f"gal_fig_{panel.key}",

@@ -160,3 +160,31 @@ def test_gallery_titles_wrap_to_a_quarter_of_1280_px_and_the_classes_have_a_lege
     legend = gallery.class_legend_figure(names)
     assert [tr.name for tr in legend.data] == ["harmless", "liquid", "weapon&lt;b&gt;"]
     assert len({tr.marker.symbol for tr in legend.data}) == 3 and legend.layout.showlegend
+
+
+def test_every_plane_plot_names_its_axes_with_the_feature_names():
+    """Trees say "x ≤ 3.06": the regions, gallery, paths and weak-learner plots title their axes the same way."""
+    from rebel.ui.figures import gallery, paths, replay
+
+    xs = ys = np.linspace(-1, 1, 5)
+    Z, names = np.zeros((5, 5), int), ["a", "b"]
+    X, y = np.zeros((2, 2)), np.array([0, 1])
+    figs = [
+        regions.regions_figure(xs, ys, Z, names),
+        gallery.gallery_panel_figure(xs, ys, Z, names),
+        paths.paths_regions_figure(xs, ys, Z, names, {"A": [[0, 0], [1, 1]]}),
+        trees.weak_learner_figure(xs, ys, np.ones((5, 5)), X, y, names),
+    ]
+    for fig in figs:
+        assert (fig.layout.xaxis.title.text, fig.layout.yaxis.title.text) == ("x", "y")
+    named = regions.regions_figure(xs, ys, Z, names, axis_names=("age", "income <$>"))
+    assert (named.layout.xaxis.title.text, named.layout.yaxis.title.text) == ("age", "income &lt;$&gt;")
+    fig = trees.weak_learner_figure(xs, ys, np.ones((5, 5)), X, y, names, axis_names=("sepal", "petal"))
+    assert fig.layout.xaxis.title.text == "sepal"
+    # The Playground's replay: the plane is titled, its cost strip (x3) is not given the plane's names
+    staged = np.zeros((4, 5, 5), int)
+    numbers = {"REBEL": np.linspace(1, 0.5, 4), "two-step": np.linspace(1, 0.6, 4), "blind": np.ones(4)}
+    for kw in ({}, {"numbers": numbers}):
+        fig = replay.replay_figure(xs, ys, staged, names, **kw)
+        assert (fig.layout.xaxis.title.text, fig.layout.yaxis.title.text) == ("x", "y")
+    assert fig.layout.xaxis3.title.text != "x" and fig.layout.yaxis3.title.text == "test cost"

@@ -10,7 +10,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from rebel.ui.figures.palette import PATH_LINE_COLOR, class_colors, region_colors
-from rebel.ui.figures.regions import regions_figure
+from rebel.ui.figures.regions import AXIS_NAMES, regions_figure
 from rebel.ui.figures.style import FONT, TITLE_FONT, esc
 
 TICK_STEP = 0.2  # Fig. 8's nibs at 20 % increments
@@ -136,6 +136,7 @@ def paths_regions_figure(
     title: str = "",
     click_points: int = 0,
     height: int = 560,
+    axis_names=AXIS_NAMES,
 ) -> go.Figure:
     """Fig. 8's left panel: min-risk regions with each path drawn on top (arrow at its end, a nib every 20 % of its
     length, its name at the start, waypoints as small squares).
@@ -146,7 +147,9 @@ def paths_regions_figure(
         zoom: streamlit turns click selection off while the box-select tool is active, so that tool is left to the
         user (modebar).
     """
-    fig = regions_figure(grid_xs, grid_ys, regions, classes, train=train, title=title, height=height)
+    fig = regions_figure(
+        grid_xs, grid_ys, regions, classes, train=train, title=title, height=height, axis_names=axis_names
+    )
     if click_points > 0:
         fig.update_layout(clickmode="event+select")  # a click selects the point under the cursor
         fig.add_trace(_click_lattice(grid_xs, grid_ys, click_points))
