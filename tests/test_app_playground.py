@@ -440,6 +440,12 @@ def test_banner_says_when_costs_differ_from_the_preset_story(app):
     assert not app.warning
 
 
+def test_diagonal_warning_names_the_class(app):
+    _edit_cost(app, 1, "liquid", "0.5")
+    warned = re.sub(r"\\(.)", r"\1", " ".join(w.value for w in app.warning))
+    assert "predicting class 'liquid' when the truth is 'liquid' costs 0.5" in warned, warned
+
+
 def test_verdict_and_lesson_on_the_first_screen(app):
     text = " ".join(m.value for m in app.markdown)
     assert "The two-step method is cheaper here" in text and "Ignoring the costs" in text
