@@ -440,6 +440,23 @@ def test_banner_says_when_costs_differ_from_the_preset_story(app):
     assert not app.warning
 
 
+def test_fast_dice_clicks_each_draw_a_new_seed(app):
+    """Eight fast clicks on the dice: each rerun request carries the browser's seed field as it was before the
+    first click (the server's answers have not arrived yet); every click still moves the seed on."""
+    seed = _state(app).spec.seed or 0
+    app.button(key="w_redraw").click()
+    stale = app._tree.get_widget_states()  # the seed field still shows `seed`, the dice's trigger is set
+    for _ in range(8):
+        app._run(stale, timeout=TIMEOUT)
+        assert not app.exception, [e.message for e in app.exception]
+    assert app.session_state["w_seed"] == seed + 8 and _state(app).spec.seed == seed + 8
+    app.number_input(key="w_seed").set_value(3)  # a typed seed is kept, and the next click starts from it
+    _run(app)
+    app.button(key="w_redraw").click()
+    _run(app)
+    assert _state(app).spec.seed == 4
+
+
 def test_diagonal_warning_names_the_class(app):
     _edit_cost(app, 1, "liquid", "0.5")
     warned = re.sub(r"\\(.)", r"\1", " ".join(w.value for w in app.warning))
