@@ -188,3 +188,32 @@ def test_every_plane_plot_names_its_axes_with_the_feature_names():
         fig = replay.replay_figure(xs, ys, staged, names, **kw)
         assert (fig.layout.xaxis.title.text, fig.layout.yaxis.title.text) == ("x", "y")
     assert fig.layout.xaxis3.title.text != "x" and fig.layout.yaxis3.title.text == "test cost"
+
+
+def test_hover_toolbar_stands_in_its_own_margin_clear_of_the_title():
+    """Plotly's modebar (top right, on hover) lay flat over the title's end: upright in a right margin now."""
+    from rebel.ui.figures import gallery, paths, replay, style
+
+    xs = ys = np.linspace(-1, 1, 5)
+    Z, names = np.zeros((5, 5), int), ["a", "b"]
+    numbers = {"REBEL": np.linspace(1, 0.5, 4), "two-step": np.linspace(1, 0.6, 4), "blind": np.ones(4)}
+    s = np.linspace(0, 1, 5)
+    figs = [
+        regions.regions_figure(xs, ys, Z, names, title="a long title " * 8),
+        gallery.gallery_panel_figure(xs, ys, Z, names, title="(a) uniform costs"),
+        paths.paths_regions_figure(xs, ys, Z, names, {"A": [[0, 0], [1, 1]]}, title="t"),
+        paths.path_scores_figure({"A": {"stumps": (s, np.zeros((5, 2)))}}, names, 0),
+        replay.replay_figure(xs, ys, np.zeros((4, 5, 5), int), names, title="t"),
+        replay.replay_figure(xs, ys, np.zeros((4, 5, 5), int), names, numbers=numbers),
+        costs.cost_heatmap(np.ones((2, 2)), names),
+        costs.cost_curves_figure(_curves(), t=5),
+        trees.weak_learner_figure(
+            xs, ys, np.ones((5, 5)), np.zeros((2, 2)), np.array([0, 1]), names, title="t"
+        ),
+        sweep.sweep_cost_figure(
+            pd.DataFrame({"value": [0.1, 1.0], "method": "REBEL", "test_cost": [0.2, 0.1]}), "C[a → b]"
+        ),
+    ]
+    for fig in figs:
+        assert fig.layout.modebar.orientation == "v", fig.layout.title.text
+        assert fig.layout.margin.r >= style.MODEBAR_MARGIN, fig.layout.title.text

@@ -13,7 +13,7 @@ import plotly.graph_objects as go
 
 from rebel.ui.figures.palette import class_colors, class_symbols
 from rebel.ui.figures.regions import AXIS_NAMES, regions_figure
-from rebel.ui.figures.style import esc, layout, legend_entry, panel_grid
+from rebel.ui.figures.style import clear_of_modebar, esc, layout, legend_entry, panel_grid
 
 TITLE_CHARS = 22  # characters per title line: a quarter of a 1280 px wide page (sidebar open) holds ~26
 
@@ -73,7 +73,7 @@ def gallery_panel_figure(
         margin={"l": 4, "r": 4, "t": 12 + 16 * (text.count("<br>") + 1), "b": 4},
         title={"text": text, "x": 0.01, "font": {"size": 12}},
     )
-    return fig
+    return clear_of_modebar(fig)
 
 
 def class_legend_figure(classes, height: int = 44) -> go.Figure:

@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 
 from rebel.ui.figures.palette import PATH_LINE_COLOR, class_colors, region_colors
 from rebel.ui.figures.regions import AXIS_NAMES, regions_figure
-from rebel.ui.figures.style import FONT, TITLE_FONT, esc
+from rebel.ui.figures.style import FONT, TITLE_FONT, clear_of_modebar, esc
 
 TICK_STEP = 0.2  # Fig. 8's nibs at 20 % increments
 _NONE = {"hoverinfo": "skip", "showlegend": False}
@@ -264,4 +264,4 @@ def path_scores_figure(profiles: dict, classes, t: int, height_per_row: int = 26
         title={"text": f"min-risk scores H(x) along the paths at t = {t}", "x": 0.01, "font": TITLE_FONT},
         legend=legend,
     )
-    return fig
+    return clear_of_modebar(fig)

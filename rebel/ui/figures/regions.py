@@ -18,7 +18,7 @@ from rebel.ui.figures.palette import (
     class_symbols,
     region_colors,
 )
-from rebel.ui.figures.style import FONT, discrete_colorscale, esc, legend_entry
+from rebel.ui.figures.style import FONT, clear_of_modebar, discrete_colorscale, esc, legend_entry
 
 DISAGREE_COLOR = "rgba(40,40,40,0.38)"
 TWO_STEP_STYLE = {"color": "#111111", "dash": "dot", "width": 2.2}
@@ -260,7 +260,7 @@ def regions_layout(fig: go.Figure, title: str, height: int, box_select: bool = F
         dragmode="select" if box_select else "zoom",
         legend={"orientation": "h", "yanchor": "top", "y": -0.09, "x": 0, "font": {"size": 11}},
     )
-    return fig
+    return clear_of_modebar(fig)
 
 
 def regions_figure(
