@@ -184,9 +184,13 @@ def test_every_plane_plot_names_its_axes_with_the_feature_names():
     # The Playground's replay: the plane is titled, its cost strip (x3) is not given the plane's names
     staged = np.zeros((4, 5, 5), int)
     numbers = {"REBEL": np.linspace(1, 0.5, 4), "two-step": np.linspace(1, 0.6, 4), "blind": np.ones(4)}
-    for kw in ({}, {"numbers": numbers}):
-        fig = replay.replay_figure(xs, ys, staged, names, **kw)
-        assert (fig.layout.xaxis.title.text, fig.layout.yaxis.title.text) == ("x", "y")
+    fig = replay.replay_figure(xs, ys, staged, names)
+    assert (fig.layout.xaxis.title.text, fig.layout.yaxis.title.text) == ("x", "y")
+    fig = replay.replay_figure(xs, ys, staged, names, numbers=numbers)  # one screen: legend under the ticks,
+    named = [
+        a for a in fig.layout.annotations if a.xref == "x domain"
+    ]  # so x is named at the axis' right end
+    assert [a.text for a in named] == ["x"] and named[0].x == 1 and fig.layout.yaxis.title.text == "y"
     assert fig.layout.xaxis3.title.text != "x" and fig.layout.yaxis3.title.text == "test cost"
 
 

@@ -495,6 +495,21 @@ def replay_figure(
     )
     plane_axes(fig, grid_xs, grid_ys)
     fig.update_layout(**_numbers_axes(numbers, T))  # after plane_axes, which sets every axis present
+    # The legend sits right under the regions' tick labels: the x axis is named at its right end instead.
+    x_title = fig.layout.xaxis.title
+    fig.add_annotation(
+        text=x_title.text,
+        font=x_title.font.to_plotly_json(),
+        x=1,
+        y=0,
+        xref="x domain",
+        yref="y domain",
+        xanchor="left",
+        yanchor="top",
+        xshift=4,
+        showarrow=False,
+    )
+    x_title.text = ""
     return clear_of_modebar(fig)
 
 
