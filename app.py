@@ -38,10 +38,10 @@ PAGES = [
     st.Page("pages/9_Theory.py", title="Theory", icon=":material/functions:"),
 ]
 
-# Navigation first: on a server's first run Streamlit shows its automatic pages/ list (with an extra "app"
-# entry) until st.navigation runs, so nothing slow (numba import, kernel compilation) may come before it.
-# (A first visitor who opens a sub-page URL directly on a freshly started server still gets that list for that
-# one run, because Streamlit runs the file from pages/ without app.py; opening "/" once ends it for everyone.)
+# Navigation first. Under a plain ``streamlit run`` a server's first run is in Streamlit's automatic pages/
+# mode, whose page list (with an extra "app" entry) shows until st.navigation runs, so nothing slow (numba
+# import, kernel compilation) may come before it. ``make run`` (rebel.ui.launch) turns that mode off before the
+# server starts, so no visitor ever sees that list (tests/e2e/test_first_visit_nav.py).
 page = st.navigation(PAGES)
 _warmup()
 

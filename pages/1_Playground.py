@@ -61,7 +61,7 @@ def _cost_panel(notes) -> None:
         ui.cost_editor(A.cost_matrix, classes, COSTS, on_change=A.set_costs)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", CostWarning)
-        validate_cost_matrix(A.cost_matrix, n_classes=len(classes))
+        validate_cost_matrix(A.cost_matrix, n_classes=len(classes), classes=classes)  # names the classes
     for w in caught:
         ui.show_message("warning", w.message, notes)
     a, b = st.columns(2)

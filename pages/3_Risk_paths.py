@@ -84,8 +84,7 @@ def _add_clicked(event, edited, target: str) -> None:
     points = an.waypoints_from_selection(getattr(event, "selection", None) or {})
     if not points:
         return
-    names = list(dict.fromkeys(str(p) for p in edited["path"].dropna())) if len(edited) else []
-    name = an.next_path_name(dict.fromkeys(names)) if target == NEW_PATH else target
+    name = an.next_path_name(dict.fromkeys(an.table_path_names(edited))) if target == NEW_PATH else target
     rows = {}
     for n, x, y in zip(edited["path"], edited["x"], edited["y"]):
         if isinstance(n, str) and n.strip():  # incomplete rows are dropped; their warning is shown above
@@ -157,15 +156,16 @@ c[3].button(
 left, right = st.columns([3, 2])
 with right:
     edited = _waypoint_editor()
-    names = list(S["rp_paths"])
-    options = names + [NEW_PATH]
+    # every path of the table, also one still being drawn (one waypoint), so clicks keep extending it
+    options = an.table_path_names(edited) + [NEW_PATH]
     if S.get("rp_target") not in options:
         S["rp_target"] = options[0]
     target = st.selectbox(
         "Clicks and box-drags add a waypoint to",
         options,
         key="rp_target",
-        help="A click adds the clicked spot; a dragged box adds its centre.",
+        help="A click adds the clicked spot to this path; a dragged box adds its centre. Pick "
+        "“➕ new path” to start another path: the next click begins it, later clicks extend it.",
     )
 paths = S["rp_paths"]
 with left:
@@ -181,6 +181,7 @@ with left:
         train=(ds.X_train, problem.y_train_idx, scores_at(model, ds.X_train, t).argmax(axis=1)),
         title=f"min-risk class ({region_model}) after t = {t} of {T} rounds",
         click_points=CLICK_LATTICE,
+        axis_names=ds.feature_names,
     )
     event = st.plotly_chart(
         fig,

@@ -138,6 +138,9 @@ except ValueError as exc:
 S["gal_result"] = gallery  # read by tests and kept while the page is open
 
 grid = gallery.grid
+st.plotly_chart(
+    gallery_figs.class_legend_figure(ds.classes), config={"displayModeBar": False}, key="gal_legend"
+)
 cols = st.columns(4)
 for col, panel in zip(cols, gallery.panels.values()):
     with col:
@@ -151,6 +154,7 @@ for col, panel in zip(cols, gallery.panels.values()):
                 train=(ds.X_train, problem.y_train_idx, panel.train_pred),
                 test=test,
                 title=panel.title,
+                axis_names=ds.feature_names,
             ),
             config=style.PNG_CONFIG,
             key=f"gal_fig_{panel.key}",

@@ -135,6 +135,7 @@ def _round_view(model, ds, y_idx) -> None:
                 y_idx,
                 ds.classes,
                 title=f"regions of the single weak learner f_{t}",
+                axis_names=ds.feature_names,
             ),
             config=style.PNG_CONFIG,
             key="w5_regions",

@@ -127,7 +127,10 @@ except ValueError as exc:
 if result is None:
     st.stop()
 S["sw_result"] = result  # read by tests
-show = st.multiselect("Classes in the recall/precision plot", classes, default=[truth, pred], key="sw_show")
+if S.get("sw_show_for", (truth, pred)) != (truth, pred) or "sw_show" not in S:  # another entry: its classes
+    S["sw_show"] = [truth, pred]
+S["sw_show_for"] = (truth, pred)
+show = st.multiselect("Classes in the recall/precision plot", classes, key="sw_show")
 current_line = current if current > 0 else None
 st.plotly_chart(
     sweep.sweep_cost_figure(result.costs, label, current_line), config=style.PNG_CONFIG, key="sw_cost_fig"

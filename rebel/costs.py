@@ -165,9 +165,14 @@ def validate_cost_matrix(
     diag = np.diag(C)
     if (diag != 0).any():
         k = int(np.flatnonzero(diag != 0)[0])
+        where = f"{name}[{k}, {k}] = {float(diag[k])!r}"
+        if classes is not None and len(classes) == C.shape[0]:  # name the class, index in brackets
+            c = classes[k].item() if isinstance(classes[k], np.generic) else classes[k]
+            where = (
+                f"predicting class {c!r} when the truth is {c!r} costs {float(diag[k])!r} ({name}[{k}, {k}])"
+            )
         warnings.warn(
-            f"{name}[{k}, {k}] = {float(diag[k])!r}: correct predictions are usually free (zero diagonal). "
-            "The matrix is used as given.",
+            f"{where}: correct predictions are usually free (zero diagonal). The matrix is used as given.",
             CostWarning,
             stacklevel=2,
         )

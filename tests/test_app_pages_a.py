@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from streamlit.proto.WidgetStates_pb2 import WidgetState
 from streamlit.testing.v1 import AppTest
 
 from rebel.costs import uniform_costs
@@ -62,7 +63,8 @@ def _array(v) -> np.ndarray:
 
 
 def _titles(at: AppTest) -> list:
-    return [c["layout"].get("title", {}).get("text", "") for c in _charts(at)]
+    """Chart titles, wrapped lines joined by spaces."""
+    return [c["layout"].get("title", {}).get("text", "").replace("<br>", " ") for c in _charts(at)]
 
 
 def _captions(at: AppTest) -> str:
@@ -169,6 +171,8 @@ def test_gallery_fig7_behaviour_and_multiplier():
     at.selectbox(key="gal_c").set_value("A")
     _run(at)
     assert "(d) ×3 false-negative cost for A" in _titles(at)
+    legend = next(c for c in _charts(at) if c["layout"]["height"] < 100)  # the class legend above the panels
+    assert [d["name"] for d in legend["data"]] == ["A", "B", "C", "D"]
 
 
 def test_sweep_controls_change_the_curves():
@@ -187,6 +191,20 @@ def test_sweep_controls_change_the_curves():
     at.selectbox(key="sw_pred").set_value("B")
     _run(at)
     assert any("Sweep range" in e.value for e in at.error)
+
+
+def test_sweep_class_list_follows_the_chosen_entry():
+    at = _open(SWEEP, _fig7_state())
+    assert at.multiselect(key="sw_show").value == ["C", "A"]  # fig7: C missed as A
+    at.selectbox(key="sw_pred").set_value("B")
+    _run(at)
+    assert at.multiselect(key="sw_show").value == ["C", "B"]
+    at.multiselect(key="sw_show").set_value(["A", "B", "C"])
+    _run(at)
+    assert at.multiselect(key="sw_show").value == ["A", "B", "C"]  # the user's own choice stays
+    at.selectbox(key="sw_truth").set_value("D")
+    _run(at)
+    assert at.multiselect(key="sw_show").value == ["D", "B"]
 
 
 def test_stopped_sweep_waits_for_run():
@@ -212,3 +230,35 @@ def test_theory_depth_and_binary_controls():
     at.slider(key="th_bin_rounds").set_value(7)
     _run(at)
     assert len(at.session_state["th_binary_demo"].rounds) == 7
+
+
+def _click(at: AppTest, x: float, y: float) -> AppTest:
+    """A click on the paths plot, sent as the browser sends it: the chart's widget state, a plotly selection of
+    one point (AppTest has no plotly-chart widget, so the state is appended to the other widgets' states)."""
+    chart = next(c for c in at.get("plotly_chart") if c.proto.id and "rp_chart_" in c.proto.id)
+    states = at._tree.get_widget_states()
+    ws = WidgetState(id=chart.proto.id)
+    sel = {"points": [{"x": x, "y": y}], "point_indices": [], "box": [], "lasso": []}
+    ws.string_value = json.dumps({"selection": sel})
+    states.widgets.append(ws)
+    at._run(states, timeout=TIMEOUT)
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+def test_paths_drawn_by_clicks_after_clear():
+    """After "Clear paths", the first click starts path A and the next clicks extend it (not a new path each);
+    picking "new path" starts B, whose later clicks extend B."""
+    at = _open(PATHS, _fig7_state())
+    at.button(key="rp_clear").click()
+    _run(at)
+    for x, y in [(-3.0, -3.0), (0.0, 0.0), (3.0, 2.0)]:
+        _click(at, x, y)
+    assert at.session_state["rp_paths"] == {"A": [[-3.0, -3.0], [0.0, 0.0], [3.0, 2.0]]}
+    assert at.selectbox(key="rp_target").value == "A"
+    at.selectbox(key="rp_target").set_value("➕ new path")
+    _run(at)
+    _click(at, -3.0, 3.0)
+    _click(at, 3.0, -3.0)
+    assert at.session_state["rp_paths"]["B"] == [[-3.0, 3.0], [3.0, -3.0]]
+    assert set(at.session_state["rp_profiles"]) == {"A", "B"}

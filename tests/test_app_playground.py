@@ -203,8 +203,8 @@ def test_many_classes_edit_one_entry_at_a_time(app):
     assert not [
         w for w in app.text_input if w.key and w.key.startswith("w_costs_") and w.key.endswith("_0_1")
     ]
-    app.selectbox(key="w_costs_truth").set_value(3)
-    app.selectbox(key="w_costs_pred").set_value(5)
+    next(s for s in app.selectbox if s.label == "Truth").set_value(3)
+    next(s for s in app.selectbox if s.label == "Prediction").set_value(5)
     _run(app)
     v = app.session_state["w_costs_v"]
     app.text_input(key=f"w_costs_{v}_3_5").input("9")
@@ -373,14 +373,39 @@ def test_scientific_notation_is_stored_as_typed(app):
     assert _state(app).cost_matrix[2, 0] == 1000.0 and _state(app).trained.rebel.cost_matrix_[2, 0] == 1000.0
 
 
+def _log_entry(at: AppTest):
+    """The log control's "Entry, truth → prediction" box."""
+    return next(s for s in at.selectbox if s.label == "Entry, truth → prediction")
+
+
 def test_log_scale_control_sets_the_selected_entry(app):
-    app.selectbox(key="w_log_entry").set_value((2, 0))
+    _log_entry(app).set_value((2, 0))
     _run(app)
     slider = next(s for s in app.select_slider if s.key.startswith("w_log_value_2_0_"))
     slider.set_value(200.0)
     _run(app)
     assert _state(app).cost_matrix[2, 0] == 200.0
     assert _state(app).trained.rebel.cost_matrix_[2, 0] == 200.0
+
+
+def test_log_entry_box_names_the_entry_it_edits_after_a_preset_change(app):
+    """airport's "harmless → liquid" picked, then fig7: the browser keeps a widget's own value while its id
+    stays, so the box must be a new widget (new id) showing its default, the entry that the slider edits."""
+    _log_entry(app).set_value((0, 1))
+    _run(app)
+    old = _log_entry(app)
+    assert old.options[old.index] == "harmless → liquid"
+    app.selectbox(key="w_preset").set_value("fig7")
+    _run(app)
+    box = _log_entry(app)
+    assert box.id != old.id  # not the widget that shows "harmless → liquid" in the browser
+    shown = box.options[box.proto.default]
+    i, j = box.value
+    assert shown == f"{'ABCD'[i]} → {'ABCD'[j]}"
+    slider = next(s for s in app.select_slider if s.key.startswith(f"w_log_value_{i}_{j}_"))
+    slider.set_value(200.0)
+    _run(app)
+    assert _state(app).cost_matrix[i, j] == 200.0
 
 
 def test_too_many_points_are_refused_with_a_message_and_the_field_reverts(app):
@@ -413,6 +438,29 @@ def test_banner_says_when_costs_differ_from_the_preset_story(app):
     assert "differ from this preset's suggested ones" in " ".join(w.value for w in app.warning)
     _apply_cost(app, "suggested")
     assert not app.warning
+
+
+def test_fast_dice_clicks_each_draw_a_new_seed(app):
+    """Eight fast clicks on the dice: each rerun request carries the browser's seed field as it was before the
+    first click (the server's answers have not arrived yet); every click still moves the seed on."""
+    seed = _state(app).spec.seed or 0
+    app.button(key="w_redraw").click()
+    stale = app._tree.get_widget_states()  # the seed field still shows `seed`, the dice's trigger is set
+    for _ in range(8):
+        app._run(stale, timeout=TIMEOUT)
+        assert not app.exception, [e.message for e in app.exception]
+    assert app.session_state["w_seed"] == seed + 8 and _state(app).spec.seed == seed + 8
+    app.number_input(key="w_seed").set_value(3)  # a typed seed is kept, and the next click starts from it
+    _run(app)
+    app.button(key="w_redraw").click()
+    _run(app)
+    assert _state(app).spec.seed == 4
+
+
+def test_diagonal_warning_names_the_class(app):
+    _edit_cost(app, 1, "liquid", "0.5")
+    warned = re.sub(r"\\(.)", r"\1", " ".join(w.value for w in app.warning))
+    assert "predicting class 'liquid' when the truth is 'liquid' costs 0.5" in warned, warned
 
 
 def test_verdict_and_lesson_on_the_first_screen(app):

@@ -143,3 +143,81 @@ def test_sweep_log_axis_labels_whole_decades():
     assert fig.layout.xaxis.dtick == 1 and fig.layout.xaxis2.dtick == 1
     narrow = sweep.log_ticks([1.0, 2.0, 5.0])
     assert "dtick" not in narrow  # less than a decade: plotly's 1 2 5 labels are the only ones there are
+
+
+def test_gallery_titles_wrap_to_a_quarter_of_1280_px_and_the_classes_have_a_legend():
+    from rebel.ui.figures import gallery
+    from rebel.ui.gallery import gallery_titles
+
+    xs = ys = np.linspace(-1, 1, 5)
+    names = ["harmless", "liquid", "weapon<b>"]
+    for title in gallery_titles(names, 2, 10.0, 0).values():
+        fig = gallery.gallery_panel_figure(xs, ys, np.zeros((5, 5), int), names, title=title)
+        lines = fig.layout.title.text.split("<br>")
+        assert all(len(line) <= gallery.TITLE_CHARS + 6 for line in lines), lines  # + "&lt;b&gt;" slack
+        assert " ".join(lines).replace("&lt;b&gt;", "<b>") == title
+        assert fig.layout.margin.t >= 12 + 16 * len(lines)
+    legend = gallery.class_legend_figure(names)
+    assert [tr.name for tr in legend.data] == ["harmless", "liquid", "weapon&lt;b&gt;"]
+    assert len({tr.marker.symbol for tr in legend.data}) == 3 and legend.layout.showlegend
+
+
+def test_every_plane_plot_names_its_axes_with_the_feature_names():
+    """Trees say "x ≤ 3.06": the regions, gallery, paths and weak-learner plots title their axes the same way."""
+    from rebel.ui.figures import gallery, paths, replay
+
+    xs = ys = np.linspace(-1, 1, 5)
+    Z, names = np.zeros((5, 5), int), ["a", "b"]
+    X, y = np.zeros((2, 2)), np.array([0, 1])
+    figs = [
+        regions.regions_figure(xs, ys, Z, names),
+        gallery.gallery_panel_figure(xs, ys, Z, names),
+        paths.paths_regions_figure(xs, ys, Z, names, {"A": [[0, 0], [1, 1]]}),
+        trees.weak_learner_figure(xs, ys, np.ones((5, 5)), X, y, names),
+    ]
+    for fig in figs:
+        assert (fig.layout.xaxis.title.text, fig.layout.yaxis.title.text) == ("x", "y")
+    named = regions.regions_figure(xs, ys, Z, names, axis_names=("age", "income <$>"))
+    assert (named.layout.xaxis.title.text, named.layout.yaxis.title.text) == ("age", "income &lt;$&gt;")
+    fig = trees.weak_learner_figure(xs, ys, np.ones((5, 5)), X, y, names, axis_names=("sepal", "petal"))
+    assert fig.layout.xaxis.title.text == "sepal"
+    # The Playground's replay: the plane is titled, its cost strip (x3) is not given the plane's names
+    staged = np.zeros((4, 5, 5), int)
+    numbers = {"REBEL": np.linspace(1, 0.5, 4), "two-step": np.linspace(1, 0.6, 4), "blind": np.ones(4)}
+    fig = replay.replay_figure(xs, ys, staged, names)
+    assert (fig.layout.xaxis.title.text, fig.layout.yaxis.title.text) == ("x", "y")
+    fig = replay.replay_figure(xs, ys, staged, names, numbers=numbers)  # one screen: legend under the ticks,
+    named = [
+        a for a in fig.layout.annotations if a.xref == "x domain"
+    ]  # so x is named at the axis' right end
+    assert [a.text for a in named] == ["x"] and named[0].x == 1 and fig.layout.yaxis.title.text == "y"
+    assert fig.layout.xaxis3.title.text != "x" and fig.layout.yaxis3.title.text == "test cost"
+
+
+def test_hover_toolbar_stands_in_its_own_margin_clear_of_the_title():
+    """Plotly's modebar (top right, on hover) lay flat over the title's end: upright in a right margin now."""
+    from rebel.ui.figures import gallery, paths, replay, style
+
+    xs = ys = np.linspace(-1, 1, 5)
+    Z, names = np.zeros((5, 5), int), ["a", "b"]
+    numbers = {"REBEL": np.linspace(1, 0.5, 4), "two-step": np.linspace(1, 0.6, 4), "blind": np.ones(4)}
+    s = np.linspace(0, 1, 5)
+    figs = [
+        regions.regions_figure(xs, ys, Z, names, title="a long title " * 8),
+        gallery.gallery_panel_figure(xs, ys, Z, names, title="(a) uniform costs"),
+        paths.paths_regions_figure(xs, ys, Z, names, {"A": [[0, 0], [1, 1]]}, title="t"),
+        paths.path_scores_figure({"A": {"stumps": (s, np.zeros((5, 2)))}}, names, 0),
+        replay.replay_figure(xs, ys, np.zeros((4, 5, 5), int), names, title="t"),
+        replay.replay_figure(xs, ys, np.zeros((4, 5, 5), int), names, numbers=numbers),
+        costs.cost_heatmap(np.ones((2, 2)), names),
+        costs.cost_curves_figure(_curves(), t=5),
+        trees.weak_learner_figure(
+            xs, ys, np.ones((5, 5)), np.zeros((2, 2)), np.array([0, 1]), names, title="t"
+        ),
+        sweep.sweep_cost_figure(
+            pd.DataFrame({"value": [0.1, 1.0], "method": "REBEL", "test_cost": [0.2, 0.1]}), "C[a → b]"
+        ),
+    ]
+    for fig in figs:
+        assert fig.layout.modebar.orientation == "v", fig.layout.title.text
+        assert fig.layout.margin.r >= style.MODEBAR_MARGIN, fig.layout.title.text

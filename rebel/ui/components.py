@@ -139,8 +139,9 @@ def _one_entry_editor(C: np.ndarray, names: tuple, key: str, on_change) -> None:
         height=min(36 * (len(names) + 1), 300),
     )
     a, b, c = st.columns([2, 2, 1.4], vertical_alignment="bottom")
-    i = a.selectbox("Truth", range(len(names)), format_func=names.__getitem__, key=f"{key}_truth")
-    j = b.selectbox("Prediction", range(len(names)), format_func=names.__getitem__, key=f"{key}_pred")
+    tag = config.content_key(list(names))[:10]  # other classes, new boxes (the browser keeps a box's label)
+    i = a.selectbox("Truth", range(len(names)), format_func=names.__getitem__, key=f"{key}_truth_{tag}")
+    j = b.selectbox("Prediction", range(len(names)), format_func=names.__getitem__, key=f"{key}_pred_{tag}")
     c.text_input(
         "Cost",
         value=config.format_cost(C[i, j]),
@@ -187,7 +188,10 @@ def cost_editor(cost_matrix, classes, key: str, on_change: Callable[[np.ndarray]
 
 
 def log_cost_control(cost_matrix, classes, key: str) -> np.ndarray:
-    """One off-diagonal entry on a log slider (0.01 .. 1000); returns the matrix with that entry set."""
+    """One off-diagonal entry on a log slider (0.01 .. 1000); returns the matrix with that entry set.
+
+    The entry box is keyed by the class names: other classes (a preset change) make a new box, so the browser
+    never keeps the previous classes' label ("harmless → liquid") over an entry of the new ones."""
     names = [str(c) for c in classes]
     pairs = [(i, j) for i in range(len(names)) for j in range(len(names)) if i != j]
     a, b = st.columns([1, 1], vertical_alignment="bottom")
@@ -195,7 +199,7 @@ def log_cost_control(cost_matrix, classes, key: str) -> np.ndarray:
         "Entry, truth → prediction",
         pairs,
         format_func=lambda p: f"{names[p[0]]} → {names[p[1]]}",
-        key=f"{key}_entry",
+        key=f"{key}_entry_{config.content_key(names)[:10]}",
     )
     C = np.array(cost_matrix, dtype=np.float64)
     current = float(np.clip(C[i, j], config.LOG_COST_MIN, config.LOG_COST_MAX))

@@ -143,6 +143,15 @@ def add_waypoints(paths: dict, name: str, points) -> dict:
     return out
 
 
+def table_path_names(df: pd.DataFrame) -> list:
+    """The path names of a waypoint table, in order of first appearance, including paths that are not
+    drawable yet (one waypoint): the paths that clicks can extend."""
+    if "path" not in getattr(df, "columns", ()) or not len(df):
+        return []
+    names = (str(n).strip() for n in df["path"].dropna())
+    return list(dict.fromkeys(n for n in names if n))
+
+
 def next_path_name(paths: dict) -> str:
     """The first free single-letter name A, B, C, ... (then P7, P8, ...)."""
     for letter in "ABCDEFGHIJKLMNOPQRSTUVWXYZ":

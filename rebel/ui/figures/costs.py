@@ -10,7 +10,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from rebel.ui.figures.palette import BAYES_COLOR, MODEL_COLORS
-from rebel.ui.figures.style import FONT, GRID_COLOR, TITLE_FONT, class_labels, line, markers
+from rebel.ui.figures.style import FONT, GRID_COLOR, TITLE_FONT, class_labels, clear_of_modebar, line, markers
 
 MAX_WRITTEN_CLASSES = 6
 """Up to this many classes the matrix cells carry their numbers; beyond, cells get too small to read them (a
@@ -59,7 +59,7 @@ def _matrix_figure(z, classes, colorscale: str, text, hovertemplate: str, title:
     )
     fig.update_xaxes(title_text="predicted", side="top", type="category", title_standoff=4)
     fig.update_yaxes(title_text="truth", autorange="reversed", type="category")
-    return fig
+    return clear_of_modebar(fig)
 
 
 def cost_heatmap(cost_matrix, classes, height: int = 300) -> go.Figure:
@@ -131,4 +131,4 @@ def cost_curves_figure(
     )
     fig.update_xaxes(showgrid=True, gridcolor=GRID_COLOR)
     fig.update_yaxes(showgrid=True, gridcolor=GRID_COLOR, rangemode="tozero")
-    return fig
+    return clear_of_modebar(fig)

@@ -10,8 +10,8 @@ import numpy as np
 import plotly.graph_objects as go
 
 from rebel.ui.figures.palette import PATH_LINE_COLOR, class_colors, region_colors
-from rebel.ui.figures.regions import regions_figure
-from rebel.ui.figures.style import FONT, TITLE_FONT, esc
+from rebel.ui.figures.regions import AXIS_NAMES, regions_figure
+from rebel.ui.figures.style import FONT, TITLE_FONT, clear_of_modebar, esc
 
 TICK_STEP = 0.2  # Fig. 8's nibs at 20 % increments
 _NONE = {"hoverinfo": "skip", "showlegend": False}
@@ -136,6 +136,7 @@ def paths_regions_figure(
     title: str = "",
     click_points: int = 0,
     height: int = 560,
+    axis_names=AXIS_NAMES,
 ) -> go.Figure:
     """Fig. 8's left panel: min-risk regions with each path drawn on top (arrow at its end, a nib every 20 % of its
     length, its name at the start, waypoints as small squares).
@@ -146,7 +147,9 @@ def paths_regions_figure(
         zoom: streamlit turns click selection off while the box-select tool is active, so that tool is left to the
         user (modebar).
     """
-    fig = regions_figure(grid_xs, grid_ys, regions, classes, train=train, title=title, height=height)
+    fig = regions_figure(
+        grid_xs, grid_ys, regions, classes, train=train, title=title, height=height, axis_names=axis_names
+    )
     if click_points > 0:
         fig.update_layout(clickmode="event+select")  # a click selects the point under the cursor
         fig.add_trace(_click_lattice(grid_xs, grid_ys, click_points))
@@ -261,4 +264,4 @@ def path_scores_figure(profiles: dict, classes, t: int, height_per_row: int = 26
         title={"text": f"min-risk scores H(x) along the paths at t = {t}", "x": 0.01, "font": TITLE_FONT},
         legend=legend,
     )
-    return fig
+    return clear_of_modebar(fig)

@@ -18,7 +18,7 @@ from rebel.ui.figures.palette import (
     class_symbols,
     region_colors,
 )
-from rebel.ui.figures.style import FONT, discrete_colorscale, esc, legend_entry
+from rebel.ui.figures.style import FONT, clear_of_modebar, discrete_colorscale, esc, legend_entry
 
 DISAGREE_COLOR = "rgba(40,40,40,0.38)"
 TWO_STEP_STYLE = {"color": "#111111", "dash": "dot", "width": 2.2}
@@ -217,10 +217,15 @@ def _point_layers(fig: go.Figure, classes, train, test, train_sizes) -> None:
         fig.add_trace(mistake_trace(wrong))
 
 
-def plane_axes(fig: go.Figure, xs, ys, col: int | None = None) -> go.Figure:
-    """Equal-scale x/y axes spanning the grid, no grid lines (of subplot (1, ``col``) when given)."""
+AXIS_NAMES = ("x", "y")  # the plane's axes when the data has no feature names (the trees' splits say "x ≤ …")
+
+
+def plane_axes(fig: go.Figure, xs, ys, col: int | None = None, axis_names=AXIS_NAMES) -> go.Figure:
+    """Equal-scale x/y axes spanning the grid, no grid lines, titled with the two feature names (of subplot
+    (1, ``col``) when given)."""
     at = {} if col is None else {"row": 1, "col": col}
     anchor = "x" if col in (None, 1) else f"x{col}"
+    x_name, y_name = (esc(n) for n in (tuple(axis_names or AXIS_NAMES) + AXIS_NAMES)[:2])
     fig.update_xaxes(range=[xs[0], xs[-1]], showgrid=False, zeroline=False, constrain="domain", **at)
     fig.update_yaxes(
         range=[ys[0], ys[-1]],
@@ -231,6 +236,15 @@ def plane_axes(fig: go.Figure, xs, ys, col: int | None = None) -> go.Figure:
         constrain="domain",
         **at,
     )
+    # Titles on the plane's own axes only (a figure may hold other axes, e.g. the replay's cost strip).
+    font = {"size": 12}
+    x_axis, y_axis = (
+        (fig.layout.xaxis, fig.layout.yaxis)
+        if col is None
+        else (fig.get_subplot(1, col).xaxis, fig.get_subplot(1, col).yaxis)
+    )
+    x_axis.update(title={"text": x_name, "font": font, "standoff": 4}, automargin=True)
+    y_axis.update(title={"text": y_name, "font": font, "standoff": 4}, automargin=True)
     return fig
 
 
@@ -246,7 +260,7 @@ def regions_layout(fig: go.Figure, title: str, height: int, box_select: bool = F
         dragmode="select" if box_select else "zoom",
         legend={"orientation": "h", "yanchor": "top", "y": -0.09, "x": 0, "font": {"size": 11}},
     )
-    return fig
+    return clear_of_modebar(fig)
 
 
 def regions_figure(
@@ -265,6 +279,7 @@ def regions_figure(
     title: str = "",
     box_select: bool = False,
     height: int = 560,
+    axis_names=AXIS_NAMES,
 ) -> go.Figure:
     """Min-risk decision regions at one iteration with the data on top (the Playground's main view).
 
@@ -275,6 +290,7 @@ def regions_figure(
     other_regions : (ny, nx) another model's classes (the two-step baseline): dotted near-black boundaries on a
         white halo if ``show_other``, and a dark overlay where it disagrees with ``regions`` if
         ``show_disagreement``
+    axis_names : the two feature names, the axis titles
     """
     fig = go.Figure(region_heatmap(grid_xs, grid_ys, regions, len(classes)))
     if other_regions is not None and show_disagreement:
@@ -289,4 +305,4 @@ def regions_figure(
         )
     _point_layers(fig, classes, train, test, train_sizes)
     regions_layout(fig, title, height, box_select)
-    return plane_axes(fig, grid_xs, grid_ys)
+    return plane_axes(fig, grid_xs, grid_ys, axis_names=axis_names)

@@ -31,7 +31,7 @@ from rebel.ui.figures.regions import (
     point_traces,
     regions_layout,
 )
-from rebel.ui.figures.style import esc, legend_entry, line
+from rebel.ui.figures.style import clear_of_modebar, esc, legend_entry, line
 
 FONT_NUMBERS = 14  # the numbers line above the regions
 FRAME_MS = 80  # Play: 12.5 frames per second (the browser paints at least 10 on a loaded laptop)
@@ -475,7 +475,7 @@ def replay_figure(
     if numbers is None:
         regions_layout(fig, title, height)
         fig.update_layout(margin={"b": 150}, legend={"y": -0.36}, **_controls(T, frame_ms, start))
-        return plane_axes(fig, grid_xs, grid_ys)
+        return clear_of_modebar(plane_axes(fig, grid_xs, grid_ys))
     # One screen: the title heads the numbers line, the legend sits beside the regions, the round control
     # right under the cost strip (pixel offsets, so it stays put at any figure height).
     regions_layout(fig, "", height)
@@ -495,7 +495,22 @@ def replay_figure(
     )
     plane_axes(fig, grid_xs, grid_ys)
     fig.update_layout(**_numbers_axes(numbers, T))  # after plane_axes, which sets every axis present
-    return fig
+    # The legend sits right under the regions' tick labels: the x axis is named at its right end instead.
+    x_title = fig.layout.xaxis.title
+    fig.add_annotation(
+        text=x_title.text,
+        font=x_title.font.to_plotly_json(),
+        x=1,
+        y=0,
+        xref="x domain",
+        yref="y domain",
+        xanchor="left",
+        yanchor="top",
+        xshift=4,
+        showarrow=False,
+    )
+    x_title.text = ""
+    return clear_of_modebar(fig)
 
 
 def before_after_figure(grid_xs, grid_ys, panels, classes, test, height: int = 380) -> go.Figure:

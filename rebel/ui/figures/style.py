@@ -20,6 +20,9 @@ PNG_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "s
 SVG_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "svg"}}
 """Plotly ``config`` whose camera button downloads an SVG (vector figures for slides and papers)."""
 
+MODEBAR_MARGIN = 34  # px of right margin: room for plotly's hover toolbar standing upright at the right edge
+"""The hover toolbar (modebar) sits at the figure's top right; lying flat it covered the title's end."""
+
 PRESENTATION_SIZE = (1280, 720)
 PRESENTATION_FONT = 22
 PRESENTATION_FONT_SCREEN = (
@@ -70,6 +73,15 @@ def layout(fig: go.Figure, title: str, height: int, *, grid: bool = False, top: 
     if grid:
         fig.update_xaxes(showgrid=True, gridcolor=GRID_COLOR, zeroline=False)
         fig.update_yaxes(showgrid=True, gridcolor=GRID_COLOR, zeroline=False)
+    return clear_of_modebar(fig)
+
+
+def clear_of_modebar(fig: go.Figure) -> go.Figure:
+    """Plotly's hover toolbar upright in a right margin of ``MODEBAR_MARGIN`` px, clear of the title line."""
+    fig.update_layout(
+        modebar={"orientation": "v", "bgcolor": "rgba(255,255,255,0.7)"},
+        margin={"r": max(fig.layout.margin.r or 0, MODEBAR_MARGIN)},
+    )
     return fig
 
 

@@ -12,7 +12,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from rebel.ui.figures.palette import MODEL_COLORS, SIGN_COLORS, class_colors
-from rebel.ui.figures.regions import plane_axes
+from rebel.ui.figures.regions import AXIS_NAMES, plane_axes
 from rebel.ui.figures.style import class_labels, esc, layout, legend_entry
 
 
@@ -130,7 +130,9 @@ def a_vector_figure(a, classes, title: str = "", height: int = 150) -> go.Figure
     return fig
 
 
-def weak_learner_figure(xs, ys, f_grid, X, y_idx, classes, title: str = "", height: int = 420) -> go.Figure:
+def weak_learner_figure(
+    xs, ys, f_grid, X, y_idx, classes, title: str = "", height: int = 420, axis_names=AXIS_NAMES
+) -> go.Figure:
     """The regions of one weak learner f_t (dark grey: +1, light grey: -1) with the training points in their
     class colours on top."""
     grey = [[0, SIGN_COLORS[-1]], [0.5, SIGN_COLORS[-1]], [0.5, SIGN_COLORS[1]], [1, SIGN_COLORS[1]]]
@@ -165,7 +167,7 @@ def weak_learner_figure(xs, ys, f_grid, X, y_idx, classes, title: str = "", heig
             )
         )
     layout(fig, title, height, legend={"orientation": "h", "y": -0.05, "x": 0})
-    return plane_axes(fig, xs, ys)
+    return plane_axes(fig, xs, ys, axis_names=axis_names)
 
 
 def layer_loss_figure(losses, title: str = "", height: int = 300) -> go.Figure:

@@ -159,7 +159,15 @@ def _on_n_points() -> None:
 
 
 def _on_regenerate() -> None:
-    S["w_seed"] = int(S.get("w_seed", 0)) + 1
+    """The dice: the next seed. Fast clicks send the seed field as the browser still shows it (the value before
+    the streak), which would reset each click's seed + 1; so a server-only record (shown, drawn) of the streak
+    continues from the last drawn seed while the field shows either of them."""
+    shown = int(S.get("w_seed", 0))
+    start, drawn = S.get("w_dice", (None, None))
+    base = drawn if shown in (start, drawn) else shown
+    seed = min(int(base) + 1, int(RANGES["seed"].high))
+    S["w_dice"] = (start if shown == start else shown, seed)
+    S["w_seed"] = seed
 
 
 def _uploaded_bytes(key: str):
