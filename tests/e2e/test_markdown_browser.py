@@ -41,7 +41,7 @@ def test_hostile_names_stay_inert_in_the_browser(app_url, browser, pages):
     doc = _hostile_doc(hyper__n_estimators=10, hyper__max_depth=1, hyper__n_thresholds=16)
     page = browser.new_page()
     page.goto(f"{app_url}/?{cf.QUERY_KEY}={_link(doc)}", wait_until="domcontentloaded")
-    page.get_by_role("heading", name="REBEL Playground").first.wait_for(timeout=FIRST_LOAD)
+    page.locator(".st-key-pg_plot .js-plotly-plot .slider-label").first.wait_for(timeout=FIRST_LOAD)
     _settle(page, FIRST_LOAD)
     shown = page.inner_text("body").replace("\u2060", "")
     assert all(name in shown for name in HOSTILE), "the class names are not shown as typed"
