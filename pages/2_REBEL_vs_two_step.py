@@ -143,6 +143,7 @@ def _run(settings: dict) -> None:
         posterior=settings["posterior"],
         variant=settings["variant"],
         sweep_depths=settings["sweep_depths"],
+        app=True,
     )
     ui.run_trials_with_stop(steps, "vs_run", key="w2_stop")
 

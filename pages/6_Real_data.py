@@ -97,7 +97,7 @@ def _controls():
 
 def _run(ds, C, settings: dict) -> None:
     ui.run_with_stop(
-        ar.train_real_steps(ds, C, settings["methods"], settings["rounds"], settings["depth"]),
+        ar.train_real_steps(ds, C, settings["methods"], settings["rounds"], settings["depth"], app=True),
         lambda run: S.update(real_run=run, real_settings=settings),
         lambda run: (run.done, run.planned),
         key="w6_stop",

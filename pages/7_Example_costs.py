@@ -61,7 +61,7 @@ def _settings() -> dict:
 
 
 def _run(settings: dict) -> None:
-    ui.run_trials_with_stop(ec.example_cost_steps(**settings), "ec_run", key="w7_stop")
+    ui.run_trials_with_stop(ec.example_cost_steps(**settings, app=True), "ec_run", key="w7_stop")
 
 
 def _regions(run: ec.ExampleCostRun) -> None:

@@ -197,16 +197,53 @@ def params_cost(n_points: int, n_features: int, n_classes: int, params: dict) ->
     )
 
 
+def _check_one(cost: FitCost, app: bool) -> None:
+    check("model_bytes", cost.model_bytes, app=app, detail=cost.detail)
+    check("fit_bytes", cost.fit_bytes, app=app, detail=cost.detail)
+    check("fit_work", cost.work, app=app, detail=cost.detail)
+
+
 def check_fit(cost: FitCost, *, app: bool = False, n_fits: int = 1) -> FitCost:
     """Refuse a training run over the budget (each of ``n_fits`` runs, and all of them together); returns
     ``cost``."""
     detail = cost.detail if n_fits == 1 else f"{n_fits} runs of {cost.detail}"
-    check("model_bytes", cost.model_bytes, app=app, detail=cost.detail)
-    check("fit_bytes", cost.fit_bytes, app=app, detail=cost.detail)
-    check("fit_work", cost.work, app=app, detail=cost.detail)
+    _check_one(cost, app)
     if n_fits > 1:
         check("run_work", cost.work * int(n_fits), app=app, detail=detail)
     return cost
+
+
+@dataclass(frozen=True)
+class RunCost:
+    """Estimated cost of a page's run of several training runs (see ``run_cost``): the total work, the number
+    of fits, the distinct fit costs (each checked on its own) and how the total was counted."""
+
+    work: int
+    n_fits: int
+    fits: tuple
+    detail: str
+
+
+def run_cost(fits, how: str) -> RunCost:
+    """The cost of a run made of ``fits``, pairs ``(count, FitCost)``: the sum of count x work. ``how`` says
+    how the fits were counted (e.g. "20 datasets x (40 cost matrices + 1 two-step model)"); the detail adds
+    the largest fit."""
+    fits = [(int(n), c) for n, c in fits if int(n) > 0]
+    n_fits = sum(n for n, _ in fits)
+    work = sum(n * c.work for n, c in fits)
+    distinct = tuple(dict.fromkeys(c for _, c in fits))
+    largest = max(distinct, key=lambda c: c.work, default=None)
+    detail = f"{n_fits:,} fits: {how}" + (f"; the largest {largest.detail}" if largest else "")
+    return RunCost(work, n_fits, distinct, detail)
+
+
+def check_run(run: RunCost, *, app: bool = True) -> RunCost:
+    """Refuse a run of several fits over the budget before any work: each distinct fit (memory, model, work of
+    one fit), then the whole run's work (``run_work``, with how it was counted); returns ``run``."""
+    for cost in run.fits:
+        _check_one(cost, app)
+    check("run_work", run.work, app=app, detail=run.detail)
+    return run
 
 
 def check_staged(n_rounds: int, n_values: int, *, n_cells: int = 0, app: bool = True) -> None:

@@ -25,8 +25,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from rebel import budget
 from rebel.costs import min_risk_class
-from rebel.data.mixture import PAPER_SEED
+from rebel.data.mixture import FEATURE_NAMES, PAPER_SEED, mixture_classes, paper_random_specs
 from rebel.estimator import RebelClassifier
 from rebel.experiments.diagnostics import class_averaged, cost_signs, example_cost_task, example_costs
 from rebel.experiments.runner import Progress, drive, run_tasks
@@ -107,6 +108,33 @@ def check_lambdas(lambdas) -> list:
     return values
 
 
+def example_cost_cost(
+    n_datasets: int = DEFAULTS["n_datasets"],
+    n_costs: int = DEFAULTS["n_costs"],
+    lambdas=LAMBDAS,
+    n_rounds: int = DEFAULTS["n_rounds"],
+    max_depth: int = DEFAULTS["max_depth"],
+    seed: int = PAPER_SEED,
+    variant: dict | None = None,
+) -> budget.RunCost:
+    """The budget cost (``rebel.budget``) of ``example_cost_steps`` before any work: per dataset one 0-1
+    posterior model, and per cost matrix and lambda REBEL on the example costs and the cost-weighted two-step."""
+    n_datasets, n_costs = _check_count("n_datasets", n_datasets), _check_count("n_costs", n_costs)
+    lambdas, variant = check_lambdas(lambdas), check_variant(variant)
+    hyper = {
+        **variant,
+        "n_estimators": check_param("n_estimators", n_rounds, app=True),
+        "max_depth": check_param("max_depth", max_depth, app=True),
+    }
+    d, per_dataset = len(FEATURE_NAMES), 1 + 2 * n_costs * len(lambdas)
+    fits = [
+        (per_dataset, budget.params_cost(s.n_train, d, len(mixture_classes(s.mixture)), hyper))
+        for s in paper_random_specs(n_datasets, int(seed))
+    ]
+    how = f"{n_datasets} dataset(s) x (1 posterior model + {n_costs} cost matrices x {len(lambdas)} λ x 2)"
+    return budget.run_cost(fits, how)
+
+
 def example_cost_steps(
     n_datasets: int = DEFAULTS["n_datasets"],
     n_costs: int = DEFAULTS["n_costs"],
@@ -116,13 +144,19 @@ def example_cost_steps(
     seed: int = PAPER_SEED,
     variant: dict | None = None,
     n_jobs: int | None = 2,
+    app: bool = False,
 ):
     """Random mixtures of the paper's protocol, dataset by dataset: yields an ``ExampleCostRun`` before the
-    first dataset and after each one (all its cost matrices and lambdas; fits in parallel)."""
+    first dataset and after each one (all its cost matrices and lambdas; fits in parallel). ``app``: refuse a
+    run over the app's budget (``example_cost_cost``, ``rebel.budget``) before any work."""
     n_datasets, n_costs = _check_count("n_datasets", n_datasets), _check_count("n_costs", n_costs)
     lambdas, variant = check_lambdas(lambdas), check_variant(variant)
     n_rounds = check_param("n_estimators", n_rounds, app=True)
     max_depth = check_param("max_depth", max_depth, app=True)
+    if app:
+        budget.check_run(
+            example_cost_cost(n_datasets, n_costs, lambdas, n_rounds, max_depth, seed, variant), app=True
+        )
     settings = {"n_datasets": n_datasets, "n_costs": n_costs, "lambdas": lambdas, "n_rounds": n_rounds}
     settings.update(max_depth=max_depth, seed=int(seed), variant=variant)
     splits, costs = protocol_splits(n_datasets, n_costs, int(seed))

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from rebel import budget
 from rebel.baselines import ESTIMATORS, available_estimators, make_estimator, staged_posteriors
 from rebel.cost_presets import normalize_costs, random_costs, taxonomy_costs
 from rebel.costs import min_risk_class, uniform_costs, validate_cost_matrix
@@ -132,19 +133,45 @@ def _cost_curves(preds: np.ndarray, y: np.ndarray, C: np.ndarray) -> tuple:
     return C[y[None, :], preds].mean(axis=1), (preds != y[None, :]).mean(axis=1)
 
 
+def real_cost(
+    dataset: Dataset, methods=REAL_METHODS, n_rounds: int = 100, max_depth: int = 1
+) -> budget.RunCost:
+    """The budget cost (``rebel.budget``) of ``train_real_steps`` before any work: REBEL with the costs and one
+    fit per installed method of ``methods`` on the training points (AdaBoost.MH and 1-vs-all with stumps),
+    each baseline counted as a REBEL fit of its size."""
+    N, d = dataset.X_train.shape
+    K = dataset.n_classes
+    runnable = [m for m in methods if m in available_estimators()]
+
+    def one(depth: int) -> budget.FitCost:
+        return budget.params_cost(N, d, K, {"n_estimators": int(n_rounds), "max_depth": int(depth)})
+
+    stumps = sum(m in STUMP_ONLY for m in runnable)
+    fits = [(1 + len(runnable) - stumps, one(max_depth)), (stumps, one(1))]
+    return budget.run_cost(fits, f"REBEL with the costs + {len(runnable)} two-step baseline(s)")
+
+
 def train_real_steps(
-    dataset: Dataset, cost_matrix, methods=REAL_METHODS, n_rounds: int = 100, max_depth: int = 1
+    dataset: Dataset,
+    cost_matrix,
+    methods=REAL_METHODS,
+    n_rounds: int = 100,
+    max_depth: int = 1,
+    app: bool = False,
 ):
     """REBEL trained with ``cost_matrix``, then every method of ``methods`` (names of
     ``rebel.baselines.ESTIMATORS``; "rebel" there is REBEL with 0-1 costs) trained cost-blind and read as
     two-step (posterior + minimum-risk rule), one model at a time: yields a ``RealRun`` with the test cost and
-    error after every round of each model done so far (first after REBEL)."""
+    error after every round of each model done so far (first after REBEL). ``app``: refuse a run over the
+    app's budget (``real_cost``, ``rebel.budget``) before any work."""
     C = validate_cost_matrix(cost_matrix, n_classes=dataset.n_classes)
     if len(dataset.y_test) == 0:
         raise ValueError("the dataset has no test points; give it a test split.")
     unknown = [m for m in methods if m not in ESTIMATORS]
     if unknown:
         raise ValueError(f"method {unknown[0]!r} is unknown; choose from {list(ESTIMATORS)}.")
+    if app:
+        budget.check_run(real_cost(dataset, methods, n_rounds, max_depth), app=True)
     notes = []
     runnable = [m for m in methods if m in available_estimators()]
     if len(runnable) < len(methods):

@@ -35,6 +35,7 @@ from rebel.data import (
     make_dataset,
     paper_protocol,
 )
+from rebel.data.mixture import FEATURE_NAMES, mixture_classes, paper_random_specs
 from rebel.estimator import RebelClassifier
 from rebel.experiments import paper as ex
 from rebel.experiments import versus
@@ -144,6 +145,60 @@ def fig3_trials(
     return out
 
 
+def _fig3_shapes(source: str, n_datasets: int, seed: int, dataset: Dataset | None) -> list:
+    """(training points, features, classes) of each dataset ``fig3_trials`` would draw, without drawing it."""
+    if source == "random":
+        d = len(FEATURE_NAMES)
+        return [(s.n_train, d, len(mixture_classes(s.mixture))) for s in paper_random_specs(n_datasets, seed)]
+    if source != "playground":
+        raise ValueError(f"source is {source!r}; use 'random' (paper protocol) or 'playground'.")
+    if dataset is None:
+        raise ValueError("source 'playground' needs the Playground's dataset; train a model there first.")
+    K = dataset.n_classes
+    if dataset.spec is not None:
+        return [(dataset.spec.n_train, len(FEATURE_NAMES), K)] * n_datasets
+    return [(dataset.X_train.shape[0], dataset.X_train.shape[1], K)]
+
+
+def fig3_cost(
+    source: str = "random",
+    n_datasets: int = FIG3_DEFAULTS["n_datasets"],
+    n_costs: int = FIG3_DEFAULTS["n_costs"],
+    n_rounds: int = FIG3_DEFAULTS["n_rounds"],
+    max_depth: int = FIG3_DEFAULTS["max_depth"],
+    seed: int = PAPER_SEED,
+    dataset: Dataset | None = None,
+    posterior: str = "sigma",
+    variant: dict | None = None,
+    sweep_depths: bool = False,
+) -> budget.RunCost:
+    """The budget cost (``rebel.budget``) of ``fig3_steps`` with these settings, before any work: per dataset
+    and depth, one REBEL fit per cost matrix and the two-step side's fits (one; four for a calibrated
+    posterior: 3 out-of-fold fits and the full one, each counted at full size). SAMME and LightGBM are counted
+    as REBEL fits of the same size."""
+    n_datasets = _check_setting("n_datasets", n_datasets, FIG3_LIMITS)
+    n_costs = _check_setting("n_costs", n_costs, FIG3_LIMITS)
+    n_rounds = check_param("n_estimators", n_rounds, app=True)
+    max_depth = check_param("max_depth", max_depth, app=True)
+    variant = versus.check_variant(variant)
+    two_step = 4 if versus.check_posterior(posterior).startswith("calibrated-") else 1
+    depths = sorted({max_depth, *(SWEEP_DEPTHS if sweep_depths else ())})
+    shapes = _fig3_shapes(source, n_datasets, seed, dataset)
+    fits = [
+        (
+            n_costs + two_step,
+            budget.params_cost(N, d, K, {**variant, "n_estimators": n_rounds, "max_depth": D}),
+        )
+        for N, d, K in shapes
+        for D in depths
+    ]
+    how = (
+        f"{len(shapes)} dataset(s) x {len(depths)} depth(s) x ({n_costs} cost matrices + {two_step} two-step "
+        "fit(s))"
+    )
+    return budget.run_cost(fits, how)
+
+
 def fig3_steps(
     source: str = "random",
     n_datasets: int = FIG3_DEFAULTS["n_datasets"],
@@ -157,9 +212,11 @@ def fig3_steps(
     posterior: str = "sigma",
     variant: dict | None = None,
     sweep_depths: bool = False,
+    app: bool = False,
 ):
     """Fig. 3 dataset by dataset: yields a ``Fig3Run`` with every trial done so far (first an empty one, then
-    one per dataset), so a caller can show progress and keep the partial result when it stops early.
+    one per dataset), so a caller can show progress and keep the partial result when it stops early. ``app``:
+    refuse a run over the app's budget (``fig3_cost``, ``rebel.budget``) before any work.
 
     Each trial: REBEL trained with the cost matrix vs the two-step method (a cost-blind model's ``posterior``,
     see ``versus.POSTERIORS``, + the minimum-risk rule), both with the engine options ``variant`` and the same
@@ -169,6 +226,11 @@ def fig3_steps(
     max_depth = check_param("max_depth", max_depth, app=True)
     variant = versus.check_variant(variant)
     posterior = versus.check_posterior(posterior)
+    if app:
+        cost = fig3_cost(
+            source, n_datasets, n_costs, n_rounds, max_depth, seed, dataset, posterior, variant, sweep_depths
+        )
+        budget.check_run(cost, app=True)
     trials = fig3_trials(source, n_datasets, n_costs, seed, dataset, cost_matrix)
     depths = sorted({max_depth, *(SWEEP_DEPTHS if sweep_depths else ())})
     settings = {

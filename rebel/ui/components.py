@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from rebel.budget import BudgetError
 from rebel.ui import config
 from rebel.ui.state import AppState, Problem, problem_or_default
 from rebel.ui.text import Markdown, md, plain
@@ -43,6 +44,12 @@ def show_message(kind: str, message, where=None) -> None:
 def show_error(message, where=None) -> None:
     """The one way to show a user-facing error: the message, escaped and truncated (see ``plain``)."""
     show_message("error", message, where)
+
+
+def show_refusal(exc: BudgetError, where=None) -> None:
+    """The one way a request over the budget (``rebel.budget``) is shown: "Not computed: " and its message
+    (the amount, how it was counted, the limit, the reason and what to lower)."""
+    show_error(f"Not computed: {exc}", where)
 
 
 # ---------------------------------------------------------------------------------------------- page boundary
@@ -250,7 +257,8 @@ def run_with_stop(
 ) -> None:
     """Run ``steps`` (a generator of partial results) under a progress bar ("done of total ``unit``") and a
     Stop button: each partial result goes to ``store`` first, so pressing Stop (which reruns the page and
-    interrupts this loop) keeps everything finished. A ``ValueError`` is shown as ``failure: message``."""
+    interrupts this loop) keeps everything finished. A request over the budget (``BudgetError``, raised by
+    ``steps`` before any work) is shown by ``show_refusal``, any other ``ValueError`` as ``failure: message``."""
     bar = st.progress(0.0, text="Starting…")
     stop = st.empty()
     stop.button("Stop", key=key, icon=":material/stop:", help=plain(stop_help))
@@ -259,6 +267,8 @@ def run_with_stop(
             store(result)
             done, total = count(result)
             bar.progress(min(done / max(total, 1), 1.0), text=md("{} of {} {}", done, total, unit))
+    except BudgetError as exc:
+        show_refusal(exc)
     except ValueError as exc:
         show_error(f"{failure}: {exc}")
     bar.empty()

@@ -25,7 +25,7 @@ import time
 import streamlit as st
 
 from rebel.budget import BudgetError
-from rebel.ui.components import UNEXPECTED_KEY, show_error, unexpected_message
+from rebel.ui.components import UNEXPECTED_KEY, show_error, show_refusal, unexpected_message
 
 LOG = logging.getLogger("rebel.ui")
 MEMORY_RELEASE_SECONDS = 10.0
@@ -59,7 +59,7 @@ def run_page(page) -> None:
     try:
         page.run()
     except BudgetError as exc:  # a request over the budget, refused before any work: say what to lower
-        show_error(f"Not computed: {exc}")
+        show_refusal(exc)
     except Exception as exc:
         LOG.exception("page %r failed", getattr(page, "title", page))
         show_error(unexpected_message(exc, "This page"))
