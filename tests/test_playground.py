@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from rebel import RebelClassifier
+from rebel.baselines import staged_min_risk_indices
 from rebel.cost_presets import fn_costs
 from rebel.costs import decompose, min_risk_class, uniform_costs
 from rebel.data import PRESETS, DatasetSpec
@@ -217,10 +218,40 @@ def test_content_key_changes_with_content():
 def test_staged_regions_match_the_model(small_pair):
     p = small_pair
     T = p.n_rounds
-    assert p.regions.shape == (T + 1, 40, 40) and p.regions.dtype == np.int16
+    assert p.regions.shape == (T + 1, 40, 40) and p.regions.dtype == np.uint8
     final = np.argmax(p.rebel.decision_function(p.grid.points), axis=1).reshape(p.grid.shape)
     np.testing.assert_array_equal(p.regions[T], final)
     np.testing.assert_array_equal(p.regions[0], np.argmax(p.rebel.a0_))
+
+
+def test_staged_class_indices_kept_as_uint8_equal_to_the_engines_int16(small_pair):
+    p = small_pair
+    X_tr, X_te, cells = p.dataset.X_train, p.dataset.X_test, p.grid.points
+    engine = {  # what the engine returns (int16), against what the pair keeps
+        "regions": (p.regions, p.rebel.staged_class_indices(cells).reshape(p.regions.shape)),
+        "two_step_regions": (
+            p.two_step_regions,
+            staged_min_risk_indices(p.posterior_model, cells, p.cost_matrix).reshape(p.regions.shape),
+        ),
+        "train REBEL": (p.staged_train["REBEL"], p.rebel.staged_class_indices(X_tr)),
+        "test two-step": (
+            p.staged_test["two-step"],
+            staged_min_risk_indices(p.posterior_model, X_te, p.cost_matrix),
+        ),
+        "blind_test": (p.blind_test, p.posterior_model.staged_class_indices(X_te)),
+    }
+    for name, (kept, full) in engine.items():
+        assert kept.dtype == np.uint8 and full.dtype == np.int16, name
+        assert kept.nbytes * 2 == full.nbytes, name
+        np.testing.assert_array_equal(kept.astype(np.int64), full.astype(np.int64), err_msg=name)
+    blind = p.posterior_model.staged_class_indices(cells).reshape(p.regions.shape)
+    for t in (0, 3, p.n_rounds, 3):
+        region = p.blind_region(t)
+        assert region.dtype == np.uint8 and region.shape == p.grid.shape
+        np.testing.assert_array_equal(region.astype(np.int64), blind[t].astype(np.int64))
+    assert sorted(p._blind_rounds) == [3, p.n_rounds]  # the last round and the last one asked, not T + 1
+    with pytest.raises(ValueError, match="n_classes = 300 does not fit uint8"):
+        pg.compact_classes(np.zeros(3, np.int16), 300)
 
 
 def test_two_step_is_posterior_then_min_expected_cost(small_pair):
