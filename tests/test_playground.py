@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import dataclasses
 import json
 import zlib
 
@@ -17,6 +18,7 @@ from rebel.costs import decompose, min_risk_class, uniform_costs
 from rebel.data import PRESETS, DatasetSpec
 from rebel.ui import config as cf
 from rebel.ui.playground import compute as pg
+from rebel.ui.state import ModelCache, SharedLRU, model_key
 
 
 @pytest.fixture(scope="module")
@@ -352,3 +354,41 @@ def test_preset_order_teaches_first():
     names = pg.preset_order(["random_0", "xor", "airport", "fig7", "paths", "rings", "imbalanced"])
     assert names[:2] == ["airport", "fig7"] and names[-1] == "random_0"
     assert "random mixture" in pg.preset_lesson("random_3")
+
+
+def test_shared_lru_is_bounded_and_keeps_the_first_copy():
+    lru = SharedLRU(2)
+    first = object()
+    assert lru.put("a", first) is first and lru.put("a", object()) is first  # one copy per key
+    lru.put("b", 1)
+    assert lru.get("a") is first  # "a" is now the most recently used
+    lru.put("c", 2)
+    assert "b" not in lru and "a" in lru and "c" in lru and len(lru) == 2
+    with pytest.raises(ValueError, match="limit is -1"):
+        SharedLRU(-1)
+
+
+def test_sessions_on_one_configuration_share_one_pair():
+    cfg = cf.preset_config("airport", {"n_estimators": 6, "max_depth": 2, "n_thresholds": 16})
+    shared = SharedLRU(4)
+    sessions = [ModelCache() for _ in range(3)]
+    pairs = [
+        pg.train_pair(cf.dataset_from_config(cfg), cfg.cost_matrix, cfg.hyper, 30, cache=c, shared=shared)
+        for c in sessions
+    ]
+    assert pairs[1] is pairs[0] and pairs[2] is pairs[0] and len(shared) == 1
+    assert not pairs[0].regions.flags.writeable
+    for c in sessions:  # every session's cache finds both models for the other pages
+        assert c.get(model_key(pairs[0].dataset, pairs[0].cost_matrix, pairs[0].hyper)) is pairs[0].rebel
+        assert c.get(model_key(pairs[0].dataset, None, pairs[0].hyper)) is pairs[0].posterior_model
+    other = cfg.cost_matrix.copy()
+    other[-1, 0] += 1.0
+    ds = cf.dataset_from_config(cfg)
+    assert pg.train_pair(ds, other, cfg.hyper, 30, cache=sessions[0], shared=shared) is not pairs[0]
+    assert len(shared) == 2
+    renamed = dataclasses.replace(ds, name="my upload")  # same points, another dataset shown: not shared
+    assert (
+        pg.train_pair(renamed, cfg.cost_matrix, cfg.hyper, 30, cache=ModelCache(), shared=shared)
+        is not pairs[0]
+    )
+    assert pg.train_pair(ds, cfg.cost_matrix, cfg.hyper, 30) is not pairs[0]  # no session cache: not shared

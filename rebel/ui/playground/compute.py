@@ -29,7 +29,16 @@ from rebel.data import Dataset, bayes_min_risk
 from rebel.estimator import RebelClassifier
 from rebel.params import MAX_CLASSES
 from rebel.ui.config import content_key, dataset_key, validate_hyper
-from rebel.ui.state import ClassIndices, ModelCache, check_fits, fit_rebel, iter_staged_scores, model_key
+from rebel.ui.state import (
+    SHARED_PAIRS,
+    ClassIndices,
+    ModelCache,
+    SharedLRU,
+    check_fits,
+    fit_rebel,
+    iter_staged_scores,
+    model_key,
+)
 from rebel.ui.text import Markdown, md
 
 GRID_SIZE = 200  # cells per axis of the decision-region grid
@@ -327,11 +336,16 @@ def train_pair(
     grid_size: int | None = None,
     cache: ModelCache | None = None,
     engine: dict | None = None,
+    shared: SharedLRU | None = None,
 ) -> TrainedPair:
     """Fit REBEL (with ``cost_matrix``) and the two-step baseline (0-1 costs) with the same hyper-parameters and
     engine options (``engine``, e.g. ``{"leaves": "vector"}``; ``rebel.ui.variants.engine_options``); evaluate
     REBEL's staged min-risk class on a grid over all points (the regions animation). With ``cache``, both fits
-    are looked up (and stored) under ``model_key`` first."""
+    are looked up (and stored) under ``model_key`` first.
+
+    ``shared`` (default: the process-wide ``SHARED_PAIRS`` when a session ``cache`` is given, else none): the
+    whole pair is looked up there first by its content key (``shared_pair_key``) and stored there after a
+    training, so sessions on one configuration share one pair; its regions grid is made read-only."""
     hyper = validate_hyper(hyper)
     fit_params = {**hyper, **(engine or {})}
     C = validate_cost_matrix(cost_matrix, n_classes=dataset.n_classes)
@@ -340,9 +354,17 @@ def train_pair(
         raise ValueError(f"class {missing[0]!r} has no training points; add some or remove the class.")
     n_grid = grid_size or grid_size_for(hyper["n_estimators"])
     check_pair_budget(dataset, fit_params, n_grid**2)
+    shared = SHARED_PAIRS if shared is None and cache is not None else shared
     cache = ModelCache() if cache is None else cache
     X_all = np.vstack([dataset.X_train, dataset.X_test]) if dataset.X_test.shape[0] else dataset.X_train
     grid = make_grid(X_all, n_grid)
+    key = content_key("pair", dataset_key(dataset), C, fit_params, grid.shape)
+    shared_key = shared_pair_key(key, dataset)
+    found = None if shared is None else shared.get(shared_key)
+    if found is not None:  # another session's pair: its models join this session's cache for the other pages
+        cache.put(model_key(dataset, C, fit_params), found.rebel)
+        cache.put(model_key(dataset, None, fit_params), found.posterior_model)
+        return found
     start = time.perf_counter()
     rebel = cache.get_or_fit(model_key(dataset, C, fit_params), lambda: fit_rebel(dataset, C, fit_params))
     regions = compact_classes(rebel.staged_class_indices(grid.points), dataset.n_classes).reshape(
@@ -355,18 +377,19 @@ def train_pair(
     )
     two_step = TwoStepClassifier(FrozenEstimator(blind), C).fit(dataset.X_train, dataset.y_train)
     baseline_seconds = time.perf_counter() - start
-    return TrainedPair(
-        dataset,
-        C,
-        hyper,
-        rebel,
-        two_step,
-        grid,
-        regions,
-        fit_seconds,
-        baseline_seconds,
-        content_key("pair", dataset_key(dataset), C, fit_params, grid.shape),
-    )
+    pair = TrainedPair(dataset, C, hyper, rebel, two_step, grid, regions, fit_seconds, baseline_seconds, key)
+    if shared is None:
+        return pair
+    regions.flags.writeable = False  # shared by sessions: nobody may draw into it
+    return shared.put(shared_key, pair)
+
+
+def shared_pair_key(pair_key: str, dataset: Dataset) -> str:
+    """Key of a pair in the process-wide store: its content key (points, labels, classes, costs, fit options,
+    grid) plus what else of the dataset the views show (name, story, feature names, known mixture and spec)."""
+    mixture = None if dataset.mixture is None else dataset.mixture.to_json()
+    spec = None if dataset.spec is None else dataset.spec.to_dict()
+    return content_key(pair_key, dataset.name, dataset.story, list(dataset.feature_names), mixture, spec)
 
 
 def box_from_selection(selection) -> tuple | None:
