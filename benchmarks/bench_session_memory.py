@@ -10,7 +10,8 @@ Two measurements:
 2. **What a session holds** (in this process, the Playground run once under Streamlit's ``AppTest``): the
    deep size of every ``st.session_state`` entry (numpy arrays by ``nbytes``, other objects by
    ``sys.getsizeof``, each object counted once), and inside the cross-page state, each trained pair's parts
-   (the staged regions grid, the two models, the dataset). Plus the size of the messages a default run sends
+   (the staged regions grid, the two models, the dataset) and whether it is the one copy kept for all sessions
+   (``rebel.ui.state.SHARED_PAIRS``) or the session's own. Plus the size of the messages a default run sends
    to the browser (the figures' JSON with their per-round region images), which Streamlit keeps in its
    per-session message cache.
 
@@ -112,6 +113,9 @@ def session_breakdown() -> dict:
         except (KeyError, AttributeError):
             continue
     parts = {}
+    from rebel.ui.state import SHARED_PAIRS
+
+    shared = {id(v) for v in list(SHARED_PAIRS._items.values())}
     app_state = next((state[k] for k in keys if type(state[k]).__name__ == "AppState"), None)
     if app_state is not None:
         for key, (_group, value) in list(app_state.models._items.items()):
@@ -120,6 +124,11 @@ def session_breakdown() -> dict:
             pieces = dict(sorted(sizes.items(), key=lambda kv: -kv[1])[:6])
             if hasattr(value, "regions"):
                 pieces["regions is"] = f"{value.regions.dtype} {value.regions.shape}"
+                pieces["held in"] = (
+                    "the process-wide SHARED_PAIRS (one copy for all sessions on this configuration)"
+                    if id(value) in shared
+                    else "this session only"
+                )
             parts[f"{_group} {key[:12]}"] = pieces or {type(value).__name__: deep_size(value)}
     return {"entries": entries, "pairs": parts}
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import dataclasses
 import json
 import zlib
 
@@ -11,11 +12,13 @@ import pandas as pd
 import pytest
 
 from rebel import RebelClassifier
+from rebel.baselines import staged_min_risk_indices
 from rebel.cost_presets import fn_costs
 from rebel.costs import decompose, min_risk_class, uniform_costs
 from rebel.data import PRESETS, DatasetSpec
 from rebel.ui import config as cf
 from rebel.ui.playground import compute as pg
+from rebel.ui.state import ModelCache, SharedLRU, model_key
 
 
 @pytest.fixture(scope="module")
@@ -217,10 +220,40 @@ def test_content_key_changes_with_content():
 def test_staged_regions_match_the_model(small_pair):
     p = small_pair
     T = p.n_rounds
-    assert p.regions.shape == (T + 1, 40, 40) and p.regions.dtype == np.int16
+    assert p.regions.shape == (T + 1, 40, 40) and p.regions.dtype == np.uint8
     final = np.argmax(p.rebel.decision_function(p.grid.points), axis=1).reshape(p.grid.shape)
     np.testing.assert_array_equal(p.regions[T], final)
     np.testing.assert_array_equal(p.regions[0], np.argmax(p.rebel.a0_))
+
+
+def test_staged_class_indices_kept_as_uint8_equal_to_the_engines_int16(small_pair):
+    p = small_pair
+    X_tr, X_te, cells = p.dataset.X_train, p.dataset.X_test, p.grid.points
+    engine = {  # what the engine returns (int16), against what the pair keeps
+        "regions": (p.regions, p.rebel.staged_class_indices(cells).reshape(p.regions.shape)),
+        "two_step_regions": (
+            p.two_step_regions,
+            staged_min_risk_indices(p.posterior_model, cells, p.cost_matrix).reshape(p.regions.shape),
+        ),
+        "train REBEL": (p.staged_train["REBEL"], p.rebel.staged_class_indices(X_tr)),
+        "test two-step": (
+            p.staged_test["two-step"],
+            staged_min_risk_indices(p.posterior_model, X_te, p.cost_matrix),
+        ),
+        "blind_test": (p.blind_test, p.posterior_model.staged_class_indices(X_te)),
+    }
+    for name, (kept, full) in engine.items():
+        assert kept.dtype == np.uint8 and full.dtype == np.int16, name
+        assert kept.nbytes * 2 == full.nbytes, name
+        np.testing.assert_array_equal(kept.astype(np.int64), full.astype(np.int64), err_msg=name)
+    blind = p.posterior_model.staged_class_indices(cells).reshape(p.regions.shape)
+    for t in (0, 3, p.n_rounds, 3):
+        region = p.blind_region(t)
+        assert region.dtype == np.uint8 and region.shape == p.grid.shape
+        np.testing.assert_array_equal(region.astype(np.int64), blind[t].astype(np.int64))
+    assert sorted(p._blind_rounds) == [3, p.n_rounds]  # the last round and the last one asked, not T + 1
+    with pytest.raises(ValueError, match="n_classes = 300 does not fit uint8"):
+        pg.compact_classes(np.zeros(3, np.int16), 300)
 
 
 def test_two_step_is_posterior_then_min_expected_cost(small_pair):
@@ -321,3 +354,41 @@ def test_preset_order_teaches_first():
     names = pg.preset_order(["random_0", "xor", "airport", "fig7", "paths", "rings", "imbalanced"])
     assert names[:2] == ["airport", "fig7"] and names[-1] == "random_0"
     assert "random mixture" in pg.preset_lesson("random_3")
+
+
+def test_shared_lru_is_bounded_and_keeps_the_first_copy():
+    lru = SharedLRU(2)
+    first = object()
+    assert lru.put("a", first) is first and lru.put("a", object()) is first  # one copy per key
+    lru.put("b", 1)
+    assert lru.get("a") is first  # "a" is now the most recently used
+    lru.put("c", 2)
+    assert "b" not in lru and "a" in lru and "c" in lru and len(lru) == 2
+    with pytest.raises(ValueError, match="limit is -1"):
+        SharedLRU(-1)
+
+
+def test_sessions_on_one_configuration_share_one_pair():
+    cfg = cf.preset_config("airport", {"n_estimators": 6, "max_depth": 2, "n_thresholds": 16})
+    shared = SharedLRU(4)
+    sessions = [ModelCache() for _ in range(3)]
+    pairs = [
+        pg.train_pair(cf.dataset_from_config(cfg), cfg.cost_matrix, cfg.hyper, 30, cache=c, shared=shared)
+        for c in sessions
+    ]
+    assert pairs[1] is pairs[0] and pairs[2] is pairs[0] and len(shared) == 1
+    assert not pairs[0].regions.flags.writeable
+    for c in sessions:  # every session's cache finds both models for the other pages
+        assert c.get(model_key(pairs[0].dataset, pairs[0].cost_matrix, pairs[0].hyper)) is pairs[0].rebel
+        assert c.get(model_key(pairs[0].dataset, None, pairs[0].hyper)) is pairs[0].posterior_model
+    other = cfg.cost_matrix.copy()
+    other[-1, 0] += 1.0
+    ds = cf.dataset_from_config(cfg)
+    assert pg.train_pair(ds, other, cfg.hyper, 30, cache=sessions[0], shared=shared) is not pairs[0]
+    assert len(shared) == 2
+    renamed = dataclasses.replace(ds, name="my upload")  # same points, another dataset shown: not shared
+    assert (
+        pg.train_pair(renamed, cfg.cost_matrix, cfg.hyper, 30, cache=ModelCache(), shared=shared)
+        is not pairs[0]
+    )
+    assert pg.train_pair(ds, cfg.cost_matrix, cfg.hyper, 30) is not pairs[0]  # no session cache: not shared

@@ -68,7 +68,7 @@ def _check_cost_matrix(cfg: Config, fit: Fit) -> Evidence:
     T, k = pair.n_rounds, pair.classes.index("weapon")
     n = {
         "weapon area, REBEL": _area(pair.regions[T], k),
-        "weapon area, costs ignored": _area(pair.blind_regions[T], k),
+        "weapon area, costs ignored": _area(pair.blind_region(T), k),
         **_costs(pair),
     }
     holds = (

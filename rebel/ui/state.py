@@ -8,6 +8,9 @@
 - ``ModelCache``: a bounded least-recently-used store of fitted models and trained pairs keyed by content
   (``model_key``: dataset, cost matrix, hyper-parameters), so a model trained on one page is found by every
   other page that asks for the same problem, and memory stays bounded per session.
+- ``SharedLRU`` / ``SHARED_PAIRS``: a process-wide bounded least-recently-used store (with a lock) of the
+  Playground's trained pairs by content key, shared by all sessions of the server: a class of students on one
+  configuration holds one copy of its pair (read-only once stored), not one per student.
 - ``Problem``: the dataset, costs and hyper-parameters a page works on: the shared state's when the Playground
   has set them, else a preset's defaults (``problem_or_default``).
 - ``ClassIndices``: ``y_train_idx`` / ``y_test_idx`` (the dataset's labels as class indices) for ``Problem``
@@ -19,6 +22,7 @@ Only ``get_state`` touches streamlit; everything else is plain Python so tests c
 from __future__ import annotations
 
 import itertools
+import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -44,6 +48,7 @@ from rebel.ui.text import Markdown, md
 
 STATE_KEY = "rebel_state"
 CACHE_LIMITS = {"model": 12, "pair": 3}  # entries kept per session: fitted models, Playground pairs (larger)
+SHARED_PAIR_LIMIT = 8  # Playground pairs kept for all sessions of a process (~8 MiB each at default settings)
 
 
 class ModelCache:
@@ -83,6 +88,51 @@ class ModelCache:
             value = fit()
             self.put(key, value, group)
         return value
+
+
+class SharedLRU:
+    """A bounded least-recently-used store shared by the threads (sessions) of one process: ``get`` and
+    ``put`` hold a lock (the work that builds a value does not), at most ``limit`` entries are kept."""
+
+    def __init__(self, limit: int):
+        if int(limit) < 0:
+            raise ValueError(f"limit is {limit!r}; give a count of entries >= 0.")
+        self.limit = int(limit)
+        self._items: OrderedDict[str, Any] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._items)
+
+    def __contains__(self, key: str) -> bool:
+        with self._lock:
+            return key in self._items
+
+    def get(self, key: str):
+        """The stored value (marked as recently used), or None."""
+        with self._lock:
+            if key not in self._items:
+                return None
+            self._items.move_to_end(key)
+            return self._items[key]
+
+    def put(self, key: str, value):
+        """Store ``value`` under ``key`` unless a value is there already; returns the stored one, so two
+        sessions that built the same value at once end up holding one copy."""
+        with self._lock:
+            value = self._items.setdefault(key, value)
+            self._items.move_to_end(key)
+            while len(self._items) > self.limit:
+                self._items.popitem(last=False)
+            return value
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+
+SHARED_PAIRS = SharedLRU(SHARED_PAIR_LIMIT)
 
 
 def model_key(dataset: Dataset, cost_matrix, hyper: dict) -> str:

@@ -27,13 +27,40 @@ from rebel.baselines import TwoStepClassifier, staged_min_risk_indices
 from rebel.costs import decompose, validate_cost_matrix
 from rebel.data import Dataset, bayes_min_risk
 from rebel.estimator import RebelClassifier
+from rebel.params import MAX_CLASSES
 from rebel.ui.config import content_key, dataset_key, validate_hyper
-from rebel.ui.state import ClassIndices, ModelCache, check_fits, fit_rebel, iter_staged_scores, model_key
+from rebel.ui.state import (
+    SHARED_PAIRS,
+    ClassIndices,
+    ModelCache,
+    SharedLRU,
+    check_fits,
+    fit_rebel,
+    iter_staged_scores,
+    model_key,
+)
 from rebel.ui.text import Markdown, md
 
 GRID_SIZE = 200  # cells per axis of the decision-region grid
 GRID_BUDGET = budget.limit_of("grid_cells", app=True)  # (T + 1) * cells per staged grid (int16): ~24 MB
 GRID_PAD = 0.08  # grid margin around the data, as a fraction of its range
+CLASS_DTYPE = np.uint8  # staged class indices kept by a TrainedPair: 1 byte a cell/point and round
+if MAX_CLASSES - 1 > np.iinfo(CLASS_DTYPE).max:
+    raise ImportError(
+        f"rebel.params.MAX_CLASSES = {MAX_CLASSES} does not fit the Playground's {CLASS_DTYPE.__name__} class "
+        "indices: lower MAX_CLASSES or widen CLASS_DTYPE in rebel/ui/playground/compute.py."
+    )
+
+
+def compact_classes(indices: np.ndarray, n_classes: int) -> np.ndarray:
+    """Class indices (any integer dtype, values 0..n_classes-1) as ``CLASS_DTYPE``, the dtype a ``TrainedPair``
+    keeps: half the memory of the engine's int16. Refuses a class count the dtype cannot hold."""
+    if n_classes - 1 > np.iinfo(CLASS_DTYPE).max:
+        raise ValueError(
+            f"n_classes = {n_classes} does not fit {CLASS_DTYPE.__name__} class indices; REBEL Explorer takes at "
+            f"most {MAX_CLASSES} classes."
+        )
+    return np.asarray(indices).astype(CLASS_DTYPE, copy=False)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -126,8 +153,9 @@ def stage_metrics(y_idx, pred_idx, cost_matrix, bayes_cost: float | None = None)
 class TrainedPair(ClassIndices):
     """REBEL and the two-step baseline fitted on one dataset and cost matrix, evaluated on a grid.
 
-    Staged arrays have one row per t = 0..T (t = 0 is a0 only). Heavy results that not every view needs (the
-    two-step regions, boosting weights) are computed on first use and kept.
+    Staged arrays have one row per t = 0..T (t = 0 is a0 only), class indices as ``CLASS_DTYPE`` (uint8). Heavy
+    results that not every view needs (the two-step regions, boosting weights) are computed on first use and
+    kept; the 0-1 model's grid is kept for a few rounds only (``blind_region``: the views show one round of it).
     """
 
     dataset: Dataset
@@ -136,7 +164,7 @@ class TrainedPair(ClassIndices):
     rebel: RebelClassifier
     two_step: TwoStepClassifier  # rebel.baselines' two-step around the frozen 0-1 REBEL model
     grid: Grid
-    regions: np.ndarray  # (T + 1, ny, nx) int16: REBEL's min-risk class on the grid
+    regions: np.ndarray  # (T + 1, ny, nx) uint8 (CLASS_DTYPE): REBEL's min-risk class on the grid
     fit_seconds: float  # REBEL fit + staged grid (what the user waits for)
     baseline_seconds: float
     key: str = ""
@@ -154,45 +182,59 @@ class TrainedPair(ClassIndices):
     def classes(self) -> tuple:
         return self.dataset.classes
 
+    def _compact(self, indices: np.ndarray) -> np.ndarray:
+        return compact_classes(indices, len(self.classes))
+
+    def _staged_points(self, X) -> dict:
+        """Class indices of both models on the points X, (T + 1, N) ``CLASS_DTYPE`` per model."""
+        if X.shape[0] == 0:
+            empty = np.empty((self.n_rounds + 1, 0), dtype=CLASS_DTYPE)
+            return {"REBEL": empty, "two-step": empty}
+        return {
+            "REBEL": self._compact(self.rebel.staged_class_indices(X)),
+            "two-step": self._compact(staged_min_risk_indices(self.posterior_model, X, self.cost_matrix)),
+        }
+
     @cached_property
     def staged_train(self) -> dict:
-        """Class indices on the training points, (T + 1, N_train) int16 per model."""
-        X = self.dataset.X_train
-        return {
-            "REBEL": self.rebel.staged_class_indices(X),
-            "two-step": staged_min_risk_indices(self.posterior_model, X, self.cost_matrix),
-        }
+        """Class indices on the training points, (T + 1, N_train) uint8 per model."""
+        return self._staged_points(self.dataset.X_train)
 
     @cached_property
     def staged_test(self) -> dict:
-        X = self.dataset.X_test
-        if X.shape[0] == 0:
-            empty = np.empty((self.n_rounds + 1, 0), dtype=np.int16)
-            return {"REBEL": empty, "two-step": empty}
-        return {
-            "REBEL": self.rebel.staged_class_indices(X),
-            "two-step": staged_min_risk_indices(self.posterior_model, X, self.cost_matrix),
-        }
+        """Class indices on the test points, (T + 1, N_test) uint8 per model."""
+        return self._staged_points(self.dataset.X_test)
 
     @cached_property
     def two_step_regions(self) -> np.ndarray:
-        """(T + 1, ny, nx) int16: the two-step model's min-risk class on the grid."""
-        return staged_min_risk_indices(self.posterior_model, self.grid.points, self.cost_matrix).reshape(
-            -1, *self.grid.shape
-        )
+        """(T + 1, ny, nx) uint8: the two-step model's min-risk class on the grid."""
+        S = staged_min_risk_indices(self.posterior_model, self.grid.points, self.cost_matrix)
+        return self._compact(S).reshape(-1, *self.grid.shape)
 
-    @cached_property
-    def blind_regions(self) -> np.ndarray:
-        """(T + 1, ny, nx) int16: the most likely class of the 0-1 model (costs ignored) on the grid."""
-        return self.posterior_model.staged_class_indices(self.grid.points).reshape(-1, *self.grid.shape)
+    def blind_region(self, t: int) -> np.ndarray:
+        """(ny, nx) uint8: the most likely class of the 0-1 model (costs ignored) on the grid at round t.
+
+        The views show one round of it at a time, so only the last round and the most recently asked one are
+        kept (2 grids, not T + 1); another round costs one staged pass of the 0-1 model over the grid.
+        """
+        t = self.clamp(t)
+        kept = self.__dict__.setdefault("_blind_rounds", {})
+        if t not in kept:
+            S = self.posterior_model.staged_class_indices(self.grid.points)
+            T = self.n_rounds
+            fresh = {T: self._compact(S[T]).reshape(self.grid.shape)}
+            fresh[t] = self._compact(S[t]).reshape(self.grid.shape)
+            self.__dict__["_blind_rounds"] = fresh  # replaced whole: a reader never sees a half-filled dict
+            kept = fresh
+        return kept[t]
 
     @cached_property
     def blind_test(self) -> np.ndarray:
-        """(T + 1, N_test) int16: the 0-1 model's most likely class on the test points (costs ignored)."""
+        """(T + 1, N_test) uint8: the 0-1 model's most likely class on the test points (costs ignored)."""
         X = self.dataset.X_test
         if X.shape[0] == 0:
-            return np.empty((self.n_rounds + 1, 0), dtype=np.int16)
-        return self.posterior_model.staged_class_indices(X)
+            return np.empty((self.n_rounds + 1, 0), dtype=CLASS_DTYPE)
+        return self._compact(self.posterior_model.staged_class_indices(X))
 
     def blind_cost(self, t: int) -> float:
         """Test cost, under the user's costs, of ignoring them: the 0-1 model's most likely class at t."""
@@ -294,11 +336,16 @@ def train_pair(
     grid_size: int | None = None,
     cache: ModelCache | None = None,
     engine: dict | None = None,
+    shared: SharedLRU | None = None,
 ) -> TrainedPair:
     """Fit REBEL (with ``cost_matrix``) and the two-step baseline (0-1 costs) with the same hyper-parameters and
     engine options (``engine``, e.g. ``{"leaves": "vector"}``; ``rebel.ui.variants.engine_options``); evaluate
     REBEL's staged min-risk class on a grid over all points (the regions animation). With ``cache``, both fits
-    are looked up (and stored) under ``model_key`` first."""
+    are looked up (and stored) under ``model_key`` first.
+
+    ``shared`` (default: the process-wide ``SHARED_PAIRS`` when a session ``cache`` is given, else none): the
+    whole pair is looked up there first by its content key (``shared_pair_key``) and stored there after a
+    training, so sessions on one configuration share one pair; its regions grid is made read-only."""
     hyper = validate_hyper(hyper)
     fit_params = {**hyper, **(engine or {})}
     C = validate_cost_matrix(cost_matrix, n_classes=dataset.n_classes)
@@ -307,12 +354,22 @@ def train_pair(
         raise ValueError(f"class {missing[0]!r} has no training points; add some or remove the class.")
     n_grid = grid_size or grid_size_for(hyper["n_estimators"])
     check_pair_budget(dataset, fit_params, n_grid**2)
+    shared = SHARED_PAIRS if shared is None and cache is not None else shared
     cache = ModelCache() if cache is None else cache
     X_all = np.vstack([dataset.X_train, dataset.X_test]) if dataset.X_test.shape[0] else dataset.X_train
     grid = make_grid(X_all, n_grid)
+    key = content_key("pair", dataset_key(dataset), C, fit_params, grid.shape)
+    shared_key = shared_pair_key(key, dataset)
+    found = None if shared is None else shared.get(shared_key)
+    if found is not None:  # another session's pair: its models join this session's cache for the other pages
+        cache.put(model_key(dataset, C, fit_params), found.rebel)
+        cache.put(model_key(dataset, None, fit_params), found.posterior_model)
+        return found
     start = time.perf_counter()
     rebel = cache.get_or_fit(model_key(dataset, C, fit_params), lambda: fit_rebel(dataset, C, fit_params))
-    regions = rebel.staged_class_indices(grid.points).reshape(-1, *grid.shape)
+    regions = compact_classes(rebel.staged_class_indices(grid.points), dataset.n_classes).reshape(
+        -1, *grid.shape
+    )
     fit_seconds = time.perf_counter() - start
     start = time.perf_counter()
     blind = cache.get_or_fit(
@@ -320,18 +377,19 @@ def train_pair(
     )
     two_step = TwoStepClassifier(FrozenEstimator(blind), C).fit(dataset.X_train, dataset.y_train)
     baseline_seconds = time.perf_counter() - start
-    return TrainedPair(
-        dataset,
-        C,
-        hyper,
-        rebel,
-        two_step,
-        grid,
-        regions,
-        fit_seconds,
-        baseline_seconds,
-        content_key("pair", dataset_key(dataset), C, fit_params, grid.shape),
-    )
+    pair = TrainedPair(dataset, C, hyper, rebel, two_step, grid, regions, fit_seconds, baseline_seconds, key)
+    if shared is None:
+        return pair
+    regions.flags.writeable = False  # shared by sessions: nobody may draw into it
+    return shared.put(shared_key, pair)
+
+
+def shared_pair_key(pair_key: str, dataset: Dataset) -> str:
+    """Key of a pair in the process-wide store: its content key (points, labels, classes, costs, fit options,
+    grid) plus what else of the dataset the views show (name, story, feature names, known mixture and spec)."""
+    mixture = None if dataset.mixture is None else dataset.mixture.to_json()
+    spec = None if dataset.spec is None else dataset.spec.to_dict()
+    return content_key(pair_key, dataset.name, dataset.story, list(dataset.feature_names), mixture, spec)
 
 
 def box_from_selection(selection) -> tuple | None:

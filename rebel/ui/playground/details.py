@@ -50,7 +50,7 @@ def _before_after(pair: TrainedPair, t: int) -> None:
         pair.grid.xs,
         pair.grid.ys,
         [
-            (pair.blind_regions[t], pair.blind_test[t], f"0-1 costs (most likely class), t = {t}"),
+            (pair.blind_region(t), pair.blind_test[t], f"0-1 costs (most likely class), t = {t}"),
             (pair.regions[t], pair.test_predictions(t), f"your costs (REBEL), t = {t}"),
         ],
         ds.classes,
