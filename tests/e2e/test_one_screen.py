@@ -221,11 +221,15 @@ def test_presentation_mode_replays_a_retrained_model_by_itself(app_url, browser)
                  if (s) window.__steps.push([s.active, s.steps.length - 1]); }, 25); }"""
         )
         bb.edit_cost(page, "7")()
-        page.wait_for_function(  # a 0 and, later, the last round
-            """() => { const s = window.__steps; const i = s.findIndex(([a]) => a === 0);
-                 return i >= 0 && s.slice(i).some(([a, T]) => a === T); }""",
-            timeout=90_000,
-        )
+        try:
+            page.wait_for_function(  # a 0 and, later, the last round
+                """() => { const s = window.__steps; const i = s.findIndex(([a]) => a === 0);
+                     return i >= 0 && s.slice(i).some(([a, T]) => a === T); }""",
+                timeout=90_000,
+            )
+        except Exception:
+            seen = sorted({a for a, _ in page.evaluate("window.__steps")})
+            raise AssertionError(f"the replay did not play from 0 to the end; steps seen: {seen}") from None
         steps = page.evaluate("window.__steps")
         first_zero = next(i for i, (a, _) in enumerate(steps) if a == 0)
         played = [a for a, _ in steps[first_zero:]]
