@@ -44,6 +44,10 @@ LINKS = {
             "w2_sweep": True,
         },
     ),
+    "pages/5_Trees_and_depth.py": (
+        {"depth": "3", "rounds": "37", "study_rounds": "40", "study_splits": "2"},
+        {"w5_depth": 3, "w5_rounds": 37, "w5_study_rounds": 40, "w5_study_splits": 2},
+    ),
     "pages/7_Example_costs.py": (
         {
             "n_datasets": "2",
@@ -93,10 +97,10 @@ def test_a_link_restores_every_setting_of_the_page(page):
 def test_an_old_link_opens_the_defaults_and_a_bad_value_is_ignored_with_a_note(page):
     params, want = LINKS[page]
     defaults = _open(page, {})
-    first = next(iter(params))
-    at = _open(page, {first: "lots", "seed": "-3"})
+    first, *_, last = params
+    at = _open(page, {first: "lots", last: "-3"})
     prefix = next(iter(want))[:3]
-    for name in (first, "seed"):
+    for name in (first, last):
         assert at.session_state[prefix + name] == defaults.session_state[prefix + name], name
     notes = " ".join(w.value for w in at.warning)
     assert "The link's settings" in notes and "lots" in notes and "-3" in notes, notes
@@ -110,6 +114,10 @@ def test_setting_values_are_checked_against_the_widgets_limits():
             seed.decode(bad)
     lams = page_link.Setting("lambdas", "k", "choices", choices=(0.5, 8.0))
     assert lams.decode(lams.encode([0.5, 8.0])) == [0.5, 8.0]
+    rounds = page_link.Setting("rounds", "k", "int", 10, 300, step=10)
+    assert rounds.decode("40") == 40
+    with pytest.raises(ValueError, match="in steps of 10"):
+        rounds.decode("45")
     with pytest.raises(ValueError, match="lambdas must be some of 0.5, 8.0"):
         lams.decode("0.5,9")
     flag = page_link.Setting("sweep", "k", "bool")

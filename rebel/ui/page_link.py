@@ -30,6 +30,7 @@ class Setting:
     low: float = 0
     high: float = 0
     choices: tuple = ()
+    step: int = 1  # "int": the widget's step (values low, low + step, ...)
 
     def decode(self, text: str):
         """The widget value of ``text``, or a ValueError saying what is accepted."""
@@ -39,9 +40,11 @@ class Setting:
                 value = int(text) if self.kind == "int" else float(text)
             except ValueError:
                 value = math.nan
-            if not self.low <= value <= self.high:  # also refuses NaN
+            on_step = self.kind != "int" or (value - self.low) % self.step == 0
+            if not (self.low <= value <= self.high and on_step):  # also refuses NaN
                 kind = "a whole number" if self.kind == "int" else "a number"
-                raise ValueError(f"{self.name} must be {kind} from {self.low:g} to {self.high:g}")
+                every = f" in steps of {self.step}" if self.step != 1 else ""
+                raise ValueError(f"{self.name} must be {kind} from {self.low:g} to {self.high:g}{every}")
             return value
         if self.kind == "bool":
             if text not in ("0", "1"):

@@ -9,6 +9,7 @@ Screenshots ``one_screen_<w>x<h>_<sidebar>.png`` are saved under tests/e2e/scree
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from benchmarks import bench_browser as bb
 
@@ -197,6 +198,9 @@ def test_presentation_mode_is_a_projector_layout(app_url, browser, screenshot_di
         page.close()
 
 
+START = 2  # the replay's first round as a poller under load may see it (it opens at 0)
+
+
 def test_presentation_mode_replays_a_retrained_model_by_itself(app_url, browser):
     """Presentation mode switches "Replay after retraining" on: after a cost edit, the retrained model's replay
     opens at t = 0 and plays to the last round with no user action (the slider's active step moves 0 → T)."""
@@ -221,20 +225,23 @@ def test_presentation_mode_replays_a_retrained_model_by_itself(app_url, browser)
                  if (s) window.__steps.push([s.active, s.steps.length - 1]); }, 25); }"""
         )
         bb.edit_cost(page, "7")()
+        # the retrained replay opens at t = 0 (the recorder, polling a loaded browser, may first see t = 1 or 2
+        # once Play has started) and, later, reaches the last round
+        started = "(s => s.findIndex(([a, T]) => a <= START))"
         try:
-            page.wait_for_function(  # a 0 and, later, the last round
-                """() => { const s = window.__steps; const i = s.findIndex(([a]) => a === 0);
-                     return i >= 0 && s.slice(i).some(([a, T]) => a === T); }""",
+            page.wait_for_function(
+                f"""() => {{ const s = window.__steps; const START = {START};
+                     const i = {started}(s); return i >= 0 && s.slice(i).some(([a, T]) => a === T); }}""",
                 timeout=90_000,
             )
-        except Exception:
+        except PlaywrightTimeout:
             seen = sorted({a for a, _ in page.evaluate("window.__steps")})
             raise AssertionError(f"the replay did not play from 0 to the end; steps seen: {seen}") from None
         steps = page.evaluate("window.__steps")
-        first_zero = next(i for i, (a, _) in enumerate(steps) if a == 0)
-        played = [a for a, _ in steps[first_zero:]]
+        first = next(i for i, (a, _) in enumerate(steps) if a <= START)
+        played = [a for a, _ in steps[first:]]
         T = steps[-1][1]
-        assert played[-1] == T and len(set(played)) > 3, played  # passed through rounds in between
+        assert played[-1] == T and len(set(played)) > 10, played  # passed through the rounds in between
         assert played == sorted(played), "the replay went forwards only"
         page.locator(".st-key-w_present label").first.click()  # back to normal for the next test
         bb._settle(page)
