@@ -48,6 +48,24 @@ LINKS = {
         {"depth": "3", "rounds": "37", "study_rounds": "40", "study_splits": "2"},
         {"w5_depth": 3, "w5_rounds": 37, "w5_study_rounds": 40, "w5_study_splits": 2},
     ),
+    "pages/6_Real_data.py": (
+        {
+            "dataset": "wine",
+            "cost": "random",
+            "seed": "12",
+            "rounds": "60",
+            "depth": "2",
+            "methods": "rebel,one_vs_all",
+        },
+        {
+            "w6_dataset": "wine",
+            "w6_cost": "random",
+            "w6_seed": 12,
+            "w6_rounds": 60,
+            "w6_depth": 2,
+            "w6_methods": ["rebel", "one_vs_all"],
+        },
+    ),
     "pages/7_Example_costs.py": (
         {
             "n_datasets": "2",
