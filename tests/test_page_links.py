@@ -86,6 +86,7 @@ LINKS = {
             "w7_seed": 99,
         },
     ),
+    "pages/9_Theory.py": ({"depth": "3", "rounds": "25"}, {"th_depth": 3, "th_rounds": 25}),
 }
 
 
