@@ -44,6 +44,11 @@ LINKS = {
             "w2_sweep": True,
         },
     ),
+    "pages/3_Risk_paths.py": ({"t": "12", "regions": "stumps"}, {"rp_t": 12, "rp_regions": "stumps"}),
+    "pages/4_Cost_gallery.py": (
+        {"c": "D", "other": "A", "m": "4.5", "test": "1"},
+        {"gal_c": "D", "gal_other": "A", "gal_m": 4.5, "gal_test": True},
+    ),
     "pages/5_Trees_and_depth.py": (
         {"depth": "3", "rounds": "37", "study_rounds": "40", "study_splits": "2"},
         {"w5_depth": 3, "w5_rounds": 37, "w5_study_rounds": 40, "w5_study_splits": 2},
@@ -86,6 +91,10 @@ LINKS = {
             "w7_seed": 99,
         },
     ),
+    "pages/8_Cost_sweep.py": (
+        {"truth": "liquid", "pred": "harmless", "lo": "0.5", "hi": "50", "n": "7"},
+        {"sw_truth": "liquid", "sw_pred": "harmless", "sw_lo": 0.5, "sw_hi": 50.0, "sw_n": 7},
+    ),
     "pages/9_Theory.py": ({"depth": "3", "rounds": "25"}, {"th_depth": 3, "th_rounds": 25}),
 }
 
@@ -118,9 +127,9 @@ def test_an_old_link_opens_the_defaults_and_a_bad_value_is_ignored_with_a_note(p
     defaults = _open(page, {})
     first, *_, last = params
     at = _open(page, {first: "lots", last: "-3"})
-    prefix = next(iter(want))[:3]
+    key = dict(zip(params, want, strict=True))  # the query name -> the widget key (same order)
     for name in (first, last):
-        assert at.session_state[prefix + name] == defaults.session_state[prefix + name], name
+        assert at.session_state[key[name]] == defaults.session_state[key[name]], name
     notes = " ".join(w.value for w in at.warning)
     assert "The link's settings" in notes and "lots" in notes and "-3" in notes, notes
 
