@@ -16,7 +16,7 @@ from rebel.params import DATA_RANGES, INT_PARAMS
 from rebel.ui import components as ui
 from rebel.ui import config as cfgmod
 from rebel.ui.playground import actions as act
-from rebel.ui.playground import link
+from rebel.ui.playground import link, thumbs
 from rebel.ui.playground.compute import preset_order
 from rebel.ui.state import AppState, get_state
 from rebel.ui.variants import ENGINES
@@ -187,6 +187,40 @@ def _on_preset() -> None:
         ui.flash("error", f"Preset not loaded: {exc}")
 
 
+def _on_thumbnail(name: str) -> None:
+    """A preset thumbnail's click: the same action as choosing ``name`` in the Preset box."""
+    S["w_preset"] = name
+    _on_preset()
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _thumbnail(name: str) -> bytes | None:
+    return thumbs.preset_thumbnail(name)
+
+
+THUMB_COLUMNS = 4
+
+
+def preset_thumbnails(where) -> None:
+    """The presets as small pictures of their points, each with a button that loads it (``_on_thumbnail``)."""
+    with where.expander("Presets as pictures", expanded=False):
+        names = preset_order(PRESETS)
+        for row in range(0, len(names), THUMB_COLUMNS):
+            cols = st.columns(THUMB_COLUMNS, gap="small")
+            for col, name in zip(cols, names[row : row + THUMB_COLUMNS], strict=False):
+                png = _thumbnail(name)
+                if png is not None:
+                    col.image(png, width="stretch")
+                col.button(
+                    ui.plain(name),
+                    key=f"w_thumb_{name}",
+                    on_click=ui.guarded_callback(_on_thumbnail),
+                    args=(name,),
+                    width="stretch",
+                    type="primary" if name == get_state().preset else "secondary",
+                )
+
+
 def _on_n_points() -> None:
     """Refuse a number of points outside the app's range with a message; the previous number stays."""
     A = get_state()
@@ -282,6 +316,7 @@ def sidebar(A: AppState) -> None:
         on_change=ui.guarded_callback(_on_preset),
         help="Each preset is a Gaussian mixture with a story and suggested costs.",
     )
+    preset_thumbnails(sb)
     sb.number_input(
         ui.plain(RANGES["n_points"].label),
         step=100,
