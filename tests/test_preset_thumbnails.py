@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+import numpy as np
 from PIL import Image
 from streamlit.testing.v1 import AppTest
 
@@ -22,7 +23,7 @@ def test_every_preset_has_a_thumbnail_of_its_points_in_the_class_colours():
         assert png is not None, name
         img = Image.open(io.BytesIO(png)).convert("RGB")
         assert img.size == (thumbs.SIZE, thumbs.SIZE)
-        pixels = set(img.getdata())
+        pixels = set(map(tuple, np.asarray(img).reshape(-1, 3).tolist()))
         for k, color in enumerate(class_colors(len(preset.classes))):
             assert tuple(int(c) for c in hex_to_rgb(color)) in pixels, (name, k)
     assert thumbs.preset_thumbnail("no such preset") is None
