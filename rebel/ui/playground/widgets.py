@@ -198,7 +198,7 @@ def _thumbnail(name: str) -> bytes | None:
     return thumbs.preset_thumbnail(name)
 
 
-THUMB_COLUMNS = 4
+THUMB_COLUMNS = 2  # the names under the pictures fit at two a row (at four they were cut to "a…")
 
 
 def preset_thumbnails(where) -> None:
