@@ -94,9 +94,9 @@ AUTOPLAY = "_autoplay"  # a token, set when a retrained model's replay should pl
 
 
 def autoplay_token(retrained: bool) -> str | None:
-    """A new token when a model was just retrained and "Replay after retraining" is on (else None): the
-    replay then opens at t = 0 and ``ROUND_IN_LINK``'s script presses Play once for that token."""
-    if not (retrained and S.get("w_autoplay")):
+    """A new token when a model was just retrained, "Replay after retraining" is on and no link asks for a
+    round (else None): the replay then opens at t = 0 and ``ROUND_IN_LINK``'s script presses Play once."""
+    if not (retrained and S.get("w_autoplay")) or LINK_T in S:  # a link's round wins
         return None
     S["_autoplay_n"] = S.get("_autoplay_n", 0) + 1
     return f"play-{S['_autoplay_n']}"
