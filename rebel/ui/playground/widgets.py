@@ -484,7 +484,7 @@ def view_toggles(has_bayes: bool, mixture_mode: bool) -> dict:
         "present": o[6].toggle(
             "Presentation mode",
             key="w_present",
-            on_change=_on_present,
+            on_change=ui.guarded_callback(_on_present),
             help="A projector layout: the sidebar folds away, the regions fill the screen's height with the "
             "verdict, legend and cost curve beside them, large fonts everywhere (plot, numbers, cost editor).",
         ),
