@@ -86,6 +86,7 @@ def _training(tray) -> pg.TrainedPair | None:
         return A.trained
     A.models.put(pair.key, pair, "pair")
     if A.pair_key != pair.key:  # a new model: show its final round (or the round in the link that opened it)
+        S[side.AUTOPLAY] = side.autoplay_token(A.pair_key is not None)  # a retrain may replay from t = 0
         A.pair_key = pair.key
         S["t"] = side.first_round(pair.n_rounds)
     S["t"] = pair.clamp(S.get("t", pair.n_rounds))
@@ -93,8 +94,12 @@ def _training(tray) -> pg.TrainedPair | None:
 
 
 def _regions(pair: pg.TrainedPair, t: int, show: dict) -> None:
-    """The regions of every round in one figure (slider and Play run in the browser), starting at round t."""
+    """The regions of every round in one figure (slider and Play run in the browser), starting at round t (at
+    t = 0 and playing by itself right after a retrain with "Replay after retraining" on)."""
+    autoplay = S.pop(side.AUTOPLAY, None)
+    t = 0 if autoplay else t
     ds = pair.dataset
+    present = bool(S.get("w_present"))
     staged = pair.staged_train["REBEL"], pair.staged_test["REBEL"]
     fig = replay.replay_figure(
         pair.grid.xs,
@@ -112,14 +117,16 @@ def _regions(pair: pg.TrainedPair, t: int, show: dict) -> None:
         start=t,
         height=None,  # the plot's box sets it (``side.ONE_SCREEN_CSS``: sized from the viewport)
         numbers=pg.round_numbers(pair),
+        projector=present,
     )
     if show["box"]:
         fig.update_layout(dragmode="select")
-    if S.get("w_present"):  # fonts for a projector; the plot keeps filling its box
+    if autoplay:
+        fig.update_layout(meta={"autoplay": autoplay})  # ``side.ROUND_IN_LINK`` presses Play once
+    if present:  # fonts for a projector; the plot keeps filling its box
         style.presentation(fig, size=None, font_size=style.PRESENTATION_FONT_SCREEN)
         test_points = lambda tr: "(test)" in (tr.name or "")  # one legend entry per class
         fig.for_each_trace(lambda tr: tr.update(showlegend=False), selector=test_points)
-        fig.update_layout(legend={"orientation": "v", "x": 1, "xanchor": "right", "y": 1, "yanchor": "top"})
     event = st.plotly_chart(
         fig,
         height="stretch",
@@ -175,8 +182,9 @@ def _tray_messages(tray, pair) -> None:
 def _live() -> None:
     """The main area, one screen: regions with the round control and the numbers (left), costs and the message
     tray (right); the plot is sized from the viewport and messages never move it. Then one detail view."""
-    side.one_screen_style(bool(S.get("w_present")))
-    left, right = st.columns([1.45, 1], gap="medium")
+    present = bool(S.get("w_present"))
+    side.one_screen_style(present)
+    left, right = st.columns(side.PRESENT_COLUMNS if present else side.SCREEN_COLUMNS, gap="medium")
     with right:
         costs_box = st.container()
         tray = st.container(height=side.TRAY_HEIGHT, key="pg_tray")
@@ -197,6 +205,7 @@ def _live() -> None:
     details(pair, t, COSTS)
     side.sync_url(A)
     side.round_in_link()
+    side.collapse_sidebar_once()  # last: its element's gap is below the first screen
 
 
 # ---------------------------------------------------------------------------------------------------------- page

@@ -15,6 +15,7 @@ from rebel.experiments import studies as ar
 from rebel.experiments import versus
 from rebel.params import CHOICE_PARAMS, FLOAT_PARAMS, INT_PARAMS
 from rebel.ui import components as ui
+from rebel.ui import page_link
 from rebel.ui import vs_two_step as vs
 from rebel.ui.figures import calibration, compare, style, winrates
 from rebel.ui.state import get_state
@@ -78,8 +79,27 @@ def _engine_widgets() -> None:
     )
 
 
+def _link_settings() -> list:
+    """The form's settings in the page's link (``rebel.ui.page_link``), with the limits the widgets use."""
+    lr = FLOAT_PARAMS["learning_rate"]
+    return [
+        page_link.Setting("source", "w2_source", "choice", choices=tuple(SOURCES)),
+        *[page_link.Setting(k, f"w2_{k}", "int", *LIMITS[k][:2]) for k in ar.FIG3_DEFAULTS],
+        page_link.Setting("seed", "w2_seed", "int", 0, 2**31 - 1),
+        page_link.Setting(
+            "posterior", "w2_posterior", "choice", choices=tuple(versus.available_posteriors())
+        ),
+        page_link.Setting("loss", "w2_loss", "choice", choices=CHOICE_PARAMS["loss"]),
+        page_link.Setting("leaves", "w2_leaves", "choice", choices=CHOICE_PARAMS["leaves"]),
+        page_link.Setting("learning_rate", "w2_learning_rate", "float", 0.0, lr.high),
+        page_link.Setting("sweep", "w2_sweep", "bool"),
+    ]
+
+
 def _settings() -> dict:
-    """The form's settings (defaults on a first visit)."""
+    """The form's settings (the link's, else the defaults on a first visit; kept in the link)."""
+    link = _link_settings()
+    page_link.restore("vs", link)
     for name, value in ar.FIG3_DEFAULTS.items():
         S.setdefault(f"w2_{name}", value)
     for name, value in ENGINE_DEFAULTS.items():
@@ -110,6 +130,7 @@ def _settings() -> dict:
             "REBEL with the costs; the two-step model (0-1 costs, same options, rounds and depth: equal "
             "capacity) is trained once per dataset."
         )
+    page_link.sync(link)
     source = S["w2_source"]
     if source == "playground" and not has_playground:
         ui.show_message(

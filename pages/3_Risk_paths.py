@@ -10,6 +10,7 @@ import streamlit as st
 
 from rebel.data import PRESETS
 from rebel.ui import components as ui
+from rebel.ui import page_link
 from rebel.ui import paths as an
 from rebel.ui.config import dataset_key
 from rebel.ui.figures import paths as paths_figs
@@ -124,6 +125,12 @@ except ValueError as exc:
     st.stop()
 _init_paths(problem)
 T = min(m.n_estimators_ for m in models.values())
+S.setdefault("rp_regions", list(models)[-1])
+LINK = [
+    page_link.Setting("t", "rp_t", "int", 0, T),
+    page_link.Setting("regions", "rp_regions", "choice", choices=tuple(models)),
+]
+page_link.restore("paths", LINK)
 if S.get("rp_t", T + 1) > T:  # first visit, or fewer rounds than before: show the last round
     S["rp_t"] = T
 
@@ -135,7 +142,8 @@ t = c[0].slider(
     key="rp_t",
     help="Scores after the first t weak learners (t = 0: the bias a0 only, the same everywhere).",
 )
-region_model = c[1].selectbox("Regions of", list(models), index=len(models) - 1, key="rp_regions")
+region_model = c[1].selectbox("Regions of", list(models), key="rp_regions")
+page_link.sync(LINK)
 preset_paths = an.default_paths(problem)
 label = "Preset paths" if problem.preset and PRESETS[problem.preset].paths else "Default paths"
 c[2].button(

@@ -12,6 +12,7 @@ import streamlit as st
 
 from rebel.ui import components as ui
 from rebel.ui import gallery as an
+from rebel.ui import page_link
 from rebel.ui.config import content_key
 from rebel.ui.figures import costs as costs_figs
 from rebel.ui.figures import gallery as gallery_figs
@@ -108,6 +109,15 @@ if S.get("gal_c") not in classes:
 if S.get("gal_other") not in classes:
     S["gal_other"] = classes[other_default]
 
+S.setdefault("gal_m", 10.0)
+LINK = [
+    page_link.Setting("c", "gal_c", "choice", choices=tuple(classes)),
+    page_link.Setting("other", "gal_other", "choice", choices=tuple(classes)),
+    page_link.Setting("m", "gal_m", "float", 0.01, 1000.0),
+    page_link.Setting("test", "gal_test", "bool"),
+]
+page_link.restore("gallery", LINK)
+page_link.sync(LINK)
 w = st.columns([2, 2, 2, 2], vertical_alignment="bottom")
 c_name = w[0].selectbox("Class c (the “red” class of Fig. 7)", classes, key="gal_c")
 other_name = w[1].selectbox("Other class (panel b)", classes, key="gal_other")
@@ -115,7 +125,6 @@ m = w[2].number_input(
     "Multiplier m",
     min_value=0.01,
     max_value=1000.0,
-    value=10.0,
     step=1.0,
     key="gal_m",
     help="The chosen costs are m instead of 1 (on top of 0-1 costs, as in the paper).",

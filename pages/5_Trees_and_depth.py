@@ -12,6 +12,7 @@ import streamlit as st
 from rebel.experiments.studies import depth_study_steps
 from rebel.params import INT_PARAMS
 from rebel.ui import components as ui
+from rebel.ui import page_link
 from rebel.ui import trees as tr
 from rebel.ui.config import content_key, dataset_key
 from rebel.ui.figures import style, trees
@@ -51,6 +52,12 @@ def _model_controls() -> tuple:
     hyper = A.hyper
     S.setdefault("w5_depth", max(2, int(hyper["max_depth"])))
     S.setdefault("w5_rounds", min(int(hyper["n_estimators"]), MAX_ROUNDS))
+    link = [
+        page_link.Setting("depth", "w5_depth", "int", 1, INT_PARAMS["max_depth"].app_high),
+        page_link.Setting("rounds", "w5_rounds", "int", 1, MAX_ROUNDS),
+    ]
+    page_link.restore("trees", link)
+    page_link.sync(link)
     c = st.columns([2, 2, 5])
     depth = c[0].slider(
         "tree depth",
@@ -158,6 +165,12 @@ def _depth_study(ds, C, problem_key: str) -> None:
     )
     S.setdefault("w5_study_rounds", 100)
     S.setdefault("w5_study_splits", 3)
+    link = [
+        page_link.Setting("study_rounds", "w5_study_rounds", "int", 10, 300, step=10),
+        page_link.Setting("study_splits", "w5_study_splits", "int", 1, 5),
+    ]
+    page_link.restore("trees_study", link)
+    page_link.sync(link)
     with st.form("w5_study_form"):
         c = st.columns([2, 2, 3], vertical_alignment="bottom")
         c[0].slider("rounds (at most)", 10, 300, step=10, key="w5_study_rounds")

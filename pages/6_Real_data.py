@@ -15,6 +15,7 @@ from rebel.baselines import ESTIMATORS, available_estimators
 from rebel.experiments import real_runs as ar
 from rebel.params import INT_PARAMS
 from rebel.ui import components as ui
+from rebel.ui import page_link
 from rebel.ui import real_data as rd
 from rebel.ui.figures import compare, costs, gallery, style
 from rebel.ui.state import get_state
@@ -52,7 +53,18 @@ def _method_label(name: str) -> str:
 def _controls():
     names = list(ar.REAL_DATASETS) + ([PLAYGROUND] if A.dataset is not None else [])
     labels = {**ar.REAL_DATASETS, PLAYGROUND: "the Playground's current data"}
-    S.setdefault("w6_dataset", "digits")
+    for key, value in {"w6_dataset": "digits", "w6_seed": 0, "w6_rounds": 100, "w6_depth": 1}.items():
+        S.setdefault(key, value)
+    S.setdefault("w6_methods", DEFAULT_METHODS)
+    link = [
+        page_link.Setting("dataset", "w6_dataset", "choice", choices=tuple(names)),
+        page_link.Setting("cost", "w6_cost", "choice", choices=tuple(COST_LABELS)),
+        page_link.Setting("seed", "w6_seed", "int", 0, 2**31 - 1),
+        page_link.Setting("rounds", "w6_rounds", "int", 10, 300, step=10),
+        page_link.Setting("depth", "w6_depth", "int", 1, INT_PARAMS["max_depth"].app_high),
+        page_link.Setting("methods", "w6_methods", "choices", choices=tuple(available_estimators())),
+    ]
+    page_link.restore("real", link)
     if S["w6_dataset"] not in names:
         S["w6_dataset"] = "digits"
     c = st.columns([1, 1]) + st.columns([1, 1, 1])
@@ -67,18 +79,16 @@ def _controls():
     if S.get("w6_cost") not in kinds:
         S["w6_cost"] = "taxonomy" if "taxonomy" in kinds else kinds[-1] if name == PLAYGROUND else kinds[0]
     kind = c[1].selectbox("cost matrix", kinds, key="w6_cost", format_func=COST_LABELS.get)
-    seed = c[2].number_input(
-        "cost seed", min_value=0, value=0, step=1, key="w6_seed", disabled=kind != "random"
-    )
-    rounds = c[3].slider("boosting rounds", 10, 300, value=100, step=10, key="w6_rounds")
-    depth = c[4].slider("tree depth", 1, INT_PARAMS["max_depth"].app_high, value=1, key="w6_depth")
-    S.setdefault("w6_methods", DEFAULT_METHODS)
+    seed = c[2].number_input("cost seed", min_value=0, step=1, key="w6_seed", disabled=kind != "random")
+    rounds = c[3].slider("boosting rounds", 10, 300, step=10, key="w6_rounds")
+    depth = c[4].slider("tree depth", 1, INT_PARAMS["max_depth"].app_high, key="w6_depth")
     methods = st.multiselect(
         "two-step baselines (trained with 0-1 costs, then the minimum-risk rule)",
         available_estimators(),
         key="w6_methods",
         format_func=_method_label,
     )
+    page_link.sync(link)
     try:
         C = np.asarray(A.cost_matrix) if kind == PLAYGROUND else ar.real_costs(kind, ds, int(seed))
     except ValueError as exc:

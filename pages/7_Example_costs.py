@@ -13,6 +13,7 @@ from rebel.experiments import example_costs as ec
 from rebel.params import INT_PARAMS
 from rebel.ui import components as ui
 from rebel.ui import example_costs as view
+from rebel.ui import page_link
 from rebel.ui.figures import style, winrates
 from rebel.ui.figures.regions import regions_figure, weight_sizes
 from rebel.ui.variants import ENGINES, engine_options
@@ -20,7 +21,22 @@ from rebel.ui.variants import ENGINES, engine_options
 S = st.session_state
 
 
+def _link_settings() -> list:
+    """The form's settings in the page's link (``rebel.ui.page_link``), with the limits the widgets use."""
+    return [
+        page_link.Setting("n_datasets", "w7_n_datasets", "int", *ec.LIMITS["n_datasets"][:2]),
+        page_link.Setting("n_costs", "w7_n_costs", "int", *ec.LIMITS["n_costs"][:2]),
+        page_link.Setting("n_rounds", "w7_n_rounds", "int", 1, INT_PARAMS["n_estimators"].app_high),
+        page_link.Setting("max_depth", "w7_max_depth", "int", 1, INT_PARAMS["max_depth"].app_high),
+        page_link.Setting("lambdas", "w7_lambdas", "choices", choices=tuple(ec.LAMBDA_CHOICES)),
+        page_link.Setting("engine", "w7_engine", "choice", choices=tuple(ENGINES)),
+        page_link.Setting("seed", "w7_seed", "int", 0, 2**31 - 1),
+    ]
+
+
 def _settings() -> dict:
+    link = _link_settings()
+    page_link.restore("ec", link)
     for name, value in ec.DEFAULTS.items():
         S.setdefault(f"w7_{name}", value)
     S.setdefault("w7_lambdas", list(ec.LAMBDAS))
@@ -52,6 +68,7 @@ def _settings() -> dict:
         with c[2]:
             st.write("")
             ui.run_button("Run", "ec_requested", form=True)
+    page_link.sync(link)
     return {
         **{name: int(S[f"w7_{name}"]) for name in ec.DEFAULTS},
         "lambdas": list(S["w7_lambdas"]),

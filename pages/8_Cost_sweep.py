@@ -12,6 +12,7 @@ import streamlit as st
 from rebel.data import PRESETS
 from rebel.experiments import studies as sw
 from rebel.ui import components as ui
+from rebel.ui import page_link
 from rebel.ui.config import DEFAULT_PRESET, content_key
 from rebel.ui.figures import style, sweep
 from rebel.ui.state import Problem, get_state, problem_caption
@@ -90,12 +91,23 @@ if S.get("sw_truth") not in classes:
 if S.get("sw_pred") not in classes:
     S["sw_pred"] = pred0
 
+for key, value in {"sw_lo": 0.1, "sw_hi": 100.0, "sw_n": 13}.items():
+    S.setdefault(key, value)
+LINK = [
+    page_link.Setting("truth", "sw_truth", "choice", choices=tuple(classes)),
+    page_link.Setting("pred", "sw_pred", "choice", choices=tuple(classes)),
+    page_link.Setting("lo", "sw_lo", "float", 1e-4, 1e4),
+    page_link.Setting("hi", "sw_hi", "float", 1e-4, 1e4),
+    page_link.Setting("n", "sw_n", "int", 3, 25),
+]
+page_link.restore("sweep", LINK)
+page_link.sync(LINK)
 w = st.columns([2, 2, 1.3, 1.3, 2], vertical_alignment="bottom")
 truth = w[0].selectbox("Truth (row)", classes, key="sw_truth")
 pred = w[1].selectbox("Predicted (column)", classes, key="sw_pred")
-lo = w[2].number_input("from", min_value=1e-4, max_value=1e4, value=0.1, format="%.4g", key="sw_lo")
-hi = w[3].number_input("to", min_value=1e-4, max_value=1e4, value=100.0, format="%.4g", key="sw_hi")
-n = w[4].slider("values (log-spaced)", 3, 25, 13, key="sw_n")
+lo = w[2].number_input("from", min_value=1e-4, max_value=1e4, format="%.4g", key="sw_lo")
+hi = w[3].number_input("to", min_value=1e-4, max_value=1e4, format="%.4g", key="sw_hi")
+n = w[4].slider("values (log-spaced)", 3, 25, key="sw_n")
 i, j = classes.index(truth), classes.index(pred)
 if i == j:
     ui.show_message(

@@ -11,6 +11,7 @@ import streamlit as st
 
 from rebel.params import INT_PARAMS
 from rebel.ui import components as ui
+from rebel.ui import page_link
 from rebel.ui import theory as th
 from rebel.ui.config import DEFAULT_PRESET, content_key
 from rebel.ui.figures import style, theory
@@ -86,18 +87,23 @@ def _bound(problem: Problem) -> None:
         "the edges stay away from 0."
     )
     hyper = problem.hyper
+    p, depths = INT_PARAMS["n_estimators"], list(range(1, INT_PARAMS["max_depth"].app_high + 1))
+    S.setdefault("th_depth", int(hyper["max_depth"]))
+    S.setdefault("th_rounds", int(hyper["n_estimators"]))
+    link = [
+        page_link.Setting("depth", "th_depth", "choice", choices=tuple(depths)),
+        page_link.Setting("rounds", "th_rounds", "int", p.low, p.app_high),
+    ]
+    page_link.restore("theory", link)
+    page_link.sync(link)
     w = st.columns([2, 2, 4], vertical_alignment="bottom")
     depth = w[0].selectbox(
         "Weak learner depth",
-        list(range(1, INT_PARAMS["max_depth"].app_high + 1)),
-        index=int(hyper["max_depth"]) - 1,
+        depths,
         key="th_depth",
         help="Defaults to the Playground's depth; then the Playground's own model is used.",
     )
-    p = INT_PARAMS["n_estimators"]
-    rounds = w[1].number_input(
-        "Rounds", p.low, p.app_high, int(hyper["n_estimators"]), step=10, key="th_rounds"
-    )
+    rounds = w[1].number_input("Rounds", p.low, p.app_high, step=10, key="th_rounds")
     params = {**hyper, "max_depth": int(depth), "n_estimators": int(rounds)}
     shared = (
         problem.source == "playground" and model_key(problem.dataset, problem.cost_matrix, params) in A.models

@@ -498,7 +498,10 @@ def test_lecture_downloads_and_presentation_mode(app):
     _run(app)
     layout = _regions_chart(app)["layout"]
     assert "width" not in layout and "height" not in layout  # the plot still fills its box (the viewport)
-    assert layout["font"]["size"] > 14 and layout["margin"]["t"] > before["margin"]["t"]
+    assert layout["font"]["size"] > 14
+    # the projector layout: the regions take the plot's full height, only two numbers lines stay above them
+    assert layout["yaxis"]["domain"] == [0, 1] and layout["margin"]["t"] < before["margin"]["t"]
+    assert layout["xaxis3"]["domain"][0] > layout["xaxis"]["domain"][1]  # the cost strip beside the regions
     assert (
         layout["sliders"][0]["currentvalue"]["font"]["size"]
         > before["sliders"][0]["currentvalue"]["font"]["size"]

@@ -9,6 +9,7 @@ Screenshots ``one_screen_<w>x<h>_<sidebar>.png`` are saved under tests/e2e/scree
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from benchmarks import bench_browser as bb
 
@@ -136,12 +137,16 @@ def _scroll_top(page) -> None:
     )
 
 
-@pytest.mark.parametrize("sidebar", ["collapsed"])
+MIN_REGIONS = {1280: 380, 1920: 600}  # px: the regions' side in presentation mode (about 210 px before)
+
+
+@pytest.mark.parametrize("sidebar", ["open", "collapsed"])
 @pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)], ids=["1280x720", "1920x1080"])
 def test_presentation_mode_is_a_projector_layout(app_url, browser, screenshot_dir, size, sidebar):
-    """Presentation mode (sidebar collapsed, as on a projector): large fonts on the ticks, the numbers, the
-    round control and the cost editor, and still everything on one screen, nothing clipped (the numbers lines
-    inside the plot)."""
+    """Presentation mode, switched on with the sidebar open or collapsed (switching it on folds the sidebar
+    away): the regions fill the plot's height (at least ``MIN_REGIONS`` px square), large fonts on the ticks,
+    the numbers, the round control and the cost editor, and still everything on one screen, nothing clipped
+    (the numbers lines inside the plot)."""
     w, h = size
     bb.VIEWPORT.update(width=w, height=h)
     try:
@@ -157,6 +162,12 @@ def test_presentation_mode_is_a_projector_layout(app_url, browser, screenshot_di
             " return t && parseFloat(getComputedStyle(t).fontSize) >= 17; }",
             timeout=60_000,
         )
+        page.wait_for_function(
+            "() => { const s = document.querySelector('[data-testid=\"stSidebar\"]');"
+            " return !s || s.getAttribute('aria-expanded') === 'false' || s.getBoundingClientRect().right <= 1; }",
+            timeout=10_000,
+        )  # the sidebar folds away by itself
+        page.wait_for_timeout(600)  # the main area's transition
         bb._settle(page)
         _scroll_top(page)
         page.wait_for_timeout(300)
@@ -171,8 +182,67 @@ def test_presentation_mode_is_a_projector_layout(app_url, browser, screenshot_di
                         editor: px(document.querySelector('.st-key-cost_editor input'))}; }"""
         )
         assert min(sizes.values()) >= 17, sizes  # 12-14 px without presentation mode
-        box, numbers = plot.bounding_box(), _boxes(page)["three numbers"]
+        boxes = _boxes(page)
+        box, numbers, regions = plot.bounding_box(), boxes["three numbers"], boxes["regions"]
         assert numbers["x"] >= box["x"] and numbers["x"] + numbers["width"] <= box["x"] + box["width"] + 0.5
+        side = min(regions["width"], regions["height"])
+        print(
+            f"presentation {w}x{h} sidebar {sidebar}: regions {regions['width']:.0f}x{regions['height']:.0f} px"
+        )
+        assert side >= MIN_REGIONS[w], f"the regions are only {side:.0f} px square at {w}x{h}"
+        verdict = plot.locator(".textpoint text").filter(has_text="costs ignored").first.bounding_box()
+        assert verdict["x"] + verdict["width"] <= box["x"] + box["width"] + 0.5, "verdict clipped"
+        page.locator(".st-key-w_present label").first.click()  # back to normal for the next test
+        bb._settle(page)
+    finally:
+        page.close()
+
+
+START = 2  # the replay's first round as a poller under load may see it (it opens at 0)
+
+
+def test_presentation_mode_replays_a_retrained_model_by_itself(app_url, browser):
+    """Presentation mode switches "Replay after retraining" on: after a cost edit, the retrained model's replay
+    opens at t = 0 and plays to the last round with no user action (the slider's active step moves 0 → T)."""
+    bb.VIEWPORT.update(width=1280, height=720)
+    try:
+        page, _ = bb.open_playground(browser, app_url)
+    finally:
+        bb.VIEWPORT.update(width=1440, height=900)
+    try:
+        page.locator(".st-key-w_present label").first.click()
+        page.wait_for_function(
+            "() => { const t = document.querySelector('.st-key-pg_plot .xtick text');"
+            " return t && parseFloat(getComputedStyle(t).fontSize) >= 17; }",
+            timeout=60_000,
+        )
+        bb._settle(page)
+        assert page.locator(".st-key-w_autoplay input").first.is_checked()
+        page.evaluate(  # record the slider's active step from now on, whichever chart element shows it
+            """() => { window.__steps = []; setInterval(() => {
+                 const gd = document.querySelector('.st-key-pg_plot .js-plotly-plot');
+                 const s = gd && gd.layout && gd.layout.sliders && gd.layout.sliders[0];
+                 if (s) window.__steps.push([s.active, s.steps.length - 1]); }, 25); }"""
+        )
+        bb.edit_cost(page, "7")()
+        # the retrained replay opens at t = 0 (the recorder, polling a loaded browser, may first see t = 1 or 2
+        # once Play has started) and, later, reaches the last round
+        started = "(s => s.findIndex(([a, T]) => a <= START))"
+        try:
+            page.wait_for_function(
+                f"""() => {{ const s = window.__steps; const START = {START};
+                     const i = {started}(s); return i >= 0 && s.slice(i).some(([a, T]) => a === T); }}""",
+                timeout=90_000,
+            )
+        except PlaywrightTimeout:
+            seen = sorted({a for a, _ in page.evaluate("window.__steps")})
+            raise AssertionError(f"the replay did not play from 0 to the end; steps seen: {seen}") from None
+        steps = page.evaluate("window.__steps")
+        first = next(i for i, (a, _) in enumerate(steps) if a <= START)
+        played = [a for a, _ in steps[first:]]
+        T = steps[-1][1]
+        assert played[-1] == T and len(set(played)) > 10, played  # passed through the rounds in between
+        assert played == sorted(played), "the replay went forwards only"
         page.locator(".st-key-w_present label").first.click()  # back to normal for the next test
         bb._settle(page)
     finally:

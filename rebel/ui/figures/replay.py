@@ -271,12 +271,17 @@ HEADER_DOMAIN = (0.999, 1.0)  # paper y of the numbers lines' anchor: they grow 
 CURVE_DOMAIN = (0.0, 0.13)  # paper y of the cost strip under the regions
 PLANE_DOMAIN = (0.38, 1.0)  # paper y of the regions (square: their width follows); the legend sits below
 LINE_PX = 19  # height of one numbers line (FONT_NUMBERS = 14)
+# The projector layout (presentation mode): the regions fill the plot's height on the left; the verdict's figures,
+# the legend and the cost strip sit beside them; only the round and the three costs stay above.
+PROJECTOR_PLANE_X = (0.0, 0.6)  # paper x of the regions (square: the narrower of width and height wins)
+PROJECTOR_SIDE_X = (0.67, 1.0)  # paper x of the column beside them
+PROJECTOR_CURVE_Y = (0.1, 0.34)  # paper y of the cost strip in that column (room under it for its ticks)
 
 
-def numbers_text(numbers: dict, t: int, T: int, title: str = "") -> str:
-    """The numbers lines of round t: the three test costs (REBEL, two-step, Bayes when known) and the verdict's
-    figures (the difference, ignoring the costs, the regret against Bayes). Numbers only; ``title`` (escaped)
-    heads them."""
+def _numbers_parts(numbers: dict, t: int, T: int) -> tuple:
+    """Round t's numbers as ``(head, costs, verdict)``: the round line, the three test costs (REBEL, two-step,
+    Bayes when known) and the verdict's figures (the difference, ignoring the costs, the regret against Bayes)
+    as a list of short phrases."""
     r, s = float(numbers["REBEL"][t]), float(numbers["two-step"][t])
     bayes = numbers.get("Bayes")
     costs = f"<b>REBEL {r:.3f}</b> · <b>two-step {s:.3f}</b> · " + (
@@ -288,14 +293,28 @@ def numbers_text(numbers: dict, t: int, T: int, title: str = "") -> str:
         if abs(diff) <= numbers.get("tie", 0.0)
         else ("REBEL cheaper" if diff < 0 else "two-step cheaper")
     )
-    lines = [
-        f"<b>t = {t}</b> of {T} · test cost per point:",
-        costs,
-        f"{who} ({diff:+.3f}) · costs ignored: {float(numbers['blind'][t]):.3f}",
-    ]
+    verdict = [f"{who} ({diff:+.3f})", f"costs ignored: {float(numbers['blind'][t]):.3f}"]
     if bayes is not None:
-        lines.append(f"above Bayes: REBEL {r - bayes:+.3f}, two-step {s - bayes:+.3f}")
+        verdict += [f"above Bayes: REBEL {r - bayes:+.3f},", f"two-step {s - bayes:+.3f}"]
+    return f"<b>t = {t}</b> of {T} · test cost per point:", costs, verdict
+
+
+def numbers_text(numbers: dict, t: int, T: int, title: str = "") -> str:
+    """The numbers lines of round t: the three test costs (REBEL, two-step, Bayes when known) and the verdict's
+    figures (the difference, ignoring the costs, the regret against Bayes). Numbers only; ``title`` (escaped)
+    heads them."""
+    head, costs, verdict = _numbers_parts(numbers, t, T)
+    lines = [head, costs, " · ".join(verdict[:2])]
+    if len(verdict) > 2:
+        lines.append(" ".join(verdict[2:]))
     return "<br>".join(([f"<b>{esc(title)}</b>"] if title else []) + lines)
+
+
+def projector_texts(numbers: dict, t: int, T: int, title: str = "") -> tuple:
+    """The projector layout's numbers of round t: ``(head, side)``, the round and the three test costs above
+    the regions (two lines), the title and the verdict's figures beside them (one short phrase a line)."""
+    head, costs, verdict = _numbers_parts(numbers, t, T)
+    return head + "<br>" + costs, "<br>".join(([f"<b>{esc(title)}</b>"] if title else []) + verdict)
 
 
 def numbers_lines(numbers: dict, title: str = "") -> int:
@@ -303,27 +322,40 @@ def numbers_lines(numbers: dict, title: str = "") -> int:
     return 3 + (numbers.get("Bayes") is not None) + bool(title)
 
 
-def _add_numbers(fig: go.Figure, numbers: dict, T: int, start: int, updates: list, title: str = "") -> None:
-    """The numbers line (axes x2/y2 above the regions) and the cost strip with its round marker (axes x3/y3
-    under them), both following t in the frames."""
-    texts = [numbers_text(numbers, t, T, title) for t in range(T + 1)]
-    updates.append((len(fig.data), [{"text": [text]} for text in texts]))
-    fig.add_trace(
-        go.Scatter(
-            x=[0],
-            y=[1],
-            text=[texts[start]],
-            mode="text",
-            textposition="top right",
-            cliponaxis=False,
-            textfont={"size": FONT_NUMBERS},
-            xaxis="x2",
-            yaxis="y2",
-            showlegend=False,
-            hoverinfo="skip",
-            name="numbers",
-        )
+def _text_trace(text: str, x: float, position: str, name: str, size: int = FONT_NUMBERS) -> go.Scatter:
+    """A block of text lines on the hidden axes x2/y2 (x in [0, 1] across the plot, y = 1 its top)."""
+    return go.Scatter(
+        x=[x],
+        y=[1],
+        text=[text],
+        mode="text",
+        textposition=position,
+        cliponaxis=False,
+        textfont={"size": size},
+        xaxis="x2",
+        yaxis="y2",
+        showlegend=False,
+        hoverinfo="skip",
+        name=name,
     )
+
+
+def _add_numbers(
+    fig: go.Figure, numbers: dict, T: int, start: int, updates: list, title: str = "", projector: bool = False
+) -> None:
+    """The numbers line (axes x2/y2 above the regions) and the cost strip with its round marker (axes x3/y3
+    under them, or beside them in the ``projector`` layout, where the verdict's figures go beside the regions
+    too), all following t in the frames."""
+    if projector:
+        pairs = [projector_texts(numbers, t, T, title) for t in range(T + 1)]
+        updates.append((len(fig.data), [{"text": [head]} for head, _ in pairs]))
+        fig.add_trace(_text_trace(pairs[start][0], 0, "top right", "numbers"))
+        updates.append((len(fig.data), [{"text": [side]} for _, side in pairs]))
+        fig.add_trace(_text_trace(pairs[start][1], PROJECTOR_SIDE_X[0], "bottom right", "verdict", 12))
+    else:
+        texts = [numbers_text(numbers, t, T, title) for t in range(T + 1)]
+        updates.append((len(fig.data), [{"text": [text]} for text in texts]))
+        fig.add_trace(_text_trace(texts[start], 0, "top right", "numbers"))
     r, s = np.asarray(numbers["REBEL"], dtype=np.float64), np.asarray(numbers["two-step"], dtype=np.float64)
     rounds = np.arange(T + 1)
     for name, cost in (("REBEL", r), ("two-step", s)):
@@ -426,6 +458,7 @@ def replay_figure(
     frame_ms: int = FRAME_MS,
     height: int = 600,
     numbers: dict | None = None,
+    projector: bool = False,
 ) -> go.Figure:
     """Every round's min-risk regions with the data, in one figure: a slider over t and Play / Pause buttons that
     animate the rounds in the browser (plotly frames; no server round trip per frame).
@@ -447,6 +480,9 @@ def replay_figure(
         or None, "tie": float}`` (``rebel.ui.playground.compute.round_numbers``), or None. When given, the
         numbers line above the regions (``numbers_text``) and a cost strip with a round marker under them are
         part of the frames, so the one round slider moves the picture and every number together.
+    projector : with ``numbers``, the projector layout (presentation mode): the regions take the plot's full
+        height on the left, the verdict's figures, the legend and the cost strip go beside them
+        (``PROJECTOR_*``); only the round and the three costs stay above (two lines)
     """
     T = check_staged(staged_regions, train, test, train_sizes)
     start = T if start is None else int(np.clip(start, 0, T))
@@ -469,7 +505,7 @@ def replay_figure(
     _add_points(fig, classes, train, test, train_sizes, start, updates)
     _add_mistakes(fig, train, test, start, updates)
     if numbers is not None:
-        _add_numbers(fig, numbers, T, start, updates, title)
+        _add_numbers(fig, numbers, T, start, updates, title, projector)
     set_frames(fig, _frames(T, updates, images))
     fig.update_layout(images=[im[start] for im in images])
     if numbers is None:
@@ -482,34 +518,42 @@ def replay_figure(
     controls = _controls(T, frame_ms, start)
     controls["updatemenus"][0].update(y=0, yanchor="top", pad={"t": 26, "r": 6})
     controls["sliders"][0].update(y=0, yanchor="top", pad={"t": 62, "b": 0})
+    lines = 2 if projector else numbers_lines(numbers, title)
+    legend = (
+        {"orientation": "v", "x": PROJECTOR_SIDE_X[0], "y": PROJECTOR_CURVE_Y[1] + 0.06, "yanchor": "bottom"}
+        if projector
+        else {"orientation": "h", "x": 0, "y": CURVE_DOMAIN[1] + 0.03, "yanchor": "bottom"}
+    )
     fig.update_layout(
-        margin={"l": 10, "r": 10, "t": LINE_PX * numbers_lines(numbers, title) + 8, "b": 118},
-        legend={
-            "orientation": "h",
-            "x": 0,
-            "y": CURVE_DOMAIN[1] + 0.03,
-            "yanchor": "bottom",
-            "font": {"size": 11},
-        },
+        margin={"l": 10, "r": 10, "t": LINE_PX * lines + 8, "b": 118},
+        legend={**legend, "font": {"size": 11}},
         **controls,
     )
     plane_axes(fig, grid_xs, grid_ys)
     fig.update_layout(**_numbers_axes(numbers, T))  # after plane_axes, which sets every axis present
-    # The legend sits right under the regions' tick labels: the x axis is named at its right end instead.
-    x_title = fig.layout.xaxis.title
-    fig.add_annotation(
-        text=x_title.text,
-        font=x_title.font.to_plotly_json(),
-        x=1,
-        y=0,
-        xref="x domain",
-        yref="y domain",
-        xanchor="left",
-        yanchor="top",
-        xshift=4,
-        showarrow=False,
-    )
-    x_title.text = ""
+    if projector:
+        fig.update_layout(
+            xaxis={"domain": list(PROJECTOR_PLANE_X)},
+            yaxis={"domain": [0, 1]},
+            xaxis3={"domain": list(PROJECTOR_SIDE_X), "title": {"text": "test cost by round t"}},
+            yaxis3={"domain": list(PROJECTOR_CURVE_Y), "title": {"text": ""}},
+        )
+    else:
+        # The legend sits right under the regions' tick labels: the x axis is named at its right end instead.
+        x_title = fig.layout.xaxis.title
+        fig.add_annotation(
+            text=x_title.text,
+            font=x_title.font.to_plotly_json(),
+            x=1,
+            y=0,
+            xref="x domain",
+            yref="y domain",
+            xanchor="left",
+            yanchor="top",
+            xshift=4,
+            showarrow=False,
+        )
+        x_title.text = ""
     return clear_of_modebar(fig)
 
 

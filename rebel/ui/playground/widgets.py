@@ -16,7 +16,7 @@ from rebel.params import DATA_RANGES, INT_PARAMS
 from rebel.ui import components as ui
 from rebel.ui import config as cfgmod
 from rebel.ui.playground import actions as act
-from rebel.ui.playground import link
+from rebel.ui.playground import link, thumbs
 from rebel.ui.playground.compute import preset_order
 from rebel.ui.state import AppState, get_state
 from rebel.ui.variants import ENGINES
@@ -38,6 +38,9 @@ MIN_POINTS = RANGES["n_points"].low
 TRAY_HEIGHT = 230  # px: the message tray under the costs (scrolls; a message never moves the plot)
 PLOT_TOP = "3.2rem"  # the page's top padding plus a margin: the plot box takes the viewport's height below it
 PLOT_MIN = 420  # px: below this the page scrolls rather than shrinking the plot further
+SCREEN_COLUMNS = [1.45, 1]  # widths of the plot's and the costs' columns
+PRESENT_COLUMNS = [2.3, 1]  # presentation mode: the plot takes more (its legend and cost strip sit beside it)
+COLLAPSE = "_collapse_sidebar"  # set when presentation mode is switched on: the sidebar folds away once
 
 
 # Style of the Playground's first screen: the regions plot's box (``pg_plot``) as tall as the viewport below the
@@ -59,6 +62,44 @@ ONE_SCREEN_CSS_PRESENT = "<style>" + _PLOT_BOX_CSS + _PRESENT_CSS + "</style>"
 def one_screen_style(present: bool = False) -> None:
     """The first screen's style (``ONE_SCREEN_CSS``; ``ONE_SCREEN_CSS_PRESENT`` in presentation mode)."""
     st.html(ONE_SCREEN_CSS_PRESENT if present else ONE_SCREEN_CSS)
+
+
+# Folds the sidebar away (a click on its collapse button), once: sent in the run after presentation mode is
+# switched on, so the plot gets the projector's whole width; the sidebar can be opened again as usual.
+COLLAPSE_SIDEBAR = """<script>
+(() => {
+  const fold = (tries) => {
+    const s = document.querySelector('[data-testid="stSidebar"]');
+    if (!s || s.getAttribute('aria-expanded') === 'false' || s.getBoundingClientRect().right <= 1) return;
+    const b = document.querySelector(
+      '[data-testid="stSidebarCollapseButton"] button, button[data-testid="stSidebarCollapseButton"]');
+    if (b) b.click(); else if (tries > 0) setTimeout(() => fold(tries - 1), 200);
+  };
+  fold(15);
+})();
+</script>"""
+
+
+def collapse_sidebar_once() -> None:
+    """Fold the sidebar away if presentation mode was just switched on (``COLLAPSE_SIDEBAR``, fixed text)."""
+    if S.pop(COLLAPSE, False):
+        st.html(COLLAPSE_SIDEBAR, unsafe_allow_javascript=True)
+
+
+def _on_present() -> None:
+    S[COLLAPSE] = S["w_autoplay"] = bool(S.get("w_present"))
+
+
+AUTOPLAY = "_autoplay"  # a token, set when a retrained model's replay should play from t = 0 by itself
+
+
+def autoplay_token(retrained: bool) -> str | None:
+    """A new token when a model was just retrained, "Replay after retraining" is on and no link asks for a
+    round (else None): the replay then opens at t = 0 and ``ROUND_IN_LINK``'s script presses Play once."""
+    if not (retrained and S.get("w_autoplay")) or LINK_T in S:  # a link's round wins
+        return None
+    S["_autoplay_n"] = S.get("_autoplay_n", 0) + 1
+    return f"play-{S['_autoplay_n']}"
 
 
 def reset_mixture_editor(mixture) -> None:
@@ -131,7 +172,8 @@ def _restore_view() -> None:
     if "details" in view:
         S["w_details"] = view["details"]
     if view.get("present"):
-        S["w_present"] = True
+        S["w_present"] = S["w_autoplay"] = True
+        S[COLLAPSE] = True
     for problem in problems:
         ui.flash("warning", f"The link's view: {problem}.")
 
@@ -143,6 +185,40 @@ def _on_preset() -> None:
         _apply(A, cfgmod.preset_config(S["w_preset"], A.hyper, A.engine), preset=True)
     except ValueError as exc:
         ui.flash("error", f"Preset not loaded: {exc}")
+
+
+def _on_thumbnail(name: str) -> None:
+    """A preset thumbnail's click: the same action as choosing ``name`` in the Preset box."""
+    S["w_preset"] = name
+    _on_preset()
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _thumbnail(name: str) -> bytes | None:
+    return thumbs.preset_thumbnail(name)
+
+
+THUMB_COLUMNS = 2  # the names under the pictures fit at two a row (at four they were cut to "a…")
+
+
+def preset_thumbnails(where) -> None:
+    """The presets as small pictures of their points, each with a button that loads it (``_on_thumbnail``)."""
+    with where.expander("Presets as pictures", expanded=False):
+        names = preset_order(PRESETS)
+        for row in range(0, len(names), THUMB_COLUMNS):
+            cols = st.columns(THUMB_COLUMNS, gap="small")
+            for col, name in zip(cols, names[row : row + THUMB_COLUMNS], strict=False):
+                png = _thumbnail(name)
+                if png is not None:
+                    col.image(png, width="stretch")
+                col.button(
+                    ui.plain(name),
+                    key=f"w_thumb_{name}",
+                    on_click=ui.guarded_callback(_on_thumbnail),
+                    args=(name,),
+                    width="stretch",
+                    type="primary" if name == get_state().preset else "secondary",
+                )
 
 
 def _on_n_points() -> None:
@@ -248,6 +324,7 @@ def sidebar(A: AppState) -> None:
         on_change=ui.guarded_callback(_on_preset),
         help="Each preset is a Gaussian mixture with a story and suggested costs.",
     )
+    preset_thumbnails(sb)
     sb.number_input(
         ui.plain(RANGES["n_points"].label),
         step=100,
@@ -415,8 +492,15 @@ def view_toggles(has_bayes: bool, mixture_mode: bool) -> dict:
         "present": o[6].toggle(
             "Presentation mode",
             key="w_present",
-            help="Large fonts everywhere (plot, numbers, cost editor) for a projector; the plot still fills the "
-            "screen's height.",
+            on_change=ui.guarded_callback(_on_present),
+            help="A projector layout: the sidebar folds away, the regions fill the screen's height with the "
+            "verdict, legend and cost curve beside them, large fonts everywhere (plot, numbers, cost editor).",
+        ),
+        "autoplay": o[7].toggle(
+            "Replay after retraining",
+            key="w_autoplay",
+            help="After each retrain the replay plays from t = 0 by itself, so training appears to happen live "
+            "(on in presentation mode).",
         ),
     }
 
@@ -455,7 +539,7 @@ def sync_url(A: AppState) -> None:
 ROUND_IN_LINK = """<script>
 (() => {
   // The round shown by the regions replay (its slider, Play) goes into the address bar as ?t=..., so a copied
-  // link reopens the same round. Hooks every (re)drawn replay figure once.
+  // link reopens the same round. Hooks every (re)drawn replay figure once. Also plays a retrained replay.
   const hook = () => {
     const gd = document.querySelector('.st-key-pg_plot .js-plotly-plot');
     if (!gd || gd.__rebelRound || !gd.on) return;
@@ -473,7 +557,19 @@ ROUND_IN_LINK = """<script>
     gd.on('plotly_sliderchange', write);
     gd.on('plotly_animated', write);
   };
-  if (!window.__rebelRoundTimer) window.__rebelRoundTimer = setInterval(hook, 400);
+  // "Replay after retraining": a figure whose layout.meta carries an autoplay token (a new one per retrain,
+  // the figure opening at t = 0) gets its Play button pressed once, when its frames are in.
+  const autoplay = () => {
+    const gd = document.querySelector('.st-key-pg_plot .js-plotly-plot');
+    const token = gd && gd.layout && gd.layout.meta && gd.layout.meta.autoplay;
+    if (!token || gd.__rebelPlayed === token) return;
+    const frames = gd._transitionData && gd._transitionData._frames;
+    const play = gd.querySelector('.updatemenu-button');
+    if (!frames || !frames.length || !play) return;
+    gd.__rebelPlayed = token;
+    play.dispatchEvent(new MouseEvent('click', {bubbles: true}));
+  };
+  if (!window.__rebelRoundTimer) window.__rebelRoundTimer = setInterval(() => { hook(); autoplay(); }, 200);
 })();
 </script>"""
 
