@@ -24,7 +24,8 @@ def test_slide_downloads(app_url, browser, screenshot_dir):
     page.goto(app_url, wait_until="domcontentloaded")
     page.wait_for_selector(".js-plotly-plot", timeout=240_000)  # cold numba cache compiles
     page.locator("[data-testid='stButtonGroup'] button", has_text="Lecture").first.click()
-    page.wait_for_selector("[data-testid='stDownloadButton']", timeout=60_000)
+    # the sidebar has download buttons of its own: wait for the Lecture view's
+    page.locator("[data-testid='stDownloadButton']", has_text="Replay (GIF)").first.wait_for(timeout=60_000)
     labels = page.locator("[data-testid='stDownloadButton']").all_inner_texts()
     assert (
         sum("Regions at t (PNG)" in t for t in labels) == 1 and sum("Replay (GIF)" in t for t in labels) == 1
