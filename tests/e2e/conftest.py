@@ -63,15 +63,24 @@ def app_url():
 
 
 @pytest.fixture(scope="session")
-def browser():
+def playwright():
+    """One Playwright driver for the whole session: its sync API allows only one running at a time, so every
+    browser fixture below starts from this one."""
     if not CHROMIUM.exists():
         pytest.skip(
             f"{CHROMIUM} is missing: install Debian's chromium (apt-get install chromium) to run this test"
         )
     from playwright.sync_api import sync_playwright
 
-    with tempfile.TemporaryDirectory(prefix="rebel-chromium-") as profile, sync_playwright() as pw:
-        context = pw.chromium.launch_persistent_context(
+    with sync_playwright() as pw:
+        yield pw
+
+
+@pytest.fixture(scope="session")
+def browser(playwright):
+    """One persistent Chromium context (one profile, one cookie jar) shared by the page tests."""
+    with tempfile.TemporaryDirectory(prefix="rebel-chromium-") as profile:
+        context = playwright.chromium.launch_persistent_context(
             profile,
             executable_path=str(CHROMIUM),
             headless=True,
@@ -82,6 +91,16 @@ def browser():
             yield context
         finally:
             context.close()
+
+
+@pytest.fixture(scope="session")
+def chromium(playwright):
+    """A Chromium browser for tests that need several independent contexts (their own cookies each)."""
+    launched = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+    try:
+        yield launched
+    finally:
+        launched.close()
 
 
 @pytest.fixture

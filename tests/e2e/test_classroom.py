@@ -22,7 +22,6 @@ gives back: docs/CLASSROOM.md says so.
 from __future__ import annotations
 
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -35,7 +34,7 @@ import numpy as np
 import psutil
 import pytest
 
-from benchmarks._common import CHROMIUM, CHROMIUM_ARGS, free_port, healthy
+from benchmarks._common import free_port, healthy
 from benchmarks.bench_browser import HOOKS
 from rebel.ui import classroom
 from rebel.ui import config as cf
@@ -49,7 +48,6 @@ SESSIONS = 8
 START_TIMEOUT = 420.0  # s: the command prepares the kernels, then two replicas start on a shared machine
 LOAD_MS = 300_000
 FAST = {"n_estimators": 10, "max_depth": 2, "n_thresholds": 32}
-REGIONS_TITLE = re.compile(r"minimum-risk class \(numbers at t = (\d+) of (\d+) rounds\)")
 
 
 def _config(i: int) -> cf.Config:
@@ -148,20 +146,6 @@ def room():
             )
 
 
-@pytest.fixture(scope="module")
-def chromium():
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"{CHROMIUM} is missing: install Debian's chromium (apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
-
-
 class Student:
     """One browser context (its own cookies) on one page, recording HTTP answers and JavaScript errors."""
 
@@ -191,14 +175,19 @@ class Student:
             )
 
     def rounds(self) -> int:
-        """The regions plot's number of rounds (its title: 't = t of T rounds')."""
+        """The regions replay's number of rounds: the label of its round slider's last step (t = 0..T)."""
         self.page.wait_for_function(
-            "re => [...document.querySelectorAll('.js-plotly-plot .gtitle')].some(e => new RegExp(re).test(e.textContent))",
-            arg=REGIONS_TITLE.pattern,
+            "() => [...document.querySelectorAll('.st-key-pg_plot .js-plotly-plot')]"
+            ".some(gd => gd.layout && gd.layout.sliders && gd.layout.sliders[0].steps.length > 1)",
             timeout=LOAD_MS,
+            polling=250,
         )
-        titles = self.page.locator(".js-plotly-plot .gtitle").all_text_contents()
-        return int(next(REGIONS_TITLE.search(t) for t in titles if REGIONS_TITLE.search(t)).group(2))
+        return int(
+            self.page.evaluate(
+                "() => { const gd = document.querySelector('.st-key-pg_plot .js-plotly-plot');"
+                " const steps = gd.layout.sliders[0].steps; return steps[steps.length - 1].label; }"
+            )
+        )
 
     def region_images(self) -> int:
         """Region images painted in the plots: inline PNG layout images (not media files)."""
