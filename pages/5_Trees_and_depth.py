@@ -157,7 +157,7 @@ def _round_view(model, ds, y_idx) -> None:
 
 
 def _depth_study(ds, C, problem_key: str) -> None:
-    st.subheader("Depth study (Table 1)")
+    st.subheader("Depth study (Table 1)", anchor=False)
     st.markdown(
         "REBEL with stumps against depth-2, 3 and 4 trees on this dataset: all its points are split "
         "50/25/25 (train / validation / test) several times; the number of rounds is picked on validation. "
@@ -239,7 +239,7 @@ def _depth_text(table) -> ui.Markdown:
     return ui.md("\n").join(lines)
 
 
-st.title("Trees and depth")
+st.title("Trees and depth", anchor=False)
 st.markdown(
     "REBEL's weak learners are small binary trees grown one layer at a time (Sec. 4, Fig. 2): each leaf "
     "becomes a stump, the stumps are chosen with a_t fixed, then a_t is re-solved, so **a layer never makes "

@@ -392,3 +392,15 @@ def test_sessions_on_one_configuration_share_one_pair():
         is not pairs[0]
     )
     assert pg.train_pair(ds, cfg.cost_matrix, cfg.hyper, 30) is not pairs[0]  # no session cache: not shared
+
+
+def test_shared_pairs_are_bounded_by_bytes_too():
+    from types import SimpleNamespace
+
+    from rebel.ui.state import SharedLRU, array_bytes
+
+    store = SharedLRU(8, max_bytes=3000)
+    for i in range(5):
+        store.put(f"k{i}", SimpleNamespace(regions=np.zeros(1000, dtype=np.uint8)))
+    assert len(store) == 3 and "k4" in store and "k1" not in store  # the oldest went first
+    assert array_bytes(SimpleNamespace(a=np.zeros(10), b="x")) == 80

@@ -300,7 +300,7 @@ def run_button(label: str, flag: str, *, key: str | None = None, form: bool = Fa
 def problem_page_header(title: str, intro: Markdown, state: AppState, default_preset: str) -> Problem:
     """Title and intro (our own markdown, from ``md``) of a page that works on the Playground's problem;
     returns that problem, or ``default_preset``'s with a warning saying why."""
-    st.title(plain(title))
+    st.title(plain(title), anchor=False)  # no anchor link: the page URL carries link values (user text)
     st.markdown(plain(intro))
     problem, note = problem_or_default(state, default_preset)
     if note:
@@ -313,7 +313,7 @@ def run_page(title: str, intro: Markdown, settings: Callable[[], dict], run, res
     the session flag ``<prefix>_requested`` is up or no run ``<prefix>_run`` is stored yet, then
     ``results(<prefix>_run)`` for the stored run (kept when a run is stopped)."""
     S = st.session_state
-    st.title(plain(title))
+    st.title(plain(title), anchor=False)  # no anchor link: the page URL carries link values (user text)
     st.markdown(plain(intro))
     chosen = settings()
     if S.pop(f"{prefix}_requested", False) or f"{prefix}_run" not in S:

@@ -49,6 +49,7 @@ from rebel.ui.text import Markdown, md
 STATE_KEY = "rebel_state"
 CACHE_LIMITS = {"model": 12, "pair": 3}  # entries kept per session: fitted models, Playground pairs (larger)
 SHARED_PAIR_LIMIT = 8  # Playground pairs kept for all sessions of a process (~8 MiB each at default settings)
+SHARED_PAIR_BYTES = 64 * 2**20  # and at most this many bytes of their arrays: a closed class's pairs go back
 
 
 class ModelCache:
@@ -94,10 +95,10 @@ class SharedLRU:
     """A bounded least-recently-used store shared by the threads (sessions) of one process: ``get`` and
     ``put`` hold a lock (the work that builds a value does not), at most ``limit`` entries are kept."""
 
-    def __init__(self, limit: int):
+    def __init__(self, limit: int, max_bytes: int | None = None):
         if int(limit) < 0:
             raise ValueError(f"limit is {limit!r}; give a count of entries >= 0.")
-        self.limit = int(limit)
+        self.limit, self.max_bytes = int(limit), max_bytes
         self._items: OrderedDict[str, Any] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -123,7 +124,11 @@ class SharedLRU:
         with self._lock:
             value = self._items.setdefault(key, value)
             self._items.move_to_end(key)
-            while len(self._items) > self.limit:
+            while len(self._items) > self.limit or (
+                self.max_bytes is not None
+                and len(self._items) > 1
+                and sum(map(array_bytes, self._items.values())) > self.max_bytes
+            ):
                 self._items.popitem(last=False)
             return value
 
@@ -132,7 +137,16 @@ class SharedLRU:
             self._items.clear()
 
 
-SHARED_PAIRS = SharedLRU(SHARED_PAIR_LIMIT)
+def array_bytes(value) -> int:
+    """Bytes of the numpy arrays an object holds in its attributes (one level deep)."""
+    return (
+        sum(v.nbytes for v in vars(value).values() if isinstance(v, np.ndarray))
+        if hasattr(value, "__dict__")
+        else 0
+    )
+
+
+SHARED_PAIRS = SharedLRU(SHARED_PAIR_LIMIT, SHARED_PAIR_BYTES)
 
 
 def model_key(dataset: Dataset, cost_matrix, hyper: dict) -> str:
