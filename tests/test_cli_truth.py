@@ -455,44 +455,17 @@ def test_a_cold_engine_says_it_compiles(tmp_path, airport_model):
     import os
 
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "rebel",
-            "predict",
-            str(airport_model),
-            str(AIRPORT),
-            "-o",
-            str(tmp_path / "p.csv"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env=env,
-        check=False,
-    )
+
+    def predict(out: str) -> subprocess.CompletedProcess:
+        command = [sys.executable, "-m", "rebel", "predict", str(airport_model), str(AIRPORT), "-o", out]
+        return subprocess.run(command, capture_output=True, text=True, timeout=600, env=env, check=False)
+
+    proc = predict(str(tmp_path / "p.csv"))
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr.splitlines()[0].startswith(
         "compiling the engine for this machine (first use only, about"
     )
-    again = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "rebel",
-            "predict",
-            str(airport_model),
-            str(AIRPORT),
-            "-o",
-            str(tmp_path / "q.csv"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env=env,
-        check=False,
-    )
+    again = predict(str(tmp_path / "q.csv"))
     assert again.returncode == 0 and "compiling" not in again.stderr
 
 
