@@ -149,13 +149,21 @@ def _run_honest(args, progress) -> tuple:
         + cells.to_string()
         + "\n\nMean test costs REBEL / equal-capacity two-step in the same cells:\n"
         + costs.to_string()
+        + "\n\nHeld-out win rates with intervals (bootstrap over the held-out datasets), at the chosen settings:\n"
+        + _stat_table(honest.report_intervals(held, settings)).to_string(index=False)
+        + "\n\nCapacity sweep with intervals (REBEL against the equal-capacity two-step):\n"
+        + _stat_table(honest.sweep_intervals(held)).to_string(index=False)
     )
-    lgb = f", {best['win_vs_lightgbm']:.1%} against LightGBM's two-step" if "win_vs_lightgbm" in best else ""
+    ints = honest.report_intervals(held, settings)
+    ints = ints[ints["variant"] == chosen["variant"]].set_index("baseline")
+    against = "; ".join(
+        f"{stats.rate_text(r.to_dict())} against the {label} (its mean cost {r['b_cost']:.4f})"
+        for label, r in ints.iterrows()
+    )
     headline = (
         f"Variant chosen on validation (lowest REBEL validation cost): {chosen['variant']} (depth "
-        f"{best['depth']}, {best['rounds']} rounds); held out it wins {best['win_rate']:.1%} of {best['trials']} "
-        f"trials against the equal-capacity two-step method, {best['win_vs_own_tuned']:.1%} against the two-step "
-        f"tuned on its own{lgb} (per-trial rates; bootstrap intervals: reproduce calibrated)."
+        f"{best['depth']}, {best['rounds']} rounds, held-out mean cost {best['rebel_cost']:.4f}); held out over "
+        f"{best['trials']} trials REBEL wins {against} (bootstrap over the held-out datasets)."
     )
     return held, text, headline
 
