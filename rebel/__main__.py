@@ -303,8 +303,10 @@ def _main(argv) -> int:
             f"got {args.datasets!r}."
         )
     _check_backend(parser, args.backend)
-    if args.out is not None and args.curves is not None:
-        cli.refuse_overwrite(args.out, {"the --curves output": args.curves})
+    if args.out is not None:
+        cli.refuse_overwrite(
+            args.out, {"the --curves output": args.curves, "the --regimes output": args.regimes}
+        )
     if args.rounds is None:
         args.rounds = DEFAULT_ROUNDS[args.experiment]
     if args.seed is None:
