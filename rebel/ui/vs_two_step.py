@@ -309,7 +309,7 @@ def regime_caption(record: dict) -> Markdown:
     REBEL)."""
     s = regime_summary(record)
     source = md(
-        "Stored result of `{}` (settings chosen on seed {}, read on fresh data drawn with seed {}). REBEL: {}; "
+        "Stored result of the command “{}” (settings chosen on seed {}, read on fresh data drawn with seed {}). REBEL: {}; "
         "baseline: the {}. Bars: 95 % bootstrap intervals over each regime's datasets (real data: random splits "
         "of one dataset, so optimistic).",
         record["command"],
@@ -336,10 +336,10 @@ def regime_caption(record: dict) -> Markdown:
         )
     for r in s["majority"]:
         verdict += md(
-            " In {}: {} REBEL wins {:.0%} of {} trials, yet its mean cost is {:.4f} against {:.4f}.",
-            r["factor"],
+            " On {} ({}) REBEL wins {} of {} trials, yet its mean cost is {:.4f} against the baseline's {:.4f}.",
             r["setting"],
-            r["win_rate"],
+            r["factor"],
+            stats.rate_text({**r, "level": record.get("level", stats.LEVEL)}),
             r["trials"],
             r["a_cost"],
             r["b_cost"],
