@@ -15,9 +15,13 @@ A = get_state()
 
 st.markdown("#### Lessons")
 st.caption(
-    "Six scenes, in order. Each button opens the Playground with that scene's data, costs and training "
-    "settings; a bar at the top of the Playground then leads to the next scene. Every “what to notice” is "
-    "checked by the test suite against the numbers the Playground computes for that scene."
+    md(
+        "{} scenes, in order. Each button opens the Playground with that scene's data, costs and training "
+        "settings; a bar at the top of the Playground then leads to the next scene. Every “what to notice” is "
+        "checked by the test suite against the numbers the Playground computes for that scene; “Numbers” "
+        "shows them here.",
+        len(ls.SCENES),
+    )
 )
 for i, scene in enumerate(ls.SCENES):
     with st.container(border=True):
@@ -30,3 +34,8 @@ for i, scene in enumerate(ls.SCENES):
         if go.button("Open", key=f"w_lesson_{i}", icon=":material/play_arrow:", width="stretch"):
             lw.open_scene(A, i)
             st.switch_page(lw.PLAYGROUND)
+        if go.button("Numbers", key=f"w_lesson_numbers_{i}", icon=":material/table:", width="stretch"):
+            with st.spinner("Training this scene's models…"):
+                evidence = scene.evidence(lambda cfg: ls.fit_scene(cfg, cache=A.models))
+            text.dataframe(ls.evidence_table(evidence), hide_index=True)
+            text.caption(md("Checked claim: {} Holds for these numbers: {}.", scene.claim, evidence.holds))

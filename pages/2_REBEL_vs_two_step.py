@@ -222,6 +222,21 @@ def _reliability(run: ar.Fig3Run) -> None:
         )
 
 
+def _regime_map() -> None:
+    st.markdown("#### Where does cost-sensitive training win? The regime map")
+    try:
+        record = vs.load_regime_map()
+    except ValueError as exc:
+        ui.show_message("warning", f"The stored regime map could not be read: {exc}")
+        return
+    if record is None:
+        st.caption("The stored regime map (docs/regime_map.json) is not part of this installation.")
+        return
+    fig = winrates.regime_map_figure(record["rows"], "calibrated two-step method")
+    st.plotly_chart(fig, config=style.PNG_CONFIG, key="w2_regimes")
+    st.caption(vs.regime_caption(record))
+
+
 def _datasets(run: ar.Fig3Run, trials) -> None:
     st.markdown("#### The datasets")
     wins = trials.groupby("dataset", sort=False)["win"].agg(["sum", "size"])
@@ -293,6 +308,7 @@ def _results(run: ar.Fig3Run) -> None:
         st.markdown(ui.plain(vs.fig3_text(run, part=part)))
     _capacity(run, part)
     _reliability(run)
+    _regime_map()
     _datasets(run, trials)
 
 

@@ -153,7 +153,7 @@ _REPRODUCE_OPTIONS = (
     (
         ("--cost-distribution", None, "paper", "fig3: paper (half-normal), lognormal[:s] or spike[:m]"),
         ("--seed", int_at_least(0, "the seed"), None,
-         f"base seed (default: {PAPER_SEED}; honest, calibrated: the held-out seed {commands.SEEDS['honest']})"),
+         f"base seed (default: {PAPER_SEED}; honest, calibrated, digits: the held-out seed {commands.SEEDS['honest']})"),
         ("--jobs", int_at_least(1, "the number of workers"), 2, "joblib workers"),
         ("--backend", None, None, "joblib backend: threading, loky, or dask/ray when registered (default: threading)"),
         ("--out", output_file, None, "write the per-trial table to this CSV file"),
@@ -303,8 +303,10 @@ def _main(argv) -> int:
             f"got {args.datasets!r}."
         )
     _check_backend(parser, args.backend)
-    if args.out is not None and args.curves is not None:
-        cli.refuse_overwrite(args.out, {"the --curves output": args.curves})
+    if args.out is not None:
+        cli.refuse_overwrite(
+            args.out, {"the --curves output": args.curves, "the --regimes output": args.regimes}
+        )
     if args.rounds is None:
         args.rounds = DEFAULT_ROUNDS[args.experiment]
     if args.seed is None:

@@ -52,6 +52,8 @@ def test_vs_page_shows_the_capacity_plot_and_the_setting():
     assert "win rate ranges from" in _text(at)
     assert "reliability on the first dataset" in titles
     assert "bootstrap over the 2 dataset(s)" in _text(at) and "Sign test" not in _text(at)
+    assert "REBEL's win rate against the calibrated two-step method" in titles
+    assert "No regime favours REBEL" in _text(at) and "seed 4813" in _text(at)
 
 
 def test_vs_page_offers_the_calibrated_two_step():

@@ -411,6 +411,10 @@ HOSTILE = {
         ["reproduce", "fig4", "--out", "{dir}/o.csv", "--curves", "{dir}/o.csv"],
         "is the --curves output",
     ),
+    "reproduce-same-regimes-output": (
+        ["reproduce", "calibrated", "--out", "{dir}/o.json", "--regimes", "{dir}/o.json"],
+        "is the --regimes output",
+    ),
     "reproduce-dev-full": (
         [
             "reproduce",

@@ -150,3 +150,103 @@ def test_regions_for_29_classes_render():
     scale = fig.data[0].colorscale
     assert len(scale) == 2 * K and all(_is_hex(c) for _, c in scale)
     assert sum(1 for tr in fig.data if tr.name and tr.name.endswith("(train)")) == len(set(y))
+
+
+# ---------------------------------------------------------------------------------------------------- regime map
+def _regime_points(fig) -> dict:
+    """{regime label: (win rate, lower error, upper error, colour)} of a regime map figure."""
+    out = {}
+    for trace in fig.data:
+        for i, (x, y) in enumerate(zip(trace.x, trace.y)):
+            out[y] = (x, trace.error_x.arrayminus[i], trace.error_x.array[i], trace.marker.color)
+    return out
+
+
+def test_regime_map_figure_is_built_from_the_stored_table():
+    from rebel.ui import vs_two_step as vs
+    from rebel.ui.figures.palette import OUTCOME_COLORS
+    from rebel.ui.figures.winrates import regime_map_figure
+
+    record = vs.load_regime_map()
+    assert record is not None, "docs/regime_map.json is missing"
+    fig = regime_map_figure(record["rows"], "calibrated two-step method")
+    points = _regime_points(fig)
+    assert len(points) == len(record["rows"])
+    for r in record["rows"]:
+        x, minus, plus, color = points[f"{r['factor']}: {r['setting']}"]
+        assert x == r["win_rate"]
+        assert x - minus == pytest.approx(r["win_lo"]) and x + plus == pytest.approx(r["win_hi"])
+        cheaper = "REBEL cheaper" if r["diff_hi"] < 0 else "two-step cheaper" if r["diff_lo"] > 0 else "tie"
+        assert color == OUTCOME_COLORS[cheaper]
+    (half,) = [s for s in fig.layout.shapes if s.x0 == s.x1]
+    assert half.x0 == 0.5
+    assert list(fig.layout.yaxis.categoryarray)[::-1] == [
+        f"{r['factor']}: {r['setting']}" for r in record["rows"]
+    ]
+
+
+def test_regime_map_caption_says_plainly_whether_a_regime_favours_rebel():
+    from rebel.ui import vs_two_step as vs
+    from rebel.ui.text import visible
+
+    record = vs.load_regime_map()
+    text = visible(vs.regime_caption(record))
+    favours = any(r["diff_hi"] < 0 for r in record["rows"])
+    assert ("No regime favours REBEL" in text) is not favours
+    assert record["command"] in text and f"seed {record['seed']}" in text
+    flipped = {**record, "rows": [{**record["rows"][0], "diff": -0.01, "diff_lo": -0.02, "diff_hi": -0.001}]}
+    assert "No regime favours REBEL" not in vs.regime_caption(flipped)
+    assert "REBEL is cheaper in 1 of 1 regimes" in vs.regime_caption(flipped)
+
+
+def test_stored_regime_map_matches_the_documented_table():
+    """Every regime's win rate and interval, as ``stats.rate_text`` writes them, is in REPRODUCTION.md's
+    regime-map table, on the row of that regime."""
+    from pathlib import Path
+
+    from rebel.experiments import stats
+    from rebel.ui import vs_two_step as vs
+
+    record = vs.load_regime_map()
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "REPRODUCTION.md").read_text(encoding="utf-8")
+    table = doc[doc.index("**Regime map**") :].split("\n\n")[1]
+    for r in record["rows"]:
+        rate = stats.rate_text({**r, "level": record["level"]}).replace("95 % CI ", "")
+        rows = [line for line in table.splitlines() if line.startswith(f"| {r['factor']} |")]
+        costs = f"{r['a_cost']:.4f} / {r['b_cost']:.4f}"
+        assert any(rate in line and costs in line for line in rows), r
+
+
+def test_regime_table_recomputes_a_row_from_a_grid(tmp_path):
+    from rebel.experiments import calibrated as cal
+    from rebel.ui import vs_two_step as vs
+
+    rows = []
+    for d, (reb, base) in enumerate(((0.2, 0.3), (0.4, 0.3), (0.5, 0.1))):
+        for method, cost in (("rebel", reb), ("cal_temperature", base)):
+            rows.append((f"s{d}", 0, "paper", 1, 25, method, cost, 0.0, "dimension", "d=2"))
+    grid = pd.DataFrame(rows, columns=[*cal.COLUMNS, "factor", "setting"])
+    chosen = pd.DataFrame(
+        [
+            {"family": "rebel", "method": "rebel", "variant": "paper", "depth": 1, "rounds": 25},
+            {
+                "family": "calibrated",
+                "method": "cal_temperature",
+                "variant": "paper",
+                "depth": 1,
+                "rounds": 25,
+            },
+        ]
+    )
+    table = cal.regime_table(grid, chosen)
+    assert table["win_rate"].tolist() == pytest.approx([1 / 3])
+    assert table["diff"].tolist() == pytest.approx([(-0.1 + 0.1 + 0.4) / 3])
+    record = cal.regime_record(table, chosen, "python -m rebel reproduce calibrated", 7, 3)
+    path = tmp_path / "regimes.json"
+    path.write_text(__import__("json").dumps(record))
+    loaded = vs.load_regime_map(path)
+    assert loaded["rows"][0]["win_rate"] == pytest.approx(1 / 3) and loaded["seed"] == 7
+    path.write_text('{"rows": [{"factor": "x"}]}')
+    with pytest.raises(ValueError, match="regime map"):
+        vs.load_regime_map(path)
+    assert vs.load_regime_map(tmp_path / "absent.json") is None

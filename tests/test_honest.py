@@ -8,7 +8,7 @@ import pytest
 from rebel import RebelClassifier
 from rebel.booster import training_loss
 from rebel.costs import decompose, min_risk_class
-from rebel.experiments import compare_cost_sensitive, fig3
+from rebel.experiments import compare_cost_sensitive, fig3, honest
 from rebel.experiments.diagnostics import (
     ScorePosterior,
     Trials,
@@ -252,7 +252,10 @@ def test_reproduce_calibrated_selects_on_the_tuning_seed_and_reports_intervals(c
     monkeypatch.setattr(cal, "REAL", ("wine",))
     out = tmp_path / "cal.csv"
     assert (
-        main(["reproduce", "calibrated", "--datasets", "2", "--costs", "2", "--quiet", "--out", str(out)])
+        main(
+            ["reproduce", "calibrated", "--datasets", "2", "--costs", "2", "--quiet", "--out", str(out)]
+            + ["--regimes", str(tmp_path / "regimes.json")]
+        )
         == 0
     )
     text = capsys.readouterr().out
@@ -261,3 +264,54 @@ def test_reproduce_calibrated_selects_on_the_tuning_seed_and_reports_intervals(c
     assert "Regime map" in text and "K=3" in text and "wine" in text
     df = pd.read_csv(out)
     assert set(df["method"]) == set(cal.METHODS) and set(df["part"]) == {"held-out", "regime"}
+
+    # --regimes: the JSON the app draws, equal to the regime table recomputed from the per-trial CSV
+    from rebel.ui import vs_two_step as vs
+
+    record = vs.load_regime_map(tmp_path / "regimes.json")
+    assert "--datasets 2 --costs 2 --seed 4813" in record["command"] and record["tune_seed"] == 2016
+    assert [r["setting"] for r in record["rows"]][-1] == "wine" and len(record["rows"]) == 3
+    regime = df[df["part"] == "regime"]
+    for r in record["rows"]:
+        g = regime[regime["setting"] == r["setting"]]
+        assert r["trials"] == len(g) // len(g.groupby(["variant", "depth", "rounds", "method"]))
+
+
+def test_report_intervals_agree_with_the_report(grid):
+    settings = select_settings(grid)
+    plain = report(grid, settings).set_index("variant").loc["paper"]
+    ints = honest.report_intervals(grid, settings).set_index("baseline")
+    assert ints.loc["equal-capacity two-step", "win_rate"] == pytest.approx(plain["win_rate"])
+    assert ints.loc["two-step tuned apart", "win_rate"] == pytest.approx(plain["win_vs_own_tuned"])
+    assert ints.loc["cost-blind argmax", "win_rate"] == pytest.approx(plain["win_vs_blind"])
+    assert ints.loc["LightGBM two-step", "b_cost"] == pytest.approx(plain["lightgbm_cost"])
+    assert (ints["datasets"] == 2).all() and (ints["win_lo"] <= ints["win_rate"]).all()
+    assert (ints["win_rate"] <= ints["win_hi"]).all()
+    sweep = honest.sweep_intervals(grid).set_index(["depth", "rounds"])
+    rates = win_rates(grid).set_index(["depth", "rounds"])
+    assert np.allclose(sweep["win_rate"], rates.loc[sweep.index, "win_rate"])
+
+
+def test_reproduce_digits_measures_every_study_on_train_and_test(capsys, monkeypatch):
+    from rebel.__main__ import main
+    from rebel.experiments import digits as dg
+
+    monkeypatch.setattr(dg, "ROUNDS", (3, 6))
+    studies = (dg.STUDIES[2], dg.STUDIES[9], dg.STUDIES[-1])  # paper depth 3, a cost mix, PCA 2
+    monkeypatch.setattr(dg, "STUDIES", studies)
+    assert main(["reproduce", "digits", "--datasets", "2", "--costs", "2", "--quiet"]) == 0
+    text = capsys.readouterr().out
+    assert "Mean cost per round" in text and "0-1 error per round" in text and "Spearman" in text
+    assert "Digits, 6 rounds: REBEL's lowest mean test cost" in text
+    df, per_class = dg.run(n_splits=2, n_costs=2, studies=studies, n_jobs=1)
+    assert set(df["part"]) == {"train", "test"} and set(df["rounds"]) == {3, 6}
+    assert len(per_class) == 2 * 2 * 10  # splits x costs x classes of the "paper, depth 3" study
+    rebel = df[df["method"] == "rebel"]
+    assert rebel["step"].gt(0).all() and df["cost"].ge(0).all() and df["error"].between(0, 1).all()
+    # alpha = 1 is the trial's own matrix; alpha = 0 the 0-1 matrix at the same mean off-diagonal cost
+    C = dg.digits_trials(n_splits=1, n_costs=1)[1][0][0]
+    assert np.array_equal(dg.mixed_costs(C, 1.0), C)
+    flat = dg.mixed_costs(C, 0.0)
+    assert (
+        np.allclose(flat.sum(), C.sum()) and np.allclose(np.diag(flat), 0) and np.ptp(flat[flat > 0]) < 1e-12
+    )

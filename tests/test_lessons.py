@@ -52,6 +52,34 @@ def test_a_claim_can_fail():
     assert not two_step_wins.check(rebel_wins.config, _fit).holds
 
 
+def test_the_calibration_scene_uses_the_playground_posterior_and_can_fail():
+    """The calibration scene's "as trained" cost is the Playground's own two-step cost (same posterior model);
+    on scene 1's settings (depth 2, 100 rounds) the posterior is not overconfident enough and the claim fails."""
+    calibration = next(s for s in ls.SCENES if s.title == "Calibration")
+    pair = _fit(calibration.config)
+    numbers = ls.calibrated_two_step(pair)
+    assert numbers["two-step, posterior as trained"] == pytest.approx(
+        pair.metrics(pair.n_rounds, "two-step").cost
+    )
+    assert not calibration.check(ls.SCENES[0].config, _fit).holds
+
+
+def test_the_numbers_button_shows_a_scenes_checked_values():
+    i = next(k for k, s in enumerate(ls.SCENES) if s.title == "Calibration")
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.switch_page("pages/0_Lessons.py")
+    _run(at)
+    assert f"{len(ls.SCENES)} scenes, in order" in " ".join(c.value for c in at.caption)
+    at.button(key=f"w_lesson_numbers_{i}").click()
+    _run(at)
+    (table,) = at.dataframe
+    shown = dict(zip(table.value["quantity"], table.value["value"]))
+    expected = ls.SCENES[i].evidence(_fit).numbers
+    assert shown.keys() == expected.keys()
+    assert all(shown[k] == pytest.approx(v) for k, v in expected.items())
+    assert any("Holds for these numbers: True" in c.value for c in at.caption)
+
+
 def test_the_scene_data_does_not_import_streamlit():
     tree = ast.parse(Path(ls.__file__).read_text(encoding="utf-8"))
     imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}

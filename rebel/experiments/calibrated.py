@@ -37,6 +37,7 @@ from rebel.experiments import stats
 from rebel.experiments.honest import REPORT_SEED, TUNE_SEED, parse_variant, variant_name
 from rebel.experiments.runner import Progress, run_tasks
 from rebel.experiments.splits import Split, load_named, protocol_splits
+from rebel.experiments.stats import LEVEL
 
 VARIANTS = ({}, {"loss": "logistic", "leaves": "vector", "learning_rate": 0.3})
 DEPTHS = (1, 3)
@@ -256,15 +257,78 @@ def regime_map(chosen: pd.DataFrame, seed: int, n_datasets: int, n_costs: int, n
         configs.append((parse_variant(c.loc[fam, "variant"]), int(c.loc[fam, "depth"])))
     configs = list({(variant_name(v), d): (v, d) for v, d in configs}.values())
     rounds = sorted({int(c.loc["rebel", "rounds"]), int(c.loc["calibrated", "rounds"])})
-    rows, grids = [], []
+    grids = []
     for factor, setting, splits, costs in regime_splits(seed, n_datasets, n_costs):
         grid = run_grid(splits, costs, configs, rounds, n_jobs, progress)
+        grids.append(grid.assign(factor=factor, setting=setting))
+    grid = pd.concat(grids, ignore_index=True)
+    return regime_table(grid, chosen), grid
+
+
+def regime_table(regime_grid: pd.DataFrame, chosen: pd.DataFrame) -> pd.DataFrame:
+    """One row per regime of a regime grid (``regime_map``'s second result, or the ``part == "regime"`` rows of
+    ``reproduce calibrated --out``): REBEL at its chosen configuration against the calibrated two-step at its
+    own, win rate and mean cost difference with bootstrap intervals over the regime's datasets."""
+    c = chosen.set_index("family")
+    rows = []
+    for (factor, setting), grid in regime_grid.groupby(["factor", "setting"], sort=False):
         reb, cal = _pick(grid, c.loc["rebel"]), _pick(grid, c.loc["calibrated"])
         t = pd.DataFrame({"dataset": reb["dataset"], "rebel_cost": reb["cost"], "base_cost": cal["cost"]})
         s = stats.compare_costs(t, "rebel_cost", "base_cost")
         rows.append({"factor": factor, "setting": setting, **{k: s[k] for k in STAT_KEYS}})
-        grids.append(grid.assign(factor=factor, setting=setting))
-    return pd.DataFrame(rows), pd.concat(grids, ignore_index=True)
+    return pd.DataFrame(rows)
+
+
+def configuration_text(row) -> str:
+    """A chosen configuration in words, e.g. ``"cal_temperature, learning_rate=0.3,leaves=vector, depth 3,
+    25 rounds"``."""
+    method = "" if row["method"] in ("rebel", "two_step") else f"{row['method'].removeprefix('cal_')}, "
+    return f"{method}{row['variant']}, depth {int(row['depth'])}, {int(row['rounds'])} rounds"
+
+
+def regime_record(
+    regimes: pd.DataFrame, chosen: pd.DataFrame, command: str, seed: int, tune_seed: int
+) -> dict:
+    """The regime map as a JSON-ready dict (``reproduce calibrated --regimes FILE``; the app's figure reads it):
+    the command and seeds, both sides' chosen configurations, and one row per regime with the win rate, its
+    interval, both mean costs and the difference with its interval."""
+    c = chosen.set_index("family")
+    keys = (
+        "trials",
+        "datasets",
+        "win_rate",
+        "win_lo",
+        "win_hi",
+        "a_cost",
+        "b_cost",
+        "diff",
+        "diff_lo",
+        "diff_hi",
+    )
+    return {
+        "about": "REBEL against the calibrated two-step method per regime (rebel.experiments.calibrated). "
+        "win_rate: share of trials where REBEL's test cost is strictly lower; win_lo/win_hi and diff_lo/diff_hi: "
+        f"{100 * LEVEL:.0f} % bootstrap intervals over the regime's datasets (real data: random splits that "
+        "share points, optimistic); a_cost: REBEL's mean test cost, b_cost: the calibrated two-step's.",
+        "command": command,
+        "seed": int(seed),
+        "tune_seed": int(tune_seed),
+        "rebel": configuration_text(c.loc["rebel"]),
+        "baseline": "calibrated two-step (" + configuration_text(c.loc["calibrated"]) + ")",
+        "level": LEVEL,
+        "rows": [
+            {"factor": r["factor"], "setting": r["setting"], **{k: _plain(r[k]) for k in keys}}
+            for r in regimes.to_dict("records")
+        ],
+    }
+
+
+def _plain(value):
+    """A JSON number: ints stay ints, floats rounded to 6 digits (NaN becomes None)."""
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    value = float(value)
+    return None if np.isnan(value) else round(value, 6)
 
 
 def tune_and_hold_out(
@@ -320,11 +384,14 @@ __all__ = [
     "all_configs",
     "capacity_map",
     "compare",
+    "configuration_text",
     "cost_matrices",
     "dataset_rows",
     "real_split",
     "regime_map",
+    "regime_record",
     "regime_splits",
+    "regime_table",
     "run_grid",
     "select",
     "synthetic_split",

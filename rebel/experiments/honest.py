@@ -31,6 +31,7 @@ from rebel.costs import min_risk_class
 from rebel.data.bayes import bayes_cost
 from rebel.data.mixture import PAPER_SEED
 from rebel.estimator import RebelClassifier
+from rebel.experiments import stats
 from rebel.experiments.paper import check_variant
 from rebel.experiments.runner import Progress, run_tasks
 from rebel.experiments.splits import Split, protocol_splits
@@ -249,6 +250,12 @@ def select_settings(tune_grid: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def _cell(grid: pd.DataFrame, name: str, depth, rounds) -> pd.DataFrame:
+    """The trials of one (variant, depth, rounds) cell, in (dataset, cost_id) order."""
+    g = grid[(grid["variant"] == name) & (grid["depth"] == depth) & (grid["rounds"] == rounds)]
+    return g.sort_values(["dataset", "cost_id"]).reset_index(drop=True)
+
+
 def report(report_grid: pd.DataFrame, settings: pd.DataFrame) -> pd.DataFrame:
     """The held-out result: for each variant, at the settings chosen on validation, REBEL's win rate against
     the equal-capacity two-step, against the two-step tuned on its own, against LightGBM's two-step (at its
@@ -256,8 +263,7 @@ def report(report_grid: pd.DataFrame, settings: pd.DataFrame) -> pd.DataFrame:
     chosen = settings.set_index("variant")
 
     def at(name, depth, rounds):
-        g = report_grid[(report_grid["variant"] == name) & (report_grid["depth"] == depth)]
-        return g[g["rounds"] == rounds].sort_values(["dataset", "cost_id"]).reset_index(drop=True)
+        return _cell(report_grid, name, depth, rounds)
 
     lgb = None
     if "lightgbm" in chosen.index:
@@ -289,6 +295,57 @@ def report(report_grid: pd.DataFrame, settings: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+INTERVAL_KEYS = ("trials", "datasets", "win_rate", "win_lo", "win_hi", "a_cost", "b_cost", "diff", "diff_lo",
+                 "diff_hi", "level")  # fmt: skip
+
+
+def _versus(rebel: pd.DataFrame, base_cost) -> dict:
+    t = pd.DataFrame({"dataset": rebel["dataset"], "rebel_cost": rebel["rebel_cost"], "base_cost": base_cost})
+    s = stats.compare_costs(t, "rebel_cost", "base_cost")
+    return {k: s[k] for k in INTERVAL_KEYS}
+
+
+def report_intervals(report_grid: pd.DataFrame, settings: pd.DataFrame) -> pd.DataFrame:
+    """``report``'s win rates with their intervals: per variant at its chosen settings and per baseline
+    (equal-capacity two-step, two-step tuned apart, LightGBM two-step, cost-blind argmax), ``stats.compare_costs``
+    of REBEL against it (bootstrap over the held-out datasets; ``a_cost`` REBEL's, ``b_cost`` the baseline's)."""
+    chosen = settings.set_index("variant")
+    lgb = None
+    if "lightgbm" in chosen.index:
+        lgb = _cell(
+            report_grid, "lightgbm", chosen.loc["lightgbm", "depth"], chosen.loc["lightgbm", "rounds"]
+        )
+    rows = []
+    for name, s in chosen.iterrows():
+        if name == "lightgbm":
+            continue
+        g = _cell(report_grid, name, s["depth"], s["rounds"])
+        own = _cell(report_grid, name, s["two_step_depth"], s["two_step_rounds"])
+        baselines = {
+            "equal-capacity two-step": g["two_step_cost"],
+            "two-step tuned apart": own["two_step_cost"],
+        }
+        if lgb is not None:
+            baselines["LightGBM two-step"] = lgb["two_step_cost"]
+        baselines["cost-blind argmax"] = g["blind_cost"]
+        for label, cost in baselines.items():
+            row = {"variant": name, "depth": s["depth"], "rounds": s["rounds"], "baseline": label}
+            rows.append({**row, **_versus(g, cost.to_numpy())})
+    return pd.DataFrame(rows)
+
+
+def sweep_intervals(report_grid: pd.DataFrame) -> pd.DataFrame:
+    """Every (variant, depth, rounds) cell: REBEL against the equal-capacity two-step, with intervals."""
+    rows = []
+    reb = report_grid[report_grid["variant"] != "lightgbm"]
+    for (name, depth, rounds), _ in reb.groupby(["variant", "depth", "rounds"], sort=True):
+        g = _cell(reb, name, depth, rounds)
+        rows.append(
+            {"variant": name, "depth": depth, "rounds": rounds, **_versus(g, g["two_step_cost"].to_numpy())}
+        )
+    return pd.DataFrame(rows)
+
+
 __all__ = [
     "DEPTHS",
     "REPORT_SEED",
@@ -298,7 +355,9 @@ __all__ = [
     "default_variants",
     "parse_variant",
     "report",
+    "report_intervals",
     "select_settings",
+    "sweep_intervals",
     "variant_family",
     "variant_name",
     "win_rates",

@@ -2,7 +2,8 @@
 datasets (``rebel.experiments.stats``: the cost matrices of one dataset share its data and posterior model, so
 they are not independent trials), an honest
 Markdown summary of a run (``rebel.experiments.studies.fig3_run``) next to the paper's ~90 % claim, the run's
-setting in words, and the win rate against capacity (rounds x depth) with a sentence saying what it shows.
+setting in words, the win rate against capacity (rounds x depth) with a sentence saying what it shows, and the
+stored regime map (``docs/regime_map.json``, written by ``reproduce calibrated --regimes``) with its caption.
 
 Reads a run's trials table (``rebel_cost, two_step_cost, blind_cost, bayes_cost, win, tie``) or its grid
 (``rebel.experiments.versus.VERSUS_COLUMNS``). No streamlit here.
@@ -10,7 +11,9 @@ Reads a run's trials table (``rebel_cost, two_step_cost, blind_cost, bayes_cost,
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 
 import pandas as pd
 from scipy.special import softmax
@@ -21,6 +24,7 @@ from rebel.estimator import RebelClassifier
 from rebel.experiments import stats
 from rebel.experiments.studies import PAPER_WIN_RATE, Fig3Run, with_outcome
 from rebel.experiments.versus import PARTS, POSTERIORS
+from rebel.ui.figures.winrates import REGIME_OUTCOMES, regime_outcome
 from rebel.ui.text import Markdown, md
 
 
@@ -265,3 +269,79 @@ def reliability_curves(run: Fig3Run, n_bins: int = 10) -> dict:
         other = make_estimator(post, T, s["max_depth"], random_state=0).fit(ds.X_train, y)
         posts[POSTERIORS[post]] = other.predict_proba(ds.X_test)
     return {name: reliability(P, yt, n_bins) for name, P in posts.items()}
+
+
+# ---------------------------------------------------------------------------------------------------- regime map
+REGIME_FILE = Path(__file__).resolve().parents[2] / "docs" / "regime_map.json"
+REGIME_ROW_KEYS = ("factor", "setting", "trials", "win_rate", "win_lo", "win_hi", "a_cost", "b_cost", "diff")
+
+
+def load_regime_map(path=REGIME_FILE) -> dict | None:
+    """The stored regime map (``reproduce calibrated --regimes FILE``, ``calibrated.regime_record``), or None
+    when the file is absent (an installed package without the repository's docs/); a malformed file is a
+    ValueError naming it."""
+    path = Path(path)
+    if not path.is_file():
+        return None
+    record = json.loads(path.read_text(encoding="utf-8"))
+    rows = record.get("rows") if isinstance(record, dict) else None
+    if not rows or any(not isinstance(r, dict) or any(k not in r for k in REGIME_ROW_KEYS) for r in rows):
+        raise ValueError(f"{path} is not a regime map: each of its rows needs {list(REGIME_ROW_KEYS)}.")
+    for key in ("command", "seed", "tune_seed", "baseline", "rebel"):
+        if key not in record:
+            raise ValueError(f"{path} is not a regime map: it lacks {key!r}.")
+    return record
+
+
+def regime_summary(record: dict) -> dict:
+    """Counts of the regime map: regimes, those where REBEL is cheaper / the baseline is cheaper / unclear
+    (by the interval of the mean cost difference) and those where REBEL wins more than half the trials."""
+    outcomes = [regime_outcome(r) for r in record["rows"]]
+    return {
+        "regimes": len(outcomes),
+        **{key: outcomes.count(key) for key in REGIME_OUTCOMES},
+        "majority": [r for r in record["rows"] if r["win_rate"] > 0.5],
+    }
+
+
+def regime_caption(record: dict) -> Markdown:
+    """What the stored regime map shows, in words, with its command and seeds (plain when no regime favours
+    REBEL)."""
+    s = regime_summary(record)
+    source = md(
+        "Stored result of the command “{}” (settings chosen on seed {}, read on fresh data drawn with seed {}). REBEL: {}; "
+        "baseline: the {}. Bars: 95 % bootstrap intervals over each regime's datasets (real data: random splits "
+        "of one dataset, so optimistic).",
+        record["command"],
+        record["tune_seed"],
+        record["seed"],
+        record["rebel"],
+        record["baseline"],
+    )
+    if s["REBEL cheaper"] == 0:
+        verdict = md(
+            "**No regime favours REBEL**: in none of the {} regimes is its mean test cost below the calibrated "
+            "two-step method's (the baseline is cheaper in {}, unclear in {}).",
+            s["regimes"],
+            s["baseline cheaper"],
+            s["unclear"],
+        )
+    else:
+        verdict = md(
+            "REBEL is cheaper in {} of {} regimes (the baseline in {}, unclear in {}).",
+            s["REBEL cheaper"],
+            s["regimes"],
+            s["baseline cheaper"],
+            s["unclear"],
+        )
+    for r in s["majority"]:
+        verdict += md(
+            " On {} ({}) REBEL wins {} of {} trials, yet its mean cost is {:.4f} against the baseline's {:.4f}.",
+            r["setting"],
+            r["factor"],
+            stats.rate_text({**r, "level": record.get("level", stats.LEVEL)}),
+            r["trials"],
+            r["a_cost"],
+            r["b_cost"],
+        )
+    return verdict + md(" ") + source

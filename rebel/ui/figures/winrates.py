@@ -2,7 +2,8 @@
 spread of per-example costs (lambda) grows.
 
 Reads small tables: ``rates`` with columns ``depth, rounds, win_rate, trials`` (capacity) or ``lambda,
-win_rate, trials, rebel_cost, two_step_cost, bayes_cost`` (example costs). Pure functions returning figures.
+win_rate, trials, rebel_cost, two_step_cost, bayes_cost`` (example costs), or the regime map's rows
+(``rebel.experiments.calibrated.regime_record``). Pure functions returning figures.
 """
 
 from __future__ import annotations
@@ -10,8 +11,8 @@ from __future__ import annotations
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from rebel.ui.figures.palette import BAYES_COLOR, METHOD_COLORS, MODEL_COLORS
-from rebel.ui.figures.style import layout, legend_below, line
+from rebel.ui.figures.palette import BAYES_COLOR, METHOD_COLORS, MODEL_COLORS, OUTCOME_COLORS
+from rebel.ui.figures.style import esc, layout, legend_below, line
 
 _HALF = {"color": "#888", "dash": "dash", "width": 1.2}
 
@@ -70,4 +71,72 @@ def win_rate_lambda_figure(rates, height: int = 360) -> go.Figure:
     fig.update_xaxes(title_text="λ (spread of the per-example costs)", tickvals=sorted(rates["lambda"]))
     fig.update_yaxes(title_text="trials REBEL wins", range=[0, 1.02], tickformat=".0%", row=1, col=1)
     fig.update_yaxes(title_text="mean cost per test point", rangemode="tozero", row=1, col=2)
+    return fig
+
+
+REGIME_OUTCOMES = {
+    "REBEL cheaper": "REBEL cheaper (interval of the cost difference below 0)",
+    "baseline cheaper": "baseline cheaper (interval above 0)",
+    "unclear": "no clear difference (interval contains 0)",
+}
+
+
+def regime_outcome(row) -> str:
+    """The key of ``REGIME_OUTCOMES`` for one regime row (its cost difference REBEL - baseline and interval)."""
+    if row["diff_hi"] is not None and row["diff_hi"] < 0:
+        return "REBEL cheaper"
+    if row["diff_lo"] is not None and row["diff_lo"] > 0:
+        return "baseline cheaper"
+    return "unclear"
+
+
+def regime_map_figure(rows, baseline: str, height: int | None = None) -> go.Figure:
+    """The regime map: one row per regime (``factor: setting``, top to bottom in the given order), REBEL's win
+    rate against ``baseline`` as a point with its interval (``win_lo``, ``win_hi``), coloured by whether the
+    mean cost difference's interval favours REBEL, the baseline or neither; the 50 % line marks half the trials.
+    ``rows``: dicts (or a DataFrame) with ``factor, setting, win_rate, win_lo, win_hi, trials, a_cost, b_cost,
+    diff, diff_lo, diff_hi`` (``calibrated.regime_record``'s rows)."""
+    rows = rows.to_dict("records") if hasattr(rows, "to_dict") else list(rows)
+    labels = [esc(f"{r['factor']}: {r['setting']}") for r in rows]
+    fig = go.Figure()
+    for key, color in zip(
+        REGIME_OUTCOMES,
+        (OUTCOME_COLORS["REBEL cheaper"], OUTCOME_COLORS["two-step cheaper"], OUTCOME_COLORS["tie"]),
+    ):
+        idx = [i for i, r in enumerate(rows) if regime_outcome(r) == key]
+        if not idx:
+            continue
+        sub = [rows[i] for i in idx]
+        win = [r["win_rate"] for r in sub]
+        error = {
+            "type": "data",
+            "symmetric": False,
+            "array": [r["win_hi"] - r["win_rate"] for r in sub],
+            "arrayminus": [r["win_rate"] - r["win_lo"] for r in sub],
+            "color": color,
+        }
+        custom = [[r["trials"], r["a_cost"], r["b_cost"], r["win_lo"], r["win_hi"]] for r in sub]
+        hover = (
+            "%{y}: REBEL won %{x:.0%} of %{customdata[0]} trials (95 % CI %{customdata[3]:.0%}–"
+            "%{customdata[4]:.0%}); mean cost REBEL %{customdata[1]:.4f}, baseline %{customdata[2]:.4f}"
+            "<extra></extra>"
+        )
+        trace = go.Scatter(
+            x=win,
+            y=[labels[i] for i in idx],
+            mode="markers",
+            name=REGIME_OUTCOMES[key],
+            marker={"color": color, "size": 10, "line": {"color": "#222", "width": 0.8}},
+            error_x=error,
+            customdata=custom,
+            hovertemplate=hover,
+        )
+        fig.add_trace(trace)
+    fig.add_vline(x=0.5, line=_HALF, annotation_text="half the trials", annotation_position="top right")
+    height = height or 140 + 34 * len(rows)
+    layout(
+        fig, f"REBEL's win rate against the {esc(baseline)}", height, grid=True, legend=legend_below(-0.18)
+    )
+    fig.update_xaxes(title_text="trials REBEL wins (95 % interval)", range=[-0.02, 1.02], tickformat=".0%")
+    fig.update_yaxes(categoryorder="array", categoryarray=labels[::-1], title_text="")
     return fig
