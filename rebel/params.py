@@ -169,13 +169,20 @@ MIN_SAMPLES_LEAF = IntParam(
 VARIANT_ONLY = {"l2_regularization": 0.0, "min_samples_leaf": 1}
 
 
-def check_variant_only(loss: str, leaves: str, values: dict) -> None:
+def check_variant_only(loss: str, leaves: str, values: dict, *, cli: bool = False) -> None:
     """Refuse a variant-only option (``VARIANT_ONLY``) set away from its default in paper mode (exp + binary),
-    naming the option, its value and the two ways out."""
+    naming the option, its value and the two ways out (``cli``: as the command line's flags)."""
     if (loss, leaves) != ("exp", "binary"):
         return
     for name, default in VARIANT_ONLY.items():
         if values[name] != default:
+            if cli:
+                flag = "--" + name.replace("_", "-")
+                raise ValueError(
+                    f"{flag} {values[name]!r} applies only to the variants beyond the paper, but --loss exp with "
+                    f"--leaves binary is paper mode, which has no regularisation. Add --loss logistic or "
+                    f"--leaves vector, or drop {flag}."
+                )
             raise ValueError(
                 f"{name}={values[name]!r} applies only to the variants beyond the paper, but loss='exp' and "
                 f"leaves='binary' is paper mode, which has no regularisation. Set loss='logistic' or "
