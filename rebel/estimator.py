@@ -157,7 +157,7 @@ class RebelClassifier(ClassifierMixin, BaseEstimator):
         (scaling every cost leaves the model unchanged). With the exp loss the leaf step minimises the leaf's
         weight plus ``l2 v^2 / 2`` (DESIGN.md "Variants"). 0 (default): none.
     min_samples_leaf : int >= 1
-        Variants only: a split is taken only if it leaves each side at least this many training rows
+        Variants only: a split is taken only if it leaves each side at least this many training rows (or none)
         (LightGBM's ``min_data_in_leaf``). 1 (default): no constraint.
 
     The defaults (exp, binary, 1.0, no early stopping, 0.0, 1) are paper mode, bit-identical to the paper's

@@ -164,7 +164,7 @@ def boost_variant(
     ``rebel.booster.boost``). ``callback(t, info)`` runs after a0 (t = 0) and after each round (info: loss,
     risk, a, tree, values = the round's leaf values (2^D, K)); returning ``False`` stops training early.
     ``l2_regularization`` (>= 0, in units of the largest cost) is added to the hessian of every leaf value and
-    split gain; ``min_samples_leaf`` (>= 1): a split must leave each side at least that many training rows
+    split gain; ``min_samples_leaf`` (>= 1): a split must leave each side at least that many training rows (or none)
     (DESIGN.md "Variants"). Their defaults 0 and 1 change no bit."""
     if loss not in LOSSES or leaves not in LEAVES or (loss, leaves) == ("exp", "binary"):
         raise ValueError(f"boost_variant runs loss in {LOSSES} and leaves in {LEAVES} except exp + binary; got "

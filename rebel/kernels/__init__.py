@@ -40,7 +40,7 @@ l2: logistic -G/(H + l2), exp argmin + l2 v^2 / 2      ``variants.leaf_value``, 
 vector-leaf criterion sum_l sum_k (2 sqrt(Wp Wm))      ``variants.leaf_objective``, ``variants.vector_criterion``
 binary-leaf Newton gain sum_k G^2 / (H + l2), step a   ``newton_tree.newton_root_scan``, ``newton_tree.newton_a``
 binary-leaf Newton leaf criterion u_n, v_n             ``newton_tree.newton_leaf_costs`` (then ``split.leaf_scan``)
-min_samples_leaf: both children >= msl rows            ``vector_tree.vector_scan``, ``newton_tree.leaf_scan_min_rows``
+min_samples_leaf: each child 0 or >= msl rows         ``vector_tree.vector_scan``, ``newton_tree.leaf_scan_min_rows``
 step with leaf values (and the exp weight update)      ``variants.apply_leaf_values``
 model with leaf values a0 + sum_t v_t(leaf_t(x))       ``predict.predict_leaf_values``
 =====================================================  ===========================================

@@ -22,7 +22,7 @@ def newton_root_scan(hist, g_total, h_total, lam, usable, counts, msl):
     """Best root stump for binary leaves under the logistic loss: the largest Newton gain
     sum_k G_k(f)^2 / (h_total_k + lam_k), G(f) = sum_n f_n g_n = g_total - 2 (sum over the left); lam holds the
     ridge plus l2_regularization. Usable features and thresholds ascending; a new best must be strictly larger.
-    With ``msl`` (min_samples_leaf) > 1 a stump must leave each side at least msl rows (``counts`` (d, n_bins):
+    With ``msl`` (min_samples_leaf) > 1 a stump must leave each side none or at least msl rows (``counts`` (d, n_bins):
     rows per bin); msl = 1 reads no counts. Returns (feature, threshold index, gain); feature -1 if none."""
     n_features, n_bins, n_classes = hist.shape
     best_j = -1
@@ -43,7 +43,7 @@ def newton_root_scan(hist, g_total, h_total, lam, usable, counts, msl):
                 gain += G * G / (h_total[k] + lam[k])
             if msl > 1:
                 left_n += counts[j, i - 1]
-                if left_n < msl or n_tot - left_n < msl:
+                if 0 < left_n < msl or 0 < n_tot - left_n < msl:
                     continue
             if gain > best:
                 best = gain
@@ -90,7 +90,7 @@ def leaf_scan_min_rows(
     hist, counts, u_tot, v_tot, base_signs, usable, msl, best_feature, best_thr, best_polarity
 ):
     """``split.leaf_scan`` (the same candidates, order, tolerance and costs) restricted to splits that leave each
-    side of the leaf at least ``msl`` rows (``counts`` (n_leaves, d, n_bins): rows per leaf and bin), for
+    side of the leaf none or at least ``msl`` rows (none: the leaf's rows all change sign) (``counts`` (n_leaves, d, n_bins): rows per leaf and bin), for
     min_samples_leaf > 1; leaf_scan itself (paper mode's) stays as it is."""
     n_leaves, n_features, n_bins = hist.shape
     for lf in range(n_leaves):
@@ -111,7 +111,7 @@ def leaf_scan_min_rows(
             for i in range(1, n_bins):
                 left += hist[lf, j, i - 1]
                 left_n += counts[lf, j, i - 1]
-                if left_n < msl or n_tot - left_n < msl:
+                if 0 < left_n < msl or 0 < n_tot - left_n < msl:
                     continue
                 right = E - left
                 if V + right < best - tol:
@@ -146,7 +146,7 @@ def _grow_newton_tree_with(
     u, v (``newton_leaf_costs``) in ``leaf_scan``; a layer whose line search cannot lower the loss below the
     previous layer's is undone (its nodes become copies) and growth stops. ``lam``: the ridge plus
     l2_regularization (the hessian term of a and of the gain); ``msl`` (min_samples_leaf) > 1: every split
-    leaves each side at least msl rows (``root_counts`` (d, n_bins) rows per bin at the root; deeper layers
+    leaves each side none or at least msl rows (``root_counts`` (d, n_bins) rows per bin at the root; deeper layers
     count rows per leaf into vw.leaf_counts and search with ``leaf_scan_min_rows``). Reads vw.g, vw.h; writes the
     tree, a (the step), work.f / work.leaf on the training samples and vw.layer_loss (loss sums per layer).
     ``root_hist``, ``leaf_hist``: the histogram drivers, fixed by the entry point that inlines this body.

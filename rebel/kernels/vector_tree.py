@@ -56,8 +56,8 @@ def vector_scan(
 ):
     """Best split (feature, threshold index) of one node by ``vector_criterion`` of its two children: usable
     features ascending, thresholds ascending, a new best strictly below ``best`` (first wins ties). With
-    ``msl`` (min_samples_leaf) > 1 only splits leaving both children at least ``msl`` of the node's ``n_tot``
-    rows (counts per bin in ``hist_n``) are candidates; msl = 1 reads no counts. Returns (feature, threshold
+    ``msl`` (min_samples_leaf) > 1 only splits leaving each child none or at least ``msl`` of the node's
+    ``n_tot`` rows (counts per bin in ``hist_n``) are candidates; msl = 1 reads no counts. Returns (feature, threshold
     index, criterion); feature -1 if nothing beats ``best``."""
     n_features, n_bins, n_classes = hist_p.shape
     left_p = np.empty(n_classes)
@@ -81,7 +81,7 @@ def vector_scan(
                 crit += leaf_objective(
                     p_tot[k] - left_p[k], q_tot[k] - left_q[k], loss_id, learning_rate, eps, lam[k], l2
                 )
-            if msl > 1 and (left_n < msl or n_tot - left_n < msl):
+            if msl > 1 and (0 < left_n < msl or 0 < n_tot - left_n < msl):
                 continue
             if crit < best:
                 best = crit
@@ -167,7 +167,7 @@ def grow_vector_tree(
     vw.node[n] the leaf (0 .. 2^depth - 1) of every sample, vw.layer_loss[l] the loss after layer l + 1
     (exp: weight total relative to the total before the round; logistic: the loss sum).
     ``l2`` (l2_regularization in the units of P, Q) enters every leaf value and criterion (``leaf_value``);
-    ``msl`` (min_samples_leaf): a split must leave each child at least msl rows (``vector_scan``).
+    ``msl`` (min_samples_leaf): a split must leave each child none or at least msl rows (``vector_scan``).
     """
     n_samples, n_classes = P.shape
     vw.node[:] = 0
