@@ -121,7 +121,9 @@ def test_node_histograms_sort_and_vector_scan(shape, loss_id):
     kern.node_counts(bins, order, starts[1], starts[2], counts)
     np.testing.assert_array_equal(counts, naive.node_counts(bins, rows)[:, :n_bins])
     for lr, l2, msl in ((1.0, 0.0, 1), (0.5, 0.0, 1), (1.0, 0.4, 1), (0.5, 0.0, 9), (1.0, 2.0, 9)):
-        l2 = l2 / N if loss_id == kern.LOSS_EXP else l2  # the exp weights total 1: l2 on the scale of one row's
+        l2 = (
+            l2 / N if loss_id == kern.LOSS_EXP else l2
+        )  # the exp weights total 1: l2 on the scale of one row's
         got = kern.vector_scan(
             hp, hq, P[members].sum(0), Q[members].sum(0), usable, loss_id, lr, eps, lam, l2, counts,
             members.sum(), msl, np.inf,

@@ -22,8 +22,8 @@ def newton_root_scan(hist, g_total, h_total, lam, usable, counts, msl):
     """Best root stump for binary leaves under the logistic loss: the largest Newton gain
     sum_k G_k(f)^2 / (h_total_k + lam_k), G(f) = sum_n f_n g_n = g_total - 2 (sum over the left); lam holds the
     ridge plus l2_regularization. Usable features and thresholds ascending; a new best must be strictly larger.
-    With ``msl`` (min_samples_leaf) > 1 a stump must leave each side none or at least msl rows (``counts`` (d, n_bins):
-    rows per bin); msl = 1 reads no counts. Returns (feature, threshold index, gain); feature -1 if none."""
+    With ``msl`` (min_samples_leaf) > 1 a stump must leave each side none or at least msl rows (``counts``
+    (d, n_bins): rows per bin); msl = 1 reads no counts. Returns (feature, threshold index, gain); feature -1 if none."""
     n_features, n_bins, n_classes = hist.shape
     best_j = -1
     best_i = 0
