@@ -57,8 +57,8 @@ def vector_scan(
     """Best split (feature, threshold index) of one node by ``vector_criterion`` of its two children: usable
     features ascending, thresholds ascending, a new best strictly below ``best`` (first wins ties). With
     ``msl`` (min_samples_leaf) > 1 only splits leaving each child none or at least ``msl`` of the node's
-    ``n_tot`` rows (counts per bin in ``hist_n``) are candidates; msl = 1 reads no counts. Returns (feature, threshold
-    index, criterion); feature -1 if nothing beats ``best``."""
+    ``n_tot`` rows (counts per bin in ``hist_n``) are candidates; msl = 1 reads no counts. Returns (feature,
+    threshold index, criterion); feature -1 if nothing beats ``best``."""
     n_features, n_bins, n_classes = hist_p.shape
     left_p = np.empty(n_classes)
     left_q = np.empty(n_classes)
