@@ -71,15 +71,17 @@ def vector_scan(
         left_q[:] = 0.0
         left_n = 0
         for i in range(1, n_bins):
-            for k in range(n_classes):
-                left_p[k] += hist_p[j, i - 1, k]
-                left_q[k] += hist_q[j, i - 1, k]
             if msl > 1:
                 left_n += hist_n[j, i - 1]
-                if 0 < left_n < msl or 0 < n_tot - left_n < msl:
+                if 0 < left_n < msl or 0 < n_tot - left_n < msl:  # not a candidate: only move the sums
+                    for k in range(n_classes):
+                        left_p[k] += hist_p[j, i - 1, k]
+                        left_q[k] += hist_q[j, i - 1, k]
                     continue
             crit = 0.0
-            for k in range(n_classes):
+            for k in range(n_classes):  # one loop for the sums and the criterion (the default path's speed)
+                left_p[k] += hist_p[j, i - 1, k]
+                left_q[k] += hist_q[j, i - 1, k]
                 crit += leaf_objective(left_p[k], left_q[k], loss_id, learning_rate, eps, lam[k], l2)
                 crit += leaf_objective(
                     p_tot[k] - left_p[k], q_tot[k] - left_q[k], loss_id, learning_rate, eps, lam[k], l2
