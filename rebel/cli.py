@@ -39,7 +39,16 @@ import pandas as pd
 
 from .costs import CostWarning, validate_cost_matrix
 from .data.files import LABEL_COLUMN, MissingLabelColumn, _shorten, read_features, read_labelled
-from .params import CHOICE_PARAMS, FLOAT_PARAMS, INT_PARAMS, N_ITER_NO_CHANGE, check_float, check_param
+from .params import (
+    CHOICE_PARAMS,
+    FLOAT_PARAMS,
+    INT_PARAMS,
+    MIN_SAMPLES_LEAF,
+    N_ITER_NO_CHANGE,
+    check_float,
+    check_param,
+    check_variant_only,
+)
 
 MAX_BYTES = 100_000_000  # default --max-bytes: the largest input file a command reads
 COMPILE_SECONDS = 20  # a cold compile of the kernels (docs/REPRODUCTION.md: "about 20 s")
@@ -128,6 +137,15 @@ def early_stopping_type(value: str) -> int:
     """``--early-stopping N``: rounds without a lower validation cost (``rebel.params.N_ITER_NO_CHANGE``)."""
     try:
         return N_ITER_NO_CHANGE.check(_whole(value, "--early-stopping"))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def min_samples_leaf_type(value: str) -> int:
+    """``--min-samples-leaf N``: the fewest training rows a variant's split leaves a side
+    (``rebel.params.MIN_SAMPLES_LEAF``)."""
+    try:
+        return MIN_SAMPLES_LEAF.check(_whole(value, "--min-samples-leaf"))
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
@@ -402,6 +420,13 @@ def _uses_variants(model) -> bool:
     )
 
 
+def _variant_only(args) -> dict:
+    """The variant-only options as given on the command line, refused in paper mode with the flags to fix it."""
+    values = {"l2_regularization": args.l2_regularization, "min_samples_leaf": args.min_samples_leaf}
+    check_variant_only(args.loss, args.leaves, values, cli=True)
+    return values
+
+
 def _frame(X: np.ndarray, features) -> pd.DataFrame:
     """X as a DataFrame of the named ``features``, so a fitted model keeps ``feature_names_in_``."""
     return pd.DataFrame(X, columns=[str(f) for f in features])
@@ -440,6 +465,7 @@ def cmd_fit(args) -> int:
         learning_rate=args.learning_rate,
         n_iter_no_change=args.early_stopping,
         validation_fraction=args.validation_fraction,
+        **_variant_only(args),
     )
     compile_if_cold(_uses_variants(model))
     bar = None if args.quiet else ProgressBar("fit", unit="rounds")
@@ -462,6 +488,8 @@ def cmd_fit(args) -> int:
 
 def _engine_text(args) -> str:
     text = f"loss {args.loss}, {args.leaves} leaves, learning rate {args.learning_rate:g}"
+    if args.l2_regularization != 0.0 or args.min_samples_leaf != 1:
+        text += f", l2 regularization {args.l2_regularization:g}, min samples a leaf {args.min_samples_leaf}"
     if args.early_stopping is not None:
         text += (
             f", early stopping after {args.early_stopping} rounds without a lower validation cost "
@@ -654,6 +682,7 @@ def _add_engine_options(fit) -> None:
     for flag, name in (
         ("--learning-rate", "learning_rate"),
         ("--validation-fraction", "validation_fraction"),
+        ("--l2-regularization", "l2_regularization"),
     ):
         p = FLOAT_PARAMS[name]
         rng = f"{'[' if p.closed_low else '('}{p.low:g}, {p.high:g}{')' if p.open_high else ']'}"
@@ -664,6 +693,13 @@ def _add_engine_options(fit) -> None:
         default=None,
         metavar="N",
         help=f"{N_ITER_NO_CHANGE.help} [{N_ITER_NO_CHANGE.low}, {N_ITER_NO_CHANGE.high}] (default: off)",
+    )
+    fit.add_argument(
+        "--min-samples-leaf",
+        type=min_samples_leaf_type,
+        default=MIN_SAMPLES_LEAF.default,
+        metavar="N",
+        help=f"{MIN_SAMPLES_LEAF.help} [{MIN_SAMPLES_LEAF.low}, {MIN_SAMPLES_LEAF.high}]",
     )
 
 

@@ -18,7 +18,15 @@ from . import kernels as kern
 from ._threading import parallel_guard
 from .costs import label_indices, uniform_costs, validate_cost_matrix, validate_sample_cost
 from .fitting import train, weighted_cost_rows
-from .params import N_ITER_NO_CHANGE, check_choice, check_float, check_n_classes, check_param
+from .params import (
+    MIN_SAMPLES_LEAF,
+    N_ITER_NO_CHANGE,
+    check_choice,
+    check_float,
+    check_n_classes,
+    check_param,
+    check_variant_only,
+)
 
 
 def posterior_from_scores(H: np.ndarray, loss: str = "exp") -> np.ndarray:
@@ -143,8 +151,17 @@ class RebelClassifier(ClassifierMixin, BaseEstimator):
         ``None`` (default) trains every round on every row.
     validation_fraction : float in (0, 1)
         Share of rows held out when ``n_iter_no_change`` is set.
+    l2_regularization : float >= 0
+        Variants only: added to the hessian (the denominator) of every leaf value and split gain, as scikit-learn's
+        HistGradientBoosting ``l2_regularization`` and LightGBM's ``lambda_l2``, in units of the largest cost
+        (scaling every cost leaves the model unchanged). With the exp loss the leaf step minimises the leaf's
+        weight plus ``l2 v^2 / 2`` (DESIGN.md "Variants"). 0 (default): none.
+    min_samples_leaf : int >= 1
+        Variants only: a split is taken only if it leaves each side at least this many training rows (or none)
+        (LightGBM's ``min_data_in_leaf``). 1 (default): no constraint.
 
-    The defaults (exp, binary, 1.0, no early stopping) are paper mode, bit-identical to the paper's algorithm.
+    The defaults (exp, binary, 1.0, no early stopping, 0.0, 1) are paper mode, bit-identical to the paper's
+    algorithm; paper mode refuses ``l2_regularization`` and ``min_samples_leaf`` away from their defaults.
 
     Attributes
     ----------
@@ -193,6 +210,8 @@ class RebelClassifier(ClassifierMixin, BaseEstimator):
         learning_rate=1.0,
         n_iter_no_change=None,
         validation_fraction=0.1,
+        l2_regularization=0.0,
+        min_samples_leaf=1,
     ):
         self.cost_matrix = cost_matrix
         self.n_estimators = n_estimators
@@ -205,6 +224,8 @@ class RebelClassifier(ClassifierMixin, BaseEstimator):
         self.learning_rate = learning_rate
         self.n_iter_no_change = n_iter_no_change
         self.validation_fraction = validation_fraction
+        self.l2_regularization = l2_regularization
+        self.min_samples_leaf = min_samples_leaf
 
     # ------------------------------------------------------------------ fitting
     def _check_params(self):
@@ -217,9 +238,11 @@ class RebelClassifier(ClassifierMixin, BaseEstimator):
         opts.update(
             {
                 name: check_float(name, getattr(self, name))
-                for name in ("learning_rate", "validation_fraction")
+                for name in ("learning_rate", "validation_fraction", "l2_regularization")
             }
         )
+        opts["min_samples_leaf"] = MIN_SAMPLES_LEAF.check(self.min_samples_leaf)
+        check_variant_only(opts["loss"], opts["leaves"], opts)
         stop = self.n_iter_no_change
         opts["n_iter_no_change"] = None if stop is None else N_ITER_NO_CHANGE.check(stop)
         opts["random_state"] = self.random_state

@@ -190,8 +190,9 @@ def train(X, y_idx, cost_rows, opts: dict, callback=None, sample_weight=None) ->
             res = boost(*args, n_bins=n_bins, callback=cb, learning_rate=opts["learning_rate"])
         else:
             res = boost_variant(
-                *args, n_bins, opts["loss"], opts["leaves"], opts["learning_rate"], callback=cb
-            )
+                *args, n_bins, opts["loss"], opts["leaves"], opts["learning_rate"], callback=cb,
+                l2_regularization=opts["l2_regularization"], min_samples_leaf=opts["min_samples_leaf"],
+            )  # fmt: skip
     if scale != 1.0:  # back to the caller's cost units (a power of two: exact)
         res.train_loss, res.train_risk, res.layer_loss = (
             res.train_loss / scale,

@@ -74,10 +74,12 @@ def tree_of(forest: kern.Forest, t: int, depth: int) -> Tree:
 
 
 def variant_work(
-    n_samples: int, n_features: int, n_classes: int, n_bins: int, depth: int
+    n_samples: int, n_features: int, n_classes: int, n_bins: int, depth: int, min_samples_leaf: int = 1
 ) -> kern.VariantWork:
-    """Work arrays for the variant growers (``kernels.grow_vector_tree``, ``kernels.grow_newton_tree``)."""
+    """Work arrays for the variant growers (``kernels.grow_vector_tree``, ``kernels.grow_newton_tree``); the
+    row counts of ``min_samples_leaf`` only when it is above 1 (else empty)."""
     n_nodes = (1 << (depth + 1)) - 1
+    counted = min_samples_leaf > 1
     return kern.VariantWork(
         g=np.empty((n_samples, n_classes)),
         h=np.empty((n_samples, n_classes)),
@@ -92,4 +94,7 @@ def variant_work(
         node=np.zeros(n_samples, dtype=np.int64),
         values=np.zeros((1 << depth, n_classes)),
         layer_loss=np.zeros(depth),
+        hist_n=np.zeros((n_features if counted else 0, n_bins), dtype=np.int64),
+        leaf_counts=np.zeros(((1 << (depth - 1)) if counted else 0, n_features, n_bins)),
+        ones=np.ones(n_samples if counted else 0),
     )

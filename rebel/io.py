@@ -18,6 +18,7 @@ import numpy as np
 
 from . import __version__
 from .estimator import RebelClassifier
+from .params import VARIANT_ONLY
 from .schema import (
     ARRAYS,
     FORMAT,
@@ -67,6 +68,11 @@ def model_to_dict(model: RebelClassifier) -> dict:
     if not hasattr(model, "a0_"):
         raise ValueError("model is not fitted; call fit(X, y) before saving it.")
     params = {p: getattr(model, p) for p in (*PARAMS, *OPTION_DEFAULTS)}
+    for name, default in VARIANT_ONLY.items():  # only when set: files of other models stay as they were
+        if params[name] == default:
+            del params[name]
+        else:
+            params[name] = type(default)(params[name])
     if params["random_state"] is not None and not isinstance(params["random_state"], int):
         params["random_state"] = None
     arrays = {name: getattr(model, name).tolist() for name in ARRAYS}

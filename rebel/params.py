@@ -116,6 +116,15 @@ FLOAT_PARAMS: dict[str, FloatParam] = {
             "learning_rate", 0.0, 1.0, 1.0, "Shrinkage of every round's step (1 = the paper's full step)."
         ),
         FloatParam(
+            "l2_regularization",
+            0.0,
+            1e6,
+            0.0,
+            "Added to the hessian of every leaf value and split gain of a variant, in units of the largest cost "
+            "(0 = none; scikit-learn's HistGradientBoosting l2_regularization).",
+            closed_low=True,
+        ),
+        FloatParam(
             "validation_fraction",
             0.0,
             1.0,
@@ -143,6 +152,42 @@ N_ITER_NO_CHANGE = IntParam(
     10,
     "Rounds without a lower validation cost before training stops.",
 )
+
+
+# The fewest training rows a split may leave on either side (variants only; 1 = no constraint).
+MIN_SAMPLES_LEAF = IntParam(
+    "min_samples_leaf",
+    1,
+    1_000_000,
+    1,
+    100,
+    1,
+    "The fewest training rows a variant's split may leave on either side (1 = no constraint).",
+)
+
+# The options that only the variants (loss="logistic" or leaves="vector") use, with their no-op values.
+VARIANT_ONLY = {"l2_regularization": 0.0, "min_samples_leaf": 1}
+
+
+def check_variant_only(loss: str, leaves: str, values: dict, *, cli: bool = False) -> None:
+    """Refuse a variant-only option (``VARIANT_ONLY``) set away from its default in paper mode (exp + binary),
+    naming the option, its value and the two ways out (``cli``: as the command line's flags)."""
+    if (loss, leaves) != ("exp", "binary"):
+        return
+    for name, default in VARIANT_ONLY.items():
+        if values[name] != default:
+            if cli:
+                flag = "--" + name.replace("_", "-")
+                raise ValueError(
+                    f"{flag} {values[name]!r} applies only to the variants beyond the paper, but --loss exp with "
+                    f"--leaves binary is paper mode, which has no regularisation. Add --loss logistic or "
+                    f"--leaves vector, or drop {flag}."
+                )
+            raise ValueError(
+                f"{name}={values[name]!r} applies only to the variants beyond the paper, but loss='exp' and "
+                f"leaves='binary' is paper mode, which has no regularisation. Set loss='logistic' or "
+                f"leaves='vector', or leave {name} at {default!r}."
+            )
 
 
 def check_float(name: str, value) -> float:

@@ -22,7 +22,17 @@ import numpy as np
 
 from .binning import BINNINGS
 from .costs import validate_cost_matrix
-from .params import CHOICE_PARAMS, INT_PARAMS, MAX_CLASSES, N_ITER_NO_CHANGE, check_choice, check_float
+from .params import (
+    CHOICE_PARAMS,
+    INT_PARAMS,
+    MAX_CLASSES,
+    MIN_SAMPLES_LEAF,
+    N_ITER_NO_CHANGE,
+    VARIANT_ONLY,
+    check_choice,
+    check_float,
+    check_variant_only,
+)
 
 FORMAT = "rebel-explorer-model"
 VERSION = 2  # the version save_model writes
@@ -63,6 +73,7 @@ OPTION_DEFAULTS = {
     "learning_rate": 1.0,
     "n_iter_no_change": None,
     "validation_fraction": 0.1,
+    **VARIANT_ONLY,  # written only when set away from these (a file of a default model reads as it always did)
 }
 # Fitted arrays of some models only: vector leaves (T rows of 2^D * K values, leaf-major) and early stopping's
 # validation costs (T + 1,).
@@ -214,10 +225,16 @@ def _options(obj: dict) -> dict:
                 out[name] = check_choice(name, value)
             elif name == "n_iter_no_change":
                 out[name] = None if value is None else N_ITER_NO_CHANGE.check(value)
+            elif name == "min_samples_leaf":
+                out[name] = MIN_SAMPLES_LEAF.check(value)
             else:
                 out[name] = check_float(name, value)
         except ValueError as exc:
             raise _fail(str(exc)) from None
+    try:
+        check_variant_only(out["loss"], out["leaves"], out)
+    except ValueError as exc:
+        raise _fail(str(exc)) from None
     return out
 
 

@@ -28,12 +28,19 @@ _LOSS_ID = {"exp": kern.LOSS_EXP, "logistic": kern.LOSS_LOGISTIC}
 class _Run:
     """One variant fit's arrays and running loss (kept together so each round is a few kernel calls)."""
 
-    def __init__(self, bins, usable, cost_rows, n_rounds, depth, n_bins, loss, leaves, learning_rate):
+    def __init__(
+        self, bins, usable, cost_rows, n_rounds, depth, n_bins, loss, leaves, learning_rate, l2, msl
+    ):
         n_features, n_samples = bins.shape
         n_classes = cost_rows.shape[1]
         dec = decompose(cost_rows)
         self.bins, self.usable, self.depth, self.loss, self.leaves = bins, usable, depth, loss, leaves
         self.lr = float(learning_rate)
+        # l2 in units of the largest cost (scaling every cost leaves the model as it is), applied to the raw loss
+        self.l2, self.msl = float(l2) * float(cost_rows.max(initial=0.0)), int(msl)
+        self.root_counts = np.zeros((0, 0))
+        if self.msl > 1 and leaves == "binary":  # rows per (feature, bin): the same every round
+            self.root_counts = np.stack([np.bincount(b, minlength=n_bins) for b in bins]).astype(np.float64)
         self.cp, self.cm = np.ascontiguousarray(dec.cp), np.ascontiguousarray(dec.cm)
         self.mean_beta = float(dec.beta.mean())
         self.n_samples = n_samples
@@ -41,7 +48,7 @@ class _Run:
             self.cp.copy(), self.cm.copy(), np.zeros((n_samples, n_classes)), cost_rows
         )
         self.work = round_work(n_samples, n_features, n_classes, n_bins, depth)
-        self.vw = variant_work(n_samples, n_features, n_classes, n_bins, depth)
+        self.vw = variant_work(n_samples, n_features, n_classes, n_bins, depth, self.msl)
         self.forest = new_forest(n_rounds, depth, n_classes)
         self.leaf_values = np.zeros((n_rounds, 1 << depth, n_classes))
         self.layer_loss = np.zeros((n_rounds, depth))
@@ -66,6 +73,13 @@ class _Run:
     def _exp_L(self, log_total: float) -> float:
         return self.mean_beta + math.exp(log_total) / (2 * self.n_samples)
 
+    def _l2_of_stats(self) -> float:
+        """l2 in the units of the round's statistics: the logistic g, h are the raw loss's; the exp weights are
+        the raw ones divided by their total e^log_total (capped: a vanishing total leaves the steps near 0)."""
+        if self.loss == "logistic" or self.l2 == 0.0:
+            return self.l2
+        return min(self.l2 * math.exp(min(-self.log_total, 700.0)), 1e300)
+
     def round(self, t: int) -> dict:
         """Grow round t's tree, move H (and the exp weights) past it; returns the callback's info."""
         s, vw, f = self.state, self.vw, self.forest
@@ -79,16 +93,16 @@ class _Run:
             eps = kern.SMOOTHING / self.cp.shape[1]  # the exp weights total 1 (as in a_star)
             lid = _LOSS_ID[self.loss]
             kern.grow_vector_tree(
-                self.bins, self.usable, self.depth, P, Q, s.H, self.cp, self.cm, lid, self.lr, eps, lam, vw,
-                features, thr_idx,
+                self.bins, self.usable, self.depth, P, Q, s.H, self.cp, self.cm, lid, self.lr, eps, lam,
+                self._l2_of_stats(), self.msl, vw, features, thr_idx,
             )  # fmt: skip
             self.leaf_values[t] = vw.values
             leaf = vw.node
         else:
             grow = kern.grow_newton_tree if self.work.parallel else kern.grow_newton_tree_serial
             grow(
-                self.bins, self.usable, self.depth, s.H, self.cp, self.cm, self.lr, lam, self.work, vw,
-                features, thr_idx, f.leaf_signs[t], f.A[t],
+                self.bins, self.usable, self.depth, s.H, self.cp, self.cm, self.lr, lam + self.l2, self.msl,
+                self.root_counts, self.work, vw, features, thr_idx, f.leaf_signs[t], f.A[t],
             )  # fmt: skip
             self.leaf_values[t] = f.leaf_signs[t][:, None] * f.A[t]
             leaf = self.work.leaf
@@ -143,14 +157,22 @@ def boost_variant(
     leaves: str = "vector",
     learning_rate: float = 1.0,
     callback: Callable[[int, dict], object] | None = None,
+    l2_regularization: float = 0.0,
+    min_samples_leaf: int = 1,
 ) -> BoostResult:
     """Train ``n_rounds`` rounds of a variant (any ``loss``/``leaves`` except the paper's exp + binary, which is
     ``rebel.booster.boost``). ``callback(t, info)`` runs after a0 (t = 0) and after each round (info: loss,
-    risk, a, tree, values = the round's leaf values (2^D, K)); returning ``False`` stops training early."""
+    risk, a, tree, values = the round's leaf values (2^D, K)); returning ``False`` stops training early.
+    ``l2_regularization`` (>= 0, in units of the largest cost) is added to the hessian of every leaf value and
+    split gain; ``min_samples_leaf`` (>= 1): a split must leave each side at least that many training rows (or none)
+    (DESIGN.md "Variants"). Their defaults 0 and 1 change no bit."""
     if loss not in LOSSES or leaves not in LEAVES or (loss, leaves) == ("exp", "binary"):
         raise ValueError(f"boost_variant runs loss in {LOSSES} and leaves in {LEAVES} except exp + binary; got "
                          f"loss={loss!r}, leaves={leaves!r}.")  # fmt: skip
-    run = _Run(bins, usable, cost_rows, n_rounds, depth, n_bins, loss, leaves, learning_rate)
+    run = _Run(
+        bins, usable, cost_rows, n_rounds, depth, n_bins, loss, leaves, learning_rate, l2_regularization,
+        min_samples_leaf,
+    )  # fmt: skip
     if (
         callback is not None
         and callback(0, {"loss": run.train_loss[0], "risk": run.risk0, "a": run.a0}) is False

@@ -251,8 +251,8 @@ def _warm_parallel_newton() -> None:
     vw.g[:], vw.h[:] = 0.1, 0.25
     H, costs, forest = np.zeros((n, n_classes)), np.ones((n, n_classes)), new_forest(1, depth, n_classes)
     kern.grow_newton_tree(
-        bins, np.ones(n_features, dtype=bool), depth, H, costs, costs.copy(), 0.5, np.full(n_classes, 1e-9),
-        work, vw, forest.features[0], forest.thr_idx[0], forest.leaf_signs[0], forest.A[0],
+        bins, np.ones(n_features, dtype=bool), depth, H, costs, costs.copy(), 0.5, np.full(n_classes, 1e-9), 1,
+        np.zeros((0, 0)), work, vw, forest.features[0], forest.thr_idx[0], forest.leaf_signs[0], forest.A[0],
     )  # fmt: skip
 
 

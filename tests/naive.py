@@ -177,6 +177,29 @@ def leaf_scan(bins, leaf, u, v, base_signs, usable, n_thresholds):
     return out
 
 
+def leaf_scan_min_rows(bins, leaf, u, v, base_signs, usable, n_thresholds, msl):
+    """``leaf_scan`` over the splits leaving each side of the leaf 0 or >= msl rows (msl = 1: ``leaf_scan``)."""
+    n_leaves = base_signs.shape[0]
+    out = []
+    for lf in range(n_leaves):
+        inside = leaf == lf
+        U, V = u[inside].sum(), v[inside].sum()
+        tol = LEAF_TOL * (U + V)
+        best = (-1, 0, int(base_signs[lf]), U if base_signs[lf] > 0 else V)
+        for j in np.flatnonzero(usable):
+            for i in range(1, n_thresholds + 1):
+                right = inside & (bins[j] >= i)
+                left = inside & ~(bins[j] >= i)
+                if msl > 1 and (0 < right.sum() < msl or 0 < left.sum() < msl):
+                    continue
+                for rho in (1, -1):
+                    loss = (u[right].sum() + v[left].sum()) if rho > 0 else (v[right].sum() + u[left].sum())
+                    if loss < best[3] - tol:
+                        best = (int(j), i, rho, loss)
+        out.append(best)
+    return out
+
+
 def apply_round(wp, wm, H, f, a, cost_rows):
     """Returns the updated (wp, wm) rescaled to total 1, H, the total before the rescale, and the risk."""
     H = H + f[:, None] * a
@@ -313,19 +336,41 @@ def line_search(H, cp, cm, node, values, target, steps=60):
     return 0.0, logistic_loss_sum(H, cp, cm, node, values, 0.0)
 
 
-def leaf_value(p, q, loss_id, learning_rate, eps, lam):
+def exp_l2_step(p, q, l2):
+    """argmin_v p e^v + q e^-v + l2 v^2 / 2 by bisection on its increasing derivative, between 0 and 1/2 ln(q/p)."""
+    v0 = 0.5 * np.log(q / p)
+    lo, hi = min(v0, 0.0), max(v0, 0.0)
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if p * np.exp(mid) - q * np.exp(-mid) + l2 * mid > 0:
+            hi = mid
+        else:
+            lo = mid
+    return 0.5 * (lo + hi)
+
+
+def leaf_value(p, q, loss_id, learning_rate, eps, lam, l2=0.0):
     if loss_id == LOSS_EXP:
+        if l2 > 0:
+            return learning_rate * exp_l2_step(p + eps, q + eps, l2)
         return learning_rate * 0.5 * np.log((q + eps) / (p + eps))
-    return -learning_rate * p / (q + lam)
+    return -learning_rate * p / (q + lam + l2)
 
 
-def leaf_objective(p, q, loss_id, learning_rate, eps, lam):
-    v = leaf_value(p, q, loss_id, learning_rate, eps, lam)
-    return p * np.exp(v) + q * np.exp(-v) if loss_id == LOSS_EXP else p * v + q * v * v / 2
+def leaf_objective(p, q, loss_id, learning_rate, eps, lam, l2=0.0):
+    v = leaf_value(p, q, loss_id, learning_rate, eps, lam, l2)
+    if loss_id == LOSS_EXP:
+        return p * np.exp(v) + q * np.exp(-v) + l2 * v * v / 2
+    return p * v + (q + l2) * v * v / 2
 
 
-def vector_criterion(p, q, loss_id, learning_rate, eps, lam):
-    return sum(leaf_objective(p[k], q[k], loss_id, learning_rate, eps, lam[k]) for k in range(len(p)))
+def vector_criterion(p, q, loss_id, learning_rate, eps, lam, l2=0.0):
+    return sum(leaf_objective(p[k], q[k], loss_id, learning_rate, eps, lam[k], l2) for k in range(len(p)))
+
+
+def node_counts(bins, rows):
+    """Rows per (feature, bin) among ``rows``."""
+    return np.stack([np.bincount(bins[j, rows], minlength=256) for j in range(bins.shape[0])])
 
 
 def node_histograms(bins, P, Q, rows):
@@ -338,16 +383,22 @@ def node_histograms(bins, P, Q, rows):
     return hist_p, hist_q
 
 
-def vector_scan(bins, P, Q, members, usable, n_thresholds, loss_id, learning_rate, eps, lam, best):
-    """Every (feature, threshold) by the children's criterion summed from their samples; strictly below best."""
+def vector_scan(
+    bins, P, Q, members, usable, n_thresholds, loss_id, learning_rate, eps, lam, best, l2=0.0, msl=1
+):
+    """Every (feature, threshold) leaving each side 0 or >= msl rows (msl = 1: every one) by the children's
+    criterion summed from their samples; strictly below best."""
     best_j, best_i = -1, 0
     for j in range(bins.shape[0]):
         if not usable[j]:
             continue
         for i in range(1, n_thresholds + 1):
             crit = 0.0
-            for side in (members & (bins[j] < i), members & (bins[j] >= i)):
-                crit += vector_criterion(P[side].sum(0), Q[side].sum(0), loss_id, learning_rate, eps, lam)
+            sides = (members & (bins[j] < i), members & (bins[j] >= i))
+            if msl > 1 and any(0 < side.sum() < msl for side in sides):
+                continue
+            for side in sides:
+                crit += vector_criterion(P[side].sum(0), Q[side].sum(0), loss_id, learning_rate, eps, lam, l2)
             if crit < best:
                 best_j, best_i, best = j, i, crit
     return best_j, best_i, best
@@ -359,9 +410,12 @@ def sort_by_node(node, first, count):
     return order, starts
 
 
-def grow_vector_tree(bins, usable, depth, P, Q, H, cp, cm, loss_id, learning_rate, eps, lam, n_thresholds):
+def grow_vector_tree(
+    bins, usable, depth, P, Q, H, cp, cm, loss_id, learning_rate, eps, lam, n_thresholds, l2=0.0, msl=1
+):
     """Vector-leaf tree from the definitions (masks instead of histograms). Returns features, thr_idx, the leaf
-    values (2^depth, K), every sample's leaf and the loss after each layer."""
+    values (2^depth, K), every sample's leaf and the loss after each layer. A node with fewer than msl rows
+    takes its parent's values; the exp loss of a layer is then (and with l2 > 0) the weight its steps leave."""
     N, K = P.shape
     node = np.zeros(N, dtype=int)
     features, thr = np.zeros(2**depth - 1, int), np.ones(2**depth - 1, int)
@@ -370,12 +424,12 @@ def grow_vector_tree(bins, usable, depth, P, Q, H, cp, cm, loss_id, learning_rat
     def set_values(first, count):
         for i in range(first, first + count):
             m = node == i
-            if not m.any() and i > 0:
+            if m.sum() < msl and i > 0:
                 node_values[i] = node_values[(i - 1) // 2]
             else:
                 p, q = P[m].sum(0), Q[m].sum(0)
                 node_values[i] = [
-                    leaf_value(p[k], q[k], loss_id, learning_rate, eps, lam[k]) for k in range(K)
+                    leaf_value(p[k], q[k], loss_id, learning_rate, eps, lam[k], l2) for k in range(K)
                 ]
 
     set_values(0, 1)
@@ -388,12 +442,12 @@ def grow_vector_tree(bins, usable, depth, P, Q, H, cp, cm, loss_id, learning_rat
         for i in range(first, first + count):
             m = before == i
             p, q = P[m].sum(0), Q[m].sum(0)
-            crit = vector_criterion(p, q, loss_id, learning_rate, eps, lam)
+            crit = vector_criterion(p, q, loss_id, learning_rate, eps, lam, l2)
             j, ti = -1, 1
             if not stopped and m.any():
                 bound = np.inf if i == 0 else crit - LEAF_TOL * (np.abs(p).sum() + q.sum())
                 j, ti, found = vector_scan(
-                    bins, P, Q, m, usable, n_thresholds, loss_id, learning_rate, eps, lam, bound
+                    bins, P, Q, m, usable, n_thresholds, loss_id, learning_rate, eps, lam, bound, l2, msl
                 )
                 crit = found if j >= 0 else crit
             if j < 0:
@@ -403,6 +457,9 @@ def grow_vector_tree(bins, usable, depth, P, Q, H, cp, cm, loss_id, learning_rat
             total += crit
         set_values(first + count, 2 * count)
         if loss_id == LOSS_EXP:
+            if l2 > 0 or msl > 1:
+                v = node_values[node]
+                total = (P * np.exp(v) + Q * np.exp(-v)).sum()
             layer_loss.append(total)
             continue
         if not stopped:
@@ -432,14 +489,17 @@ def apply_leaf_values(H, wp, wm, node, values, scale, reweight, cost_rows):
     return H, wp, wm, risk
 
 
-def newton_root_scan(bins, g, h, lam, usable, n_thresholds):
-    """Every stump f: gain sum_k (sum_n f g)^2 / (sum_n h + lam); strictly larger wins."""
+def newton_root_scan(bins, g, h, lam, usable, n_thresholds, msl=1):
+    """Every stump f leaving each side 0 or >= msl rows: gain sum_k (sum_n f g)^2 / (sum_n h + lam); strictly
+    larger wins."""
     best = (-1, 0, -np.inf)
     for j in range(bins.shape[0]):
         if not usable[j]:
             continue
         for i in range(1, n_thresholds + 1):
             f = np.where(bins[j] >= i, 1.0, -1.0)
+            if msl > 1 and (0 < (f > 0).sum() < msl or 0 < (f < 0).sum() < msl):
+                continue
             gain = ((f @ g) ** 2 / (h.sum(0) + lam)).sum()
             if gain > best[2]:
                 best = (j, i, gain)
@@ -458,12 +518,12 @@ def newton_leaf_costs(g, h, leaf, a, n_leaves):
     return u - v, U, V, u, v
 
 
-def grow_newton_tree(bins, usable, depth, H, cp, cm, learning_rate, lam, n_thresholds):
-    """Binary-leaf Newton tree from the definitions. Returns features, thr_idx, leaf_signs, the step a, the
-    outputs f and the loss sum after each layer."""
+def grow_newton_tree(bins, usable, depth, H, cp, cm, learning_rate, lam, n_thresholds, msl=1):
+    """Binary-leaf Newton tree from the definitions (lam: the ridge plus l2). Returns features, thr_idx,
+    leaf_signs, the step a, the outputs f and the loss sum after each layer."""
     g, h = logistic_stats(H, cp, cm)
     N = H.shape[0]
-    j, i, _ = newton_root_scan(bins, g, h, lam, usable, n_thresholds)
+    j, i, _ = newton_root_scan(bins, g, h, lam, usable, n_thresholds, msl)
     feats, thr, signs = np.zeros(2**depth - 1, int), np.ones(2**depth - 1, int), np.ones(2**depth, int)
     if j >= 0:
         feats[0], thr[0], signs[0] = j, i, -1
@@ -479,7 +539,7 @@ def grow_newton_tree(bins, usable, depth, H, cp, cm, learning_rate, lam, n_thres
         choice = [(-1, 1, 1, 0.0)] * n
         if not stopped:
             _, _, _, u, v = newton_leaf_costs(g, h, leaf, a * learning_rate * scale, n)
-            choice = leaf_scan(bins, leaf, u, v, old, usable, n_thresholds)
+            choice = leaf_scan_min_rows(bins, leaf, u, v, old, usable, n_thresholds, msl)
         bf, bt, bp = (np.array([c[m] for c in choice]) for m in range(3))
         feats, thr, signs = set_layer(feats, thr, signs, old, bf, bt, bp)
         f, leaf = eval_tree_binned(bins, feats, thr, signs, d + 1)

@@ -131,6 +131,27 @@ FIT_REFUSALS = {
     ("--validation-fraction", "1"): "validation_fraction must be in (0, 1); got 1.0.",
     ("--early-stopping", "0"): "argument --early-stopping: n_iter_no_change must be in [1, 10000]; got 0.",
     ("--early-stopping", "2.5"): "argument --early-stopping: --early-stopping must be a whole number",
+    (
+        "--l2-regularization",
+        "-1",
+    ): "argument --l2-regularization: l2_regularization must be in [0, 1e+06]; got -1.0.",
+    (
+        "--l2-regularization",
+        "lots",
+    ): "argument --l2-regularization: l2_regularization must be a number; got 'lots'.",
+    (
+        "--min-samples-leaf",
+        "0",
+    ): "argument --min-samples-leaf: min_samples_leaf must be in [1, 1000000]; got 0.",
+    ("--min-samples-leaf", "2.5"): "argument --min-samples-leaf: --min-samples-leaf must be a whole number",
+    # paper mode (the default --loss exp --leaves binary) has no regularisation: the message names the fix
+    (
+        "--l2-regularization",
+        "0.5",
+    ): "--l2-regularization 0.5 applies only to the variants beyond the paper, but "
+    "--loss exp with --leaves binary is paper mode, which has no regularisation. Add --loss logistic or --leaves "
+    "vector, or drop --l2-regularization.",
+    ("--min-samples-leaf", "5"): "--min-samples-leaf 5 applies only to the variants",
 }
 
 
@@ -228,6 +249,30 @@ def test_fit_engine_options_match_the_python_api_and_reach_the_model_file(tmp_pa
     assert main([str(a) for a in argv[:-6]] + ["-o", str(paper)]) == 0
     paper_scores = load_model(paper).decision_function(X_all)
     assert not np.array_equal(paper_scores, expected.decision_function(X_all.to_numpy()))
+
+
+def test_fit_regularisation_options_match_the_python_api_and_reach_the_model_file(tmp_path, capsys):
+    from rebel.io import load_model
+
+    data = SAMPLES / "airport.csv"
+    out = tmp_path / "m.json"
+    argv = ["fit", data, "--rounds", 20, "--depth", 2, "--leaves", "vector", "--quiet"]
+    assert (
+        main([str(a) for a in [*argv, "--l2-regularization", 2.5, "--min-samples-leaf", 7, "-o", out]]) == 0
+    )
+    assert "l2 regularization 2.5, min samples a leaf 7" in capsys.readouterr().out
+    model = load_model(out)
+    assert (model.l2_regularization, model.min_samples_leaf) == (2.5, 7)
+    frame = pd.read_csv(data)
+    train = frame[frame["split"] == "train"]
+    X, y = train.drop(columns=["label", "split"]).to_numpy(float), train["label"].to_numpy()
+    expected = RebelClassifier(None, 20, 2, leaves="vector", l2_regularization=2.5, min_samples_leaf=7).fit(
+        X, y
+    )
+    X_all = frame.drop(columns=["label", "split"])
+    np.testing.assert_array_equal(
+        model.decision_function(X_all), expected.decision_function(X_all.to_numpy())
+    )
 
 
 def test_fit_early_stopping_stops_before_the_last_round(tmp_path, capsys):

@@ -129,3 +129,79 @@ def test_variants_keep_the_loss_finite_and_non_increasing(problem, variant, lear
     np.testing.assert_array_equal(model.staged_class_indices(X)[-1], np.argmax(H, axis=1))
     loaded = loads_model(dumps_model(model))
     np.testing.assert_array_equal(loaded.risk_scores(X), H)
+
+
+# ------------------------------------------------------- the regularised variants (l2_regularization, min_samples_leaf)
+REGULARISED = [("exp", "vector"), ("logistic", "binary"), ("logistic", "vector")]
+
+
+@settings(max_examples=EXAMPLES // 2, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    problems(),
+    st.sampled_from(REGULARISED),
+    st.sampled_from([0.0, 0.01, 1.0, 100.0]),
+    st.sampled_from([1, 2, 5]),
+)
+def test_regularised_variants_keep_the_loss_non_increasing(problem, variant, l2, msl):
+    """The loss recomputed from the model's scores is the recorded one, and it never rises round to round."""
+    from rebel.variants import training_loss
+
+    X, y, C, S, depth, n_thresholds, rounds = problem
+    loss_name, leaves = variant
+    model = RebelClassifier(
+        cost_matrix=C, n_estimators=rounds, max_depth=depth, n_thresholds=n_thresholds, loss=loss_name,
+        leaves=leaves, l2_regularization=l2, min_samples_leaf=msl,
+    )  # fmt: skip
+    model.fit(X, y, sample_cost=S)
+    H = model.risk_scores(X)
+    loss = model.train_loss_
+    assert np.all(np.isfinite(H)) and np.all(np.isfinite(loss))
+    assert np.all(np.diff(loss) <= 1e-10 * np.abs(loss[:-1]) + 1e-300)
+    rows = S if S is not None else model.cost_matrix_[np.searchsorted(model.classes_, y)]
+    np.testing.assert_allclose(loss[-1], training_loss(H, rows, loss_name), rtol=1e-8)
+
+
+@settings(max_examples=EXAMPLES)
+@given(
+    st.floats(0.0, 1e3),
+    st.floats(0.0, 1e3),
+    st.sampled_from([0, 1]),
+    st.floats(1e-6, 1e3),
+    st.floats(1.0, 1e3),
+    st.sampled_from([1.0, 0.3]),
+)
+def test_a_larger_l2_gives_a_smaller_leaf_step(p, q, loss_id, l2, factor, learning_rate):
+    """For the same sums (exp: P, Q > 0; logistic: G, H), a larger l2 never enlarges a leaf's step nor flips it."""
+    from rebel import kernels as kern
+
+    G = p - q if loss_id == kern.LOSS_LOGISTIC else p  # the logistic gradient sum may have either sign
+    lam, eps = 1e-9, 1e-9
+    steps = [kern.leaf_value(G, q, loss_id, learning_rate, eps, lam, r) for r in (0.0, l2, l2 * factor)]
+    assert abs(steps[0]) >= abs(steps[1]) >= abs(steps[2])
+    assert steps[0] * steps[1] >= 0 and steps[1] * steps[2] >= 0
+
+
+@settings(max_examples=EXAMPLES // 4, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.integers(1, 12),
+    st.integers(1, 3),
+    st.integers(2, 4),
+    st.sampled_from(REGULARISED),
+    st.integers(0, 2**31 - 1),
+)
+def test_no_leaf_holds_fewer_than_min_samples_leaf_rows(msl, depth, K, variant, seed):
+    """Every leaf of every round's tree holds no training row or at least min_samples_leaf of them (continuous
+    features, quantile bins and N >= 4 msl: the root always has a split that leaves msl rows a side)."""
+    rng = np.random.default_rng(seed)
+    N = max(4 * msl, 3 * K) + int(rng.integers(0, 40))
+    X = rng.normal(size=(N, 2))
+    y = rng.integers(0, K, size=N)
+    y[:K] = np.arange(K)
+    loss_name, leaves = variant
+    model = RebelClassifier(
+        n_estimators=8, max_depth=depth, n_thresholds=32, binning="quantile", loss=loss_name, leaves=leaves,
+        min_samples_leaf=msl,
+    ).fit(X, y)  # fmt: skip
+    for column in model.apply(X).T:
+        counts = np.bincount(column)
+        assert np.all((counts == 0) | (counts >= msl)), counts

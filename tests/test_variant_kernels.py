@@ -71,16 +71,30 @@ def test_leaf_value_objective_and_criterion(loss_id):
     if loss_id == kern.LOSS_LOGISTIC:
         p = p - 0.5
     lam = np.full(5, 1e-6)
-    for k in range(5):
-        for lr in (1.0, 0.3):
-            args = (p[k], q[k], loss_id, lr, 1e-10, lam[k])
-            np.testing.assert_allclose(kern.leaf_value(*args), naive.leaf_value(*args), rtol=1e-13)
-            np.testing.assert_allclose(kern.leaf_objective(*args), naive.leaf_objective(*args), rtol=1e-13)
-    np.testing.assert_allclose(
-        kern.vector_criterion(p, q, loss_id, 0.7, 1e-10, lam),
-        naive.vector_criterion(p, q, loss_id, 0.7, 1e-10, lam),
-        rtol=1e-13,
-    )
+    for l2 in (0.0, 0.05, 3.0):
+        rtol = 1e-13 if l2 == 0.0 else 1e-10  # l2 > 0 with the exp loss: an iteration against a bisection
+        for k in range(5):
+            for lr in (1.0, 0.3):
+                args = (p[k], q[k], loss_id, lr, 1e-10, lam[k], l2)
+                np.testing.assert_allclose(
+                    kern.leaf_value(*args), naive.leaf_value(*args), rtol=rtol, atol=1e-15
+                )
+                np.testing.assert_allclose(kern.leaf_objective(*args), naive.leaf_objective(*args), rtol=rtol)
+        np.testing.assert_allclose(
+            kern.vector_criterion(p, q, loss_id, 0.7, 1e-10, lam, l2),
+            naive.vector_criterion(p, q, loss_id, 0.7, 1e-10, lam, l2),
+            rtol=rtol,
+        )
+
+
+def test_exp_l2_step_is_the_regularised_minimum():
+    rng = np.random.default_rng(12)
+    for p, q in [*rng.exponential(size=(40, 2)), (1e-12, 1.0), (1.0, 1e-12), (0.3, 0.3), (1e-9, 1e-9)]:
+        for l2 in (1e-6, 0.01, 1.0, 1e3):
+            v = kern.exp_l2_step(p, q, l2)
+            np.testing.assert_allclose(v, naive.exp_l2_step(p, q, l2), rtol=1e-10, atol=1e-13)
+            assert abs(v) <= abs(0.5 * np.log(q / p)) + 1e-15  # shrinks the unregularised step
+            assert kern.exp_l2_step(p, q, 2 * l2) * v >= 0 and abs(kern.exp_l2_step(p, q, 2 * l2)) <= abs(v)
 
 
 @pytest.mark.parametrize("loss_id", LOSSES)
@@ -103,28 +117,45 @@ def test_node_histograms_sort_and_vector_scan(shape, loss_id):
     np.testing.assert_allclose(hp, nhp[:, :n_bins], rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(hq, nhq[:, :n_bins], rtol=1e-12, atol=1e-15)
     members = node == 4
-    for lr in (1.0, 0.5):
+    counts = np.empty((bins.shape[0], n_bins), np.int64)
+    kern.node_counts(bins, order, starts[1], starts[2], counts)
+    np.testing.assert_array_equal(counts, naive.node_counts(bins, rows)[:, :n_bins])
+    for lr, l2, msl in ((1.0, 0.0, 1), (0.5, 0.0, 1), (1.0, 0.4, 1), (0.5, 0.0, 9), (1.0, 2.0, 9)):
+        l2 = (
+            l2 / N if loss_id == kern.LOSS_EXP else l2
+        )  # the exp weights total 1: l2 on the scale of one row's
         got = kern.vector_scan(
-            hp, hq, P[members].sum(0), Q[members].sum(0), usable, loss_id, lr, eps, lam, np.inf
+            hp, hq, P[members].sum(0), Q[members].sum(0), usable, loss_id, lr, eps, lam, l2, counts,
+            members.sum(), msl, np.inf,
+        )  # fmt: skip
+        want = naive.vector_scan(
+            bins, P, Q, members, usable, thr.shape[1], loss_id, lr, eps, lam, np.inf, l2, msl
         )
-        want = naive.vector_scan(bins, P, Q, members, usable, thr.shape[1], loss_id, lr, eps, lam, np.inf)
         assert got[:2] == want[:2]
         np.testing.assert_allclose(got[2], want[2], rtol=1e-9)
 
 
+REGULARISATION = [(0.0, 1), (0.3, 1), (0.0, 8), (2.0, 8)]  # (l2 in the statistics' units, min_samples_leaf)
+
+
+@pytest.mark.parametrize("reg", REGULARISATION, ids=lambda r: f"l2={r[0]:g},msl={r[1]}")
 @pytest.mark.parametrize("loss_id", LOSSES)
 @pytest.mark.parametrize("depth", [1, 2, 3])
 @pytest.mark.parametrize("shape", SHAPES[:4])
-def test_grow_vector_tree_equals_the_naive_tree(shape, depth, loss_id):
+def test_grow_vector_tree_equals_the_naive_tree(shape, depth, loss_id, reg):
     _X, thr, usable, bins, wp, wm, cp, cm, H, _rng = _logistic_problem(shape, seed=10 + depth)
     N, K = wp.shape
     P, Q, eps, lam = _stats(loss_id, wp, wm, cp, cm, H)
-    vw = variant_work(N, bins.shape[0], K, thr.shape[1] + 1, depth)
+    l2, msl = reg
+    l2 = l2 / N if loss_id == kern.LOSS_EXP else l2  # the exp weights total 1: l2 on the scale of one row's
+    vw = variant_work(N, bins.shape[0], K, thr.shape[1] + 1, depth, msl)
     feats, thr_idx = np.empty(2**depth - 1, np.int32), np.empty(2**depth - 1, np.int32)
     lr = 0.8
-    kern.grow_vector_tree(bins, usable, depth, P, Q, H, cp, cm, loss_id, lr, eps, lam, vw, feats, thr_idx)
+    kern.grow_vector_tree(
+        bins, usable, depth, P, Q, H, cp, cm, loss_id, lr, eps, lam, l2, msl, vw, feats, thr_idx
+    )
     nf, nt, nvalues, nleaf, nlayers = naive.grow_vector_tree(
-        bins, usable, depth, P, Q, H, cp, cm, loss_id, lr, eps, lam, thr.shape[1]
+        bins, usable, depth, P, Q, H, cp, cm, loss_id, lr, eps, lam, thr.shape[1], l2, msl
     )
     np.testing.assert_array_equal(feats, nf)
     np.testing.assert_array_equal(thr_idx, nt)
@@ -155,10 +186,12 @@ def test_newton_root_scan_a_and_leaf_costs(shape):
     g, h, _eps, lam = _stats(kern.LOSS_LOGISTIC, wp, wm, cp, cm, H)
     hist = np.empty((bins.shape[0], thr.shape[1] + 1, K))
     kern.root_histograms_serial(bins, g, hist)
-    j, i, gain = kern.newton_root_scan(hist, g.sum(0), h.sum(0), lam, usable)
-    nj, ni, ngain = naive.newton_root_scan(bins, g, h, lam, usable, thr.shape[1])
-    assert (j, i) == (nj, ni)
-    np.testing.assert_allclose(gain, ngain, rtol=1e-9)
+    counts = np.stack([np.bincount(b, minlength=thr.shape[1] + 1) for b in bins]).astype(float)
+    for extra, msl in ((0.0, 1), (1.5, 1), (0.0, N // 3), (1.5, N // 3)):
+        j, i, gain = kern.newton_root_scan(hist, g.sum(0), h.sum(0), lam + extra, usable, counts, msl)
+        nj, ni, ngain = naive.newton_root_scan(bins, g, h, lam + extra, usable, thr.shape[1], msl)
+        assert (j, i) == (nj, ni)
+        np.testing.assert_allclose(gain, ngain, rtol=1e-9)
     f = rng.choice(np.array([-1, 1], np.int8), size=N)
     a = np.empty(K)
     kern.newton_a(g, h, f, lam, a)
@@ -172,20 +205,27 @@ def test_newton_root_scan_a_and_leaf_costs(shape):
     np.testing.assert_allclose(V, nV, rtol=1e-10, atol=1e-14)
 
 
+@pytest.mark.parametrize("reg", REGULARISATION, ids=lambda r: f"l2={r[0]:g},msl={r[1]}")
 @pytest.mark.parametrize("depth", [1, 2, 3])
 @pytest.mark.parametrize("shape", SHAPES[:4])
-def test_grow_newton_tree_equals_the_naive_tree(shape, depth):
+def test_grow_newton_tree_equals_the_naive_tree(shape, depth, reg):
     _X, thr, usable, bins, wp, wm, cp, cm, H, _rng = _logistic_problem(shape, seed=20 + depth)
     N, K = H.shape
     g, h, _eps, lam = _stats(kern.LOSS_LOGISTIC, wp, wm, cp, cm, H)
-    work = round_work(N, bins.shape[0], K, thr.shape[1] + 1, depth)
-    vw = variant_work(N, bins.shape[0], K, thr.shape[1] + 1, depth)
+    lam = lam + reg[0]  # l2 joins the ridge (rebel.variants)
+    msl = reg[1]
+    n_bins = thr.shape[1] + 1
+    work = round_work(N, bins.shape[0], K, n_bins, depth)
+    vw = variant_work(N, bins.shape[0], K, n_bins, depth, msl)
     vw.g[:], vw.h[:] = g, h
+    counts = np.stack([np.bincount(b, minlength=n_bins) for b in bins]).astype(float)
     feats, thr_idx = np.empty(2**depth - 1, np.int32), np.empty(2**depth - 1, np.int32)
     signs, a = np.empty(2**depth, np.int8), np.empty(K)
-    kern.grow_newton_tree(bins, usable, depth, H, cp, cm, 0.9, lam, work, vw, feats, thr_idx, signs, a)
+    kern.grow_newton_tree(
+        bins, usable, depth, H, cp, cm, 0.9, lam, msl, counts, work, vw, feats, thr_idx, signs, a
+    )
     nf, nt, ns, na, nfx, nlayers = naive.grow_newton_tree(
-        bins, usable, depth, H, cp, cm, 0.9, lam, thr.shape[1]
+        bins, usable, depth, H, cp, cm, 0.9, lam, thr.shape[1], msl
     )
     np.testing.assert_array_equal(feats, nf)
     np.testing.assert_array_equal(thr_idx, nt)
@@ -194,6 +234,28 @@ def test_grow_newton_tree_equals_the_naive_tree(shape, depth):
     np.testing.assert_allclose(a, na, rtol=1e-8, atol=1e-12)
     np.testing.assert_allclose(vw.layer_loss, nlayers, rtol=1e-10)
     assert np.all(np.diff(vw.layer_loss) <= 0)
+
+
+@pytest.mark.parametrize("msl", [1, 2, 15])
+@pytest.mark.parametrize("shape", SHAPES[1:4])
+def test_leaf_scan_min_rows(shape, msl):
+    _X, thr, usable, bins, wp, wm, cp, cm, H, rng = _logistic_problem(shape, seed=7)
+    N, K = H.shape
+    g, h, _eps, _lam = _stats(kern.LOSS_LOGISTIC, wp, wm, cp, cm, H)
+    leaf = rng.integers(0, 4, size=N).astype(np.int32)
+    a = rng.normal(scale=0.3, size=K)
+    e, U, V = np.empty(N), np.empty(4), np.empty(4)
+    kern.newton_leaf_costs(g, h, leaf, a, e, U, V)
+    _e, _U, _V, u, v = naive.newton_leaf_costs(g, h, leaf, a, 4)
+    n_bins = thr.shape[1] + 1
+    hist, counts = np.empty((4, bins.shape[0], n_bins)), np.empty((4, bins.shape[0], n_bins))
+    kern.leaf_histograms_serial(bins, leaf, e, hist)
+    kern.leaf_histograms_serial(bins, leaf, np.ones(N), counts)
+    base = np.array([1, -1, 1, -1], np.int8)
+    out = np.full(4, -1, np.int32), np.zeros(4, np.int32), np.zeros(4, np.int8)
+    kern.leaf_scan_min_rows(hist, counts, U, V, base, usable, msl, *out)
+    want = naive.leaf_scan_min_rows(bins, leaf, u, v, base, usable, thr.shape[1], msl)
+    assert [(int(out[0][lf]), int(out[1][lf]), int(out[2][lf])) for lf in range(4)] == [c[:3] for c in want]
 
 
 @pytest.mark.parametrize("depth", [1, 3])

@@ -264,3 +264,88 @@ def test_model_files_round_trip_the_options(loss, leaves):
     np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
     np.testing.assert_array_equal(loaded.validation_cost_, model.validation_cost_)
     assert hasattr(loaded, "tree_leaf_values_") == (leaves == "vector")
+
+
+# ------------------------------------------------------------------ l2_regularization and min_samples_leaf
+REGULARISED = [("exp", "vector"), ("logistic", "binary"), ("logistic", "vector")]
+
+
+@pytest.mark.parametrize(("loss", "leaves"), REGULARISED)
+def test_regularisation_shrinks_steps_and_keeps_the_loss_non_increasing(loss, leaves):
+    X, y = _blobs(300, K=3, seed=5)
+    C = _costs(3, 6)
+    steps = []
+    for l2 in (0.0, 1.0, 30.0):
+        model = RebelClassifier(C, 20, 2, n_thresholds=30, loss=loss, leaves=leaves, l2_regularization=l2)
+        model.fit(X, y)
+        assert np.all(np.diff(model.train_loss_) <= 1e-12 * np.abs(model.train_loss_[:-1]))
+        np.testing.assert_allclose(
+            model.train_loss_[-1], training_loss(model.risk_scores(X), C[y], loss), rtol=1e-9
+        )
+        first = model.tree_leaf_values_[0] if leaves == "vector" else model.a_[0]
+        steps.append(np.abs(first).max())
+    assert steps[0] > steps[1] > steps[2] > 0  # the first round: the same sums, a larger hessian term
+
+
+@pytest.mark.parametrize(("loss", "leaves"), REGULARISED)
+def test_min_samples_leaf_leaves_no_small_leaf(loss, leaves):
+    X, y = _blobs(300, K=3, seed=8)
+    for msl in (10, 40):
+        model = RebelClassifier(_costs(3, 9), 15, 3, n_thresholds=40, binning="quantile", loss=loss, leaves=leaves,
+                                min_samples_leaf=msl).fit(X, y)  # fmt: skip
+        leaves_of = model.apply(X)
+        for t in range(model.n_estimators_):
+            counts = np.bincount(leaves_of[:, t], minlength=8)
+            assert np.all((counts == 0) | (counts >= msl)), (msl, t, counts)
+    free = RebelClassifier(_costs(3, 9), 15, 3, n_thresholds=40, binning="quantile", loss=loss, leaves=leaves)
+    counts = [np.bincount(c) for c in free.fit(X, y).apply(X).T]
+    assert min(c[c > 0].min() for c in counts) < 10  # without the option some leaf is smaller
+
+
+BAD_OPTIONS = {
+    ("l2_regularization", -0.5): "l2_regularization must be in [0, 1e+06]; got -0.5.",
+    ("l2_regularization", float("nan")): "l2_regularization must be in [0, 1e+06]; got nan.",
+    ("l2_regularization", "big"): "l2_regularization must be a number in [0, 1e+06]; got 'big'.",
+    ("min_samples_leaf", 0): "min_samples_leaf must be in [1, 1000000]; got 0.",
+    ("min_samples_leaf", 2.5): "min_samples_leaf must be a whole number in [1, 1000000]; got 2.5.",
+    ("min_samples_leaf", True): "min_samples_leaf must be a whole number in [1, 1000000]; got True.",
+}
+
+
+@pytest.mark.parametrize(("option", "message"), list(BAD_OPTIONS.items()), ids=str)
+def test_bad_regularisation_options_are_refused_by_name(option, message):
+    X, y = _blobs(60)
+    with pytest.raises(ValueError) as exc:
+        RebelClassifier(n_estimators=2, leaves="vector", **{option[0]: option[1]}).fit(X, y)
+    assert message in str(exc.value)
+
+
+@pytest.mark.parametrize("option", [{"l2_regularization": 0.1}, {"min_samples_leaf": 3}])
+def test_paper_mode_refuses_the_regularisation_options_with_the_fix(option):
+    X, y = _blobs(60)
+    with pytest.raises(ValueError) as exc:
+        RebelClassifier(n_estimators=2, **option).fit(X, y)
+    (name,) = option
+    assert f"{name}=" in str(exc.value) and "paper mode" in str(exc.value)
+    assert "Set loss='logistic' or leaves='vector'" in str(exc.value)
+
+
+def test_regularisation_options_round_trip_the_model_file_and_old_files_load_with_the_defaults():
+    import json
+
+    from rebel.io import dumps_model, loads_model
+
+    X, y = _blobs(120)
+    model = RebelClassifier(
+        n_estimators=5, max_depth=2, loss="logistic", l2_regularization=0.5, min_samples_leaf=4
+    )
+    model.fit(X, y)
+    doc = json.loads(dumps_model(model))
+    assert (doc["params"]["l2_regularization"], doc["params"]["min_samples_leaf"]) == (0.5, 4)
+    loaded = loads_model(json.dumps(doc))
+    assert loaded.get_params()["l2_regularization"] == 0.5 and loaded.get_params()["min_samples_leaf"] == 4
+    np.testing.assert_array_equal(loaded.risk_scores(X), model.risk_scores(X))
+    plain = json.loads(dumps_model(RebelClassifier(n_estimators=3, leaves="vector").fit(X, y)))
+    assert "l2_regularization" not in plain["params"] and "min_samples_leaf" not in plain["params"]
+    old = loads_model(json.dumps(plain))  # as written before the options existed
+    assert (old.l2_regularization, old.min_samples_leaf) == (0.0, 1)

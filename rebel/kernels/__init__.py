@@ -36,9 +36,11 @@ Variants beyond the paper (DESIGN.md "Variants"; paper mode never calls them):
 F(x) = ln(1 + e^x) (Eq. 1, logistic member)            ``variants.softplus``; loss sum ``variants.logistic_loss_sum``
 logistic gradient g and hessian h per (n, k)           ``variants.logistic_stats``
 vector leaf a_lk: exp 1/2 ln(Wm/Wp), logistic -G/H     ``variants.leaf_value``
+l2: logistic -G/(H + l2), exp argmin + l2 v^2 / 2      ``variants.leaf_value``, ``variants.exp_l2_step``
 vector-leaf criterion sum_l sum_k (2 sqrt(Wp Wm))      ``variants.leaf_objective``, ``variants.vector_criterion``
-binary-leaf Newton gain sum_k G^2 / H, step a          ``newton_tree.newton_root_scan``, ``newton_tree.newton_a``
+binary-leaf Newton gain sum_k G^2 / (H + l2), step a   ``newton_tree.newton_root_scan``, ``newton_tree.newton_a``
 binary-leaf Newton leaf criterion u_n, v_n             ``newton_tree.newton_leaf_costs`` (then ``split.leaf_scan``)
+min_samples_leaf: each child 0 or >= msl rows         ``vector_tree.vector_scan``, ``newton_tree.leaf_scan_min_rows``
 step with leaf values (and the exp weight update)      ``variants.apply_leaf_values``
 model with leaf values a0 + sum_t v_t(leaf_t(x))       ``predict.predict_leaf_values``
 =====================================================  ===========================================
@@ -135,6 +137,7 @@ try:
     from .newton_tree import (
         grow_newton_tree,
         grow_newton_tree_serial,
+        leaf_scan_min_rows,
         newton_a,
         newton_leaf_costs,
         newton_root_scan,
@@ -161,12 +164,14 @@ try:
     )
     from .update import PART_PAD, apply_round, apply_round_serial
     from .variants import (
+        EXP_L2_STEPS,
         LINE_SEARCH_STEPS,
         LOSS_EXP,
         LOSS_LOGISTIC,
         NEWTON_RIDGE,
         VariantWork,
         apply_leaf_values,
+        exp_l2_step,
         leaf_objective,
         leaf_value,
         line_search,
@@ -176,19 +181,19 @@ try:
         softplus,
         vector_criterion,
     )
-    from .vector_tree import grow_vector_tree, node_histograms, sort_by_node, vector_scan
+    from .vector_tree import grow_vector_tree, node_counts, node_histograms, sort_by_node, vector_scan
 finally:
     numba.config.CACHE_DIR = _numba_cache_dir
 
 __all__ = [
-    "BIN_BLOCK", "CACHE_DIR", "LANE_PASS_MAX_CLASSES", "LEAF_TOL", "LINE_SEARCH_STEPS", "LOSS_EXP", "LOSS_LOGISTIC",
+    "BIN_BLOCK", "CACHE_DIR", "EXP_L2_STEPS", "LANE_PASS_MAX_CLASSES", "LEAF_TOL", "LINE_SEARCH_STEPS", "LOSS_EXP", "LOSS_LOGISTIC",
     "NEWTON_RIDGE", "PARALLEL_MIN_ADDS_PER_THREAD", "PARALLEL_MIN_WORK", "PART_PAD", "PREDICT_BLOCK", "SMOOTHING",
     "UPDATE_CHUNKS", "Forest", "RoundWork", "TrainState", "VariantWork", "_layer_choose_a", "a_star",
     "apply_leaf_values", "apply_round", "apply_round_serial", "bin_features", "bin_features_serial",
-    "boost_rounds", "boost_rounds_serial", "eval_tree_binned", "grow_newton_tree", "grow_newton_tree_serial",
+    "boost_rounds", "boost_rounds_serial", "eval_tree_binned", "exp_l2_step", "grow_newton_tree", "grow_newton_tree_serial",
     "grow_tree", "grow_tree_serial", "grow_vector_tree", "leaf_costs", "leaf_histograms", "leaf_histograms_serial",
-    "leaf_objective", "leaf_scan", "leaf_value", "line_search", "logistic_loss_sum", "logistic_stats", "newton_a",
-    "newton_leaf_costs", "newton_root_scan", "node_histograms", "pick", "predict_blocks", "predict_blocks_serial",
+    "leaf_objective", "leaf_scan", "leaf_scan_min_rows", "leaf_value", "line_search", "logistic_loss_sum", "logistic_stats", "newton_a",
+    "newton_leaf_costs", "newton_root_scan", "node_counts", "node_histograms", "pick", "predict_blocks", "predict_blocks_serial",
     "predict_leaf_values", "predict_leaf_values_serial", "root_histograms", "root_histograms_serial", "root_scan",
     "round_total", "set_layer", "sigmoid", "softplus", "sort_by_node", "source_hash", "split_sums",
     "stump_criterion", "train_in_parallel", "tree_leaves", "tree_leaves_serial", "tree_outputs",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .common import LEAF_TOL
 from .histogram import leaf_histograms, leaf_histograms_serial, root_histograms, root_histograms_serial
 from .split import leaf_scan
 from .tree import eval_tree_binned, set_layer
@@ -17,26 +18,33 @@ from .variants import line_search, logistic_loss_sum
 
 
 @njit(cache=True, nogil=True)
-def newton_root_scan(hist, g_total, h_total, lam, usable):
+def newton_root_scan(hist, g_total, h_total, lam, usable, counts, msl):
     """Best root stump for binary leaves under the logistic loss: the largest Newton gain
-    sum_k G_k(f)^2 / (h_total_k + lam_k), G(f) = sum_n f_n g_n = g_total - 2 (sum over the left). Usable
-    features and thresholds ascending; a new best must be strictly larger. Returns (feature, threshold index,
-    gain); feature -1 if none."""
+    sum_k G_k(f)^2 / (h_total_k + lam_k), G(f) = sum_n f_n g_n = g_total - 2 (sum over the left); lam holds the
+    ridge plus l2_regularization. Usable features and thresholds ascending; a new best must be strictly larger.
+    With ``msl`` (min_samples_leaf) > 1 a stump must leave each side none or at least msl rows (``counts``
+    (d, n_bins): rows per bin); msl = 1 reads no counts. Returns (feature, threshold index, gain); feature -1 if none."""
     n_features, n_bins, n_classes = hist.shape
     best_j = -1
     best_i = 0
     best = -np.inf
     left = np.empty(n_classes)
+    n_tot = counts[0].sum() if msl > 1 else 0.0
     for j in range(n_features):
         if not usable[j]:
             continue
         left[:] = 0.0
+        left_n = 0.0
         for i in range(1, n_bins):
             gain = 0.0
             for k in range(n_classes):
                 left[k] += hist[j, i - 1, k]
                 G = g_total[k] - 2.0 * left[k]
                 gain += G * G / (h_total[k] + lam[k])
+            if msl > 1:
+                left_n += counts[j, i - 1]
+                if 0 < left_n < msl or 0 < n_tot - left_n < msl:
+                    continue
             if gain > best:
                 best = gain
                 best_j = j
@@ -78,6 +86,47 @@ def newton_leaf_costs(g, h, leaf, a, e_out, u_tot, v_tot):
 
 
 @njit(cache=True, nogil=True)
+def leaf_scan_min_rows(
+    hist, counts, u_tot, v_tot, base_signs, usable, msl, best_feature, best_thr, best_polarity
+):
+    """``split.leaf_scan`` (the same candidates, order, tolerance and costs) restricted to splits that leave each
+    side of the leaf none or at least ``msl`` rows (none: the leaf's rows all change sign) (``counts`` (n_leaves, d, n_bins): rows per leaf and bin), for
+    min_samples_leaf > 1; leaf_scan itself (paper mode's) stays as it is."""
+    n_leaves, n_features, n_bins = hist.shape
+    for lf in range(n_leaves):
+        U = u_tot[lf]
+        V = v_tot[lf]
+        tol = LEAF_TOL * (U + V)
+        best = U if base_signs[lf] > 0 else V
+        best_feature[lf] = -1
+        best_thr[lf] = 0
+        best_polarity[lf] = base_signs[lf]
+        E = U - V
+        n_tot = counts[lf, 0].sum()
+        for j in range(n_features):
+            if not usable[j]:
+                continue
+            left = 0.0
+            left_n = 0.0
+            for i in range(1, n_bins):
+                left += hist[lf, j, i - 1]
+                left_n += counts[lf, j, i - 1]
+                if 0 < left_n < msl or 0 < n_tot - left_n < msl:
+                    continue
+                right = E - left
+                if V + right < best - tol:
+                    best = V + right
+                    best_feature[lf] = j
+                    best_thr[lf] = i
+                    best_polarity[lf] = 1
+                if U - right < best - tol:
+                    best = U - right
+                    best_feature[lf] = j
+                    best_thr[lf] = i
+                    best_polarity[lf] = -1
+
+
+@njit(cache=True, nogil=True)
 def _signed_values(leaf_signs, a, step, out):
     """out[l] = leaf_signs[l] a step for the tree's current leaves (binary leaves as leaf values)."""
     for lf in range(out.shape[0]):
@@ -87,15 +136,18 @@ def _signed_values(leaf_signs, a, step, out):
 
 @njit(cache=True, nogil=True, inline="always")
 def _grow_newton_tree_with(
-    root_hist, leaf_hist, bins, usable, depth, H, cp, cm, learning_rate, lam, work, vw, features, thr_idx,
-    leaf_signs, a,
+    root_hist, leaf_hist, bins, usable, depth, H, cp, cm, learning_rate, lam, msl, root_counts, work, vw,
+    features, thr_idx, leaf_signs, a,
 ):  # fmt: skip
     """Grow one depth-``depth`` binary-leaf tree f and its a under the logistic loss (Newton steps).
 
     Root: ``newton_root_scan`` on the histograms of g. a: ``newton_a``, times the learning rate and the line
     search's scale (the true loss never increases). Deeper layers as in ``grow_tree``, with the Newton model's
     u, v (``newton_leaf_costs``) in ``leaf_scan``; a layer whose line search cannot lower the loss below the
-    previous layer's is undone (its nodes become copies) and growth stops. Reads vw.g, vw.h; writes the
+    previous layer's is undone (its nodes become copies) and growth stops. ``lam``: the ridge plus
+    l2_regularization (the hessian term of a and of the gain); ``msl`` (min_samples_leaf) > 1: every split
+    leaves each side none or at least msl rows (``root_counts`` (d, n_bins) rows per bin at the root; deeper layers
+    count rows per leaf into vw.leaf_counts and search with ``leaf_scan_min_rows``). Reads vw.g, vw.h; writes the
     tree, a (the step), work.f / work.leaf on the training samples and vw.layer_loss (loss sums per layer).
     ``root_hist``, ``leaf_hist``: the histogram drivers, fixed by the entry point that inlines this body.
     """
@@ -107,7 +159,7 @@ def _grow_newton_tree_with(
     for k in range(n_classes):
         g_total[k] = vw.g[:, k].sum()
         h_total[k] = vw.h[:, k].sum()
-    j, i, _ = newton_root_scan(w.hist, g_total, h_total, lam, usable)
+    j, i, _ = newton_root_scan(w.hist, g_total, h_total, lam, usable, root_counts, msl)
     features[:] = 0
     thr_idx[:] = 1
     leaf_signs[:] = 1
@@ -140,16 +192,23 @@ def _grow_newton_tree_with(
                 step[k] = a[k] * (learning_rate * scale)
             newton_leaf_costs(vw.g, vw.h, w.leaf, step, w.e, w.u_tot[:n_leaves], w.v_tot[:n_leaves])
             leaf_hist(bins, w.leaf, w.e, w.leaf_hist[:n_leaves])
-            leaf_scan(
-                w.leaf_hist[:n_leaves],
-                w.u_tot[:n_leaves],
-                w.v_tot[:n_leaves],
-                old_signs,
-                usable,
-                best_feature,
-                best_thr,
-                best_polarity,
-            )
+            if msl > 1:
+                leaf_hist(bins, w.leaf, vw.ones, vw.leaf_counts[:n_leaves])
+                leaf_scan_min_rows(
+                    w.leaf_hist[:n_leaves], vw.leaf_counts[:n_leaves], w.u_tot[:n_leaves], w.v_tot[:n_leaves],
+                    old_signs, usable, msl, best_feature, best_thr, best_polarity,
+                )  # fmt: skip
+            else:
+                leaf_scan(
+                    w.leaf_hist[:n_leaves],
+                    w.u_tot[:n_leaves],
+                    w.v_tot[:n_leaves],
+                    old_signs,
+                    usable,
+                    best_feature,
+                    best_thr,
+                    best_polarity,
+                )
         set_layer(features, thr_idx, leaf_signs, old_signs, best_feature, best_thr, best_polarity)
         eval_tree_binned(bins, features, thr_idx, leaf_signs, d + 1, w.f, w.leaf)
         if not stopped:
@@ -173,21 +232,23 @@ def _grow_newton_tree_with(
 
 @njit(cache=True, nogil=True)
 def grow_newton_tree(
-    bins, usable, depth, H, cp, cm, learning_rate, lam, work, vw, features, thr_idx, leaf_signs, a
-):
+    bins, usable, depth, H, cp, cm, learning_rate, lam, msl, root_counts, work, vw, features, thr_idx, leaf_signs,
+    a,
+):  # fmt: skip
     """One binary-leaf Newton tree with the parallel histogram drivers (``_grow_newton_tree_with``)."""
     _grow_newton_tree_with(
-        root_histograms, leaf_histograms, bins, usable, depth, H, cp, cm, learning_rate, lam, work, vw,
-        features, thr_idx, leaf_signs, a,
+        root_histograms, leaf_histograms, bins, usable, depth, H, cp, cm, learning_rate, lam, msl, root_counts,
+        work, vw, features, thr_idx, leaf_signs, a,
     )  # fmt: skip
 
 
 @njit(cache=True, nogil=True)
 def grow_newton_tree_serial(
-    bins, usable, depth, H, cp, cm, learning_rate, lam, work, vw, features, thr_idx, leaf_signs, a
-):
+    bins, usable, depth, H, cp, cm, learning_rate, lam, msl, root_counts, work, vw, features, thr_idx, leaf_signs,
+    a,
+):  # fmt: skip
     """``grow_newton_tree`` with the serial histogram drivers (the same bits)."""
     _grow_newton_tree_with(
         root_histograms_serial, leaf_histograms_serial, bins, usable, depth, H, cp, cm, learning_rate, lam,
-        work, vw, features, thr_idx, leaf_signs, a,
+        msl, root_counts, work, vw, features, thr_idx, leaf_signs, a,
     )  # fmt: skip

@@ -29,6 +29,11 @@ NEWTON_RIDGE = 1e-9
 LINE_SEARCH_STEPS = 60
 
 
+# Most Newton iterations of an exp-loss leaf step under l2_regularization > 0 (kept inside a shrinking bracket,
+# bisection when a step leaves it); the iteration stops once a step moves v by less than 1e-12 (1 + |v|).
+EXP_L2_STEPS = 60
+
+
 class VariantWork(NamedTuple):
     """Work arrays of the variant growers, allocated once per fit (``rebel.grower.variant_work``)."""
 
@@ -45,6 +50,13 @@ class VariantWork(NamedTuple):
     node: np.ndarray  # (N,) int64 heap node of every sample at the current layer
     values: np.ndarray  # (2^D, K) the round's leaf values (steps)
     layer_loss: np.ndarray  # (D,) loss after each layer (exp: weight total relative to 1; logistic: sum)
+    hist_n: (
+        np.ndarray
+    )  # (d, n_bins) int64 one node's row counts per bin (min_samples_leaf > 1 only, else empty)
+    leaf_counts: (
+        np.ndarray
+    )  # (2^(D-1), d, n_bins) row counts per leaf and bin (binary leaves, min_samples_leaf)
+    ones: np.ndarray  # (N,) 1.0 per row: the "statistic" whose leaf histograms are those counts
 
 
 @njit(cache=True, nogil=True)
@@ -100,30 +112,64 @@ def line_search(H, cp, cm, node, values, target):
 
 
 @njit(cache=True, nogil=True)
-def leaf_value(p, q, loss_id, learning_rate, eps, lam):
+def exp_l2_step(p, q, l2):
+    """argmin_v p e^v + q e^-v + l2 v^2 / 2 (p, q > 0, l2 > 0): the root of p e^v - q e^-v + l2 v, which lies
+    between 0 and the unregularised step 1/2 ln(q / p); Newton from the regularised Newton step at 0, kept in
+    that bracket (bisection when a step leaves it)."""
+    v0 = 0.5 * (np.log(q) - np.log(p))
+    lo, hi = min(v0, 0.0), max(v0, 0.0)
+    v = min(max((q - p) / (p + q + l2), lo), hi)
+    for _ in range(EXP_L2_STEPS):
+        ep = p * np.exp(v)
+        em = q * np.exp(-v)
+        phi = ep - em + l2 * v
+        if phi > 0.0:
+            hi = v
+        else:
+            lo = v
+        nv = v - phi / (ep + em + l2)
+        if not lo <= nv <= hi:
+            nv = 0.5 * (lo + hi)
+        done = abs(nv - v) <= 1e-12 * (1.0 + abs(v))
+        v = nv
+        if done:
+            break
+    return v
+
+
+@njit(cache=True, nogil=True)
+def leaf_value(p, q, loss_id, learning_rate, eps, lam, l2):
     """One class's step in a leaf with statistic sums (p, q): exp 1/2 ln((q + eps) / (p + eps)) (a* smoothed),
-    logistic the Newton step -p / (q + lam); times the learning rate."""
+    logistic the Newton step -p / (q + lam + l2); times the learning rate. ``l2`` (l2_regularization, in the
+    statistics' units) is added to the hessian as in scikit-learn's HistGradientBoosting; for the exp loss, whose
+    step has no Newton denominator, the step minimises (p + eps) e^v + (q + eps) e^-v + l2 v^2 / 2 (``exp_l2_step``;
+    l2 = 0: the closed form above). Both shrink toward 0 as l2 grows."""
     if loss_id == LOSS_EXP:
+        if l2 > 0.0:
+            return learning_rate * exp_l2_step(p + eps, q + eps, l2)
         return learning_rate * 0.5 * (np.log(q + eps) - np.log(p + eps))
-    return -learning_rate * p / (q + lam)
+    return -learning_rate * p / (q + lam + l2)
 
 
 @njit(cache=True, nogil=True)
-def leaf_objective(p, q, loss_id, learning_rate, eps, lam):
-    """One class's loss in a leaf after its step v = ``leaf_value``: exp p e^v + q e^-v (exactly the weight
-    it leaves; sum_k 2 sqrt(p q) at the unsmoothed optimum), logistic the Newton model p v + q v^2 / 2."""
-    v = leaf_value(p, q, loss_id, learning_rate, eps, lam)
+def leaf_objective(p, q, loss_id, learning_rate, eps, lam, l2):
+    """One class's regularised loss in a leaf after its step v = ``leaf_value``: exp p e^v + q e^-v (exactly the
+    weight it leaves; sum_k 2 sqrt(p q) at the unsmoothed optimum) + l2 v^2 / 2, logistic the Newton model
+    p v + (q + l2) v^2 / 2 (at learning rate 1: -p^2 / (2 (q + lam + l2)), scikit-learn's gain up to -1/2)."""
+    v = leaf_value(p, q, loss_id, learning_rate, eps, lam, l2)
     if loss_id == LOSS_EXP:
+        if l2 > 0.0:
+            return p * np.exp(v) + q * np.exp(-v) + 0.5 * l2 * v * v
         return p * np.exp(v) + q * np.exp(-v)
-    return p * v + 0.5 * q * v * v
+    return p * v + 0.5 * (q + l2) * v * v
 
 
 @njit(cache=True, nogil=True)
-def vector_criterion(p, q, loss_id, learning_rate, eps, lam):
+def vector_criterion(p, q, loss_id, learning_rate, eps, lam, l2):
     """The vector-leaf split criterion of one node: sum_k ``leaf_objective`` (lower is better)."""
     total = 0.0
     for k in range(p.shape[0]):
-        total += leaf_objective(p[k], q[k], loss_id, learning_rate, eps, lam[k])
+        total += leaf_objective(p[k], q[k], loss_id, learning_rate, eps, lam[k], l2)
     return total
 
 

@@ -41,10 +41,24 @@ def node_histograms(bins, P, Q, order, start, stop, hist_p, hist_q):
 
 
 @njit(cache=True, nogil=True)
-def vector_scan(hist_p, hist_q, p_tot, q_tot, usable, loss_id, learning_rate, eps, lam, best):
+def node_counts(bins, order, start, stop, hist_n):
+    """hist_n[j, b] = number of the samples order[start:stop] with bins[j, n] == b (for min_samples_leaf)."""
+    hist_n[:] = 0
+    for j in range(bins.shape[0]):
+        row = bins[j]
+        for s in range(start, stop):
+            hist_n[j, row[order[s]]] += 1
+
+
+@njit(cache=True, nogil=True)
+def vector_scan(
+    hist_p, hist_q, p_tot, q_tot, usable, loss_id, learning_rate, eps, lam, l2, hist_n, n_tot, msl, best
+):
     """Best split (feature, threshold index) of one node by ``vector_criterion`` of its two children: usable
-    features ascending, thresholds ascending, a new best strictly below ``best`` (first wins ties). Returns
-    (feature, threshold index, criterion); feature -1 if nothing beats ``best``."""
+    features ascending, thresholds ascending, a new best strictly below ``best`` (first wins ties). With
+    ``msl`` (min_samples_leaf) > 1 only splits leaving each child none or at least ``msl`` of the node's
+    ``n_tot`` rows (counts per bin in ``hist_n``) are candidates; msl = 1 reads no counts. Returns (feature,
+    threshold index, criterion); feature -1 if nothing beats ``best``."""
     n_features, n_bins, n_classes = hist_p.shape
     left_p = np.empty(n_classes)
     left_q = np.empty(n_classes)
@@ -55,14 +69,22 @@ def vector_scan(hist_p, hist_q, p_tot, q_tot, usable, loss_id, learning_rate, ep
             continue
         left_p[:] = 0.0
         left_q[:] = 0.0
+        left_n = 0
         for i in range(1, n_bins):
+            if msl > 1:
+                left_n += hist_n[j, i - 1]
+                if 0 < left_n < msl or 0 < n_tot - left_n < msl:  # not a candidate: only move the sums
+                    for k in range(n_classes):
+                        left_p[k] += hist_p[j, i - 1, k]
+                        left_q[k] += hist_q[j, i - 1, k]
+                    continue
             crit = 0.0
-            for k in range(n_classes):
+            for k in range(n_classes):  # one loop for the sums and the criterion (the default path's speed)
                 left_p[k] += hist_p[j, i - 1, k]
                 left_q[k] += hist_q[j, i - 1, k]
-                crit += leaf_objective(left_p[k], left_q[k], loss_id, learning_rate, eps, lam[k])
+                crit += leaf_objective(left_p[k], left_q[k], loss_id, learning_rate, eps, lam[k], l2)
                 crit += leaf_objective(
-                    p_tot[k] - left_p[k], q_tot[k] - left_q[k], loss_id, learning_rate, eps, lam[k]
+                    p_tot[k] - left_p[k], q_tot[k] - left_q[k], loss_id, learning_rate, eps, lam[k], l2
                 )
             if crit < best:
                 best = crit
@@ -106,23 +128,36 @@ def _split_node(bins, P, Q, vw, node_id, start, stop, feature, thr):
 
 
 @njit(cache=True, nogil=True)
-def _node_values(vw, first, count, loss_id, learning_rate, eps, lam):
-    """node_values of the nodes first .. first + count - 1; an empty node takes its parent's values."""
+def _node_values(vw, first, count, loss_id, learning_rate, eps, lam, l2, msl):
+    """node_values of the nodes first .. first + count - 1; an empty node, or one with fewer than ``msl`` rows
+    (only below a root that had no split with min_samples_leaf rows a side), takes its parent's values."""
     for c in range(count):
         i = first + c
-        if vw.node_n[i] == 0 and i > 0:
+        if vw.node_n[i] < msl and i > 0:
             for k in range(vw.node_values.shape[1]):
                 vw.node_values[i, k] = vw.node_values[(i - 1) // 2, k]
             continue
         for k in range(vw.node_p.shape[1]):
             vw.node_values[i, k] = leaf_value(
-                vw.node_p[i, k], vw.node_q[i, k], loss_id, learning_rate, eps, lam[k]
+                vw.node_p[i, k], vw.node_q[i, k], loss_id, learning_rate, eps, lam[k], l2
             )
 
 
 @njit(cache=True, nogil=True)
+def _exp_weight_left(vw, first, count):
+    """sum over the nodes first .. first + count - 1 and the classes of p e^v + q e^-v: the exp weight their
+    steps leave (the layer's loss when the criterion also holds the l2 penalty or a node took its parent's step)."""
+    total = 0.0
+    for i in range(first, first + count):
+        for k in range(vw.node_p.shape[1]):
+            v = vw.node_values[i, k]
+            total += vw.node_p[i, k] * np.exp(v) + vw.node_q[i, k] * np.exp(-v)
+    return total
+
+
+@njit(cache=True, nogil=True)
 def grow_vector_tree(
-    bins, usable, depth, P, Q, H, cp, cm, loss_id, learning_rate, eps, lam, vw, features, thr_idx
+    bins, usable, depth, P, Q, H, cp, cm, loss_id, learning_rate, eps, lam, l2, msl, vw, features, thr_idx
 ):
     """Grow one depth-``depth`` tree with a K-vector per leaf (leaves="vector"), layer by layer.
 
@@ -134,6 +169,8 @@ def grow_vector_tree(
     Writes features/thr_idx (heap order), vw.values (2^depth, K) the steps (learning rate included),
     vw.node[n] the leaf (0 .. 2^depth - 1) of every sample, vw.layer_loss[l] the loss after layer l + 1
     (exp: weight total relative to the total before the round; logistic: the loss sum).
+    ``l2`` (l2_regularization in the units of P, Q) enters every leaf value and criterion (``leaf_value``);
+    ``msl`` (min_samples_leaf): a split must leave each child none or at least msl rows (``vector_scan``).
     """
     n_samples, n_classes = P.shape
     vw.node[:] = 0
@@ -141,7 +178,7 @@ def grow_vector_tree(
     for k in range(n_classes):
         vw.node_p[0, k] = P[:, k].sum()
         vw.node_q[0, k] = Q[:, k].sum()
-    _node_values(vw, 0, 1, loss_id, learning_rate, eps, lam)
+    _node_values(vw, 0, 1, loss_id, learning_rate, eps, lam, l2, msl)
     best_loss = (
         logistic_loss_sum(H, cp, cm, vw.node, vw.node_values, 0.0) if loss_id == LOSS_LOGISTIC else 0.0
     )
@@ -155,7 +192,7 @@ def grow_vector_tree(
         for c in range(count):
             i = first + c
             start, stop = vw.starts[c], vw.starts[c + 1]
-            crit = vector_criterion(vw.node_p[i], vw.node_q[i], loss_id, learning_rate, eps, lam)
+            crit = vector_criterion(vw.node_p[i], vw.node_q[i], loss_id, learning_rate, eps, lam, l2)
             j = -1
             thr = 1
             if not stopped and stop > start:
@@ -163,6 +200,8 @@ def grow_vector_tree(
                 for k in range(n_classes):
                     tol += abs(vw.node_p[i, k]) + vw.node_q[i, k]
                 node_histograms(bins, P, Q, vw.order, start, stop, vw.hist_p, vw.hist_q)
+                if msl > 1:
+                    node_counts(bins, vw.order, start, stop, vw.hist_n)
                 bound = np.inf if i == 0 else crit - LEAF_TOL * tol
                 j, thr, found = vector_scan(
                     vw.hist_p,
@@ -174,6 +213,10 @@ def grow_vector_tree(
                     learning_rate,
                     eps,
                     lam,
+                    l2,
+                    vw.hist_n,
+                    stop - start,
+                    msl,
                     bound,
                 )
                 if j >= 0:
@@ -184,8 +227,10 @@ def grow_vector_tree(
             thr_idx[i] = thr
             _split_node(bins, P, Q, vw, i, start, stop, j, thr)
             total += crit
-        _node_values(vw, first + count, 2 * count, loss_id, learning_rate, eps, lam)
+        _node_values(vw, first + count, 2 * count, loss_id, learning_rate, eps, lam, l2, msl)
         if loss_id == LOSS_EXP:
+            if l2 > 0.0 or msl > 1:
+                total = _exp_weight_left(vw, first + count, 2 * count)
             vw.layer_loss[d] = total
             continue
         if stopped:
@@ -205,7 +250,7 @@ def grow_vector_tree(
                 features[i] = features[(i - 1) // 2]
                 thr_idx[i] = thr_idx[(i - 1) // 2]
                 _split_node(bins, P, Q, vw, i, vw.starts[c], vw.starts[c + 1], features[i], thr_idx[i])
-            _node_values(vw, first + count, 2 * count, loss_id, learning_rate, eps, lam)
+            _node_values(vw, first + count, 2 * count, loss_id, learning_rate, eps, lam, l2, msl)
         vw.layer_loss[d] = best_loss
     leaves = 1 << depth
     for lf in range(leaves):
