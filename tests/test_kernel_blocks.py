@@ -21,17 +21,36 @@ def _sequential_root(bins, dw, n_bins):
 @pytest.mark.parametrize("d", [1, 2, 3, 4, 5, 7, 9])
 @pytest.mark.parametrize("K", [1, 2, 3, 5, 7, 10, 13, 16, 17])
 def test_root_histograms_match_the_sequential_sum_bit_for_bit(kernel, d, K):
+    """Without a lane plan (every pair of widths compiled, picked at run time), with this K's plan (a fit's),
+    and with another K's plan (its passes do not fit: whole rows)."""
     rng = np.random.default_rng(d * 100 + K)
     N, n_bins = 700, 17
     bins = rng.integers(0, n_bins, size=(d, N)).astype(np.uint8)
     dw = rng.normal(size=(N, K)) * rng.exponential(size=(N, 1)) ** 3
-    hist = np.full((d, n_bins, K), np.nan)
-    kernel(bins, dw, hist)
-    np.testing.assert_array_equal(hist, _sequential_root(bins, dw, n_bins))
-    wide = np.asfortranarray(dw)  # not row-contiguous: the plain path
+    expected = _sequential_root(bins, dw, n_bins)
+    for lanes in (None, kern.LanePlan(K), kern.LanePlan(K + 1)):
+        hist = np.full((d, n_bins, K), np.nan)
+        kernel(bins, dw, hist, lanes)
+        np.testing.assert_array_equal(hist, expected)
+        wide = np.asfortranarray(dw)  # not row-contiguous: the plain path
+        hist[:] = np.nan
+        kernel(bins, wide, hist, lanes)
+        np.testing.assert_array_equal(hist, expected)
     hist[:] = np.nan
-    kernel(bins, wide, hist)
-    np.testing.assert_array_equal(hist, _sequential_root(bins, dw, n_bins))
+    kernel(bins, dw, hist)  # the plan is optional
+    np.testing.assert_array_equal(hist, expected)
+
+
+@pytest.mark.parametrize("K", range(1, 20))
+def test_lane_plan_widths_tile_the_classes(K):
+    """The passes of K's plan cover lanes 0..K-1 once, widest first, two at most; none above the limit."""
+    pairs = kern.plan_widths(K)
+    if K > kern.LANE_PASS_MAX_CLASSES:
+        assert pairs == ()
+        return
+    assert 1 <= len(pairs) <= 2
+    assert sum(wa + wb for wa, wb in pairs) == K
+    assert all(wa in (1, 2, 4, 8) and wb in (0, 1, 2, 4, 8) and wb <= wa for wa, wb in pairs)
 
 
 @pytest.mark.parametrize("kernel", [kern.leaf_histograms, kern.leaf_histograms_serial])

@@ -131,7 +131,7 @@ try:
         update_chunks,
     )
     from .histogram import leaf_histograms, leaf_histograms_serial, root_histograms, root_histograms_serial
-    from .lanes import LANE_PASS_MAX_CLASSES
+    from .lanes import LANE_PASS_MAX_CLASSES, LanePlan, plan_widths
     from .newton_tree import (
         grow_newton_tree,
         grow_newton_tree_serial,
@@ -181,16 +181,17 @@ finally:
     numba.config.CACHE_DIR = _numba_cache_dir
 
 __all__ = [
-    "BIN_BLOCK", "CACHE_DIR", "LANE_PASS_MAX_CLASSES", "LEAF_TOL", "LINE_SEARCH_STEPS", "LOSS_EXP", "LOSS_LOGISTIC",
-    "NEWTON_RIDGE", "PARALLEL_MIN_ADDS_PER_THREAD", "PARALLEL_MIN_WORK", "PART_PAD", "PREDICT_BLOCK", "SMOOTHING",
-    "UPDATE_CHUNKS", "Forest", "RoundWork", "TrainState", "VariantWork", "_layer_choose_a", "a_star",
-    "apply_leaf_values", "apply_round", "apply_round_serial", "bin_features", "bin_features_serial",
-    "boost_rounds", "boost_rounds_serial", "eval_tree_binned", "grow_newton_tree", "grow_newton_tree_serial",
-    "grow_tree", "grow_tree_serial", "grow_vector_tree", "leaf_costs", "leaf_histograms", "leaf_histograms_serial",
-    "leaf_objective", "leaf_scan", "leaf_value", "line_search", "logistic_loss_sum", "logistic_stats", "newton_a",
-    "newton_leaf_costs", "newton_root_scan", "node_histograms", "pick", "predict_blocks", "predict_blocks_serial",
-    "predict_leaf_values", "predict_leaf_values_serial", "root_histograms", "root_histograms_serial", "root_scan",
-    "round_total", "set_layer", "sigmoid", "softplus", "sort_by_node", "source_hash", "split_sums",
-    "stump_criterion", "train_in_parallel", "tree_leaves", "tree_leaves_serial", "tree_outputs",
+    "BIN_BLOCK", "CACHE_DIR", "LANE_PASS_MAX_CLASSES", "LEAF_TOL", "LINE_SEARCH_STEPS", "LOSS_EXP",
+    "LOSS_LOGISTIC", "NEWTON_RIDGE", "PARALLEL_MIN_ADDS_PER_THREAD", "PARALLEL_MIN_WORK", "PART_PAD",
+    "PREDICT_BLOCK", "SMOOTHING", "UPDATE_CHUNKS", "Forest", "LanePlan", "RoundWork", "TrainState",
+    "VariantWork", "_layer_choose_a", "a_star", "apply_leaf_values", "apply_round", "apply_round_serial",
+    "bin_features", "bin_features_serial", "boost_rounds", "boost_rounds_serial", "eval_tree_binned",
+    "grow_newton_tree", "grow_newton_tree_serial", "grow_tree", "grow_tree_serial", "grow_vector_tree",
+    "leaf_costs", "leaf_histograms", "leaf_histograms_serial", "leaf_objective", "leaf_scan", "leaf_value",
+    "line_search", "logistic_loss_sum", "logistic_stats", "newton_a", "newton_leaf_costs", "newton_root_scan",
+    "node_histograms", "pick", "plan_widths", "predict_blocks", "predict_blocks_serial",
+    "predict_leaf_values", "predict_leaf_values_serial", "root_histograms", "root_histograms_serial",
+    "root_scan", "round_total", "set_layer", "sigmoid", "softplus", "sort_by_node", "source_hash",
+    "split_sums", "stump_criterion", "train_in_parallel", "tree_leaves", "tree_leaves_serial", "tree_outputs",
     "tree_outputs_serial", "update_chunks", "vector_criterion", "vector_scan",
 ]  # fmt: skip
