@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit, prange
+from numba.extending import overload
 
-from .lanes import lane_passes, plan_fits
+from .lanes import LANE_PASS_MAX_CLASSES, LanePlanType, lane_passes, plan_fits
 from .simd import _add_row, _c_rows
 
 
@@ -21,7 +22,8 @@ def _root_histogram_block(bins, dw, hist, j, width, lanes):
     Four features with K <= LANE_PASS_MAX_CLASSES: one pass per pair of SIMD widths that tile the K lanes
     (K = 10: 8 + 2, one pass; K = 7: 4 + 2, then 1), each with no width test inside its sample loop (about 2x
     faster than ``_add_row`` at K = 2 and 1.5x at K = 10); ``lanes`` (a ``LanePlan`` or None) says which
-    passes compile (``lanes.lane_passes``). Otherwise one pass adding whole rows.
+    passes compile (``lanes.lane_passes``). Otherwise one pass adding whole rows (``rows_of_four``, two
+    features, or one at a time).
     """
     hist[j : j + width] = 0.0
     n_samples = bins.shape[1]
@@ -40,28 +42,49 @@ def _root_histogram_block(bins, dw, hist, j, width, lanes):
     if width == 4 and plan_fits(lanes, n_classes):
         lane_passes(lanes, n_classes, bins, src, g0, step, row_bytes, j)
         return
-    g1 = g0 + step
-    g2 = g1 + step
-    g3 = g2 + step
-    r0 = bins[j]
-    if width == 4:
-        r1, r2, r3 = bins[j + 1], bins[j + 2], bins[j + 3]
+    if width == 4 and rows_of_four(lanes, bins, src, g0, step, row_bytes, j, n_classes):
+        return
+    if width == 2:
+        r0, r1 = bins[j], bins[j + 1]
+        g1 = g0 + step
         for n in range(n_samples):
+            _add_row(g0 + row_bytes * np.uintp(r0[n]), src, n_classes)
+            _add_row(g1 + row_bytes * np.uintp(r1[n]), src, n_classes)
+            src += row_bytes
+        return
+    for jj in range(width):  # single features (and four, where a fit's plan compiles no ``rows_of_four``)
+        row, g, s = bins[j + jj], g0 + step * np.uintp(jj), src
+        for n in range(n_samples):
+            _add_row(g + row_bytes * np.uintp(row[n]), s, n_classes)
+            s += row_bytes
+
+
+def rows_of_four(lanes, bins, src, g0, step, row_bytes, j, n_classes):
+    """Histograms j..j+3 in one pass adding whole rows; True when it ran (compiled code only)."""
+    raise NotImplementedError("rows_of_four runs in compiled kernels only")
+
+
+@overload(rows_of_four)
+def _ol_rows_of_four(lanes, bins, src, g0, step, row_bytes, j, n_classes):
+    """Compiled only where four features can need it: K > LANE_PASS_MAX_CLASSES, or no plan. A fit's plan of
+    K <= LANE_PASS_MAX_CLASSES adds four features by lane passes, so there it is ``False`` (no code)."""
+    if isinstance(lanes, LanePlanType) and lanes.n_classes <= LANE_PASS_MAX_CLASSES:
+        return lambda lanes, bins, src, g0, step, row_bytes, j, n_classes: False
+
+    def four(lanes, bins, src, g0, step, row_bytes, j, n_classes):
+        g1 = g0 + step
+        g2 = g1 + step
+        g3 = g2 + step
+        r0, r1, r2, r3 = bins[j], bins[j + 1], bins[j + 2], bins[j + 3]
+        for n in range(bins.shape[1]):
             _add_row(g0 + row_bytes * np.uintp(r0[n]), src, n_classes)
             _add_row(g1 + row_bytes * np.uintp(r1[n]), src, n_classes)
             _add_row(g2 + row_bytes * np.uintp(r2[n]), src, n_classes)
             _add_row(g3 + row_bytes * np.uintp(r3[n]), src, n_classes)
             src += row_bytes
-    elif width == 2:
-        r1 = bins[j + 1]
-        for n in range(n_samples):
-            _add_row(g0 + row_bytes * np.uintp(r0[n]), src, n_classes)
-            _add_row(g1 + row_bytes * np.uintp(r1[n]), src, n_classes)
-            src += row_bytes
-    else:
-        for n in range(n_samples):
-            _add_row(g0 + row_bytes * np.uintp(r0[n]), src, n_classes)
-            src += row_bytes
+        return True
+
+    return four
 
 
 @njit(cache=True, nogil=True, inline="always")
