@@ -43,6 +43,8 @@ from .params import CHOICE_PARAMS, FLOAT_PARAMS, INT_PARAMS, N_ITER_NO_CHANGE, c
 
 MAX_BYTES = 100_000_000  # default --max-bytes: the largest input file a command reads
 COMPILE_SECONDS = 20  # a cold compile of the kernels (docs/REPRODUCTION.md: "about 20 s")
+# The round loop for a class count the cache lacks (it compiles once per K: ``rebel.warmup.PER_CLASS_COUNT``).
+COMPILE_CLASS_COUNT_SECONDS = 4
 DEFAULT_SEED = 0
 
 
@@ -376,21 +378,27 @@ def class_scores(model, X) -> np.ndarray:
     return np.asarray(scores).reshape(len(X), -1)
 
 
-def compile_if_cold(variants: bool, stream=None) -> None:
+def compile_if_cold(variants: bool, stream=None, model=None, n_classes: int | None = None) -> None:
     """Before the first use on a machine: one line saying the kernels compile, then compile them (two
-    processes, ``rebel.warmup``), so no progress bar sits frozen meanwhile. Cheap when the numba cache is warm
-    (it reads one index file per kernel group)."""
-    from .warmup import _cache_is_cold, warmup
+    processes, ``rebel.warmup``), and with ``model`` and ``n_classes`` the round loop of that many classes
+    (compiled once per class count), so no progress bar sits frozen meanwhile. Cheap when the numba cache is
+    warm (it reads one index file per kernel group)."""
+    from .warmup import _cache_is_cold, cache_is_cold, compile_fit, warmup
 
     groups = ("fit", "predict", "variants") if variants else ("fit", "predict")
-    if any(_cache_is_cold(g) for g in groups):
-        stream = stream or sys.stderr
+    cold_groups = any(_cache_is_cold(g) for g in groups)
+    cold_fit = model is not None and cache_is_cold(model.loss, model.leaves, n_classes=n_classes)
+    if cold_groups or cold_fit:
+        seconds = COMPILE_SECONDS if cold_groups else COMPILE_CLASS_COUNT_SECONDS
         print(
-            f"compiling the engine for this machine (first use only, about {COMPILE_SECONDS} s)",
-            file=stream,
+            f"compiling the engine for this machine (first use only, about {seconds} s)",
+            file=stream or sys.stderr,
             flush=True,
         )
+    if cold_groups:
         warmup(variants=variants, load=False)
+    if cold_fit:
+        compile_fit(n_classes, **model.get_params())
 
 
 def _uses_variants(model) -> bool:
@@ -441,7 +449,7 @@ def cmd_fit(args) -> int:
         n_iter_no_change=args.early_stopping,
         validation_fraction=args.validation_fraction,
     )
-    compile_if_cold(_uses_variants(model))
+    compile_if_cold(_uses_variants(model), model=model, n_classes=len(classes))
     bar = None if args.quiet else ProgressBar("fit", unit="rounds")
     callback = None if bar is None else (lambda t, info: bar(t, args.rounds))
     start = time.perf_counter()

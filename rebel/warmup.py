@@ -15,9 +15,10 @@ compiles one function at a time in a process, so this is what puts a second core
 cached are not compiled again. ``variants`` comes last, when the paper's kernels it shares are cached. Reads and
 writes nothing but the numba cache.
 
-``cold_compile_notice(loss, leaves, parallel)`` is the one line a CLI or an app shows before a fit that will
-compile first ("Compiling the engine for this machine (first use only, about N s)..."), None when the cache
-has the fit's kernels; ``cache_is_cold`` and ``fit_kernels`` are what it is built on.
+``cold_compile_notice(loss, leaves, parallel, n_classes)`` is the one line a CLI or an app shows before a fit
+that will compile first ("Compiling the engine for this machine (first use only, about N s)..."), None when
+the cache has the fit's kernels; ``cache_is_cold`` and ``fit_kernels`` are what it is built on. The round loop
+compiles once per class count (``PER_CLASS_COUNT``); ``compile_fit`` compiles it for a given one.
 """
 
 from __future__ import annotations
@@ -81,15 +82,24 @@ def _cache_is_cold(group: str) -> bool:
     return _kernel_is_cold(_GROUP_KERNEL[group])
 
 
-def _kernel_is_cold(name: str) -> bool:
-    """True when the numba cache holds no entry for kernel ``name`` of ``rebel.kernels`` (False when this numba
-    cannot tell)."""
+# Kernels compiled once per class count K (up to ``kernels.LANE_PASS_MAX_CLASSES``; one for all larger K): the
+# round loop's type carries the fit's ``LanePlan`` (``RoundWork.lanes``), so only that K's lane passes compile.
+PER_CLASS_COUNT = ("boost_rounds", "boost_rounds_serial", "grow_newton_tree", "grow_newton_tree_serial")
+
+
+def _kernel_is_cold(name: str, n_classes: int | None = None) -> bool:
+    """True when the numba cache holds no entry for kernel ``name`` of ``rebel.kernels`` (for a kernel of
+    PER_CLASS_COUNT with ``n_classes`` given: none for that K's plan); False when this numba cannot tell."""
     from . import kernels as kern
 
     try:
-        return not getattr(kern, name)._cache._cache_file._load_index()
+        index = getattr(kern, name)._cache._cache_file._load_index()
     except (AttributeError, OSError, EOFError, TypeError, ValueError):  # numba internals moved
         return False
+    if not index or n_classes is None or name not in PER_CLASS_COUNT:
+        return not index
+    plan = f"LanePlan({kern.plan_key(n_classes)})"
+    return not any(plan in str(key[0]) for key in index if isinstance(key, tuple) and key)
 
 
 def fit_kernels(loss: str = "exp", leaves: str = "binary", parallel: bool = False) -> tuple[str, ...]:
@@ -104,17 +114,22 @@ def fit_kernels(loss: str = "exp", leaves: str = "binary", parallel: bool = Fals
     return (*names, f"grow_newton_tree{tail}", "apply_leaf_values")
 
 
-def cache_is_cold(loss: str = "exp", leaves: str = "binary", parallel: bool = False) -> bool:
-    """Whether a fit with these options would compile kernels first (the numba cache lacks one it runs)."""
-    return any(_kernel_is_cold(name) for name in fit_kernels(loss, leaves, parallel))
+def cache_is_cold(
+    loss: str = "exp", leaves: str = "binary", parallel: bool = False, n_classes: int | None = None
+) -> bool:
+    """Whether a fit with these options (and ``n_classes`` classes, when given) would compile kernels first
+    (the numba cache lacks one it runs)."""
+    return any(_kernel_is_cold(name, n_classes) for name in fit_kernels(loss, leaves, parallel))
 
 
-def cold_compile_notice(loss: str = "exp", leaves: str = "binary", parallel: bool = False) -> str | None:
+def cold_compile_notice(
+    loss: str = "exp", leaves: str = "binary", parallel: bool = False, n_classes: int | None = None
+) -> str | None:
     """One line to show before a fit whose kernels are not in the numba cache yet (None when they are):
     "Compiling the engine for this machine (first use only, about N s)...". For the CLI and the app, which
     would otherwise sit on a frozen progress bar while numba compiles. Cheap: imports the kernels (numba), loads
     nothing."""
-    if not cache_is_cold(loss, leaves, parallel):
+    if not cache_is_cold(loss, leaves, parallel, n_classes):
         return None
     seconds = COLD_SECONDS.get((loss, leaves), max(COLD_SECONDS.values()))
     return f"Compiling the engine for this machine (first use only, about {seconds:.0f} s)..."
@@ -159,6 +174,18 @@ def _warm_fit() -> None:
 
     _warm_predict_drivers(serial=True)
     RebelClassifier(n_estimators=2, max_depth=2, n_thresholds=4).fit(*_tiny_data())
+
+
+def compile_fit(n_classes: int, **params) -> None:
+    """Compile (or load) the serial kernels of a fit with ``n_classes`` classes and these ``RebelClassifier``
+    parameters (loss, leaves, learning_rate, ...), by a two-round fit on tiny data: what a small fit of that
+    shape runs, so its progress bar does not wait on numba."""
+    from .estimator import RebelClassifier
+
+    n = max(24, 2 * n_classes)
+    X = np.random.default_rng(0).normal(size=(n, 2))
+    keep = {k: v for k, v in params.items() if k in ("loss", "leaves", "learning_rate", "max_depth")}
+    RebelClassifier(n_estimators=2, n_thresholds=4, **keep).fit(X, np.arange(n) % n_classes)
 
 
 def _warm_update() -> None:

@@ -131,7 +131,7 @@ try:
         update_chunks,
     )
     from .histogram import leaf_histograms, leaf_histograms_serial, root_histograms, root_histograms_serial
-    from .lanes import LANE_PASS_MAX_CLASSES, LanePlan, plan_widths
+    from .lanes import LANE_PASS_MAX_CLASSES, LanePlan, plan_key, plan_widths
     from .newton_tree import (
         grow_newton_tree,
         grow_newton_tree_serial,
@@ -189,7 +189,7 @@ __all__ = [
     "grow_newton_tree", "grow_newton_tree_serial", "grow_tree", "grow_tree_serial", "grow_vector_tree",
     "leaf_costs", "leaf_histograms", "leaf_histograms_serial", "leaf_objective", "leaf_scan", "leaf_value",
     "line_search", "logistic_loss_sum", "logistic_stats", "newton_a", "newton_leaf_costs", "newton_root_scan",
-    "node_histograms", "pick", "plan_widths", "predict_blocks", "predict_blocks_serial",
+    "node_histograms", "pick", "plan_key", "plan_widths", "predict_blocks", "predict_blocks_serial",
     "predict_leaf_values", "predict_leaf_values_serial", "root_histograms", "root_histograms_serial",
     "root_scan", "round_total", "set_layer", "sigmoid", "softplus", "sort_by_node", "source_hash",
     "split_sums", "stump_criterion", "train_in_parallel", "tree_leaves", "tree_leaves_serial", "tree_outputs",

@@ -11,7 +11,7 @@ import numpy as np
 from numba import njit, prange
 from numba.extending import overload
 
-from .lanes import LANE_PASS_MAX_CLASSES, LanePlanType, lane_passes, plan_fits
+from .lanes import LanePlanType, lane_passes, plan_fits
 from .simd import _add_row, _c_rows
 
 
@@ -68,7 +68,7 @@ def rows_of_four(lanes, bins, src, g0, step, row_bytes, j, n_classes):
 def _ol_rows_of_four(lanes, bins, src, g0, step, row_bytes, j, n_classes):
     """Compiled only where four features can need it: K > LANE_PASS_MAX_CLASSES, or no plan. A fit's plan of
     K <= LANE_PASS_MAX_CLASSES adds four features by lane passes, so there it is ``False`` (no code)."""
-    if isinstance(lanes, LanePlanType) and lanes.n_classes <= LANE_PASS_MAX_CLASSES:
+    if isinstance(lanes, LanePlanType) and lanes.n_classes > 0:
         return lambda lanes, bins, src, g0, step, row_bytes, j, n_classes: False
 
     def four(lanes, bins, src, g0, step, row_bytes, j, n_classes):

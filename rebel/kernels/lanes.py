@@ -105,13 +105,19 @@ def plan_widths(n_classes: int) -> tuple[tuple[int, int], ...]:
     return tuple(pairs)
 
 
+def plan_key(n_classes: int) -> int:
+    """The K a ``LanePlan`` carries: K itself up to LANE_PASS_MAX_CLASSES, 0 above (no lane passes), so every
+    K > LANE_PASS_MAX_CLASSES shares one compiled round loop."""
+    return int(n_classes) if n_classes <= LANE_PASS_MAX_CLASSES else 0
+
+
 class LanePlan:
-    """The class count K of a fit as a compile-time constant for the root histogram's lane passes."""
+    """The class count K of a fit as a compile-time constant for the root histogram's lane passes (0: none)."""
 
     __slots__ = ("n_classes",)
 
     def __init__(self, n_classes: int):
-        self.n_classes = int(n_classes)
+        self.n_classes = plan_key(n_classes)
 
     def __repr__(self) -> str:
         return f"LanePlan({self.n_classes})"
@@ -152,7 +158,7 @@ def lane_passes(lanes, n_classes, bins, src, g0, step, row_bytes, j):
 def _ol_plan_fits(lanes, n_classes):
     if isinstance(lanes, LanePlanType):
         k_plan = lanes.n_classes
-        if k_plan > LANE_PASS_MAX_CLASSES:
+        if k_plan == 0:
             return lambda lanes, n_classes: False
         return lambda lanes, n_classes: n_classes == k_plan
     return lambda lanes, n_classes: n_classes <= LANE_PASS_MAX_CLASSES
