@@ -5,7 +5,7 @@ Each kernel has a slow, obvious twin of the same name in ``tests/naive.py``, and
 ``common``         constants, the work rules (serial or parallel drivers), the records TrainState, RoundWork, Forest
 ``simd``           SIMD row adds (lanes of 8, 4, 2, 1) shared by the histograms and the split sums
 ``binning``        1. raw X -> uint8 bin codes
-``lanes``          2. the root histogram's lane passes (two fixed SIMD widths per sample loop)
+``lanes``          2. the root histogram's lane passes (fixed SIMD widths per sample loop; one K's: LanePlan)
 ``histogram``      2. per-feature (root) and per-leaf (deeper layers) sums over bins
 ``split``          3. the root stump criterion and the deeper-layer leaf criterion
 ``astar``          4. split sums, the closed form a* and the weight total it leaves
@@ -62,7 +62,9 @@ Every kernel writes into preallocated outputs and allocates nothing proportional
 Compiled only when used: every kernel that runs on several threads has a serial twin (``X_serial``), and the
 round loop and the tree growers come in both forms (``boost_rounds`` / ``boost_rounds_serial``, ...) whose
 drivers are fixed where their shared body is inlined, so a fit compiles the drivers it runs and no other; the
-variants' kernels compile on a variant's first fit, prediction's on the first predict.
+root histogram compiles the lane passes of the fit's class count only (``RoundWork.lanes``, a ``LanePlan``
+whose numba type carries K); the variants' kernels compile on a variant's first fit, prediction's on the first
+predict of more than ``rebel.binning.BINNED_PREDICT_MAX`` rows x rounds (smaller ones run on the fit's kernels).
 
 The numba cache: numba keys a compiled function to its own file only, so a caller would not notice a changed
 callee in another stage module. The cache directory is therefore keyed to a hash of every kernel source
