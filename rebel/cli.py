@@ -43,8 +43,8 @@ from .params import CHOICE_PARAMS, FLOAT_PARAMS, INT_PARAMS, N_ITER_NO_CHANGE, c
 
 MAX_BYTES = 100_000_000  # default --max-bytes: the largest input file a command reads
 COMPILE_SECONDS = 20  # a cold compile of the kernels (docs/REPRODUCTION.md: "about 20 s")
-# The round loop for a class count the cache lacks (it compiles once per K: ``rebel.warmup.PER_CLASS_COUNT``).
-COMPILE_CLASS_COUNT_SECONDS = 4
+# A fit's serial and parallel kernels against its serial ones alone (``compile_fit_if_cold``), measured.
+PARALLEL_COMPILE_FACTOR = 2.0
 DEFAULT_SEED = 0
 
 
@@ -378,27 +378,39 @@ def class_scores(model, X) -> np.ndarray:
     return np.asarray(scores).reshape(len(X), -1)
 
 
-def compile_if_cold(variants: bool, stream=None, model=None, n_classes: int | None = None) -> None:
+def compile_if_cold(variants: bool, stream=None) -> None:
     """Before the first use on a machine: one line saying the kernels compile, then compile them (two
-    processes, ``rebel.warmup``), and with ``model`` and ``n_classes`` the round loop of that many classes
-    (compiled once per class count), so no progress bar sits frozen meanwhile. Cheap when the numba cache is
-    warm (it reads one index file per kernel group)."""
-    from .warmup import _cache_is_cold, cache_is_cold, compile_fit, warmup
+    processes, ``rebel.warmup``), so no progress bar sits frozen meanwhile. Cheap when the numba cache is warm
+    (it reads one index file per kernel group)."""
+    from .warmup import _cache_is_cold, warmup
 
     groups = ("fit", "predict", "variants") if variants else ("fit", "predict")
-    cold_groups = any(_cache_is_cold(g) for g in groups)
-    cold_fit = model is not None and cache_is_cold(model.loss, model.leaves, n_classes=n_classes)
-    if cold_groups or cold_fit:
-        seconds = COMPILE_SECONDS if cold_groups else COMPILE_CLASS_COUNT_SECONDS
-        print(
-            f"compiling the engine for this machine (first use only, about {seconds} s)",
-            file=stream or sys.stderr,
-            flush=True,
-        )
-    if cold_groups:
+    if any(_cache_is_cold(g) for g in groups):
+        _say_compiling(COMPILE_SECONDS, stream)
         warmup(variants=variants, load=False)
-    if cold_fit:
-        compile_fit(n_classes, **model.get_params())
+
+
+def compile_fit_if_cold(model, n_samples: int, n_features: int, n_classes: int, stream=None) -> None:
+    """Before a fit whose kernels the numba cache lacks (a first use, or a new number of classes: the round
+    loop compiles once per K): the notice with the estimate for this fit, then exactly its kernels (the serial
+    drivers, or the parallel ones for a big problem; ``rebel.warmup.compile_fit``), so the progress bar never
+    waits on numba."""
+    from . import kernels as kern
+    from .warmup import COLD_SECONDS, cache_is_cold, compile_fit
+
+    parallel = kern.train_in_parallel(n_samples, n_features, n_classes, model.max_depth)
+    if cache_is_cold(model.loss, model.leaves, parallel, n_classes):
+        seconds = COLD_SECONDS.get((model.loss, model.leaves), max(COLD_SECONDS.values()))
+        _say_compiling(round(seconds * (PARALLEL_COMPILE_FACTOR if parallel else 1)), stream)
+        compile_fit(n_classes, parallel=parallel, **model.get_params())
+
+
+def _say_compiling(seconds, stream) -> None:
+    print(
+        f"compiling the engine for this machine (first use only, about {seconds} s)",
+        file=stream or sys.stderr,
+        flush=True,
+    )
 
 
 def _uses_variants(model) -> bool:
@@ -449,7 +461,7 @@ def cmd_fit(args) -> int:
         n_iter_no_change=args.early_stopping,
         validation_fraction=args.validation_fraction,
     )
-    compile_if_cold(_uses_variants(model), model=model, n_classes=len(classes))
+    compile_fit_if_cold(model, *np.shape(data.X), len(classes))
     bar = None if args.quiet else ProgressBar("fit", unit="rounds")
     callback = None if bar is None else (lambda t, info: bar(t, args.rounds))
     start = time.perf_counter()

@@ -72,8 +72,8 @@ def _warmup(variants: bool, jobs: int, load: bool) -> None:
 _GROUP_KERNEL = {"fit": "boost_rounds_serial", "predict": "predict_blocks", "variants": "grow_vector_tree"}
 # CPU seconds of a first fit on an empty numba cache by (loss, leaves) (``python -m benchmarks.bench_coldstart
 # --modes firstfit``, wine data, a 2-core machine under load; on an idle one the wall time is about the same).
-COLD_SECONDS = {("exp", "binary"): 10.0, ("exp", "vector"): 7.0, ("logistic", "binary"): 13.0,
-                ("logistic", "vector"): 7.0}  # fmt: skip
+COLD_SECONDS = {("exp", "binary"): 7.0, ("exp", "vector"): 6.0, ("logistic", "binary"): 8.0,
+                ("logistic", "vector"): 6.0}  # fmt: skip
 
 
 def _cache_is_cold(group: str) -> bool:
@@ -176,35 +176,46 @@ def _warm_fit() -> None:
     RebelClassifier(n_estimators=2, max_depth=2, n_thresholds=4).fit(*_tiny_data())
 
 
-def compile_fit(n_classes: int, **params) -> None:
-    """Compile (or load) the serial kernels of a fit with ``n_classes`` classes and these ``RebelClassifier``
-    parameters (loss, leaves, learning_rate, ...), by a two-round fit on tiny data: what a small fit of that
-    shape runs, so its progress bar does not wait on numba."""
+def compile_fit(n_classes: int, parallel: bool = False, **params) -> None:
+    """Compile (or load) the kernels of a fit with ``n_classes`` classes and these ``RebelClassifier``
+    parameters (loss, leaves, learning_rate, ...): a two-round fit on tiny data (the serial drivers), and with
+    ``parallel`` (``rebel.kernels.train_in_parallel`` of the real fit) the parallel ones too; so that fit's
+    progress bar does not wait on numba."""
+    from . import kernels as kern
     from .estimator import RebelClassifier
 
     n = max(24, 2 * n_classes)
     X = np.random.default_rng(0).normal(size=(n, 2))
     keep = {k: v for k, v in params.items() if k in ("loss", "leaves", "learning_rate", "max_depth")}
-    RebelClassifier(n_estimators=2, n_thresholds=4, **keep).fit(X, np.arange(n) % n_classes)
+    model = RebelClassifier(n_estimators=2, n_thresholds=4, **keep)
+    model.fit(X, np.arange(n) % n_classes)
+    if not parallel:
+        return
+    kern.bin_features(X, np.zeros((2, 4)), np.empty((2, n), dtype=np.uint8))
+    _warm_update(n_classes)
+    if model.leaves == "vector":  # one grower for both drivers
+        return
+    (_warm_parallel_newton if model.loss == "logistic" else _warm_parallel_rounds)(n_classes)
 
 
-def _warm_update() -> None:
+def _warm_update(n_classes: int = 3) -> None:
     """The parallel weight update, with the argument types the round loop passes."""
     from . import kernels as kern
 
-    n, n_classes = 24, 3
+    n = 24
     wp, wm, H, dw, cost_rows = (np.ones((n, n_classes)) for _ in range(5))
     f = np.ones(n, dtype=np.int8)
-    kern.apply_round(wp, wm, H, f, np.zeros(n_classes), 1.0, cost_rows, dw, np.empty(3), np.empty(3), 2)
+    totals = (np.empty(n_classes), np.empty(n_classes))
+    kern.apply_round(wp, wm, H, f, np.zeros(n_classes), 1.0, cost_rows, dw, *totals, 2)
 
 
-def _warm_parallel_rounds() -> None:
+def _warm_parallel_rounds(n_classes: int = 3) -> None:
     """The round loop with its parallel drivers (what a big fit runs), with the argument types ``boost``
     passes."""
     from . import kernels as kern
     from .grower import new_forest, round_work
 
-    n, n_features, n_bins, n_classes, depth = 24, 2, 5, 3, 2
+    n, n_features, n_bins, depth = 24, 2, 5, 2
     bins = np.zeros((n_features, n), dtype=np.uint8)
     work = round_work(n, n_features, n_classes, n_bins, depth)._replace(parallel=True)
     work.dw[:], work.w_total[:], work.dw_total[:] = 0.0, 0.5, 0.0
@@ -265,13 +276,13 @@ def _warm_variants() -> None:
     _warm_parallel_newton()
 
 
-def _warm_parallel_newton() -> None:
+def _warm_parallel_newton(n_classes: int = 3) -> None:
     """The binary-leaf Newton grower with its parallel histogram drivers (a big logistic fit's), with the
     argument types ``rebel.variants`` passes."""
     from . import kernels as kern
     from .grower import new_forest, round_work, variant_work
 
-    n, n_features, n_bins, n_classes, depth = 24, 2, 5, 3, 2
+    n, n_features, n_bins, depth = 24, 2, 5, 2
     bins = np.zeros((n_features, n), dtype=np.uint8)
     work = round_work(n, n_features, n_classes, n_bins, depth)._replace(parallel=True)
     vw = variant_work(n, n_features, n_classes, n_bins, depth)
