@@ -15,7 +15,11 @@ st.html(
 )
 
 
-@st.cache_resource(max_entries=1, show_spinner="Compiling the boosting kernels (first start only)…")
+# What the first start shows while the paper's kernels compile (measured: python -m benchmarks.bench_coldstart).
+COMPILING = "Compiling the boosting kernels (first start only, about 10 s)…"
+
+
+@st.cache_resource(max_entries=1, show_spinner=COMPILING)
 def _warmup() -> bool:
     import rebel  # imported after st.navigation: importing numba takes seconds (see below)
 

@@ -52,6 +52,8 @@ from .params import (
 
 MAX_BYTES = 100_000_000  # default --max-bytes: the largest input file a command reads
 COMPILE_SECONDS = 20  # a cold compile of the kernels (docs/REPRODUCTION.md: "about 20 s")
+# A fit's serial and parallel kernels against its serial ones alone (``compile_fit_if_cold``), measured.
+PARALLEL_COMPILE_FACTOR = 2.0
 DEFAULT_SEED = 0
 
 
@@ -402,13 +404,31 @@ def compile_if_cold(variants: bool, stream=None) -> None:
 
     groups = ("fit", "predict", "variants") if variants else ("fit", "predict")
     if any(_cache_is_cold(g) for g in groups):
-        stream = stream or sys.stderr
-        print(
-            f"compiling the engine for this machine (first use only, about {COMPILE_SECONDS} s)",
-            file=stream,
-            flush=True,
-        )
+        _say_compiling(COMPILE_SECONDS, stream)
         warmup(variants=variants, load=False)
+
+
+def compile_fit_if_cold(model, n_samples: int, n_features: int, n_classes: int, stream=None) -> None:
+    """Before a fit whose kernels the numba cache lacks (a first use, or a new number of classes: the round
+    loop compiles once per K): the notice with the estimate for this fit, then exactly its kernels (the serial
+    drivers, or the parallel ones for a big problem; ``rebel.warmup.compile_fit``), so the progress bar never
+    waits on numba."""
+    from . import kernels as kern
+    from .warmup import COLD_SECONDS, cache_is_cold, compile_fit
+
+    parallel = kern.train_in_parallel(n_samples, n_features, n_classes, model.max_depth)
+    if cache_is_cold(model.loss, model.leaves, parallel, n_classes):
+        seconds = COLD_SECONDS.get((model.loss, model.leaves), max(COLD_SECONDS.values()))
+        _say_compiling(round(seconds * (PARALLEL_COMPILE_FACTOR if parallel else 1)), stream)
+        compile_fit(n_classes, parallel=parallel, **model.get_params())
+
+
+def _say_compiling(seconds, stream) -> None:
+    print(
+        f"compiling the engine for this machine (first use only, about {seconds} s)",
+        file=stream or sys.stderr,
+        flush=True,
+    )
 
 
 def _uses_variants(model) -> bool:
@@ -467,7 +487,7 @@ def cmd_fit(args) -> int:
         validation_fraction=args.validation_fraction,
         **_variant_only(args),
     )
-    compile_if_cold(_uses_variants(model))
+    compile_fit_if_cold(model, *np.shape(data.X), len(classes))
     bar = None if args.quiet else ProgressBar("fit", unit="rounds")
     callback = None if bar is None else (lambda t, info: bar(t, args.rounds))
     start = time.perf_counter()

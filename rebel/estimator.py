@@ -16,6 +16,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import kernels as kern
 from ._threading import parallel_guard
+from .binning import BINNED_PREDICT_MAX, binned_scores
 from .costs import label_indices, uniform_costs, validate_cost_matrix, validate_sample_cost
 from .fitting import train, weighted_cost_rows
 from .params import (
@@ -323,9 +324,20 @@ class RebelClassifier(ClassifierMixin, BaseEstimator):
     def _predict_blocks(self, X, scores, staged):
         """The one path of all prediction: ``kern.predict_blocks`` (binary leaves) or
         ``kern.predict_leaf_values`` (vector leaves) fills ``scores`` (N, K) and/or ``staged`` (T + 1, N) int16,
-        whichever is not empty."""
+        whichever is not empty. Small binary-leaf scores (at most BINNED_PREDICT_MAX rows times rounds) come
+        from ``binned_scores`` instead, with the same bits: a first predict then compiles nothing."""
         work = X.shape[0] * self.n_estimators_ * self.depth_
         trees = (self.a0_, self.tree_features_, self.tree_thresholds_)
+        if (
+            not self._vector
+            and staged.shape[0] == 0
+            and X.shape[0] * self.n_estimators_ <= BINNED_PREDICT_MAX
+            and X.size < kern.PARALLEL_MIN_WORK
+        ):  # small: on bin codes, through the kernels a fit compiled (the same bits, nothing to compile)
+            binned = binned_scores(X, *trees, self.tree_leaf_signs_, self.a_, self.depth_)
+            if binned is not None:
+                scores[:] = binned
+                return
         if self._vector:
             kernel = kern.pick(kern.predict_leaf_values, kern.predict_leaf_values_serial, work)
             model = (*trees, self.tree_leaf_values_, self.depth_)

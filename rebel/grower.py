@@ -51,6 +51,7 @@ def round_work(
         sm=np.empty(n_classes),
         parallel=kern.train_in_parallel(n_samples, n_features, n_classes, max_depth),
         n_chunks=kern.update_chunks(n_samples),
+        lanes=kern.LanePlan(n_classes),
     )
 
 

@@ -15,9 +15,10 @@ compiles one function at a time in a process, so this is what puts a second core
 cached are not compiled again. ``variants`` comes last, when the paper's kernels it shares are cached. Reads and
 writes nothing but the numba cache.
 
-``cold_compile_notice(loss, leaves, parallel)`` is the one line a CLI or an app shows before a fit that will
-compile first ("Compiling the engine for this machine (first use only, about N s)..."), None when the cache
-has the fit's kernels; ``cache_is_cold`` and ``fit_kernels`` are what it is built on.
+``cold_compile_notice(loss, leaves, parallel, n_classes)`` is the one line a CLI or an app shows before a fit
+that will compile first ("Compiling the engine for this machine (first use only, about N s)..."), None when
+the cache has the fit's kernels; ``cache_is_cold`` and ``fit_kernels`` are what it is built on. The round loop
+compiles once per class count (``PER_CLASS_COUNT``); ``compile_fit`` compiles it for a given one.
 """
 
 from __future__ import annotations
@@ -71,8 +72,8 @@ def _warmup(variants: bool, jobs: int, load: bool) -> None:
 _GROUP_KERNEL = {"fit": "boost_rounds_serial", "predict": "predict_blocks", "variants": "grow_vector_tree"}
 # CPU seconds of a first fit on an empty numba cache by (loss, leaves) (``python -m benchmarks.bench_coldstart
 # --modes firstfit``, wine data, a 2-core machine under load; on an idle one the wall time is about the same).
-COLD_SECONDS = {("exp", "binary"): 10.0, ("exp", "vector"): 7.0, ("logistic", "binary"): 13.0,
-                ("logistic", "vector"): 7.0}  # fmt: skip
+COLD_SECONDS = {("exp", "binary"): 7.0, ("exp", "vector"): 6.0, ("logistic", "binary"): 8.0,
+                ("logistic", "vector"): 6.0}  # fmt: skip
 
 
 def _cache_is_cold(group: str) -> bool:
@@ -81,15 +82,24 @@ def _cache_is_cold(group: str) -> bool:
     return _kernel_is_cold(_GROUP_KERNEL[group])
 
 
-def _kernel_is_cold(name: str) -> bool:
-    """True when the numba cache holds no entry for kernel ``name`` of ``rebel.kernels`` (False when this numba
-    cannot tell)."""
+# Kernels compiled once per class count K (up to ``kernels.LANE_PASS_MAX_CLASSES``; one for all larger K): the
+# round loop's type carries the fit's ``LanePlan`` (``RoundWork.lanes``), so only that K's lane passes compile.
+PER_CLASS_COUNT = ("boost_rounds", "boost_rounds_serial", "grow_newton_tree", "grow_newton_tree_serial")
+
+
+def _kernel_is_cold(name: str, n_classes: int | None = None) -> bool:
+    """True when the numba cache holds no entry for kernel ``name`` of ``rebel.kernels`` (for a kernel of
+    PER_CLASS_COUNT with ``n_classes`` given: none for that K's plan); False when this numba cannot tell."""
     from . import kernels as kern
 
     try:
-        return not getattr(kern, name)._cache._cache_file._load_index()
+        index = getattr(kern, name)._cache._cache_file._load_index()
     except (AttributeError, OSError, EOFError, TypeError, ValueError):  # numba internals moved
         return False
+    if not index or n_classes is None or name not in PER_CLASS_COUNT:
+        return not index
+    plan = f"LanePlan({kern.plan_key(n_classes)})"
+    return not any(plan in str(key[0]) for key in index if isinstance(key, tuple) and key)
 
 
 def fit_kernels(loss: str = "exp", leaves: str = "binary", parallel: bool = False) -> tuple[str, ...]:
@@ -104,17 +114,22 @@ def fit_kernels(loss: str = "exp", leaves: str = "binary", parallel: bool = Fals
     return (*names, f"grow_newton_tree{tail}", "apply_leaf_values")
 
 
-def cache_is_cold(loss: str = "exp", leaves: str = "binary", parallel: bool = False) -> bool:
-    """Whether a fit with these options would compile kernels first (the numba cache lacks one it runs)."""
-    return any(_kernel_is_cold(name) for name in fit_kernels(loss, leaves, parallel))
+def cache_is_cold(
+    loss: str = "exp", leaves: str = "binary", parallel: bool = False, n_classes: int | None = None
+) -> bool:
+    """Whether a fit with these options (and ``n_classes`` classes, when given) would compile kernels first
+    (the numba cache lacks one it runs)."""
+    return any(_kernel_is_cold(name, n_classes) for name in fit_kernels(loss, leaves, parallel))
 
 
-def cold_compile_notice(loss: str = "exp", leaves: str = "binary", parallel: bool = False) -> str | None:
+def cold_compile_notice(
+    loss: str = "exp", leaves: str = "binary", parallel: bool = False, n_classes: int | None = None
+) -> str | None:
     """One line to show before a fit whose kernels are not in the numba cache yet (None when they are):
     "Compiling the engine for this machine (first use only, about N s)...". For the CLI and the app, which
     would otherwise sit on a frozen progress bar while numba compiles. Cheap: imports the kernels (numba), loads
     nothing."""
-    if not cache_is_cold(loss, leaves, parallel):
+    if not cache_is_cold(loss, leaves, parallel, n_classes):
         return None
     seconds = COLD_SECONDS.get((loss, leaves), max(COLD_SECONDS.values()))
     return f"Compiling the engine for this machine (first use only, about {seconds:.0f} s)..."
@@ -161,23 +176,46 @@ def _warm_fit() -> None:
     RebelClassifier(n_estimators=2, max_depth=2, n_thresholds=4).fit(*_tiny_data())
 
 
-def _warm_update() -> None:
+def compile_fit(n_classes: int, parallel: bool = False, **params) -> None:
+    """Compile (or load) the kernels of a fit with ``n_classes`` classes and these ``RebelClassifier``
+    parameters (loss, leaves, learning_rate, ...): a two-round fit on tiny data (the serial drivers), and with
+    ``parallel`` (``rebel.kernels.train_in_parallel`` of the real fit) the parallel ones too; so that fit's
+    progress bar does not wait on numba."""
+    from . import kernels as kern
+    from .estimator import RebelClassifier
+
+    n = max(24, 2 * n_classes)
+    X = np.random.default_rng(0).normal(size=(n, 2))
+    keep = {k: v for k, v in params.items() if k in ("loss", "leaves", "learning_rate", "max_depth")}
+    model = RebelClassifier(n_estimators=2, n_thresholds=4, **keep)
+    model.fit(X, np.arange(n) % n_classes)
+    if not parallel:
+        return
+    kern.bin_features(X, np.zeros((2, 4)), np.empty((2, n), dtype=np.uint8))
+    _warm_update(n_classes)
+    if model.leaves == "vector":  # one grower for both drivers
+        return
+    (_warm_parallel_newton if model.loss == "logistic" else _warm_parallel_rounds)(n_classes)
+
+
+def _warm_update(n_classes: int = 3) -> None:
     """The parallel weight update, with the argument types the round loop passes."""
     from . import kernels as kern
 
-    n, n_classes = 24, 3
+    n = 24
     wp, wm, H, dw, cost_rows = (np.ones((n, n_classes)) for _ in range(5))
     f = np.ones(n, dtype=np.int8)
-    kern.apply_round(wp, wm, H, f, np.zeros(n_classes), 1.0, cost_rows, dw, np.empty(3), np.empty(3), 2)
+    totals = (np.empty(n_classes), np.empty(n_classes))
+    kern.apply_round(wp, wm, H, f, np.zeros(n_classes), 1.0, cost_rows, dw, *totals, 2)
 
 
-def _warm_parallel_rounds() -> None:
+def _warm_parallel_rounds(n_classes: int = 3) -> None:
     """The round loop with its parallel drivers (what a big fit runs), with the argument types ``boost``
     passes."""
     from . import kernels as kern
     from .grower import new_forest, round_work
 
-    n, n_features, n_bins, n_classes, depth = 24, 2, 5, 3, 2
+    n, n_features, n_bins, depth = 24, 2, 5, 2
     bins = np.zeros((n_features, n), dtype=np.uint8)
     work = round_work(n, n_features, n_classes, n_bins, depth)._replace(parallel=True)
     work.dw[:], work.w_total[:], work.dw_total[:] = 0.0, 0.5, 0.0
@@ -238,13 +276,13 @@ def _warm_variants() -> None:
     _warm_parallel_newton()
 
 
-def _warm_parallel_newton() -> None:
+def _warm_parallel_newton(n_classes: int = 3) -> None:
     """The binary-leaf Newton grower with its parallel histogram drivers (a big logistic fit's), with the
     argument types ``rebel.variants`` passes."""
     from . import kernels as kern
     from .grower import new_forest, round_work, variant_work
 
-    n, n_features, n_bins, n_classes, depth = 24, 2, 5, 3, 2
+    n, n_features, n_bins, depth = 24, 2, 5, 2
     bins = np.zeros((n_features, n), dtype=np.uint8)
     work = round_work(n, n_features, n_classes, n_bins, depth)._replace(parallel=True)
     vw = variant_work(n, n_features, n_classes, n_bins, depth)

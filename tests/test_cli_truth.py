@@ -473,6 +473,39 @@ def test_a_cold_engine_says_it_compiles(tmp_path, airport_model):
     assert again.returncode == 0 and "compiling" not in again.stderr
 
 
+def test_a_cold_fit_says_it_compiles_once_per_class_count(tmp_path):
+    """An empty numba cache: ``fit`` says it compiles (with an estimate) before its progress bar; a fit with
+    another number of classes says so once more (its round loop compiles once per K), one with the same
+    number of classes does not."""
+    import os
+
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    table = pd.read_csv(AIRPORT)
+    two = tmp_path / "two.csv"
+    table[table["label"] != "weapon"].to_csv(two, index=False)
+
+    def fit(path, out):
+        return subprocess.run(
+            [sys.executable, "-m", "rebel", "fit", str(path), "--rounds", "5", "-o", str(tmp_path / out)],
+            capture_output=True,
+            text=True,
+            timeout=600,
+            env=env,
+            check=False,
+        )
+
+    first, other_k, same_k = fit(AIRPORT, "a.json"), fit(two, "b.json"), fit(two, "c.json")
+    for proc in (first, other_k, same_k):
+        assert proc.returncode == 0, proc.stderr
+    for proc in (first, other_k):
+        notice = proc.stderr.replace("\r", "\n").splitlines()[0]
+        assert (
+            notice.startswith("compiling the engine for this machine (first use only, about ")
+            and " s)" in notice
+        )
+    assert "compiling" not in same_k.stderr
+
+
 def test_a_full_standard_output_is_a_write_error(airport_model):
     """``predict ... > /dev/full``: "could not write to standard output: No space left on device", exit 2."""
     with open("/dev/full", "w") as full:

@@ -7,6 +7,7 @@ import pytest
 from numba import njit
 
 from rebel import kernels as kern
+from rebel.binning import binned_scores
 
 
 def _sequential_root(bins, dw, n_bins):
@@ -21,17 +22,36 @@ def _sequential_root(bins, dw, n_bins):
 @pytest.mark.parametrize("d", [1, 2, 3, 4, 5, 7, 9])
 @pytest.mark.parametrize("K", [1, 2, 3, 5, 7, 10, 13, 16, 17])
 def test_root_histograms_match_the_sequential_sum_bit_for_bit(kernel, d, K):
+    """Without a lane plan (every pair of widths compiled, picked at run time), with this K's plan (a fit's),
+    and with another K's plan (its passes do not fit: whole rows)."""
     rng = np.random.default_rng(d * 100 + K)
     N, n_bins = 700, 17
     bins = rng.integers(0, n_bins, size=(d, N)).astype(np.uint8)
     dw = rng.normal(size=(N, K)) * rng.exponential(size=(N, 1)) ** 3
-    hist = np.full((d, n_bins, K), np.nan)
-    kernel(bins, dw, hist)
-    np.testing.assert_array_equal(hist, _sequential_root(bins, dw, n_bins))
-    wide = np.asfortranarray(dw)  # not row-contiguous: the plain path
+    expected = _sequential_root(bins, dw, n_bins)
+    for lanes in (None, kern.LanePlan(K), kern.LanePlan(K + 1)):
+        hist = np.full((d, n_bins, K), np.nan)
+        kernel(bins, dw, hist, lanes)
+        np.testing.assert_array_equal(hist, expected)
+        wide = np.asfortranarray(dw)  # not row-contiguous: the plain path
+        hist[:] = np.nan
+        kernel(bins, wide, hist, lanes)
+        np.testing.assert_array_equal(hist, expected)
     hist[:] = np.nan
-    kernel(bins, wide, hist)
-    np.testing.assert_array_equal(hist, _sequential_root(bins, dw, n_bins))
+    kernel(bins, dw, hist)  # the plan is optional
+    np.testing.assert_array_equal(hist, expected)
+
+
+@pytest.mark.parametrize("K", range(1, 20))
+def test_lane_plan_widths_tile_the_classes(K):
+    """The passes of K's plan cover lanes 0..K-1 once, widest first, two at most; none above the limit."""
+    pairs = kern.plan_widths(K)
+    if K > kern.LANE_PASS_MAX_CLASSES:
+        assert pairs == ()
+        return
+    assert 1 <= len(pairs) <= 2
+    assert sum(wa + wb for wa, wb in pairs) == K
+    assert all(wa in (1, 2, 4, 8) and wb in (0, 1, 2, 4, 8) and wb <= wa for wa, wb in pairs)
 
 
 @pytest.mark.parametrize("kernel", [kern.leaf_histograms, kern.leaf_histograms_serial])
@@ -141,3 +161,34 @@ def test_leaf_costs_match_one_sample_at_a_time_bit_for_bit(N):
     _leaf_costs_one_at_a_time(wp, wm, leaf, a, *expected)
     for x, y in zip(got, expected):
         np.testing.assert_array_equal(x, y)
+
+
+@pytest.mark.parametrize("depth", [1, 2, 3])
+@pytest.mark.parametrize("K", [2, 3, 5])
+@pytest.mark.parametrize("T", [0, 1, 40])
+def test_binned_scores_have_the_prediction_kernel_s_bits(depth, K, T):
+    """A small predict runs on bin codes of the model's own thresholds (repeated ones, rows exactly on one,
+    +-inf) through the fit's kernels: the scores of ``predict_blocks`` bit for bit."""
+    rng = np.random.default_rng(100 * depth + 10 * K + T)
+    N, d, nodes = 300, 4, (1 << depth) - 1
+    features = rng.integers(0, d, size=(T, nodes)).astype(np.int32)
+    thresholds = np.round(rng.normal(size=(T, nodes)), 1)
+    X = np.round(rng.normal(size=(N, d)), 1) * rng.exponential(size=(N, 1)) ** 2
+    if T:
+        X[:nodes, features[0]] = thresholds[0]  # exactly on a tested threshold: stays left
+    X[-1, 0], X[-2, 1] = np.inf, -np.inf
+    leaf_signs = rng.choice(np.array([-1, 1], np.int8), size=(T, 1 << depth))
+    A, a0 = rng.normal(size=(T, K)) * 3.0, rng.normal(size=K)
+    expected = np.empty((N, K))
+    kern.predict_blocks_serial(
+        X, a0, features, thresholds, leaf_signs, A, depth, expected, np.empty((0, 0), np.int16)
+    )
+    np.testing.assert_array_equal(binned_scores(X, a0, features, thresholds, leaf_signs, A, depth), expected)
+
+
+def test_binned_scores_decline_more_thresholds_than_bin_codes():
+    features = np.zeros((300, 1), np.int32)  # one feature, 300 distinct thresholds: no uint8 codes
+    thresholds = np.arange(300.0).reshape(300, 1)
+    signs = np.tile(np.array([-1, 1], np.int8), (300, 1))
+    X = np.zeros((5, 2))
+    assert binned_scores(X, np.zeros(2), features, thresholds, signs, np.ones((300, 2)), 1) is None

@@ -241,6 +241,7 @@ with event.install_listener("numba:compile", Listener()):
     phase[0] = "predict"
     model.predict(X)
 notices += [cold_compile_notice(), cold_compile_notice(loss="logistic"), cold_compile_notice(parallel=True)]
+notices += [cold_compile_notice(n_classes=3), cold_compile_notice(n_classes=2)]
 print(json.dumps([notices, compiled]))
 """
 
@@ -248,14 +249,15 @@ print(json.dumps([notices, compiled]))
 @pytest.mark.slow
 def test_a_first_fit_compiles_only_what_it_runs_and_the_notice_says_so(tmp_path):
     """Empty cache: the notice announces the compile; a small paper fit compiles no parallel driver, no variant
-    and no prediction kernel, its first predict only the serial prediction driver; then the notice is gone
-    for that fit and stays for the kernels still cold (a variant, the parallel drivers)."""
+    and no prediction kernel, and its first predict (small: on bin codes) compiles nothing; then the notice is
+    gone for that fit and stays for the kernels still cold (a variant, the parallel drivers)."""
     res = _run(FIRST_FIT, str(tmp_path / "numba"))
     assert res.returncode == 0, res.stderr
     notices, compiled = json.loads(res.stdout.strip().splitlines()[-1])
-    cold, warm, logistic, parallel = notices
+    cold, warm, logistic, parallel, same_k, other_k = notices
     assert cold.startswith("Compiling the engine for this machine (first use only, about ") and " s)" in cold
     assert warm is None and logistic is not None and parallel is not None
+    assert same_k is None and other_k is not None  # the round loop compiles once per class count
     fit = set(compiled["fit"])
     assert "boost_rounds_serial" in fit and "root_histograms_serial" in fit
     parallel_drivers = {"boost_rounds", "root_histograms", "leaf_histograms", "apply_round", "bin_features"}
@@ -266,5 +268,4 @@ def test_a_first_fit_compiles_only_what_it_runs_and_the_notice_says_so(tmp_path)
         "logistic_stats",
         "predict_blocks_serial",
     }
-    assert "predict_blocks_serial" in compiled["predict"] and "boost_rounds_serial" not in compiled["predict"]
-    assert "predict_blocks" not in compiled["predict"]
+    assert not compiled["predict"]  # a small predict runs on bin codes through the fit's kernels

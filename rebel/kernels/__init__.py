@@ -5,7 +5,7 @@ Each kernel has a slow, obvious twin of the same name in ``tests/naive.py``, and
 ``common``         constants, the work rules (serial or parallel drivers), the records TrainState, RoundWork, Forest
 ``simd``           SIMD row adds (lanes of 8, 4, 2, 1) shared by the histograms and the split sums
 ``binning``        1. raw X -> uint8 bin codes
-``lanes``          2. the root histogram's lane passes (two fixed SIMD widths per sample loop)
+``lanes``          2. the root histogram's lane passes (fixed SIMD widths per sample loop; one K's: LanePlan)
 ``histogram``      2. per-feature (root) and per-leaf (deeper layers) sums over bins
 ``split``          3. the root stump criterion and the deeper-layer leaf criterion
 ``astar``          4. split sums, the closed form a* and the weight total it leaves
@@ -64,7 +64,9 @@ Every kernel writes into preallocated outputs and allocates nothing proportional
 Compiled only when used: every kernel that runs on several threads has a serial twin (``X_serial``), and the
 round loop and the tree growers come in both forms (``boost_rounds`` / ``boost_rounds_serial``, ...) whose
 drivers are fixed where their shared body is inlined, so a fit compiles the drivers it runs and no other; the
-variants' kernels compile on a variant's first fit, prediction's on the first predict.
+root histogram compiles the lane passes of the fit's class count only (``RoundWork.lanes``, a ``LanePlan``
+whose numba type carries K); the variants' kernels compile on a variant's first fit, prediction's on the first
+predict of more than ``rebel.binning.BINNED_PREDICT_MAX`` rows x rounds (smaller ones run on the fit's kernels).
 
 The numba cache: numba keys a compiled function to its own file only, so a caller would not notice a changed
 callee in another stage module. The cache directory is therefore keyed to a hash of every kernel source
@@ -133,7 +135,7 @@ try:
         update_chunks,
     )
     from .histogram import leaf_histograms, leaf_histograms_serial, root_histograms, root_histograms_serial
-    from .lanes import LANE_PASS_MAX_CLASSES
+    from .lanes import LANE_PASS_MAX_CLASSES, LanePlan, plan_key, plan_widths
     from .newton_tree import (
         grow_newton_tree,
         grow_newton_tree_serial,
@@ -186,16 +188,18 @@ finally:
     numba.config.CACHE_DIR = _numba_cache_dir
 
 __all__ = [
-    "BIN_BLOCK", "CACHE_DIR", "EXP_L2_STEPS", "LANE_PASS_MAX_CLASSES", "LEAF_TOL", "LINE_SEARCH_STEPS", "LOSS_EXP", "LOSS_LOGISTIC",
-    "NEWTON_RIDGE", "PARALLEL_MIN_ADDS_PER_THREAD", "PARALLEL_MIN_WORK", "PART_PAD", "PREDICT_BLOCK", "SMOOTHING",
-    "UPDATE_CHUNKS", "Forest", "RoundWork", "TrainState", "VariantWork", "_layer_choose_a", "a_star",
-    "apply_leaf_values", "apply_round", "apply_round_serial", "bin_features", "bin_features_serial",
-    "boost_rounds", "boost_rounds_serial", "eval_tree_binned", "exp_l2_step", "grow_newton_tree", "grow_newton_tree_serial",
-    "grow_tree", "grow_tree_serial", "grow_vector_tree", "leaf_costs", "leaf_histograms", "leaf_histograms_serial",
-    "leaf_objective", "leaf_scan", "leaf_scan_min_rows", "leaf_value", "line_search", "logistic_loss_sum", "logistic_stats", "newton_a",
-    "newton_leaf_costs", "newton_root_scan", "node_counts", "node_histograms", "pick", "predict_blocks", "predict_blocks_serial",
-    "predict_leaf_values", "predict_leaf_values_serial", "root_histograms", "root_histograms_serial", "root_scan",
-    "round_total", "set_layer", "sigmoid", "softplus", "sort_by_node", "source_hash", "split_sums",
-    "stump_criterion", "train_in_parallel", "tree_leaves", "tree_leaves_serial", "tree_outputs",
+    "BIN_BLOCK", "CACHE_DIR", "EXP_L2_STEPS", "LANE_PASS_MAX_CLASSES", "LEAF_TOL", "LINE_SEARCH_STEPS",
+    "LOSS_EXP", "LOSS_LOGISTIC", "NEWTON_RIDGE", "PARALLEL_MIN_ADDS_PER_THREAD", "PARALLEL_MIN_WORK",
+    "PART_PAD", "PREDICT_BLOCK", "SMOOTHING", "UPDATE_CHUNKS", "Forest", "LanePlan", "RoundWork",
+    "TrainState", "VariantWork", "_layer_choose_a", "a_star", "apply_leaf_values", "apply_round",
+    "apply_round_serial", "bin_features", "bin_features_serial", "boost_rounds", "boost_rounds_serial",
+    "eval_tree_binned", "exp_l2_step", "grow_newton_tree", "grow_newton_tree_serial", "grow_tree",
+    "grow_tree_serial", "grow_vector_tree", "leaf_costs", "leaf_histograms", "leaf_histograms_serial",
+    "leaf_objective", "leaf_scan", "leaf_scan_min_rows", "leaf_value", "line_search", "logistic_loss_sum",
+    "logistic_stats", "newton_a", "newton_leaf_costs", "newton_root_scan", "node_counts", "node_histograms",
+    "pick", "plan_key", "plan_widths", "predict_blocks", "predict_blocks_serial", "predict_leaf_values",
+    "predict_leaf_values_serial", "root_histograms", "root_histograms_serial", "root_scan", "round_total",
+    "set_layer", "sigmoid", "softplus", "sort_by_node", "source_hash", "split_sums", "stump_criterion",
+    "train_in_parallel", "tree_leaves", "tree_leaves_serial", "tree_outputs",
     "tree_outputs_serial", "update_chunks", "vector_criterion", "vector_scan",
 ]  # fmt: skip

@@ -71,6 +71,7 @@ class RoundWork(NamedTuple):
     sm: np.ndarray  # (K,)
     parallel: bool  # parallel histogram and update drivers
     n_chunks: int  # row chunks of the parallel update
+    lanes: object  # LanePlan(K): the root histogram compiles only this K's lane passes
 
 
 class Forest(NamedTuple):

@@ -9,18 +9,21 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit, prange
+from numba.extending import overload
 
-from .lanes import LANE_PASS_MAX_CLASSES, _lane_pass, _lane_width
+from .lanes import LanePlanType, lane_passes, plan_fits
 from .simd import _add_row, _c_rows
 
 
 @njit(cache=True, nogil=True)
-def _root_histogram_block(bins, dw, hist, j, width):
+def _root_histogram_block(bins, dw, hist, j, width, lanes):
     """hist[j : j + width] (width 1, 2 or 4) over dw; every bin adds its samples in order n = 0..N-1.
 
     Four features with K <= LANE_PASS_MAX_CLASSES: one pass per pair of SIMD widths that tile the K lanes
     (K = 10: 8 + 2, one pass; K = 7: 4 + 2, then 1), each with no width test inside its sample loop (about 2x
-    faster than ``_add_row`` at K = 2 and 1.5x at K = 10). Otherwise one pass adding whole rows.
+    faster than ``_add_row`` at K = 2 and 1.5x at K = 10); ``lanes`` (a ``LanePlan`` or None) says which
+    passes compile (``lanes.lane_passes``). Otherwise one pass adding whole rows (``rows_of_four``, two
+    features, or one at a time).
     """
     hist[j : j + width] = 0.0
     n_samples = bins.shape[1]
@@ -36,66 +39,83 @@ def _root_histogram_block(bins, dw, hist, j, width):
     src = dw.ctypes.data
     g0 = hist[j].ctypes.data
     step = row_bytes * np.uintp(hist.shape[1])  # from one feature's histogram to the next
-    if width == 4 and n_classes <= LANE_PASS_MAX_CLASSES:
-        k = 0
-        while k < n_classes:
-            wa = _lane_width(n_classes - k)
-            wb = _lane_width(n_classes - k - wa) if n_classes - k > wa else 0
-            _lane_pass(wa, wb, bins, src + np.uintp(8 * k), g0 + np.uintp(8 * k), step, row_bytes, j)
-            k += wa + wb
+    if width == 4 and plan_fits(lanes, n_classes):
+        lane_passes(lanes, n_classes, bins, src, g0, step, row_bytes, j)
         return
-    g1 = g0 + step
-    g2 = g1 + step
-    g3 = g2 + step
-    r0 = bins[j]
-    if width == 4:
-        r1, r2, r3 = bins[j + 1], bins[j + 2], bins[j + 3]
+    if width == 4 and rows_of_four(lanes, bins, src, g0, step, row_bytes, j, n_classes):
+        return
+    if width == 2:
+        r0, r1 = bins[j], bins[j + 1]
+        g1 = g0 + step
         for n in range(n_samples):
+            _add_row(g0 + row_bytes * np.uintp(r0[n]), src, n_classes)
+            _add_row(g1 + row_bytes * np.uintp(r1[n]), src, n_classes)
+            src += row_bytes
+        return
+    for jj in range(width):  # single features (and four, where a fit's plan compiles no ``rows_of_four``)
+        row, g, s = bins[j + jj], g0 + step * np.uintp(jj), src
+        for n in range(n_samples):
+            _add_row(g + row_bytes * np.uintp(row[n]), s, n_classes)
+            s += row_bytes
+
+
+def rows_of_four(lanes, bins, src, g0, step, row_bytes, j, n_classes):
+    """Histograms j..j+3 in one pass adding whole rows; True when it ran (compiled code only)."""
+    raise NotImplementedError("rows_of_four runs in compiled kernels only")
+
+
+@overload(rows_of_four)
+def _ol_rows_of_four(lanes, bins, src, g0, step, row_bytes, j, n_classes):
+    """Compiled only where four features can need it: K > LANE_PASS_MAX_CLASSES, or no plan. A fit's plan of
+    K <= LANE_PASS_MAX_CLASSES adds four features by lane passes, so there it is ``False`` (no code)."""
+    if isinstance(lanes, LanePlanType) and lanes.n_classes > 0:
+        return lambda lanes, bins, src, g0, step, row_bytes, j, n_classes: False
+
+    def four(lanes, bins, src, g0, step, row_bytes, j, n_classes):
+        g1 = g0 + step
+        g2 = g1 + step
+        g3 = g2 + step
+        r0, r1, r2, r3 = bins[j], bins[j + 1], bins[j + 2], bins[j + 3]
+        for n in range(bins.shape[1]):
             _add_row(g0 + row_bytes * np.uintp(r0[n]), src, n_classes)
             _add_row(g1 + row_bytes * np.uintp(r1[n]), src, n_classes)
             _add_row(g2 + row_bytes * np.uintp(r2[n]), src, n_classes)
             _add_row(g3 + row_bytes * np.uintp(r3[n]), src, n_classes)
             src += row_bytes
-    elif width == 2:
-        r1 = bins[j + 1]
-        for n in range(n_samples):
-            _add_row(g0 + row_bytes * np.uintp(r0[n]), src, n_classes)
-            _add_row(g1 + row_bytes * np.uintp(r1[n]), src, n_classes)
-            src += row_bytes
-    else:
-        for n in range(n_samples):
-            _add_row(g0 + row_bytes * np.uintp(r0[n]), src, n_classes)
-            src += row_bytes
+        return True
+
+    return four
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _root_histogram_blocks(bins, dw, hist, b):
+def _root_histogram_blocks(bins, dw, hist, b, lanes):
     """Block b of ``root_histograms``: features 4b..4b+3, the last block's remainder in pairs and singles."""
     n_features = bins.shape[0]
     j = 4 * b
     stop = min(j + 4, n_features)
     while j < stop:
         width = 4 if stop - j >= 4 else (2 if stop - j >= 2 else 1)
-        _root_histogram_block(bins, dw, hist, j, width)
+        _root_histogram_block(bins, dw, hist, j, width, lanes)
         j += width
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def root_histograms(bins, dw, hist):
+def root_histograms(bins, dw, hist, lanes=None):
     """hist[j, b, k] = sum of dw[n, k] over samples n with bins[j, n] == b. hist: (d, n_bins, K).
 
     Threads own blocks of features (one pass over dw feeds several histograms; no two threads ever add into the
-    same histogram); each bin's sum runs over n in order, so any thread count gives the same bits.
+    same histogram); each bin's sum runs over n in order, so any thread count gives the same bits. ``lanes``:
+    the fit's ``LanePlan`` (compiles only its K's lane passes), or None (every pair of widths compiles).
     """
     for b in prange((bins.shape[0] + 3) // 4):
-        _root_histogram_blocks(bins, dw, hist, b)
+        _root_histogram_blocks(bins, dw, hist, b, lanes)
 
 
 @njit(cache=True, nogil=True)
-def root_histograms_serial(bins, dw, hist):
+def root_histograms_serial(bins, dw, hist, lanes=None):
     """``root_histograms`` on one thread (small problems, where launching threads costs more than it saves)."""
     for b in range((bins.shape[0] + 3) // 4):
-        _root_histogram_blocks(bins, dw, hist, b)
+        _root_histogram_blocks(bins, dw, hist, b, lanes)
 
 
 @njit(cache=True, nogil=True, inline="always")

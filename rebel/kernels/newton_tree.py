@@ -153,7 +153,7 @@ def _grow_newton_tree_with(
     """
     w = work
     n_classes = H.shape[1]
-    root_hist(bins, vw.g, w.hist)
+    root_hist(bins, vw.g, w.hist, w.lanes)
     g_total = np.empty(n_classes)
     h_total = np.empty(n_classes)
     for k in range(n_classes):

@@ -11,7 +11,7 @@ import numpy as np
 from llvmlite import ir
 from numba import njit
 from numba.core import types
-from numba.extending import intrinsic
+from numba.extending import intrinsic, overload
 
 
 def _vector_add(width: int):
@@ -73,7 +73,6 @@ def _add_row(dst, src, n_classes):
         _add1(dst + np.uintp(8 * k), src + np.uintp(8 * k))
 
 
-@njit(cache=True, nogil=True)
 def _c_rows(a):
     """True when a 2-D or 3-D float64 array's last axis is contiguous and its rows follow each other."""
     step = 8
@@ -82,3 +81,12 @@ def _c_rows(a):
             return False
         step *= a.shape[ax]
     return True
+
+
+@overload(_c_rows)
+def _ol_c_rows(a):
+    """In compiled code: ``True`` for an array numba types as C-contiguous (its strides are those of C order),
+    so the strided fallbacks beside it compile to nothing there; the test at run time otherwise."""
+    if a.layout == "C":
+        return lambda a: True
+    return _c_rows

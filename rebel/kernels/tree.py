@@ -96,7 +96,7 @@ def _grow_tree_with(
     wp, wm = state.wp, state.wm
     w = work
     n_classes = wp.shape[1]
-    root_hist(bins, w.dw, w.hist)
+    root_hist(bins, w.dw, w.hist, w.lanes)
     j, i, _ = root_scan(w.hist, w.dw_total, w.w_total, usable)
     if j < 0:
         features[:] = 0

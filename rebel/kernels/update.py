@@ -14,7 +14,7 @@ from numba import njit, prange
 PART_PAD = 8
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _apply_round_rows(wp, wm, H, f, ea, ema, a, scale, cost_rows, dw, w_part, dw_part, start, stop):
     """apply_round on rows start..stop; column totals go to w_part / dw_part, returns the rows' cost sum.
 
@@ -23,8 +23,9 @@ def _apply_round_rows(wp, wm, H, f, ea, ema, a, scale, cost_rows, dw, w_part, dw
     the branching form."""
     n_classes = wp.shape[1]
     risk = 0.0
-    w_part[:] = 0.0
-    dw_part[:] = 0.0
+    for k in range(n_classes):  # loops, not w_part[:] = 0.0 (in a parallel driver that would be a parfor)
+        w_part[k] = 0.0
+        dw_part[k] = 0.0
     na = -a
     for n in range(start, stop):
         pos = f[n] > 0
@@ -50,7 +51,7 @@ def _apply_round_rows(wp, wm, H, f, ea, ema, a, scale, cost_rows, dw, w_part, dw
     return risk
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _half_sums(parts):
     """sum(parts[:h]) + sum(parts[h:]) with h = ceil(n / 2), each half summed in order: a fixed order, the one
     numba's two-thread reduction used here before (so fits recorded then keep their bits)."""
@@ -64,7 +65,7 @@ def _half_sums(parts):
     return first + second
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _chunk_totals(w_parts, dw_parts, risks, w_total, dw_total, n_samples):
     """Column totals and the mean risk from the per-chunk parts, in a fixed order (``_half_sums``)."""
     for k in range(w_total.shape[0]):
@@ -73,7 +74,7 @@ def _chunk_totals(w_parts, dw_parts, risks, w_total, dw_total, n_samples):
     return _half_sums(risks) / max(n_samples, 1)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _apply_round_buffers(wp, a, n_chunks):
     """e^a, e^-a and the per-chunk parts (w_parts, dw_parts (n_chunks, K + PART_PAD), risks (n_chunks,)) of
     ``apply_round``. A chunk writes its row's first K entries once a sample; the padding keeps two chunks' rows a
@@ -82,10 +83,15 @@ def _apply_round_buffers(wp, a, n_chunks):
     n_classes = wp.shape[1]
     w_parts = np.empty((n_chunks, n_classes + PART_PAD))
     dw_parts = np.empty((n_chunks, n_classes + PART_PAD))
-    return np.exp(a), np.exp(-a), w_parts, dw_parts, np.empty(n_chunks)
+    ea = np.empty(n_classes)
+    ema = np.empty(n_classes)
+    for k in range(n_classes):  # a loop, not np.exp(a): inlined into a parallel driver that would be a parfor
+        ea[k] = np.exp(a[k])
+        ema[k] = np.exp(-a[k])
+    return ea, ema, w_parts, dw_parts, np.empty(n_chunks)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _apply_round_chunk(wp, wm, H, f, ea, ema, a, scale, cost_rows, dw, w_parts, dw_parts, risks, c):
     """Chunk ``c`` of ``apply_round`` (rows [c size, (c + 1) size), size = ceil(N / n_chunks)): writes its rows
     of H, wp, wm, dw and its parts w_parts[c], dw_parts[c], risks[c]."""
