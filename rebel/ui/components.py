@@ -30,6 +30,7 @@ import streamlit as st
 
 from rebel.budget import BudgetError
 from rebel.ui import config
+from rebel.ui.figures.cost_table import cost_table_figure
 from rebel.ui.state import AppState, Problem, problem_or_default
 from rebel.ui.text import Markdown, md, plain
 
@@ -138,12 +139,13 @@ GRID_MAX_CLASSES = 10  # more classes: one entry at a time under a read-only tab
 
 
 def _one_entry_editor(C: np.ndarray, names: tuple, key: str, on_change) -> None:
-    """Many classes: the matrix as a read-only table, and one entry (truth, prediction) edited at a time."""
-    st.dataframe(
-        pd.DataFrame(
-            [[config.format_cost(v) for v in row] for row in C], index=list(names), columns=list(names)
-        ),
-        height=min(36 * (len(names) + 1), 300),
+    """Many classes: the matrix as a read-only table that fits the column (``cost_table_figure``), and one entry
+    (truth, prediction) edited at a time."""
+    st.caption("Columns: the predicted class, by its row's number.")
+    st.plotly_chart(
+        cost_table_figure(C, names, config.format_cost),
+        config={"displayModeBar": False, "staticPlot": False},
+        key=f"{key}_table",
     )
     a, b, c = st.columns([2, 2, 1.4], vertical_alignment="bottom")
     tag = config.content_key(list(names))[:10]  # other classes, new boxes (the browser keeps a box's label)

@@ -15,6 +15,7 @@ pixels). Nothing in a frame needs a full redraw, so plotly animates it without r
 from __future__ import annotations
 
 import base64
+import html
 import io
 
 import numpy as np
@@ -276,6 +277,9 @@ LINE_PX = 19  # height of one numbers line (FONT_NUMBERS = 14)
 PROJECTOR_PLANE_X = (0.0, 0.6)  # paper x of the regions (square: the narrower of width and height wins)
 PROJECTOR_SIDE_X = (0.67, 1.0)  # paper x of the column beside them
 PROJECTOR_CURVE_Y = (0.1, 0.34)  # paper y of the cost strip in that column (room under it for its ticks)
+PROJECTOR_CURVE_Y_MANY = (0.07, 0.24)  # with a two-column legend (more classes): a lower, flatter strip
+PROJECTOR_LEGEND_ROWS = 6  # more classes: the projector's legend splits into two columns (legend, legend2)
+PROJECTOR_NAME_CHARS = 10  # characters of a class name in a half column
 
 
 def _numbers_parts(numbers: dict, t: int, T: int) -> tuple:
@@ -519,8 +523,9 @@ def replay_figure(
     controls["updatemenus"][0].update(y=0, yanchor="top", pad={"t": 26, "r": 6})
     controls["sliders"][0].update(y=0, yanchor="top", pad={"t": 62, "b": 0})
     lines = 2 if projector else numbers_lines(numbers, title)
+    curve_y = PROJECTOR_CURVE_Y_MANY if len(classes) > PROJECTOR_LEGEND_ROWS else PROJECTOR_CURVE_Y
     legend = (
-        {"orientation": "v", "x": PROJECTOR_SIDE_X[0], "y": PROJECTOR_CURVE_Y[1] + 0.06, "yanchor": "bottom"}
+        {"orientation": "v", "x": PROJECTOR_SIDE_X[0], "y": curve_y[1] + 0.055, "yanchor": "bottom"}
         if projector
         else {"orientation": "h", "x": 0, "y": CURVE_DOMAIN[1] + 0.03, "yanchor": "bottom"}
     )
@@ -532,11 +537,12 @@ def replay_figure(
     plane_axes(fig, grid_xs, grid_ys)
     fig.update_layout(**_numbers_axes(numbers, T))  # after plane_axes, which sets every axis present
     if projector:
+        _projector_legend(fig, len(classes), {**legend, "font": {"size": 11}, "tracegroupgap": 0})
         fig.update_layout(
             xaxis={"domain": list(PROJECTOR_PLANE_X)},
             yaxis={"domain": [0, 1]},
             xaxis3={"domain": list(PROJECTOR_SIDE_X), "title": {"text": "test cost by round t"}},
-            yaxis3={"domain": list(PROJECTOR_CURVE_Y), "title": {"text": ""}},
+            yaxis3={"domain": list(curve_y), "title": {"text": ""}},
         )
     else:
         # The legend sits right under the regions' tick labels: the x axis is named at its right end instead.
@@ -555,6 +561,36 @@ def replay_figure(
         )
         x_title.text = ""
     return clear_of_modebar(fig)
+
+
+def _projector_legend(fig: go.Figure, n_classes: int, legend: dict) -> None:
+    """The projector's legend: one entry per class (its name and marker; a class's test points share the
+    entry, hollow), in two columns beside the regions when there are more than ``PROJECTOR_LEGEND_ROWS``
+    classes, so twelve classes fit a 1280x720 screen without pushing the regions down."""
+    seen = set()
+    two = n_classes > PROJECTOR_LEGEND_ROWS
+    for tr in fig.data:
+        group = tr.legendgroup
+        if group is None or not str(group).isdigit():
+            continue
+        if group in seen:
+            tr.showlegend = False
+        else:
+            seen.add(group)
+            name = html.unescape(str(tr.name).rsplit(" (", 1)[0])  # "apple (train)" -> "apple"
+            if two and len(name) > PROJECTOR_NAME_CHARS:  # a half column: long names end in "…"
+                name = name[: PROJECTOR_NAME_CHARS - 1] + "…"
+            tr.name = esc(name)
+    fig.update_layout(legend={"tracegroupgap": 0})
+    if not two:
+        return
+    half = -(-(n_classes + 1) // 2)  # the mistake entry closes the second column: rows differ by one at most
+    for tr in fig.data:
+        group = tr.legendgroup
+        if (group is not None and str(group).isdigit() and int(group) >= half) or tr.name == "mistake":
+            tr.legend = "legend2"
+    x0, x1 = PROJECTOR_SIDE_X
+    fig.update_layout(legend2={**legend, "x": x0 + 0.53 * (x1 - x0)})
 
 
 def before_after_figure(grid_xs, grid_ys, panels, classes, test, height: int = 380) -> go.Figure:
