@@ -558,7 +558,9 @@ ROUND_IN_LINK = """<script>
     gd.on('plotly_animated', write);
   };
   // "Replay after retraining": a figure whose layout.meta carries an autoplay token (a new one per retrain,
-  // the figure opening at t = 0) gets its Play button pressed once, when its frames are in.
+  // the figure opening at t = 0) gets its Play button pressed once, when its frames are in and its box has
+  // kept its size for two ticks: a chart resized while it plays (the sidebar folding away as presentation mode
+  // opens from a link) can be left drawn at the old size.
   const autoplay = () => {
     const gd = document.querySelector('.st-key-pg_plot .js-plotly-plot');
     const token = gd && gd.layout && gd.layout.meta && gd.layout.meta.autoplay;
@@ -566,6 +568,11 @@ ROUND_IN_LINK = """<script>
     const frames = gd._transitionData && gd._transitionData._frames;
     const play = gd.querySelector('.updatemenu-button');
     if (!frames || !frames.length || !play) return;
+    const box = gd.getBoundingClientRect();
+    const size = Math.round(box.width) + 'x' + Math.round(box.height) + '/' +
+      Math.round((gd._fullLayout && gd._fullLayout.width) || 0);
+    if (gd.__rebelSize !== size) { gd.__rebelSize = size; gd.__rebelSame = 0; return; }
+    if (++gd.__rebelSame < 2 || Math.abs(box.width - gd._fullLayout.width) > 2) return;
     gd.__rebelPlayed = token;
     play.dispatchEvent(new MouseEvent('click', {bubbles: true}));
   };
