@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from rebel.ui.figures.style import FONT, esc
+from rebel.ui.figures.style import esc
 
 ROW_PX = 24  # px per row; the figure is ROW_PX * (K + 1) + margins tall
 MAX_NAME = 12  # characters of a class name beside its row (longer names end in "…")
@@ -25,14 +25,21 @@ def _short(name: str) -> str:
     return name if len(name) <= MAX_NAME else name[: MAX_NAME - 1] + "…"
 
 
-def cost_table_height(n_classes: int) -> int:
+def cost_table_height(n_classes: int, row_px: int = ROW_PX) -> int:
     """The figure's height in px for ``n_classes`` classes."""
-    return ROW_PX * (int(n_classes) + 1) + 8
+    return int(row_px) * (int(n_classes) + 1) + 8
 
 
-def cost_table_figure(cost_matrix, classes, fmt=str) -> go.Figure:
-    """The K x K cost matrix as an annotated table (rows = truth ``k name``, columns = prediction ``k``);
-    ``fmt`` writes a cost (the editor's ``format_cost``)."""
+def short_cost(value: float, n_classes: int) -> str:
+    """A cost as the table writes it: 3 significant digits (2 above 8 classes, whose cells are narrow); the
+    entry box under the table shows the full value."""
+    return f"{float(value):.{3 if n_classes <= 8 else 2}g}"
+
+
+def cost_table_figure(cost_matrix, classes, row_px: int = ROW_PX) -> go.Figure:
+    """The K x K cost matrix as an annotated table (rows = truth ``k name``, columns = prediction ``k``, costs
+    written by ``short_cost``); ``row_px`` sets the rows' height and the font (half of it; larger in
+    presentation mode)."""
     C = np.asarray(cost_matrix, dtype=np.float64)
     K = len(classes)
     if C.shape != (K, K):
@@ -40,10 +47,10 @@ def cost_table_figure(cost_matrix, classes, fmt=str) -> go.Figure:
     off = C[~np.eye(K, dtype=bool)]
     top = float(off.max()) if off.size and np.isfinite(off).all() and off.max() > 0 else 1.0
     shade = np.where(np.eye(K, dtype=bool), np.nan, C / top)
-    text = [[esc(fmt(C[i, j])) for j in range(K)] for i in range(K)]
+    text = [[short_cost(C[i, j], K) for j in range(K)] for i in range(K)]
     rows = [f"{i + 1} {esc(_short(name))}" for i, name in enumerate(classes)]
     cols = [str(j + 1) for j in range(K)]
-    size = max(9, min(FONT["size"], round(ROW_PX * 0.5)))
+    size = max(9, round(int(row_px) * 0.5))
     fig = go.Figure(
         [
             go.Heatmap(  # the diagonal, grey under its zero
@@ -67,16 +74,19 @@ def cost_table_figure(cost_matrix, classes, fmt=str) -> go.Figure:
                 text=text,
                 texttemplate="%{text}",
                 textfont={"size": size, "color": "#111111"},
-                customdata=[[f"{esc(classes[i])} → {esc(classes[j])}" for j in range(K)] for i in range(K)],
-                hovertemplate="%{customdata}: %{text}<extra></extra>",
+                customdata=[
+                    [f"{esc(classes[i])} → {esc(classes[j])}: {C[i, j]:.6g}" for j in range(K)]
+                    for i in range(K)
+                ],
+                hovertemplate="%{customdata}<extra></extra>",
                 xgap=1,
                 ygap=1,
             ),
         ]
     )
     fig.update_layout(
-        height=cost_table_height(K),
-        margin={"l": 4, "r": 4, "t": ROW_PX + 4, "b": 4},
+        height=cost_table_height(K, row_px),
+        margin={"l": 4, "r": 4, "t": int(row_px) + 4, "b": 4},
         font={"size": size},
         plot_bgcolor="#CCCCCC",
         dragmode=False,

@@ -54,9 +54,15 @@ _PLOT_BOX_CSS = (
     "div.st-key-pg_plot [data-testid='stFullScreenFrame'], div.st-key-pg_plot [data-testid='stPlotlyChart']"
     " {height: 100% !important;}"
 )
+# The cost cells' text gets their whole width (Streamlit pads an input by 0.75rem a side): "0.75" fits a cell of
+# five classes at 1280x720.
+_CELL_CSS = (
+    ".st-key-cost_editor [data-testid='stTextInputRootElement'] input"
+    " {padding-left: 2px !important; padding-right: 2px !important; text-align: center;}"
+)
 _PRESENT_CSS = ".st-key-cost_editor input, .st-key-pg_tray p {font-size: 1.35rem !important;}"
-ONE_SCREEN_CSS = "<style>" + _PLOT_BOX_CSS + "</style>"
-ONE_SCREEN_CSS_PRESENT = "<style>" + _PLOT_BOX_CSS + _PRESENT_CSS + "</style>"
+ONE_SCREEN_CSS = "<style>" + _PLOT_BOX_CSS + _CELL_CSS + "</style>"
+ONE_SCREEN_CSS_PRESENT = "<style>" + _PLOT_BOX_CSS + _CELL_CSS + _PRESENT_CSS + "</style>"
 
 
 def one_screen_style(present: bool = False) -> None:
