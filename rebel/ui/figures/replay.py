@@ -279,6 +279,7 @@ PROJECTOR_SIDE_X = (0.67, 1.0)  # paper x of the column beside them
 PROJECTOR_CURVE_Y = (0.1, 0.34)  # paper y of the cost strip in that column (room under it for its ticks)
 PROJECTOR_CURVE_Y_MANY = (0.07, 0.24)  # with a two-column legend (more classes): a lower, flatter strip
 PROJECTOR_LEGEND_ROWS = 3  # more classes: the projector's legend splits into two columns (legend, legend2)
+PROJECTOR_CONTROLS_DROP = 8  # px (before presentation mode's font scaling): the buttons and slider sit lower
 PROJECTOR_NAME_CHARS = 10  # characters of a class name in a half column
 
 
@@ -520,8 +521,10 @@ def replay_figure(
     # right under the cost strip (pixel offsets, so it stays put at any figure height).
     regions_layout(fig, "", height)
     controls = _controls(T, frame_ms, start)
-    controls["updatemenus"][0].update(y=0, yanchor="top", pad={"t": 26, "r": 6})
-    controls["sliders"][0].update(y=0, yanchor="top", pad={"t": 62, "b": 0})
+    # the projector's regions reach the plot's bottom (their x axis title right above the buttons): more room
+    drop = PROJECTOR_CONTROLS_DROP if projector else 0
+    controls["updatemenus"][0].update(y=0, yanchor="top", pad={"t": 26 + drop, "r": 6})
+    controls["sliders"][0].update(y=0, yanchor="top", pad={"t": 62 + drop, "b": 0})
     lines = 2 if projector else numbers_lines(numbers, title)
     curve_y = PROJECTOR_CURVE_Y_MANY if len(classes) > PROJECTOR_LEGEND_ROWS else PROJECTOR_CURVE_Y
     legend = (
@@ -530,7 +533,7 @@ def replay_figure(
         else {"orientation": "h", "x": 0, "y": CURVE_DOMAIN[1] + 0.03, "yanchor": "bottom"}
     )
     fig.update_layout(
-        margin={"l": 10, "r": 10, "t": LINE_PX * lines + 8, "b": 118},
+        margin={"l": 10, "r": 10, "t": LINE_PX * lines + 8, "b": 118 + drop},
         legend={**legend, "font": {"size": 11}},
         **controls,
     )
