@@ -151,12 +151,15 @@ def test_gallery_titles_wrap_to_a_quarter_of_1280_px_and_the_classes_have_a_lege
 
     xs = ys = np.linspace(-1, 1, 5)
     names = ["harmless", "liquid", "weapon<b>"]
+    tops = set()
     for title in gallery_titles(names, 2, 10.0, 0).values():
         fig = gallery.gallery_panel_figure(xs, ys, np.zeros((5, 5), int), names, title=title)
+        tops.add((fig.layout.margin.t, fig.layout.title.y, fig.layout.title.yanchor))
         lines = fig.layout.title.text.split("<br>")
         assert all(len(line) <= gallery.TITLE_CHARS + 6 for line in lines), lines  # + "&lt;b&gt;" slack
         assert " ".join(lines).replace("&lt;b&gt;", "<b>") == title
         assert fig.layout.margin.t >= 12 + 16 * len(lines)
+    assert len(tops) == 1, tops  # one- and two-line titles alike: the four panels' plots line up
     legend = gallery.class_legend_figure(names)
     assert [tr.name for tr in legend.data] == ["harmless", "liquid", "weapon&lt;b&gt;"]
     assert len({tr.marker.symbol for tr in legend.data}) == 3 and legend.layout.showlegend
