@@ -70,15 +70,11 @@ def gallery_panel_figure(
     text = wrapped_title(title)
     fig.update_layout(
         showlegend=False,
-        # room for two title lines at least, the title at the top: panels side by side line up
+        # room for two title lines at least: the plots of panels side by side line up
         margin={"l": 4, "r": 4, "t": 12 + 16 * max(2, text.count("<br>") + 1), "b": 4},
         title={
             "text": text,
             "x": 0.01,
-            "y": 1,
-            "yref": "container",
-            "yanchor": "top",
-            "pad": {"t": 6},
             "font": {"size": 12},
         },
     )

@@ -548,6 +548,7 @@ def replay_figure(
             yaxis3={"domain": list(curve_y), "title": {"text": ""}},
         )
     else:
+        _class_legend(fig, len(classes), columns=False)  # one row at 1280x720: clear of the tick labels
         # The legend sits right under the regions' tick labels: the x axis is named at its right end instead.
         x_title = fig.layout.xaxis.title
         fig.add_annotation(
@@ -567,11 +568,35 @@ def replay_figure(
 
 
 def _projector_legend(fig: go.Figure, n_classes: int, legend: dict) -> None:
-    """The projector's legend: one entry per class (its name and marker; a class's test points share the
-    entry, hollow), in two columns beside the regions when there are more than ``PROJECTOR_LEGEND_ROWS``
-    classes, so twelve classes fit a 1280x720 screen without pushing the regions down."""
+    """The projector's legend: ``_class_legend``, in two columns beside the regions when there are more than
+    ``PROJECTOR_LEGEND_ROWS`` classes, so twelve classes fit a 1280x720 screen without pushing the regions
+    down."""
+    two = _class_legend(fig, n_classes, columns=True)
+    if not two:
+        return
+    half = -(-(n_classes + 2) // 2)  # the mistake and hollow entries close the second column
+    for tr in fig.data:
+        group = tr.legendgroup
+        if (group is not None and str(group).isdigit() and int(group) >= half) or tr.name in (
+            "mistake",
+            TEST_HINT,
+        ):
+            tr.legend = "legend2"
+    x0, x1 = PROJECTOR_SIDE_X
+    fig.update_layout(legend2={**legend, "x": x0 + 0.53 * (x1 - x0)})
+
+
+TEST_HINT = "hollow: test point"
+
+
+def _class_legend(fig: go.Figure, n_classes: int, columns: bool) -> bool:
+    """One legend entry per class (its name and training marker; a class's test points share it), then the
+    mistake crosses and, with test points, one grey hollow entry saying what hollow means. Returns whether the
+    legend needs two ``columns`` (more than ``PROJECTOR_LEGEND_ROWS`` classes; names then cut to a half
+    column)."""
     seen = set()
-    two = n_classes > PROJECTOR_LEGEND_ROWS
+    two = columns and n_classes > PROJECTOR_LEGEND_ROWS
+    tests = any(str(tr.name).endswith(" (test)") for tr in fig.data if tr.legendgroup is not None)
     for tr in fig.data:
         group = tr.legendgroup
         if group is None or not str(group).isdigit():
@@ -584,16 +609,12 @@ def _projector_legend(fig: go.Figure, n_classes: int, legend: dict) -> None:
             if two and len(name) > PROJECTOR_NAME_CHARS:  # a half column: long names end in "…"
                 name = name[: PROJECTOR_NAME_CHARS - 1] + "…"
             tr.name = esc(name)
+    if tests:
+        fig.add_trace(
+            legend_entry(TEST_HINT, symbol="circle-open", size=8, color="#555555", line={"width": 1.6})
+        )
     fig.update_layout(legend={"tracegroupgap": 0})
-    if not two:
-        return
-    half = -(-(n_classes + 1) // 2)  # the mistake entry closes the second column: rows differ by one at most
-    for tr in fig.data:
-        group = tr.legendgroup
-        if (group is not None and str(group).isdigit() and int(group) >= half) or tr.name == "mistake":
-            tr.legend = "legend2"
-    x0, x1 = PROJECTOR_SIDE_X
-    fig.update_layout(legend2={**legend, "x": x0 + 0.53 * (x1 - x0)})
+    return two
 
 
 def before_after_figure(grid_xs, grid_ys, panels, classes, test, height: int = 380) -> go.Figure:
