@@ -586,7 +586,7 @@ def _projector_legend(fig: go.Figure, n_classes: int, legend: dict) -> None:
     fig.update_layout(legend2={**legend, "x": x0 + 0.53 * (x1 - x0)})
 
 
-TEST_HINT = "hollow: test point"
+TEST_HINT = "hollow: test"
 
 
 def _class_legend(fig: go.Figure, n_classes: int, columns: bool) -> bool:
