@@ -271,7 +271,9 @@ def test_presentation_mode_with_twelve_classes_fits_1280_by_720(app_url, browser
         regions = _boxes(page)["regions"]
         assert min(regions["width"], regions["height"]) >= 340, f"the regions are squeezed: {regions}"
         names = [t.strip() for t in plot.locator(".legendtext, .legend2text").all_text_contents()]
-        assert sorted(names) == sorted([*FRUITS, "mistake", "hollow: test"]), names  # one entry per class ("elderberry" fits)
+        assert sorted(names) == sorted([*FRUITS, "mistake", "hollow: test"]), (
+            names
+        )  # one entry per class ("elderberry" fits)
         verdict = plot.locator(".textpoint text").filter(has_text="costs ignored").first.bounding_box()
         entries = plot.locator("g.legend .traces, g.legend2 .traces").all()
         assert len(entries) == 14, len(entries)
