@@ -4,7 +4,7 @@ PYTHON ?= python3.11
 VENV   := .venv
 BIN    := $(VENV)/bin
 PORT   ?= 8501
-LINTED := rebel tests benchmarks pages app.py
+LINTED := rebel tests benchmarks app_pages app.py
 export NUMBA_CACHE_DIR ?= $(CURDIR)/.numba_cache
 
 # The server's safety and speed settings, passed on the command line as well as in .streamlit/config.toml, so

@@ -2,9 +2,10 @@
 
 Every limit on the size of a request lives in ``LIMITS``: file bytes, CSV header characters, columns and rows,
 the work of one training run (points x features x rounds x classes x depth), the memory of a fit and of the
-model it returns, and the staged arrays the app keeps (rounds x points, rounds x grid cells). Each entry has
-an engine limit (the estimator and the command line; ``None`` = no limit) and an app limit (a shared server
-that retrains on every change, so it is smaller), the reason for it and the fix to offer. ``check`` compares
+model it returns, the staged arrays the app keeps (rounds x points, rounds x grid cells) and the pixels of a
+slide export (frames x width x height). Each entry has an engine limit (the estimator and the command line;
+``None`` = no limit) and an app limit (a shared server that retrains on every change, so it is smaller), the
+reason for it and the fix to offer. ``check`` compares
 one amount with its entry and raises ``BudgetError`` (a ``ValueError``) whose message names the amount, the
 limit, the reason and the fix; ``fit_cost`` and ``check_fit`` estimate and check a training run.
 
@@ -123,6 +124,15 @@ LIMITS: dict[str, Limit] = {
             12_000_000,
             "the app keeps every round's regions to replay them",
             "Lower the number of rounds or the grid size.",
+        ),
+        Limit(
+            "slide_pixels",
+            "pixels drawn for one slide export (frames x width x height)",
+            400_000_000,
+            400_000_000,
+            "each frame of a GIF or MP4 replay is drawn and encoded on the server (the 16:9 replay of 101 "
+            "rounds is about 230 million)",
+            "Choose a smaller slide size.",
         ),
     )
 }

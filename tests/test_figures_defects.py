@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from rebel.ui.figures import compare, costs, regions, sweep, trees
 from rebel.ui.figures.palette import class_colors, hex_to_rgb, region_colors
@@ -151,12 +152,15 @@ def test_gallery_titles_wrap_to_a_quarter_of_1280_px_and_the_classes_have_a_lege
 
     xs = ys = np.linspace(-1, 1, 5)
     names = ["harmless", "liquid", "weapon<b>"]
+    tops = set()
     for title in gallery_titles(names, 2, 10.0, 0).values():
         fig = gallery.gallery_panel_figure(xs, ys, np.zeros((5, 5), int), names, title=title)
+        tops.add(fig.layout.margin.t)
         lines = fig.layout.title.text.split("<br>")
         assert all(len(line) <= gallery.TITLE_CHARS + 6 for line in lines), lines  # + "&lt;b&gt;" slack
         assert " ".join(lines).replace("&lt;b&gt;", "<b>") == title
         assert fig.layout.margin.t >= 12 + 16 * len(lines)
+    assert len(tops) == 1, tops  # one- and two-line titles alike: the four panels' plots line up
     legend = gallery.class_legend_figure(names)
     assert [tr.name for tr in legend.data] == ["harmless", "liquid", "weapon&lt;b&gt;"]
     assert len({tr.marker.symbol for tr in legend.data}) == 3 and legend.layout.showlegend
@@ -221,3 +225,26 @@ def test_hover_toolbar_stands_in_its_own_margin_clear_of_the_title():
     for fig in figs:
         assert fig.layout.modebar.orientation == "v", fig.layout.title.text
         assert fig.layout.margin.r >= style.MODEBAR_MARGIN, fig.layout.title.text
+
+
+def test_cost_table_writes_every_cost_short_and_names_rows_safely():
+    """Above the grid's class count the costs are a table that fills its column: K rows (number and escaped,
+    shortened name), K numbered columns, every cost written (3 significant digits, 2 above 8 classes), the
+    diagonal on its own grey layer; a wrong shape is refused."""
+    from rebel.ui.figures.cost_table import MAX_NAME, cost_table_figure, cost_table_height, short_cost
+
+    for K in (5, 12):
+        names = [f"<b>name {k}</b>" if k == 0 else f"class {k} with a long name" for k in range(K)]
+        C = np.arange(K * K, dtype=float).reshape(K, K) / 7
+        np.fill_diagonal(C, 0)
+        fig = cost_table_figure(C, names, row_px=30)
+        grey, costs = fig.data
+        assert list(costs.x) == [str(j + 1) for j in range(K)] and len(costs.y) == K
+        assert costs.y[0].startswith("1 &lt;b&gt;") and all(len(r) <= MAX_NAME + 12 for r in costs.y)
+        assert [[t for t in row] for row in costs.text] == [[short_cost(v, K) for v in row] for row in C]
+        assert short_cost(C[1, 2], K) == f"{C[1, 2]:.{3 if K <= 8 else 2}g}"
+        assert np.isnan(np.asarray(costs.z, dtype=float).diagonal()).all()
+        assert (np.asarray(grey.z, dtype=float).diagonal() == 1).all()
+        assert fig.layout.height == cost_table_height(K, 30) and costs.textfont.size == 15
+    with pytest.raises(ValueError, match="cost_matrix must be 3x3"):
+        cost_table_figure(np.zeros((2, 2)), ["a", "b", "c"])

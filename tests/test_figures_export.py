@@ -93,6 +93,69 @@ def test_gif_frame_count_is_the_rounds_shown():
     assert len(_frames(data)) == len(export.gif_rounds(12, 5)) == 5
 
 
+def _mp4_frames(data: bytes) -> tuple:
+    """The decoded frames of an MP4 (RGB arrays) and its video stream's codec name and pixel format."""
+    import av
+
+    with av.open(io.BytesIO(data)) as box:
+        ctx = box.streams.video[0].codec_context
+        frames = [f.to_ndarray(format="rgb24") for f in box.decode(video=0)]
+        return frames, ctx.name, ctx.pix_fmt
+
+
+@pytest.mark.parametrize("size", [export.WIDE, export.SQUARE])
+def test_mp4_is_h264_of_the_slides_one_frame_per_round_and_the_last_held(size):
+    xs, ys, S, X, y, pred = _staged(T=4)
+    kw = _kw(X, y, pred, size=size)
+    data = export.replay_mp4(xs, ys, S, CLASSES, COSTS, **kw)
+    assert data[4:8] == b"ftyp"  # an MP4 box
+    frames, codec, pix_fmt = _mp4_frames(data)
+    assert codec == "h264" and pix_fmt == "yuv420p"
+    hold = export.hold_frames(export.GIF_FRAME_MS)
+    assert hold >= 1 and len(frames) == len(export.gif_rounds(4)) + hold == 5 + hold
+    assert all(f.shape == (size[1], size[0], 3) for f in frames)
+    # each decoded frame is its round's slide (lossy: nearest of all the slides, and close to it)
+    slides = [_rgb(f).astype(np.int16) for f in export.slide_frames(xs, ys, S, CLASSES, COSTS, **kw)]
+    for i, frame in enumerate(frames):
+        err = [np.abs(frame.astype(np.int16) - s).mean() for s in slides]
+        assert int(np.argmin(err)) == min(i, 4) and err[min(i, 4)] < 3.0, err
+    # frames differ across rounds: the regions grow, the numbers change
+    lay = export.slide_layout(size, 3)
+    diff = [np.abs(frames[t].astype(np.int16) - frames[t + 1]).max() for t in range(4)]
+    assert (
+        min(diff) > 60
+        and np.abs(_box(frames[0], lay.plot).astype(int) - _box(frames[4], lay.plot)).mean() > 5
+    )
+    # the held frames repeat the last round
+    assert all(np.abs(f.astype(np.int16) - frames[4]).mean() < 1.0 for f in frames[5:])
+
+
+def test_mp4_odd_sizes_become_even_and_long_replays_are_sampled():
+    xs, ys, S, X, y, pred = _staged(T=12)
+    data = export.replay_mp4(xs, ys, S, CLASSES, COSTS, size=(641, 481), max_frames=5, **_kw(X, y, pred))
+    frames, _, _ = _mp4_frames(data)
+    assert frames[0].shape == (480, 640, 3) and len(frames) == 5 + export.hold_frames(export.GIF_FRAME_MS)
+    with pytest.raises(ValueError, match="frame_ms must be at least 1"):
+        export.replay_mp4(xs, ys, S, CLASSES, COSTS, size=SMALL, frame_ms=0, **_kw(X, y, pred))
+
+
+def test_exports_stay_within_the_budget_table():
+    from rebel import budget
+
+    limit = budget.limit_of("slide_pixels", app=True)
+    # the largest export the app offers (16:9, every frame of a long replay, the held last round) fits
+    frames = export.MAX_GIF_FRAMES + export.hold_frames(export.GIF_FRAME_MS)
+    assert frames * export.WIDE[0] * export.WIDE[1] <= limit
+    big = (export.MAX_PIXELS, export.MAX_PIXELS)
+    many = limit // (big[0] * big[1]) + 1  # one frame more than the limit allows at the largest size
+    xs, ys, S, X, y, pred = _staged(T=many)
+    for make in (export.replay_gif, export.replay_mp4):
+        with pytest.raises(
+            budget.BudgetError, match=r"pixels drawn for one slide export.*smaller slide size"
+        ):
+            make(xs, ys, S, CLASSES, COSTS, size=big, max_frames=many, **_kw(X, y, pred))
+
+
 def test_every_frame_has_title_axes_legend_inset_and_its_numbers():
     xs, ys, S, X, y, pred = _staged(T=3)
     kw = _kw(X, y, pred, size=SMALL, two_step_test=pred[:, 3:], bayes=0.25)

@@ -202,3 +202,55 @@ def test_before_after_is_one_figure_with_each_panels_regions_and_mistakes():
         np.testing.assert_array_equal(np.c_[tr.x, tr.y], X[p != y])
     assert sum(bool(tr.showlegend) for tr in fig.data) == len(fig.data) // 2  # one legend entry per layer
     assert "&lt;b&gt;" in fig.layout.annotations[0].text  # titles are escaped
+
+
+@pytest.mark.parametrize("K", [3, 5, 12])
+def test_projector_legend_has_one_entry_per_class_in_two_columns_from_four_classes(K):
+    """Presentation mode's legend: each class once (its name, the training marker; the test points share the
+    entry), the mistake crosses and what hollow means; up to 3 classes in one column, more in two (legend, legend2) of at most one row
+    apart, long names cut to a half column; the layout's presentation fonts reach both columns."""
+    from rebel.ui.figures import style
+
+    T = 3
+    xs, ys, S, _, _, _ = _staged(T=T, K=K)
+    X = np.column_stack([np.linspace(0, 1, 4 * K), np.linspace(0, 2, 4 * K)])
+    y = np.arange(4 * K) % K
+    pred = np.tile(y, (T + 1, 1))
+    names = [f"class number {k}" if k == 1 else f"c{k}" for k in range(K)]
+    numbers = {
+        "REBEL": np.linspace(1, 0.5, T + 1),
+        "two-step": np.linspace(1, 0.6, T + 1),
+        "blind": np.ones(T + 1),
+    }
+    fig = replay.replay_figure(
+        xs, ys, S, names, train=(X, y, pred), test=(X, y, pred), numbers=numbers, projector=True
+    )
+    shown = [tr for tr in fig.data if tr.showlegend is not False and tr.name]
+    entries = [tr.name for tr in shown]
+    assert len(entries) == K + 2 and entries[-2:] == ["mistake", replay.TEST_HINT], entries
+    assert not [n for n in entries if "(train)" in n or "(test)" in n]
+    two = K > replay.PROJECTOR_LEGEND_ROWS
+    columns = {getattr(tr, "legend", None) or "legend" for tr in shown}
+    assert columns == ({"legend", "legend2"} if two else {"legend"})
+    if two:
+        first = sum(1 for tr in shown if (getattr(tr, "legend", None) or "legend") == "legend")
+        assert abs(first - (K + 2 - first)) <= 1
+        assert fig.layout.legend2.x > fig.layout.legend.x and "class num…" in entries
+        style.presentation(fig, size=None, font_size=style.PRESENTATION_FONT_SCREEN)
+        assert fig.layout.legend2.font.size == fig.layout.legend.font.size > 11
+    else:
+        assert "class number 1" in entries
+
+
+def test_one_screen_legend_has_one_entry_per_class_and_says_what_hollow_means():
+    """The Playground's one-screen replay (numbers, no projector): one entry per class, the mistakes and the
+    hollow test points (a row at 1280x720 instead of three that covered the x tick labels)."""
+    xs, ys, S, X, y, pred = _staged(T=3)
+    numbers = {"REBEL": np.linspace(1, 0.5, 4), "two-step": np.linspace(1, 0.6, 4), "blind": np.ones(4)}
+    fig = replay.replay_figure(
+        xs, ys, S, ["a", "b", "c"], train=(X, y, pred), test=(X, y, pred), numbers=numbers
+    )
+    entries = [tr.name for tr in fig.data if tr.showlegend is not False and tr.name]
+    assert entries == ["a", "b", "c", "mistake", replay.TEST_HINT]
+    no_test = replay.replay_figure(xs, ys, S, ["a", "b", "c"], train=(X, y, pred), numbers=numbers)
+    assert replay.TEST_HINT not in [tr.name for tr in no_test.data]

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 CORE = {"numpy", "numba", "scipy", "scikit-learn", "pandas", "joblib"}
 APP_LIBRARIES = {"streamlit", "plotly"}  # the engine must never import these
-APP_EXTRA = APP_LIBRARIES | {"pydantic"}  # pydantic validates the app's session files and links (rebel/ui)
+APP_EXTRA = APP_LIBRARIES | {"pydantic", "av"}  # pydantic: session files and links; av: MP4 slides (rebel/ui)
 
 
 def _names(requirements: list) -> set:
@@ -52,7 +52,7 @@ def test_license_is_an_spdx_string():
 _IMPORT_ALL = r"""
 import importlib, json, pkgutil, sys
 
-BLOCKED = ("streamlit", "plotly", "pydantic")
+BLOCKED = ("streamlit", "plotly", "pydantic", "av")
 
 
 class Blocker:

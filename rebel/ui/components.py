@@ -30,6 +30,7 @@ import streamlit as st
 
 from rebel.budget import BudgetError
 from rebel.ui import config
+from rebel.ui.figures.cost_table import ROW_PX, cost_table_figure
 from rebel.ui.state import AppState, Problem, problem_or_default
 from rebel.ui.text import Markdown, md, plain
 
@@ -133,17 +134,22 @@ def _on_cost_cell(key: str, i: int, j: int, classes: tuple, on_change: Callable[
     on_change(C)
 
 
-GRID_MAX_CLASSES = 10  # more classes: one entry at a time under a read-only table (a K x K grid of cells
-# would not fit, and would cost the browser seconds)
+GRID_MAX_CLASSES = 6  # more classes: one entry at a time under a read-only table (a K x K grid of cells
+# would not fit the costs' column at 1280x720, and would cost the browser seconds)
+GRID_MAX_CLASSES_LARGE = 4  # the same in presentation mode (large fonts: "0.777" no longer fits a cell of 5)
+TABLE_HEIGHT_LARGE = (
+    350  # px: the read-only table's height at most in presentation mode (rows of 34 px at most)
+)
 
 
-def _one_entry_editor(C: np.ndarray, names: tuple, key: str, on_change) -> None:
-    """Many classes: the matrix as a read-only table, and one entry (truth, prediction) edited at a time."""
-    st.dataframe(
-        pd.DataFrame(
-            [[config.format_cost(v) for v in row] for row in C], index=list(names), columns=list(names)
-        ),
-        height=min(36 * (len(names) + 1), 300),
+def _one_entry_editor(C: np.ndarray, names: tuple, key: str, on_change, large: bool = False) -> None:
+    """Many classes: the matrix as a read-only table that fits the column (``cost_table_figure``), and one entry
+    (truth, prediction) edited at a time."""
+    st.caption("Columns: the predicted class, by its row's number.")
+    st.plotly_chart(
+        cost_table_figure(C, names, _table_row_px(len(names), large)),
+        config={"displayModeBar": False, "staticPlot": False},
+        key=f"{key}_table",
     )
     a, b, c = st.columns([2, 2, 1.4], vertical_alignment="bottom")
     tag = config.content_key(list(names))[:10]  # other classes, new boxes (the browser keeps a box's label)
@@ -158,7 +164,14 @@ def _one_entry_editor(C: np.ndarray, names: tuple, key: str, on_change) -> None:
     )
 
 
-def cost_editor(cost_matrix, classes, key: str, on_change: Callable[[np.ndarray], None]) -> None:
+def _table_row_px(n_classes: int, large: bool) -> int:
+    """Row height (px) of the read-only cost table: larger in presentation mode while it fits its height."""
+    return max(ROW_PX, min(34, TABLE_HEIGHT_LARGE // (n_classes + 1))) if large else ROW_PX
+
+
+def cost_editor(
+    cost_matrix, classes, key: str, on_change: Callable[[np.ndarray], None], *, large: bool = False
+) -> None:
     """The cost matrix as a grid of text cells (rows = truth, columns = prediction); ``on_change(C)`` stores a
     changed matrix.
 
@@ -166,14 +179,15 @@ def cost_editor(cost_matrix, classes, key: str, on_change: Callable[[np.ndarray]
     an accepted entry is stored as typed; a refused one keeps the previous value, its reason is queued with
     ``flash`` and the cells are redrawn from the stored values. A matrix changed elsewhere (preset, log
     control, session file) redraws the cells too. Class names are shown as inert text (``plain``). Above
-    ``GRID_MAX_CLASSES`` classes the matrix is a read-only table with one entry edited at a time."""
+    ``GRID_MAX_CLASSES`` classes (``GRID_MAX_CLASSES_LARGE`` with ``large``, presentation mode's large fonts)
+    the matrix is a read-only table with one entry edited at a time."""
     names = tuple(str(c) for c in classes)
     C = np.array(cost_matrix, dtype=np.float64)
     base = st.session_state.get(f"{key}_base")
     if base is None or np.shape(base) != C.shape or not np.array_equal(base, C):
         reset_cost_editor(key, C)
-    if len(names) > GRID_MAX_CLASSES:
-        _one_entry_editor(C, names, key, on_change)
+    if len(names) > (GRID_MAX_CLASSES_LARGE if large else GRID_MAX_CLASSES):
+        _one_entry_editor(C, names, key, on_change, large)
         return
     widths = [1.4] + [1] * len(names)
     head = st.columns(widths, gap="small", vertical_alignment="bottom")

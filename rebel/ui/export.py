@@ -1,5 +1,6 @@
-"""Slide exports for lectures: the regions at one round as a PNG and the training replay as an animated GIF, drawn
-with numpy and Pillow (no browser; plotly is not used to draw). Pure functions: no streamlit here.
+"""Slide exports for lectures: the regions at one round as a PNG and the training replay as an animated GIF or an
+H.264 MP4, drawn with numpy and Pillow (no browser; plotly is not used to draw) and encoded with PyAV (``av``, whose
+wheels bundle FFmpeg). Pure functions: no streamlit here.
 
 Every picture is a slide (``WIDE`` 1920x1080 or ``SQUARE`` 1080x1080): a title, the regions plot with its axes
 (ticks and axis titles) and the points, and beside it the numbers of the round (t, the test costs of REBEL, the
@@ -10,6 +11,10 @@ Reads class-index grids over cell centres ``grid_xs`` (nx,), ``grid_ys`` (ny,) (
 ``staged_regions`` (T + 1, ny, nx), and points as ``(X (N, 2), y_idx (N,), staged_pred (T + 1, N))``. Colours and
 marker shapes come from ``rebel.ui.figures.palette``. Every picture uses one fixed palette (region colours, point
 colours, white, black, greys), so a frame is exact colour indices: no dithering, small files.
+
+The GIF and the MP4 show the same frames (``gif_rounds``); the MP4 holds the last round by repeating it. Both are
+bounded by ``rebel.budget``'s ``slide_pixels`` (frames x width x height drawn for one file); frames are drawn and
+encoded one at a time, so memory holds a frame or two (and the encoder's few reference frames), never the film.
 """
 
 from __future__ import annotations
@@ -17,10 +22,12 @@ from __future__ import annotations
 import io
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
+from rebel import budget
 from rebel.ui.figures import palette
 from rebel.ui.figures.palette import BOUNDARY_COLOR, class_colors, hex_to_rgb, region_colors
 from rebel.ui.figures.replay import check_staged
@@ -35,6 +42,8 @@ MAX_GIF_FRAMES = 101  # more rounds than this: evenly spaced rounds (always t = 
 POINT_RADIUS = 7  # at 1080 px height
 MIN_PIXELS, MAX_PIXELS = 480, 4096  # per side
 GRID_GREY = "#BBBBBB"
+MP4_CODEC = "libx264"  # H.264 in yuv420p: plays in every browser, slide software and video player
+MP4_CRF = "20"  # constant quality (lower is better); flat slides compress well even at this quality
 
 
 # --------------------------------------------------------------------------------------------------- numbers
@@ -464,6 +473,19 @@ def gif_rounds(T: int, max_frames: int = MAX_GIF_FRAMES) -> list:
     return sorted({round(v) for v in np.linspace(0, T, max_frames)})
 
 
+def hold_frames(frame_ms: int) -> int:
+    """How many extra frames hold the last round ``LAST_FRAME_MS`` on screen in a constant-rate video."""
+    return max(0, math.ceil(LAST_FRAME_MS / int(frame_ms)) - 1)
+
+
+def check_export(n_frames: int, size) -> None:
+    """Refuse an export whose frames x width x height exceeds ``rebel.budget``'s ``slide_pixels``."""
+    w, h = _check_size(size)
+    budget.check(
+        "slide_pixels", int(n_frames) * w * h, detail=f"{int(n_frames):,} frames x {w:,} x {h:,} pixels"
+    )
+
+
 def regions_png(grid_xs, grid_ys, staged_regions, classes, cost_matrix, t: int, **slide) -> bytes:
     """The slide of round ``t`` as PNG bytes (``slide``: the keywords of ``slide_frames``)."""
     (img,) = slide_frames(grid_xs, grid_ys, staged_regions, classes, cost_matrix, rounds=[t], **slide)
@@ -487,6 +509,7 @@ def replay_gif(
     the last round held a little longer (``slide``: the keywords of ``slide_frames`` but ``rounds``)."""
     T = check_staged(staged_regions, slide.get("train"), slide.get("test"))
     rounds = gif_rounds(T, max_frames)
+    check_export(len(rounds), slide.get("size", WIDE))
     frames = slide_frames(grid_xs, grid_ys, staged_regions, classes, cost_matrix, rounds=rounds, **slide)
     first = next(frames)
     buf = io.BytesIO()
@@ -501,4 +524,68 @@ def replay_gif(
         optimize=False,
         disposal=1,
     )
+    return buf.getvalue()
+
+
+def even_size(size) -> tuple:
+    """``size`` with each side rounded down to an even number (H.264 in yuv420p halves both for colour)."""
+    w, h = _check_size(size)
+    return w - w % 2, h - h % 2
+
+
+def replay_mp4(
+    grid_xs,
+    grid_ys,
+    staged_regions,
+    classes,
+    cost_matrix,
+    *,
+    frame_ms: int = GIF_FRAME_MS,
+    max_frames: int = MAX_GIF_FRAMES,
+    **slide,
+) -> bytes:
+    """The training replay as an H.264 MP4 (yuv420p) of the GIF's slides: one frame per round shown
+    (``gif_rounds``) at ``1000 / frame_ms`` frames per second, the last round held ``LAST_FRAME_MS`` by
+    ``hold_frames`` repeats (``slide``: the keywords of ``slide_frames`` but ``rounds``; an odd ``size`` side is
+    rounded down to even). Frames are drawn and encoded one at a time."""
+    import av  # imported on use: only this export needs FFmpeg
+
+    if int(frame_ms) < 1:
+        raise ValueError(f"frame_ms must be at least 1 millisecond, got {frame_ms}.")
+    T = check_staged(staged_regions, slide.get("train"), slide.get("test"))
+    rounds = gif_rounds(T, max_frames)
+    size = even_size(slide.pop("size", WIDE))
+    hold = hold_frames(frame_ms)
+    check_export(len(rounds) + hold, size)
+    frames = slide_frames(
+        grid_xs, grid_ys, staged_regions, classes, cost_matrix, rounds=rounds, size=size, **slide
+    )
+    buf = io.BytesIO()
+    with av.open(buf, mode="w", format="mp4") as box:
+        stream = box.add_stream(MP4_CODEC, rate=Fraction(1000, int(frame_ms)))
+        stream.width, stream.height = size
+        stream.pix_fmt = "yuv420p"
+        # one encoder thread and a short look-ahead: the server is shared, and memory stays a few frames
+        stream.codec_context.thread_count = 1
+        stream.options = {"crf": MP4_CRF, "preset": "superfast", "tune": "animation", "rc-lookahead": "8"}
+
+        rate = Fraction(1000, int(frame_ms))
+        count = 0
+
+        def encode(img: Image.Image, repeat: int = 1) -> None:
+            nonlocal count
+            frame = av.VideoFrame.from_ndarray(np.asarray(img.convert("RGB")), format="rgb24")
+            frame = frame.reformat(format="yuv420p")
+            for _ in range(repeat):  # the encoder keeps its own reference of each frame sent
+                frame.pts, frame.time_base = count, 1 / rate
+                box.mux(stream.encode(frame))
+                count += 1
+
+        last = None
+        for img in frames:
+            if last is not None:
+                encode(last)
+            last = img
+        encode(last, 1 + hold)
+        box.mux(stream.encode(None))  # flush the encoder
     return buf.getvalue()

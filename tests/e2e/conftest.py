@@ -32,17 +32,24 @@ def _wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 90.0) -> No
 
 
 @contextlib.contextmanager
-def serve_app(*extra_args: str):
+def serve_app(*extra_args: str, plain: bool = False):
     """``make run``'s server (``python -m rebel.ui.launch app.py``: ``streamlit run`` that prepares the first
-    page at launch) on a free localhost port (plus ``extra_args``); yields (url, process) and stops that
-    process (this one only) on exit."""
+    page at launch), or with ``plain`` a bare ``streamlit run app.py``, on a free localhost port (plus
+    ``extra_args``); yields (url, process) and stops that process (this one only) on exit."""
     port = free_port()
     env = dict(os.environ, NUMBA_CACHE_DIR=os.environ.get("NUMBA_CACHE_DIR", str(ROOT / ".numba_cache")))
     url = f"http://127.0.0.1:{port}"
     args = ["--server.port", str(port), "--server.address", "127.0.0.1", "--server.headless", "true"]
     with tempfile.TemporaryFile() as log:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "rebel.ui.launch", "app.py", *args, *extra_args],
+            [
+                sys.executable,
+                "-m",
+                *(("streamlit", "run") if plain else ("rebel.ui.launch",)),
+                "app.py",
+                *args,
+                *extra_args,
+            ],
             cwd=ROOT,
             env=env,
             stdout=log,

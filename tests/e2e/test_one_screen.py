@@ -44,7 +44,9 @@ def _boxes_once(page) -> dict:
     }
 
 
-def _assert_on_screen(page, w: int, h: int, when: str) -> None:
+def _assert_on_screen(page, w: int, h: int, when: str, square: bool = True) -> None:
+    """Every part inside the viewport; ``square``: the regions are square (the presets' planes are; a designed
+    mixture's plane keeps its data's aspect)."""
     assert page.evaluate("window.scrollY") == 0
     boxes = _boxes(page)
     for name, box in boxes.items():
@@ -57,7 +59,9 @@ def _assert_on_screen(page, w: int, h: int, when: str) -> None:
         )
         assert inside, f"{name} {box} is not fully inside the {w}x{h} viewport ({when})"
     regions = boxes["regions"]
-    assert regions["width"] == pytest.approx(regions["height"], rel=0.03), f"regions not square: {regions}"
+    assert not square or regions["width"] == pytest.approx(regions["height"], rel=0.03), (
+        f"regions not square: {regions}"
+    )
 
 
 def _numbers(page) -> str:
@@ -194,6 +198,100 @@ def test_presentation_mode_is_a_projector_layout(app_url, browser, screenshot_di
         assert verdict["x"] + verdict["width"] <= box["x"] + box["width"] + 0.5, "verdict clipped"
         page.locator(".st-key-w_present label").first.click()  # back to normal for the next test
         bb._settle(page)
+    finally:
+        page.close()
+
+
+FRUITS = ("apple", "banana", "cherry", "damson", "elderberry", "fig", "grape", "honeydew", "kiwi", "lemon",
+          "mango", "nectarine")  # fmt: skip
+
+
+def _twelve_class_link() -> str:
+    """The address (query) of a designed mixture of 12 classes on a circle, with a random 12 x 12 cost matrix
+    and presentation mode on."""
+    import math
+
+    import numpy as np
+    import pandas as pd
+
+    from rebel.data import DatasetSpec
+    from rebel.ui.config import DEFAULT_HYPER, QUERY_KEY, Config, encode_query
+
+    rows = [
+        {"class": name, "mean_x": round(3 * math.cos(math.tau * k / 12), 2),
+         "mean_y": round(3 * math.sin(math.tau * k / 12), 2), "std_x": 0.8, "std_y": 0.8}
+        for k, name in enumerate(FRUITS)
+    ]  # fmt: skip
+    C = np.round(np.random.default_rng(0).uniform(1, 10, (12, 12)), 1)
+    np.fill_diagonal(C, 0)
+    cfg = Config(DatasetSpec(pd.DataFrame(rows), 600, 0.3, 1, 0.0), C, dict(DEFAULT_HYPER))
+    return f"?{QUERY_KEY}={encode_query(cfg)}&present=1"
+
+
+def _inside_box(inner: dict, outer: dict) -> bool:
+    return (
+        inner["x"] >= outer["x"] - 0.5
+        and inner["y"] >= outer["y"] - 0.5
+        and inner["x"] + inner["width"] <= outer["x"] + outer["width"] + 0.5
+        and inner["y"] + inner["height"] <= outer["y"] + outer["height"] + 0.5
+    )
+
+
+def _overlap(a: dict, b: dict) -> bool:
+    return (
+        a["x"] < b["x"] + b["width"] - 1
+        and b["x"] < a["x"] + a["width"] - 1
+        and a["y"] < b["y"] + b["height"] - 1
+        and b["y"] < a["y"] + a["height"] - 1
+    )
+
+
+def test_presentation_mode_with_twelve_classes_fits_1280_by_720(app_url, browser, screenshot_dir):
+    """Twelve classes, presentation mode, 1280x720: the regions, the 12 x 12 cost matrix, the round control and
+    the numbers on one screen; the legend lists every class once, inside the plot and clear of the verdict's
+    lines; the cost table shows every row and column inside the costs' box (nothing scrolls or is cut)."""
+    w, h = 1280, 720
+    page = browser.new_page()
+    page.set_viewport_size({"width": w, "height": h})
+    try:
+        page.goto(app_url + "/" + _twelve_class_link(), wait_until="commit")
+        page.wait_for_function(
+            "() => { const t = document.querySelector('.st-key-pg_plot .xtick text');"
+            " return t && parseFloat(getComputedStyle(t).fontSize) >= 17; }",
+            timeout=240_000,
+        )
+        bb._install(page)
+        bb._settle(page, quiet_ms=1000, timeout_ms=120_000)
+        _scroll_top(page)
+        page.wait_for_timeout(500)
+        page.screenshot(path=str(screenshot_dir / "presentation_1280x720_12_classes.png"))
+        _assert_on_screen(page, w, h, "presentation mode, 12 classes", square=False)
+        plot = page.locator(PLOT).first
+        box = plot.bounding_box()
+        regions = _boxes(page)["regions"]
+        assert min(regions["width"], regions["height"]) >= 340, f"the regions are squeezed: {regions}"
+        names = [t.strip() for t in plot.locator(".legendtext, .legend2text").all_text_contents()]
+        assert sorted(names) == sorted([*FRUITS, "mistake", "hollow: test"]), (
+            names
+        )  # one entry per class ("elderberry" fits)
+        verdict = plot.locator(".textpoint text").filter(has_text="costs ignored").first.bounding_box()
+        entries = plot.locator("g.legend .traces, g.legend2 .traces").all()
+        assert len(entries) == 14, len(entries)
+        for item in entries:
+            b = item.bounding_box()
+            assert _inside_box(b, box), f"a legend entry {b} leaves the plot {box}"
+            assert not _overlap(b, verdict), f"a legend entry {b} covers the verdict's lines {verdict}"
+        costs = page.locator(".st-key-cost_editor").first.bounding_box()
+        table = page.locator(".st-key-cost_editor .js-plotly-plot").first
+        labels = (
+            table.locator(".ytick text").all_text_contents()
+            + table.locator(".xtick text").all_text_contents()
+        )
+        assert len(labels) == 24 and "5 elderberry" in labels and "12" in labels, labels
+        for el in [*table.locator(".ytick text").all(), *table.locator(".xtick text").all()]:
+            b = el.bounding_box()
+            assert _inside_box(b, costs), f"a cost table label {b} leaves the costs' box {costs}"
+        assert _inside_box(table.bounding_box(), costs)
     finally:
         page.close()
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 
+import av
+import numpy as np
 import pytest
 from PIL import Image
 
@@ -27,18 +29,24 @@ def test_slide_downloads(app_url, browser, screenshot_dir):
     # the sidebar has download buttons of its own: wait for the Lecture view's
     page.locator("[data-testid='stDownloadButton']", has_text="Replay (GIF)").first.wait_for(timeout=60_000)
     labels = page.locator("[data-testid='stDownloadButton']").all_inner_texts()
-    assert (
-        sum("Regions at t (PNG)" in t for t in labels) == 1 and sum("Replay (GIF)" in t for t in labels) == 1
-    )
+    for label in ("Regions at t (PNG)", "Replay (GIF)", "Replay (MP4)"):
+        assert sum(label in t for t in labels) == 1, (label, labels)
     png = Image.open(io.BytesIO(_download(page, "Regions at t (PNG)")))
     assert png.format == "PNG" and png.size == export.WIDE
     gif = Image.open(io.BytesIO(_download(page, "Replay (GIF)")))
     assert gif.format == "GIF" and gif.size == export.WIDE and gif.n_frames >= 2
     gif.seek(gif.n_frames - 1)
     gif.convert("RGB").save(screenshot_dir / "slide_gif_last_frame.png")
+    with av.open(io.BytesIO(_download(page, "Replay (MP4)"))) as box:
+        assert box.streams.video[0].codec_context.name == "h264"
+        frames = [f.to_ndarray(format="rgb24") for f in box.decode(video=0)]
+    assert len(frames) == gif.n_frames + export.hold_frames(export.GIF_FRAME_MS)
+    assert frames[0].shape == (export.WIDE[1], export.WIDE[0], 3)
+    assert np.abs(frames[0].astype(int) - frames[gif.n_frames - 1]).mean() > 1  # t = 0 is not the last round
+    Image.fromarray(frames[-1]).save(screenshot_dir / "slide_mp4_last_frame.png")
     # still one button each after the downloads (no make-then-download pair)
     labels = page.locator("[data-testid='stDownloadButton']").all_inner_texts()
-    assert sum("Replay (GIF)" in t for t in labels) == 1
+    assert sum("Replay (GIF)" in t for t in labels) == 1 and sum("Replay (MP4)" in t for t in labels) == 1
     page.get_by_text("square (1080x1080)").click()
     page.wait_for_timeout(1500)
     square = Image.open(io.BytesIO(_download(page, "Regions at t (PNG)")))

@@ -70,8 +70,13 @@ def gallery_panel_figure(
     text = wrapped_title(title)
     fig.update_layout(
         showlegend=False,
-        margin={"l": 4, "r": 4, "t": 12 + 16 * (text.count("<br>") + 1), "b": 4},
-        title={"text": text, "x": 0.01, "font": {"size": 12}},
+        # room for two title lines at least: the plots of panels side by side line up
+        margin={"l": 4, "r": 4, "t": 12 + 16 * max(2, text.count("<br>") + 1), "b": 4},
+        title={
+            "text": text,
+            "x": 0.01,
+            "font": {"size": 12},
+        },
     )
     return clear_of_modebar(fig)
 

@@ -15,6 +15,7 @@ pixels). Nothing in a frame needs a full redraw, so plotly animates it without r
 from __future__ import annotations
 
 import base64
+import html
 import io
 
 import numpy as np
@@ -276,6 +277,10 @@ LINE_PX = 19  # height of one numbers line (FONT_NUMBERS = 14)
 PROJECTOR_PLANE_X = (0.0, 0.6)  # paper x of the regions (square: the narrower of width and height wins)
 PROJECTOR_SIDE_X = (0.67, 1.0)  # paper x of the column beside them
 PROJECTOR_CURVE_Y = (0.1, 0.34)  # paper y of the cost strip in that column (room under it for its ticks)
+PROJECTOR_CURVE_Y_MANY = (0.07, 0.24)  # with a two-column legend (more classes): a lower, flatter strip
+PROJECTOR_LEGEND_ROWS = 3  # more classes: the projector's legend splits into two columns (legend, legend2)
+PROJECTOR_CONTROLS_DROP = 8  # px (before presentation mode's font scaling): the buttons and slider sit lower
+PROJECTOR_NAME_CHARS = 10  # characters of a class name in a half column
 
 
 def _numbers_parts(numbers: dict, t: int, T: int) -> tuple:
@@ -516,29 +521,34 @@ def replay_figure(
     # right under the cost strip (pixel offsets, so it stays put at any figure height).
     regions_layout(fig, "", height)
     controls = _controls(T, frame_ms, start)
-    controls["updatemenus"][0].update(y=0, yanchor="top", pad={"t": 26, "r": 6})
-    controls["sliders"][0].update(y=0, yanchor="top", pad={"t": 62, "b": 0})
+    # the projector's regions reach the plot's bottom (their x axis title right above the buttons): more room
+    drop = PROJECTOR_CONTROLS_DROP if projector else 0
+    controls["updatemenus"][0].update(y=0, yanchor="top", pad={"t": 26 + drop, "r": 6})
+    controls["sliders"][0].update(y=0, yanchor="top", pad={"t": 62 + drop, "b": 0})
     lines = 2 if projector else numbers_lines(numbers, title)
+    curve_y = PROJECTOR_CURVE_Y_MANY if len(classes) > PROJECTOR_LEGEND_ROWS else PROJECTOR_CURVE_Y
     legend = (
-        {"orientation": "v", "x": PROJECTOR_SIDE_X[0], "y": PROJECTOR_CURVE_Y[1] + 0.06, "yanchor": "bottom"}
+        {"orientation": "v", "x": PROJECTOR_SIDE_X[0], "y": curve_y[1] + 0.055, "yanchor": "bottom"}
         if projector
         else {"orientation": "h", "x": 0, "y": CURVE_DOMAIN[1] + 0.03, "yanchor": "bottom"}
     )
     fig.update_layout(
-        margin={"l": 10, "r": 10, "t": LINE_PX * lines + 8, "b": 118},
+        margin={"l": 10, "r": 10, "t": LINE_PX * lines + 8, "b": 118 + drop},
         legend={**legend, "font": {"size": 11}},
         **controls,
     )
     plane_axes(fig, grid_xs, grid_ys)
     fig.update_layout(**_numbers_axes(numbers, T))  # after plane_axes, which sets every axis present
     if projector:
+        _projector_legend(fig, len(classes), {**legend, "font": {"size": 11}, "tracegroupgap": 0})
         fig.update_layout(
             xaxis={"domain": list(PROJECTOR_PLANE_X)},
             yaxis={"domain": [0, 1]},
             xaxis3={"domain": list(PROJECTOR_SIDE_X), "title": {"text": "test cost by round t"}},
-            yaxis3={"domain": list(PROJECTOR_CURVE_Y), "title": {"text": ""}},
+            yaxis3={"domain": list(curve_y), "title": {"text": ""}},
         )
     else:
+        _class_legend(fig, len(classes), columns=False)  # one row at 1280x720: clear of the tick labels
         # The legend sits right under the regions' tick labels: the x axis is named at its right end instead.
         x_title = fig.layout.xaxis.title
         fig.add_annotation(
@@ -555,6 +565,56 @@ def replay_figure(
         )
         x_title.text = ""
     return clear_of_modebar(fig)
+
+
+def _projector_legend(fig: go.Figure, n_classes: int, legend: dict) -> None:
+    """The projector's legend: ``_class_legend``, in two columns beside the regions when there are more than
+    ``PROJECTOR_LEGEND_ROWS`` classes, so twelve classes fit a 1280x720 screen without pushing the regions
+    down."""
+    two = _class_legend(fig, n_classes, columns=True)
+    if not two:
+        return
+    half = -(-(n_classes + 2) // 2)  # the mistake and hollow entries close the second column
+    for tr in fig.data:
+        group = tr.legendgroup
+        if (group is not None and str(group).isdigit() and int(group) >= half) or tr.name in (
+            "mistake",
+            TEST_HINT,
+        ):
+            tr.legend = "legend2"
+    x0, x1 = PROJECTOR_SIDE_X
+    fig.update_layout(legend2={**legend, "x": x0 + 0.53 * (x1 - x0)})
+
+
+TEST_HINT = "hollow: test"
+
+
+def _class_legend(fig: go.Figure, n_classes: int, columns: bool) -> bool:
+    """One legend entry per class (its name and training marker; a class's test points share it), then the
+    mistake crosses and, with test points, one grey hollow entry saying what hollow means. Returns whether the
+    legend needs two ``columns`` (more than ``PROJECTOR_LEGEND_ROWS`` classes; names then cut to a half
+    column)."""
+    seen = set()
+    two = columns and n_classes > PROJECTOR_LEGEND_ROWS
+    tests = any(str(tr.name).endswith(" (test)") for tr in fig.data if tr.legendgroup is not None)
+    for tr in fig.data:
+        group = tr.legendgroup
+        if group is None or not str(group).isdigit():
+            continue
+        if group in seen:
+            tr.showlegend = False
+        else:
+            seen.add(group)
+            name = html.unescape(str(tr.name).rsplit(" (", 1)[0])  # "apple (train)" -> "apple"
+            if two and len(name) > PROJECTOR_NAME_CHARS:  # a half column: long names end in "…"
+                name = name[: PROJECTOR_NAME_CHARS - 1] + "…"
+            tr.name = esc(name)
+    if tests:
+        fig.add_trace(
+            legend_entry(TEST_HINT, symbol="circle-open", size=8, color="#555555", line={"width": 1.6})
+        )
+    fig.update_layout(legend={"tracegroupgap": 0})
+    return two
 
 
 def before_after_figure(grid_xs, grid_ys, panels, classes, test, height: int = 380) -> go.Figure:

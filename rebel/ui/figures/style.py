@@ -146,6 +146,12 @@ def presentation(
         title_font={"size": round(font_size * 1.15)},
         legend_font={"size": round(font_size * 0.9)},
     )
+    if (
+        "legend2" in fig.layout.to_plotly_json()
+    ):  # two legend columns (the projector's, many classes): smaller
+        fig.update_layout(
+            legend_font={"size": round(font_size * 0.8)}, legend2_font={"size": round(font_size * 0.8)}
+        )
     if size is not None:
         fig.update_layout(width=size[0], height=size[1], autosize=False)
     m = fig.layout.margin

@@ -132,9 +132,10 @@ def _slide(pair: TrainedPair, size: tuple) -> dict:
 
 
 def _lecture(pair: TrainedPair, t: int) -> None:
-    """Slides: the regions at t as PNG and the replay as an animated GIF, each one download button whose file is
-    drawn on the click and kept per model and size (presentation mode is a toggle under the plot)."""
-    a, b, c = st.columns([1.2, 1, 1])
+    """Slides: the regions at t as PNG and the replay as an animated GIF and as an MP4, each one download button
+    whose file is drawn on the click and kept per model and size (presentation mode is a toggle under the
+    plot)."""
+    a, b, c, d = st.columns([1.2, 1, 1, 1])
     size = export.SLIDE_SIZES[
         a.radio(
             "Slide size", list(export.SLIDE_SIZES), key="w_slide_size", horizontal=True, format_func=ui.plain
@@ -150,8 +151,11 @@ def _lecture(pair: TrainedPair, t: int) -> None:
     grid, kw = (pair.grid.xs, pair.grid.ys, pair.regions, pair.classes, pair.cost_matrix), _slide(pair, size)
     png = kept((pair.key, "png", t, size), lambda: export.regions_png(*grid, t, **kw))
     gif = kept((pair.key, "gif", size), lambda: export.replay_gif(*grid, **kw))
+    mp4 = kept((pair.key, "mp4", size), lambda: export.replay_mp4(*grid, **kw))
     b.download_button("Regions at t (PNG)", png, file_name=f"rebel_regions_t{t}.png", mime="image/png",
                       icon=":material/image:", on_click="ignore")  # fmt: skip
     c.download_button("Replay (GIF)", gif, file_name="rebel_replay.gif", mime="image/gif",
+                      icon=":material/gif_box:", on_click="ignore")  # fmt: skip
+    d.download_button("Replay (MP4)", mp4, file_name="rebel_replay.mp4", mime="video/mp4",
                       icon=":material/movie:", on_click="ignore")  # fmt: skip
     st.caption("The plot's own camera icon saves the current view as PNG too.")

@@ -54,9 +54,15 @@ _PLOT_BOX_CSS = (
     "div.st-key-pg_plot [data-testid='stFullScreenFrame'], div.st-key-pg_plot [data-testid='stPlotlyChart']"
     " {height: 100% !important;}"
 )
+# The cost cells' text gets their whole width (Streamlit pads an input by 0.75rem a side): "0.75" fits a cell of
+# five classes at 1280x720.
+_CELL_CSS = (
+    ".st-key-cost_editor [data-testid='stTextInputRootElement'] input"
+    " {padding-left: 2px !important; padding-right: 2px !important; text-align: center;}"
+)
 _PRESENT_CSS = ".st-key-cost_editor input, .st-key-pg_tray p {font-size: 1.35rem !important;}"
-ONE_SCREEN_CSS = "<style>" + _PLOT_BOX_CSS + "</style>"
-ONE_SCREEN_CSS_PRESENT = "<style>" + _PLOT_BOX_CSS + _PRESENT_CSS + "</style>"
+ONE_SCREEN_CSS = "<style>" + _PLOT_BOX_CSS + _CELL_CSS + "</style>"
+ONE_SCREEN_CSS_PRESENT = "<style>" + _PLOT_BOX_CSS + _CELL_CSS + _PRESENT_CSS + "</style>"
 
 
 def one_screen_style(present: bool = False) -> None:
@@ -558,7 +564,9 @@ ROUND_IN_LINK = """<script>
     gd.on('plotly_animated', write);
   };
   // "Replay after retraining": a figure whose layout.meta carries an autoplay token (a new one per retrain,
-  // the figure opening at t = 0) gets its Play button pressed once, when its frames are in.
+  // the figure opening at t = 0) gets its Play button pressed once, when its frames are in and its box has
+  // kept its size for two ticks: a chart resized while it plays (the sidebar folding away as presentation mode
+  // opens from a link) can be left drawn at the old size.
   const autoplay = () => {
     const gd = document.querySelector('.st-key-pg_plot .js-plotly-plot');
     const token = gd && gd.layout && gd.layout.meta && gd.layout.meta.autoplay;
@@ -566,6 +574,11 @@ ROUND_IN_LINK = """<script>
     const frames = gd._transitionData && gd._transitionData._frames;
     const play = gd.querySelector('.updatemenu-button');
     if (!frames || !frames.length || !play) return;
+    const box = gd.getBoundingClientRect();
+    const size = Math.round(box.width) + 'x' + Math.round(box.height) + '/' +
+      Math.round((gd._fullLayout && gd._fullLayout.width) || 0);
+    if (gd.__rebelSize !== size) { gd.__rebelSize = size; gd.__rebelSame = 0; return; }
+    if (++gd.__rebelSame < 2 || Math.abs(box.width - gd._fullLayout.width) > 2) return;
     gd.__rebelPlayed = token;
     play.dispatchEvent(new MouseEvent('click', {bubbles: true}));
   };

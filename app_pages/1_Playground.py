@@ -58,7 +58,7 @@ def _cost_panel(notes) -> None:
         _set_costs(C)
     with editor:
         st.markdown("**Costs** · rows = truth, columns = prediction; type a number and press Enter")
-        ui.cost_editor(A.cost_matrix, classes, COSTS, on_change=A.set_costs)
+        ui.cost_editor(A.cost_matrix, classes, COSTS, on_change=A.set_costs, large=bool(S.get("w_present")))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", CostWarning)
         validate_cost_matrix(A.cost_matrix, n_classes=len(classes), classes=classes)  # names the classes

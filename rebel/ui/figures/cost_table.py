@@ -1,0 +1,96 @@
+"""The cost matrix as a compact read-only table for many classes (the cost editor shows it above ``GRID_MAX_CLASSES``
+classes, where a grid of input cells, or a data grid with its 50 px minimum column width, would not fit the costs'
+column). Pure function: no streamlit here.
+
+Rows are the truth (class number and name), columns the prediction (class number, the row numbers' key); every
+cell writes its cost, shaded from white (0) to a light orange (the largest cost), the diagonal grey. The table
+fills its width, so a 12 x 12 matrix fits a 300 px column with nothing cut off.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from rebel.ui.figures.style import esc
+
+ROW_PX = 24  # px per row; the figure is ROW_PX * (K + 1) + margins tall
+MAX_NAME = 12  # characters of a class name beside its row (longer names end in "…")
+SHADE = [[0.0, "#FFFFFF"], [1.0, "#F5B971"]]
+DIAGONAL = "#E3E3E3"
+
+
+def _short(name: str) -> str:
+    name = str(name)
+    return name if len(name) <= MAX_NAME else name[: MAX_NAME - 1] + "…"
+
+
+def cost_table_height(n_classes: int, row_px: int = ROW_PX) -> int:
+    """The figure's height in px for ``n_classes`` classes."""
+    return int(row_px) * (int(n_classes) + 1) + 8
+
+
+def short_cost(value: float, n_classes: int) -> str:
+    """A cost as the table writes it: 3 significant digits (2 above 8 classes, whose cells are narrow); the
+    entry box under the table shows the full value."""
+    return f"{float(value):.{3 if n_classes <= 8 else 2}g}"
+
+
+def cost_table_figure(cost_matrix, classes, row_px: int = ROW_PX) -> go.Figure:
+    """The K x K cost matrix as an annotated table (rows = truth ``k name``, columns = prediction ``k``, costs
+    written by ``short_cost``); ``row_px`` sets the rows' height and the font (half of it; larger in
+    presentation mode)."""
+    C = np.asarray(cost_matrix, dtype=np.float64)
+    K = len(classes)
+    if C.shape != (K, K):
+        raise ValueError(f"cost_matrix must be {K}x{K} (one row and column per class), got shape {C.shape}.")
+    off = C[~np.eye(K, dtype=bool)]
+    top = float(off.max()) if off.size and np.isfinite(off).all() and off.max() > 0 else 1.0
+    shade = np.where(np.eye(K, dtype=bool), np.nan, C / top)
+    text = [[short_cost(C[i, j], K) for j in range(K)] for i in range(K)]
+    rows = [f"{i + 1} {esc(_short(name))}" for i, name in enumerate(classes)]
+    cols = [str(j + 1) for j in range(K)]
+    size = max(9, round(int(row_px) * 0.5))
+    fig = go.Figure(
+        [
+            go.Heatmap(  # the diagonal, grey under its zero
+                z=np.where(np.eye(K, dtype=bool), 1.0, np.nan),
+                x=cols,
+                y=rows,
+                colorscale=[[0, DIAGONAL], [1, DIAGONAL]],
+                showscale=False,
+                hoverinfo="skip",
+                xgap=1,
+                ygap=1,
+            ),
+            go.Heatmap(
+                z=shade,
+                x=cols,
+                y=rows,
+                zmin=0,
+                zmax=1,
+                colorscale=SHADE,
+                showscale=False,
+                text=text,
+                texttemplate="%{text}",
+                textfont={"size": size, "color": "#111111"},
+                customdata=[
+                    [f"{esc(classes[i])} → {esc(classes[j])}: {C[i, j]:.6g}" for j in range(K)]
+                    for i in range(K)
+                ],
+                hovertemplate="%{customdata}<extra></extra>",
+                xgap=1,
+                ygap=1,
+            ),
+        ]
+    )
+    fig.update_layout(
+        height=cost_table_height(K, row_px),
+        margin={"l": 4, "r": 4, "t": int(row_px) + 4, "b": 4},
+        font={"size": size},
+        plot_bgcolor="#CCCCCC",
+        dragmode=False,
+    )
+    fig.update_xaxes(side="top", fixedrange=True, showgrid=False, ticks="", type="category")
+    fig.update_yaxes(autorange="reversed", fixedrange=True, showgrid=False, ticks="", type="category")
+    return fig
