@@ -4,7 +4,7 @@ PYTHON ?= python3.11
 VENV   := .venv
 BIN    := $(VENV)/bin
 PORT   ?= 8501
-LINTED := rebel tests benchmarks app_pages app.py
+LINTED := rebel tests benchmarks pages app.py
 export NUMBA_CACHE_DIR ?= $(CURDIR)/.numba_cache
 
 # The server's safety and speed settings, passed on the command line as well as in .streamlit/config.toml, so
@@ -17,6 +17,7 @@ SAFETY := --server.address 127.0.0.1 \
           --server.maxUploadSize 5 \
           --client.showErrorDetails none \
           --client.toolbarMode minimal \
+          --client.showSidebarNavigation false \
           --browser.gatherUsageStats false \
           --runner.magicEnabled false \
           --server.fileWatcherType none \

@@ -30,23 +30,27 @@ def _warmup() -> bool:
 
 
 PAGES = [
-    st.Page("app_pages/1_Playground.py", title="Playground", icon=":material/tune:", default=True),
-    st.Page("app_pages/0_Lessons.py", title="Lessons", icon=":material/school:"),
-    st.Page("app_pages/2_REBEL_vs_two_step.py", title="REBEL vs two-step", icon=":material/balance:"),
-    st.Page("app_pages/3_Risk_paths.py", title="Risk-score paths", icon=":material/timeline:"),
-    st.Page("app_pages/4_Cost_gallery.py", title="Cost gallery", icon=":material/grid_view:"),
-    st.Page("app_pages/5_Trees_and_depth.py", title="Trees and depth", icon=":material/account_tree:"),
-    st.Page("app_pages/6_Real_data.py", title="Real data", icon=":material/pin:"),
-    st.Page("app_pages/7_Example_costs.py", title="Costs per example", icon=":material/scatter_plot:"),
-    st.Page("app_pages/8_Cost_sweep.py", title="Cost sweep", icon=":material/show_chart:"),
-    st.Page("app_pages/9_Theory.py", title="Theory", icon=":material/functions:"),
+    st.Page("pages/1_Playground.py", title="Playground", icon=":material/tune:", default=True),
+    st.Page("pages/0_Lessons.py", title="Lessons", icon=":material/school:"),
+    st.Page("pages/2_REBEL_vs_two_step.py", title="REBEL vs two-step", icon=":material/balance:"),
+    st.Page("pages/3_Risk_paths.py", title="Risk-score paths", icon=":material/timeline:"),
+    st.Page("pages/4_Cost_gallery.py", title="Cost gallery", icon=":material/grid_view:"),
+    st.Page("pages/5_Trees_and_depth.py", title="Trees and depth", icon=":material/account_tree:"),
+    st.Page("pages/6_Real_data.py", title="Real data", icon=":material/pin:"),
+    st.Page("pages/7_Example_costs.py", title="Costs per example", icon=":material/scatter_plot:"),
+    st.Page("pages/8_Cost_sweep.py", title="Cost sweep", icon=":material/show_chart:"),
+    st.Page("pages/9_Theory.py", title="Theory", icon=":material/functions:"),
 ]
 
 # Navigation first: nothing slow (numba import, kernel compilation) may come before the sidebar's page list.
-# The pages live in app_pages/, not pages/: a folder named pages/ beside app.py puts a server's first run in
-# Streamlit's automatic multi-page mode, whose list (with an extra "app" entry) shows until st.navigation
-# replaces it, under every launcher (tests/e2e/test_first_visit_nav.py starts make run's and a plain one).
-page = st.navigation(PAGES)
+# A pages/ folder beside app.py puts a server's first session in Streamlit's automatic multi-page mode, whose
+# list (with an extra "app" entry) would show until st.navigation replaces it, under a plain `streamlit run`.
+# client.showSidebarNavigation = false (.streamlit/config.toml and make run's flags) hides every automatic
+# list; the app draws its own page links (tests/e2e/test_first_visit_nav.py starts make run's and a plain one).
+page = st.navigation(PAGES, position="hidden")
+with st.sidebar:
+    for _page in PAGES:
+        st.page_link(_page)
 _warmup()
 
 from rebel.ui.guard import run_page, start_memory_release  # after navigation (it imports numba)

@@ -100,7 +100,7 @@ def server_per_session(n: int, wait: float) -> dict:
 def session_breakdown() -> dict:
     from streamlit.testing.v1 import AppTest
 
-    at = AppTest.from_file(str(ROOT / "app_pages" / "1_Playground.py"), default_timeout=600)
+    at = AppTest.from_file(str(ROOT / "pages" / "1_Playground.py"), default_timeout=600)
     at.run()
     assert not at.exception, at.exception
     state = at.session_state

@@ -22,10 +22,10 @@ from rebel.ui.state import STATE_KEY, AppState
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 TIMEOUT = 60  # the first run compiles (or loads) the numba kernels
 PATHS, GALLERY, SWEEP, THEORY = (
-    "app_pages/3_Risk_paths.py",
-    "app_pages/4_Cost_gallery.py",
-    "app_pages/8_Cost_sweep.py",
-    "app_pages/9_Theory.py",
+    "pages/3_Risk_paths.py",
+    "pages/4_Cost_gallery.py",
+    "pages/8_Cost_sweep.py",
+    "pages/9_Theory.py",
 )
 FAST = {"n_estimators": 20, "max_depth": 2, "n_thresholds": 64}
 

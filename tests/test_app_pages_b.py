@@ -16,9 +16,9 @@ from rebel.ui.state import STATE_KEY, AppState
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 TIMEOUT = 60
-VS = "app_pages/2_REBEL_vs_two_step.py"
-TREES = "app_pages/5_Trees_and_depth.py"
-REAL = "app_pages/6_Real_data.py"
+VS = "pages/2_REBEL_vs_two_step.py"
+TREES = "pages/5_Trees_and_depth.py"
+REAL = "pages/6_Real_data.py"
 
 
 def _run(at: AppTest) -> AppTest:

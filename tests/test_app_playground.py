@@ -341,13 +341,13 @@ def test_fn_costs_reduce_misses_of_that_class(app):
 
 
 def test_edits_survive_a_visit_to_another_page(app):
-    others = sorted(p for p in (Path(APP).parent / "app_pages").glob("*.py") if not p.name.startswith("1_"))
+    others = sorted(p for p in (Path(APP).parent / "pages").glob("*.py") if not p.name.startswith("1_"))
     if not others:
         pytest.skip("no other page is registered yet")
     _edit_cost(app, 1, "weapon", 7.0)
     # Another page drops the Playground's widget keys and the editors' edit state; plain keys stay.
     app.switch_page(str(others[0].relative_to(Path(APP).parent))).run(timeout=TIMEOUT)
-    app.switch_page("app_pages/1_Playground.py")
+    app.switch_page("pages/1_Playground.py")
     _run(app)
     assert _state(app).cost_matrix[1, 2] == 7.0
     assert _state(app).trained.rebel.cost_matrix_[1, 2] == 7.0

@@ -14,8 +14,8 @@ from tests.test_app_pages_b import _charts
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 TIMEOUT = 120
-VS = "app_pages/2_REBEL_vs_two_step.py"
-EC = "app_pages/7_Example_costs.py"
+VS = "pages/2_REBEL_vs_two_step.py"
+EC = "pages/7_Example_costs.py"
 
 
 def _open(page: str, **widgets) -> AppTest:
@@ -153,6 +153,6 @@ def test_playground_engine_choice_trains_both_models_with_vector_leaves():
     assert not (vector.regions == paper.regions).all()
     at.switch_page(VS)
     _run(at)
-    at.switch_page("app_pages/1_Playground.py")
+    at.switch_page("pages/1_Playground.py")
     _run(at)
     assert at.selectbox(key="w_engine").value == "vector"  # kept across a page switch

@@ -383,7 +383,7 @@ def test_bad_link_falls_back_to_the_default_preset(case):
 @pytest.fixture(scope="module")
 def risk_paths() -> AppTest:
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.switch_page("app_pages/3_Risk_paths.py")
+    at.switch_page("pages/3_Risk_paths.py")
     return _run(at)
 
 

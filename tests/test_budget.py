@@ -35,11 +35,11 @@ APP = str(ROOT / "app.py")
 MIB = 1024 * 1024
 SESSION_RSS_BOUND = 1024 * MIB  # peak RSS of one session driving every page at its extremes, over baseline
 SHARED_PAGES = [  # the pages that train on the Playground's problem as soon as they open
-    "app_pages/3_Risk_paths.py",
-    "app_pages/4_Cost_gallery.py",
-    "app_pages/5_Trees_and_depth.py",
-    "app_pages/8_Cost_sweep.py",
-    "app_pages/9_Theory.py",
+    "pages/3_Risk_paths.py",
+    "pages/4_Cost_gallery.py",
+    "pages/5_Trees_and_depth.py",
+    "pages/8_Cost_sweep.py",
+    "pages/9_Theory.py",
 ]
 
 

@@ -29,7 +29,7 @@ from rebel.ui.state import STATE_KEY, AppState
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 TIMEOUT = 300
-VS, REAL, EC = "app_pages/2_REBEL_vs_two_step.py", "app_pages/6_Real_data.py", "app_pages/7_Example_costs.py"
+VS, REAL, EC = "pages/2_REBEL_vs_two_step.py", "pages/6_Real_data.py", "pages/7_Example_costs.py"
 RUN_LIMIT = budget.limit_of("run_work", app=True)
 FIT_LIMIT = budget.limit_of("fit_work", app=True)
 ROUNDS, DEPTH = INT_PARAMS["n_estimators"].app_high, INT_PARAMS["max_depth"].app_high

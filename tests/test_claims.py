@@ -25,7 +25,7 @@ WIN = re.compile(r"\bw(?:in|ins|on|inning)\b|win_rate|\bbeat(?:s|en)?\b|outperfo
 def _sources() -> list:
     files = [
         ROOT / "README.md",
-        *sorted((ROOT / "app_pages").glob("*.py")),
+        *sorted((ROOT / "pages").glob("*.py")),
         *sorted((ROOT / "rebel").rglob("*.py")),
     ]
     return [f for f in files if f.is_file()]

@@ -238,7 +238,7 @@ def test_taxonomy_tree_cannot_inject(playground, text):
 )
 def test_paths_table_cannot_inject(edit):
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.switch_page("app_pages/3_Risk_paths.py")
+    at.switch_page("pages/3_Risk_paths.py")
     _run(at)
     _edit(at, f"rp_editor_{at.session_state['rp_table_v']}", {0: edit})
     _run(at)
@@ -251,7 +251,7 @@ def test_real_data_page_shows_uploaded_class_names_inertly():
     at.file_uploader(key="w_csv_upload").set_value(("names.csv", CSVS["class-names"], "text/csv"))
     _run(at)
     assert set(_state(at).dataset.classes) == {n.replace(",", " ") for n in NAMES}
-    at.switch_page("app_pages/6_Real_data.py")
+    at.switch_page("pages/6_Real_data.py")
     _run(at)
     at.selectbox(key="w6_dataset").set_value("playground")  # the page's value for the Playground's data
     _run(at)
@@ -346,14 +346,14 @@ def _hostile_doc(**changes) -> dict:
 
 
 PAGES = {  # page -> small settings so each renders in seconds
-    "app_pages/2_REBEL_vs_two_step.py": {"w2_n_datasets": 1, "w2_n_costs": 1, "w2_n_rounds": 5},
-    "app_pages/3_Risk_paths.py": {},
-    "app_pages/4_Cost_gallery.py": {},
-    "app_pages/5_Trees_and_depth.py": {"w5_rounds": 5, "w5_study_rounds": 10, "w5_study_splits": 1},
-    "app_pages/6_Real_data.py": {"w6_rounds": 10, "w6_methods": ["rebel"], "w6_dataset": "playground"},
-    "app_pages/7_Example_costs.py": {"w7_n_datasets": 1, "w7_n_costs": 1, "w7_n_rounds": 5},
-    "app_pages/8_Cost_sweep.py": {"sw_n": 3},
-    "app_pages/9_Theory.py": {"th_rounds": 10},
+    "pages/2_REBEL_vs_two_step.py": {"w2_n_datasets": 1, "w2_n_costs": 1, "w2_n_rounds": 5},
+    "pages/3_Risk_paths.py": {},
+    "pages/4_Cost_gallery.py": {},
+    "pages/5_Trees_and_depth.py": {"w5_rounds": 5, "w5_study_rounds": 10, "w5_study_splits": 1},
+    "pages/6_Real_data.py": {"w6_rounds": 10, "w6_methods": ["rebel"], "w6_dataset": "playground"},
+    "pages/7_Example_costs.py": {"w7_n_datasets": 1, "w7_n_costs": 1, "w7_n_rounds": 5},
+    "pages/8_Cost_sweep.py": {"sw_n": 3},
+    "pages/9_Theory.py": {"th_rounds": 10},
 }
 
 
@@ -388,7 +388,7 @@ def _texts(elements) -> list[str]:
 def test_cost_gallery_panel_message_is_inert(hostile):
     """Reproducer: ``st.success(f"No {cls} prediction ...")`` rendered a class name as a live link."""
     at = hostile
-    at.switch_page("app_pages/4_Cost_gallery.py")
+    at.switch_page("pages/4_Cost_gallery.py")
     _run(at)
     c = at.session_state["gal_c"]
     about_c = [
@@ -402,7 +402,7 @@ def test_cost_sweep_caption_is_inert(hostile):
     """Reproducer: ``st.caption(f"Sweeping the cost of predicting **{pred}** ...")`` showed a link, an image."""
     at = hostile
     at.session_state["sw_n"] = 3
-    at.switch_page("app_pages/8_Cost_sweep.py")
+    at.switch_page("pages/8_Cost_sweep.py")
     _run(at)
     sweeping = [c.value for c in at.caption if "Sweeping the cost" in c.value]
     assert sweeping and at.session_state["sw_pred"] in _shown(sweeping[0])
@@ -413,9 +413,9 @@ def test_cost_sweep_caption_is_inert(hostile):
 def test_trees_favoured_classes_caption_is_inert(hostile):
     """Reproducer: the favoured-classes caption showed a link, an image and :red[...] text."""
     at = hostile
-    for key, value in PAGES["app_pages/5_Trees_and_depth.py"].items():
+    for key, value in PAGES["pages/5_Trees_and_depth.py"].items():
         at.session_state[key] = value
-    at.switch_page("app_pages/5_Trees_and_depth.py")
+    at.switch_page("pages/5_Trees_and_depth.py")
     _run(at)
     where = [_shown(c.value) for c in at.caption if "the scores of" in c.value]
     assert where and any(name in where[0] for name in HOSTILE), "the favoured classes are not named"

@@ -1,4 +1,4 @@
-"""The lesson path (rebel.ui.lessons, app_pages/0_Lessons.py): every scene's "what to notice" claim holds for the
+"""The lesson path (rebel.ui.lessons, pages/0_Lessons.py): every scene's "what to notice" claim holds for the
 numbers the Playground computes for its configuration, and one click restores that configuration exactly."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from rebel.ui import lessons as ls
 from rebel.ui.state import STATE_KEY, ModelCache
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
-PLAYGROUND = "app_pages/1_Playground.py"
+PLAYGROUND = "pages/1_Playground.py"
 TIMEOUT = 120  # the first run compiles (or loads) the numba kernels
 CACHE = ModelCache({"model": 32, "pair": 1})  # shared by the claim checks (scenes refit the same models)
 
@@ -110,7 +110,7 @@ def _regions_drawn(at: AppTest) -> bool:
 @pytest.mark.parametrize("i", range(len(ls.SCENES)), ids=[s.title for s in ls.SCENES])
 def test_one_click_opens_the_scene_in_the_playground(i):
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.switch_page("app_pages/0_Lessons.py")
+    at.switch_page("pages/0_Lessons.py")
     _run(at)
     at.button(key=f"w_lesson_{i}").click()
     _run(at)
@@ -126,7 +126,7 @@ def test_one_click_opens_the_scene_in_the_playground(i):
 
 def test_next_scene_on_the_playground_opens_the_following_scene():
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.switch_page("app_pages/0_Lessons.py")
+    at.switch_page("pages/0_Lessons.py")
     _run(at)
     at.button(key="w_lesson_3").click()
     _run(at)
@@ -147,14 +147,14 @@ def test_next_scene_on_the_playground_opens_the_following_scene():
 def test_the_last_scene_leads_back_to_the_first_and_the_page_marks_the_shown_scene():
     last = len(ls.SCENES) - 1
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.switch_page("app_pages/0_Lessons.py")
+    at.switch_page("pages/0_Lessons.py")
     _run(at)
     at.button(key=f"w_lesson_{last}").click()
     _run(at)
     at.switch_page(PLAYGROUND)
     _run(at)
     assert at.button(key="w_lesson_next").label == "Back to scene 1"
-    at.switch_page("app_pages/0_Lessons.py")
+    at.switch_page("pages/0_Lessons.py")
     _run(at)
     marks = [c.value for c in at.caption if c.value == "The Playground shows this scene now."]
     assert len(marks) == 1

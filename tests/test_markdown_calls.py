@@ -1,5 +1,5 @@
 """No text reaches Streamlit's markdown except a literal or ``plain(...)`` (``rebel.ui.text``), checked on the
-source of ``app_pages/``, ``app.py`` and ``rebel/ui/``.
+source of ``pages/``, ``app.py`` and ``rebel/ui/``.
 
 Every call of a Streamlit function whose text is rendered as markdown (bodies, titles, labels, help, metric
 values, tab labels, radio and pill options, progress texts: ``TEXT_ARGS``) must pass each of those arguments
@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-FILES = sorted([ROOT / "app.py", *(ROOT / "app_pages").glob("*.py"), *(ROOT / "rebel" / "ui").rglob("*.py")])
+FILES = sorted([ROOT / "app.py", *(ROOT / "pages").glob("*.py"), *(ROOT / "rebel" / "ui").rglob("*.py")])
 SAFE_CALLS = {"plain", "md"}  # rebel.ui.text: the escaper and the literal-template formatter
 NOT_STREAMLIT = {
     "LOG",
@@ -53,12 +53,14 @@ TEXT_ARGS: dict[str, tuple] = {
     "spinner": (0, "text"),
     "progress": (1, "text"),
     "dialog": (0, "title"),
+    # st.page_link's first argument is the page; without a label it shows the page's title, st.Page's
+    "page_link": ("label", "help"),
+    "Page": ("title",),
     **dict.fromkeys(
         (
             "button",
             "download_button",
             "link_button",
-            "page_link",
             "form_submit_button",
             "checkbox",
             "toggle",
@@ -255,7 +257,7 @@ def test_markdown_calls_take_literals_or_plain(path: Path):
 def test_the_scan_covers_the_app():
     names = {str(p.relative_to(ROOT)) for p in FILES}
     assert "app.py" in names and "rebel/ui/components.py" in names
-    assert sum(n.startswith("app_pages/") for n in names) >= 9
+    assert sum(n.startswith("pages/") for n in names) >= 9
 
 
 BAD = [

@@ -16,7 +16,7 @@ TIMEOUT = 120
 
 # page -> (query parameters changing every setting, the widget values they must give)
 LINKS = {
-    "app_pages/2_REBEL_vs_two_step.py": (
+    "pages/2_REBEL_vs_two_step.py": (
         {
             "source": "playground",
             "n_datasets": "3",
@@ -44,16 +44,16 @@ LINKS = {
             "w2_sweep": True,
         },
     ),
-    "app_pages/3_Risk_paths.py": ({"t": "12", "regions": "stumps"}, {"rp_t": 12, "rp_regions": "stumps"}),
-    "app_pages/4_Cost_gallery.py": (
+    "pages/3_Risk_paths.py": ({"t": "12", "regions": "stumps"}, {"rp_t": 12, "rp_regions": "stumps"}),
+    "pages/4_Cost_gallery.py": (
         {"c": "D", "other": "A", "m": "4.5", "test": "1"},
         {"gal_c": "D", "gal_other": "A", "gal_m": 4.5, "gal_test": True},
     ),
-    "app_pages/5_Trees_and_depth.py": (
+    "pages/5_Trees_and_depth.py": (
         {"depth": "3", "rounds": "37", "study_rounds": "40", "study_splits": "2"},
         {"w5_depth": 3, "w5_rounds": 37, "w5_study_rounds": 40, "w5_study_splits": 2},
     ),
-    "app_pages/6_Real_data.py": (
+    "pages/6_Real_data.py": (
         {
             "dataset": "wine",
             "cost": "random",
@@ -71,7 +71,7 @@ LINKS = {
             "w6_methods": ["rebel", "one_vs_all"],
         },
     ),
-    "app_pages/7_Example_costs.py": (
+    "pages/7_Example_costs.py": (
         {
             "n_datasets": "2",
             "n_costs": "6",
@@ -91,11 +91,11 @@ LINKS = {
             "w7_seed": 99,
         },
     ),
-    "app_pages/8_Cost_sweep.py": (
+    "pages/8_Cost_sweep.py": (
         {"truth": "liquid", "pred": "harmless", "lo": "0.5", "hi": "50", "n": "7"},
         {"sw_truth": "liquid", "sw_pred": "harmless", "sw_lo": 0.5, "sw_hi": 50.0, "sw_n": 7},
     ),
-    "app_pages/9_Theory.py": ({"depth": "3", "rounds": "25"}, {"th_depth": 3, "th_rounds": 25}),
+    "pages/9_Theory.py": ({"depth": "3", "rounds": "25"}, {"th_depth": 3, "th_rounds": 25}),
 }
 
 

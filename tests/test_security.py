@@ -26,7 +26,7 @@ from tests.test_markdown_calls import _is_fixed, static_names
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
-APP_FILES = [ROOT / "app.py", *sorted((ROOT / "app_pages").glob("*.py"))]
+APP_FILES = [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py"))]
 ENGINE_FILES = sorted((ROOT / "rebel").glob("*.py"))
 
 

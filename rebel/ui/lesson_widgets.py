@@ -16,8 +16,8 @@ from rebel.ui.playground import actions as act
 from rebel.ui.state import AppState
 from rebel.ui.text import md
 
-PLAYGROUND = "app_pages/1_Playground.py"
-LESSONS = "app_pages/0_Lessons.py"
+PLAYGROUND = "pages/1_Playground.py"
+LESSONS = "pages/0_Lessons.py"
 S = st.session_state
 
 

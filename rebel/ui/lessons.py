@@ -1,4 +1,4 @@
-"""The lesson path: a few ordered scenes a teacher steps through, one click each (page ``app_pages/0_Lessons.py``).
+"""The lesson path: a few ordered scenes a teacher steps through, one click each (page ``pages/0_Lessons.py``).
 
 A ``Scene`` is a full Playground configuration (``rebel.ui.config.Config``: preset, costs, hyper-parameters,
 engine) with a title, a two-sentence "what to notice", a question for the students and a ``check``: a function

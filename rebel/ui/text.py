@@ -4,7 +4,7 @@ Streamlit renders the body of ``st.markdown/caption/success/info/warning/error/t
 and popover labels, metric labels and values, the labels and help of every widget, radio and pill options and
 progress texts as GitHub-flavoured markdown with autolinks (``https://...``, ``www.``, ``a@b.c``) and its own
 directives (``:red[...]``, ``:material/icon:``, emoji shortcodes ``:smile:``, ``$...$`` LaTeX). Every such
-call in ``app_pages/``, ``app.py`` and ``rebel/ui/`` passes either a string literal or ``plain(value)``;
+call in ``pages/``, ``app.py`` and ``rebel/ui/`` passes either a string literal or ``plain(value)``;
 ``tests/test_markdown_calls.py`` fails the build on anything else.
 
 - ``plain(value)``: ``value`` as inert text. A ``Markdown`` (made by ``md`` from a literal template) is

@@ -16,6 +16,8 @@ from benchmarks._common import CHROMIUM as CHROMIUM_PATH
 from benchmarks._common import CHROMIUM_ARGS, free_port, healthy, stop_process
 
 ROOT = Path(__file__).resolve().parents[2]
+# The sidebar's page links: app.py draws them (st.page_link); Streamlit's own list is turned off.
+NAV_LINKS = "[data-testid='stSidebar'] a[data-testid='stPageLink-NavLink']"
 CHROMIUM = Path(CHROMIUM_PATH)
 SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
 

@@ -18,6 +18,7 @@ import pytest
 
 from benchmarks.bench_browser import HOOKS
 from rebel.ui import config as cf
+from tests.e2e.conftest import NAV_LINKS
 
 pytestmark = pytest.mark.browser
 
@@ -64,7 +65,7 @@ def _no_exception(page, where: str) -> None:
 
 
 def _open_page(page, title: str) -> None:
-    page.locator("[data-testid='stSidebarNav'] a", has_text=title).first.click()
+    page.locator(NAV_LINKS, has_text=title).first.click()
     if PAGES[title] is None:  # the Playground has no heading (one screen): wait for its regions figure
         page.locator(".st-key-pg_plot .js-plotly-plot .slider-label").first.wait_for(timeout=PAGE_LOAD)
     else:
@@ -102,7 +103,7 @@ def app_page(app_url, browser):
 
 
 def test_sidebar_lists_the_registered_pages_and_layout_is_wide(app_page, screenshot_dir):
-    links = app_page.locator("[data-testid='stSidebarNav'] a")
+    links = app_page.locator(NAV_LINKS)
     texts = [t.strip() for t in links.all_inner_texts()]  # icon (emoji or Material name) + title
     assert len(texts) == len(PAGES), f"sidebar entries: {texts}"
     assert all(t.endswith(title) for t, title in zip(texts, PAGES)), f"sidebar entries: {texts}"

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.bench_browser import HOOKS, VIEWPORT, in_browser_replay, open_playground
+from tests.e2e.conftest import NAV_LINKS
 
 pytestmark = pytest.mark.browser
 
@@ -98,7 +99,7 @@ def test_regions_plot_and_cost_editor_are_on_the_first_screen(first_screen):
 
 def test_screenshots_of_every_page_at_1440_by_900(first_screen, screenshot_dir):
     page = first_screen
-    links = page.locator("[data-testid='stSidebarNav'] a")
+    links = page.locator(NAV_LINKS)
     titles = [t.strip().splitlines()[-1] for t in links.all_inner_texts()]  # without the icon's name
     assert len(titles) >= 8
     saved = []

@@ -1,4 +1,4 @@
-"""A server's very first visit: the sidebar lists exactly the app's pages, never Streamlit's automatic list of a
+"""A server's very first visit: the sidebar lists exactly the app's pages, never Streamlit's automatic list of the
 pages/ folder (with an extra "app" entry), whether the server is make run's or a plain ``streamlit run app.py``."""
 
 from __future__ import annotations
@@ -7,8 +7,9 @@ import ast
 
 import pytest
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from streamlit.proto.Navigation_pb2 import Navigation
 
-from tests.e2e.conftest import ROOT, serve_app
+from tests.e2e.conftest import NAV_LINKS, ROOT, serve_app
 
 FIRST_LOAD = 120_000  # ms: a fresh server, the first page (kernels from the numba cache or compiled)
 
@@ -27,10 +28,11 @@ def _page_titles() -> list:
 
 @pytest.mark.parametrize("plain", [False, True], ids=["make-run", "plain-streamlit-run"])
 def test_first_visit_on_a_fresh_server_lists_only_the_registered_pages(browser, plain):
-    """Every navigation message the browser receives lists exactly the app's pages, and so does the sidebar."""
+    """No navigation message the browser receives shows a list (Streamlit's would hold an extra "app" entry on a
+    plain server's first visit), the last one is app.py's own, and the sidebar's links are exactly the app's
+    pages."""
     expected = _page_titles()
     assert len(expected) >= 9 and "Playground" in expected
-    assert not (ROOT / "pages").exists(), "a pages/ folder beside app.py turns on Streamlit's automatic list"
     with serve_app(plain=plain) as (url, _):
         page = browser.new_page()
         page.set_viewport_size({"width": 1280, "height": 720})
@@ -39,7 +41,9 @@ def test_first_visit_on_a_fresh_server_lists_only_the_registered_pages(browser, 
         try:
             page.goto(url, wait_until="domcontentloaded")
             page.wait_for_selector(".st-key-pg_plot .js-plotly-plot", timeout=FIRST_LOAD)
-            shown = page.locator("[data-testid='stSidebarNav'] a").all_inner_texts()
+            page.locator(NAV_LINKS).first.wait_for(timeout=FIRST_LOAD)
+            shown = page.locator(NAV_LINKS).all_inner_texts()
+            automatic = page.locator("[data-testid='stSidebarNav']").count()
         finally:
             page.close()
     lists = []
@@ -48,7 +52,10 @@ def test_first_visit_on_a_fresh_server_lists_only_the_registered_pages(browser, 
             msg = ForwardMsg()
             msg.ParseFromString(bytes(frame))
             if msg.HasField("navigation"):
-                lists.append([p.page_name for p in msg.navigation.app_pages])
+                names = [p.page_name for p in msg.navigation.app_pages]
+                lists.append((names, msg.navigation.position))
     assert lists, "no navigation message arrived"
-    assert all(names == expected for names in lists), lists
+    assert all(position == Navigation.Position.HIDDEN for _, position in lists), lists
+    assert lists[-1][0] == expected, lists
+    assert automatic == 0, "Streamlit's own page list is shown"
     assert [s.strip().splitlines()[-1] for s in shown] == expected, shown  # without the icon's name

@@ -1,4 +1,4 @@
-"""The Playground's view layer, in one place (the page itself is ``app_pages/1_Playground.py``: layout only).
+"""The Playground's view layer, in one place (the page itself is ``pages/1_Playground.py``: layout only).
 
 - ``compute``: both models trained on one problem, grids, metrics and the verdict at round t (no streamlit).
 - ``actions``: what the controls do to the shared ``AppState`` (no streamlit; tests call them directly).

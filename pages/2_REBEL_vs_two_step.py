@@ -234,7 +234,7 @@ def _regime_map() -> None:
         return
     fig = winrates.regime_map_figure(record["rows"], "calibrated two-step method")
     st.plotly_chart(fig, config=style.PNG_CONFIG, key="w2_regimes")
-    st.caption(vs.regime_caption(record))
+    st.caption(ui.md("{}", vs.regime_caption(record)))
 
 
 def _datasets(run: ar.Fig3Run, trials) -> None:
