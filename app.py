@@ -7,15 +7,12 @@ Class colours: ``rebel.ui.figures.palette``.
 
 import streamlit as st
 
-from rebel.ui.preload import preload_plotly  # cheap: pathlib and streamlit only
-
 st.set_page_config(page_title="REBEL Explorer", page_icon="⚖️", layout="wide")
 # No empty band above the content: a slim header (it keeps the sidebar and menu buttons) and little top padding.
 st.html(
     "<style>header[data-testid='stHeader'] {height: 2.25rem; min-height: 2.25rem; background: transparent;}"
     "[data-testid='stMainBlockContainer'] {padding-top: 2.4rem; padding-bottom: 1rem;}</style>"
 )
-preload_plotly()  # the browser loads the chart code while the server runs the page (rebel.ui.preload)
 
 
 @st.cache_resource(max_entries=1, show_spinner="Compiling the boosting kernels (first start only)…")
