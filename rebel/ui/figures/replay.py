@@ -318,6 +318,11 @@ HEADER_DOMAIN = (0.999, 1.0)  # paper y of the numbers lines' anchor: they grow 
 CURVE_DOMAIN = (0.0, 0.13)  # paper y of the cost strip under the regions
 PLANE_DOMAIN = (0.38, 1.0)  # paper y of the regions (square: their width follows); the legend sits below
 LINE_PX = 19  # height of one numbers line (FONT_NUMBERS = 14)
+# Left and bottom margins (px) of the one-screen layout: the room plotly's automatic margins take in Streamlit's
+# chart theme (the cost strip's tick labels and title on the left; the Play buttons and round slider below).
+# Asked for up front, plotly draws the figure once; from smaller margins it draws, widens them and draws again,
+# which doubled the time to a painted picture (a wider need still widens them, so nothing is ever clipped).
+ONE_SCREEN_MARGIN = (70, 142)
 # The projector layout (presentation mode): the regions fill the plot's height on the left; the verdict's figures,
 # the legend and the cost strip sit beside them; only the round and the three costs stay above.
 PROJECTOR_PLANE_X = (0.0, 0.6)  # paper x of the regions (square: the narrower of width and height wins)
@@ -572,7 +577,9 @@ def replay_figure(
         else {"orientation": "h", "x": 0, "y": CURVE_DOMAIN[1] + 0.03, "yanchor": "bottom"}
     )
     fig.update_layout(
-        margin={"l": 10, "r": 10, "t": LINE_PX * lines + 8, "b": 118},
+        margin={"l": 10, "r": 10, "t": LINE_PX * lines + 8, "b": 118}
+        if projector
+        else {"l": ONE_SCREEN_MARGIN[0], "r": 10, "t": LINE_PX * lines + 8, "b": ONE_SCREEN_MARGIN[1]},
         legend={**legend, "font": {"size": 11}},
         **controls,
     )
