@@ -36,7 +36,7 @@ from rebel.ui.figures.regions import (
 from rebel.ui.figures.style import clear_of_modebar, esc, legend_entry, line
 
 FONT_NUMBERS = 14  # the numbers line above the regions
-FRAME_MS = 50  # Play: 20 frames per second asked; a frame changes only images and a few small traces
+FRAME_MS = 40  # Play: 25 frames a second asked (plotly waits for a frame to be drawn: ~15-20 painted)
 
 
 @functools.lru_cache(maxsize=32)
@@ -323,6 +323,7 @@ LINE_PX = 19  # height of one numbers line (FONT_NUMBERS = 14)
 # Asked for up front, plotly draws the figure once; from smaller margins it draws, widens them and draws again,
 # which doubled the time to a painted picture (a wider need still widens them, so nothing is ever clipped).
 ONE_SCREEN_MARGIN = (70, 142)
+BEFORE_AFTER_MARGIN = (32, 66)  # the same for ``before_after_figure`` (tick labels, legend below)
 # The projector layout (presentation mode): the regions fill the plot's height on the left; the verdict's figures,
 # the legend and the cost strip sit beside them; only the round and the three costs stay above.
 PROJECTOR_PLANE_X = (0.0, 0.6)  # paper x of the regions (square: the narrower of width and height wins)
@@ -630,4 +631,8 @@ def before_after_figure(grid_xs, grid_ys, panels, classes, test, height: int = 3
             fig.add_trace(tr, row=1, col=col)
         plane_axes(fig, xs, ys, col=col)
     regions_layout(fig, "", height)
-    return fig.update_layout(images=images, margin={"t": 40})  # room for the subplot titles
+    # room for the subplot titles (top); left and bottom: what plotly's automatic margins take in Streamlit's
+    # theme, asked up front so the figure is drawn once (``ONE_SCREEN_MARGIN``)
+    return fig.update_layout(
+        images=images, margin={"t": 40, "l": BEFORE_AFTER_MARGIN[0], "b": BEFORE_AFTER_MARGIN[1]}
+    )
