@@ -27,8 +27,9 @@ Run: ``python -m benchmarks.bench_browser [--viewport 1280x720] [--repeat 9] [--
 measured), each against its target (``TARGETS``), then one line
 ``browser latency (median ms): cost_edit=X scrub=Y preset=Z toggle=W; play_fps=F``. Timings on a shared 2-core
 machine are noisy: compare medians of repeated runs, and a change against the code before it with ``--baseline
-DIR`` (another checkout of the project): its runs alternate with this tree's (baseline, this, baseline, ...), each
-with its own server, so both see the same load; both tables are printed.
+DIR`` (another checkout of the project): each on its own server, the two trees' measurements alternate one by one
+(baseline, this, baseline, this, ... for every interaction and first visit), so both see the same load; both
+tables are printed.
 """
 
 from __future__ import annotations
@@ -403,19 +404,25 @@ def load1() -> float:
     return os.getloadavg()[0]
 
 
-def run_once(context, url: str, repeat: int) -> dict:
-    """One page, every interaction ``repeat`` times; returns {name: [(value, load average), ...]}."""
+def run_steps(context, url: str, repeat: int, out: dict):
+    """One page, every interaction ``repeat`` times, adding ``(value, load average)`` to ``out[name]``; yields
+    after each measurement (so two trees' measurements can alternate, see ``--baseline``)."""
     page, _ = open_playground(context, url)
-    out = {"cost_edit": [], "scrub": [], "preset": [], "toggle": []}
+    for name in ("cost_edit", "scrub", "preset", "toggle", "play_fps"):
+        out.setdefault(name, [])
+    yield
     for k in range(repeat):
         value = cost_value(k)
         out["cost_edit"].append((_measure(page, None, prepare=lambda v=value: edit_cost(page, v)), load1()))
+        yield
     _, T = _current_round(page)
     for k in range(repeat):
         target = T - 1 if k % 2 == 0 else T
         out["scrub"].append((_measure(page, lambda x=target: scrub(page, x), want_round=target), load1()))
+        yield
     for k in range(repeat):
         out["toggle"].append((_measure(page, lambda: flip_toggle(page)), load1()))
+        yield
     if repeat % 2:
         flip_toggle(page)
         _settle(page)
@@ -424,21 +431,36 @@ def run_once(context, url: str, repeat: int) -> dict:
     for k in range(repeat):
         name = others[k % len(others)]
         out["preset"].append((_measure(page, lambda n=name: pick_preset(page, n)), load1()))
-    out["play_fps"] = [(play_fps(page), load1())]
+        yield
+    out["play_fps"].append((play_fps(page), load1()))
     page.close()
+
+
+def run_once(context, url: str, repeat: int) -> dict:
+    """One page, every interaction ``repeat`` times; returns {name: [(value, load average), ...]}."""
+    out: dict = {}
+    for _ in run_steps(context, url, repeat, out):
+        pass
     return out
 
 
-def first_visits(browser, url: str, n: int) -> list:
-    """ms from navigation start to the painted regions plot, each in a new browser context (a new session);
-    returns [(ms, load average), ...]."""
-    times = []
+def first_visit_steps(browser, url: str, n: int, out: list):
+    """ms from navigation start to the painted regions plot, each in a new browser context (a new session),
+    added to ``out`` as ``(ms, load average)``; yields after each."""
     for _ in range(n):
         context = browser.new_context(viewport=VIEWPORT)
         _page, painted = open_playground(context, url)
-        times.append((float(painted), load1()))
+        out.append((float(painted), load1()))
         context.close()
-    return times
+        yield
+
+
+def first_visits(browser, url: str, n: int) -> list:
+    """``first_visit_steps`` run to the end: [(ms, load average), ...]."""
+    out: list = []
+    for _ in first_visit_steps(browser, url, n, out):
+        pass
+    return out
 
 
 def _summary(name: str, samples: list, unit: str = "ms") -> str:
@@ -457,20 +479,33 @@ def _summary(name: str, samples: list, unit: str = "ms") -> str:
     return line
 
 
-def _measure_tree(browser, root: Path, args, results: dict) -> None:
-    """One run on a new server of the project at ``root``: first visits, then every interaction."""
+def tree_steps(browser, root: Path, args, results: dict):
+    """One run on a new server of the project at ``root``: first visits, then every interaction; yields after
+    each measurement (``alternate``)."""
     proc, url = start_app(args.port or free_port(), root)
     try:
         warm = browser.new_context(viewport=VIEWPORT)
         open_playground(warm, url)[0].close()  # the throwaway visit: the server is warm afterwards
         warm.close()
-        results.setdefault("first_visit", []).extend(first_visits(browser, url, args.visits))
+        yield
+        yield from first_visit_steps(browser, url, args.visits, results.setdefault("first_visit", []))
         context = browser.new_context(viewport=VIEWPORT)
-        for name, values in run_once(context, url, args.repeat).items():
-            results.setdefault(name, []).extend(values)
+        yield from run_steps(context, url, args.repeat, results)
         context.close()
     finally:
         stop_app(proc)
+
+
+def alternate(steps: list) -> None:
+    """Run the generators ``steps`` one step each in turn until all are done: with a baseline, its measurement
+    and this tree's of the same interaction are taken one after the other, under the same load."""
+    steps = list(steps)
+    while steps:
+        for g in list(steps):
+            try:
+                next(g)
+            except StopIteration:
+                steps.remove(g)
 
 
 def report(label: str, results: dict) -> None:
@@ -490,8 +525,8 @@ def main(argv=None) -> dict:
     ap.add_argument(
         "--baseline",
         default=None,
-        help="another checkout of the project (e.g. the code before a change): its runs alternate with this "
-        "tree's, each on its own server, and both tables are printed",
+        help="another checkout of the project (e.g. the code before a change), on its own server: its "
+        "measurements alternate one by one with this tree's, and both tables are printed",
     )
     args = ap.parse_args(argv)
     try:
@@ -517,9 +552,8 @@ def main(argv=None) -> dict:
         for run in range(
             args.runs
         ):  # a new server per run: nothing measured comes from an earlier run's cache
-            if baseline is not None:
-                _measure_tree(browser, baseline, args, base_results)
-            _measure_tree(browser, ROOT, args, results)
+            trees = [(baseline, base_results)] if baseline is not None else []
+            alternate([tree_steps(browser, root, args, res) for root, res in [*trees, (ROOT, results)]])
             print(f"run {run + 1}/{args.runs} done (load {load1():.2f})", flush=True)
         browser.close()
     if baseline is not None:
