@@ -22,9 +22,14 @@ The page is found by stable hooks (widget keys as ``.st-key-*`` classes and labe
 whole-page Playground (server-side scrubber and Play) and an in-browser replay (a plotly slider and a "Play"
 button inside the regions figure) are driven.
 
-Run: ``python -m benchmarks.bench_browser [--repeat 9] [--runs 2] [--port 0]``. Ends with one line
+Run: ``python -m benchmarks.bench_browser [--viewport 1280x720] [--repeat 9] [--runs 2] [--port 0]
+[--baseline DIR]``. Prints one line per figure (median, min, n and the 1-minute load average seen while it was
+measured), each against its target (``TARGETS``), then one line
 ``browser latency (median ms): cost_edit=X scrub=Y preset=Z toggle=W; play_fps=F``. Timings on a shared 2-core
-machine are noisy: compare medians of repeated runs.
+machine are noisy: compare medians of repeated runs, and a change against the code before it with ``--baseline
+DIR`` (another checkout of the project): each on its own server, the two trees' measurements alternate one by one
+(baseline, this, baseline, this, ... for every interaction and first visit), so both see the same load; both
+tables are printed.
 """
 
 from __future__ import annotations
@@ -55,6 +60,14 @@ HOOKS = {
     "play_from_start": "from t = 0",  # an in-browser replay's button that plays from the first round
     "preset": "Preset",
     "toggle": "Two-step boundaries",
+}
+# Acceptance targets at 1280 x 720 (issue 21): (figure, "<=" or ">=", value). Printed beside each median.
+TARGETS = {
+    "cost_edit": ("<=", 300.0),
+    "scrub": ("<=", 60.0),
+    "preset": ("<=", 500.0),
+    "first_visit": ("<=", 2500.0),
+    "play_fps": (">=", 15.0),
 }
 COST_ENTRY = (2, 0)  # (truth, predicted) entry edited: weapon taken for harmless in the airport preset
 
@@ -157,18 +170,22 @@ _JS = r"""
 """
 
 
-def start_app(port: int) -> tuple[subprocess.Popen, str]:
-    """``streamlit run app.py`` on localhost after compiling the kernels; returns the process and its URL.
+def start_app(port: int, root: Path = ROOT) -> tuple[subprocess.Popen, str]:
+    """``streamlit run app.py`` of the project at ``root`` on localhost after compiling the kernels; returns the
+    process and its URL.
 
     The server's output goes to a temporary file (``proc.log``), shown if it exits early; ``stop_app`` closes it.
     """
-    env = dict(os.environ, NUMBA_CACHE_DIR=os.environ.get("NUMBA_CACHE_DIR", str(ROOT / ".numba_cache")))
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
-    subprocess.run([sys.executable, "-c", "import rebel; rebel.warmup()"], cwd=ROOT, env=env, check=True)
+    root = Path(root)
+    cache = os.environ.get("NUMBA_CACHE_DIR") if root == ROOT else None
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache or str(root / ".numba_cache"))
+    others = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and Path(p).resolve() != ROOT]
+    env["PYTHONPATH"] = os.pathsep.join([str(root), *others])
+    subprocess.run([sys.executable, "-c", "import rebel; rebel.warmup()"], cwd=root, env=env, check=True)
     log = tempfile.TemporaryFile()  # noqa: SIM115 (open as long as the server runs; closed with it)
     proc = subprocess.Popen(
         server_command("app.py", port),
-        cwd=ROOT,
+        cwd=root,
         env=env,
         stdout=log,
         stderr=subprocess.STDOUT,
@@ -382,19 +399,30 @@ def scrub_to_start(page) -> None:
 
 
 # ------------------------------------------------------------------------------------------------- a run
-def run_once(context, url: str, repeat: int) -> dict:
-    """One page, every interaction ``repeat`` times; returns {name: [values]}."""
+def load1() -> float:
+    """The 1-minute load average now (the machine is shared: printed beside every figure)."""
+    return os.getloadavg()[0]
+
+
+def run_steps(context, url: str, repeat: int, out: dict):
+    """One page, every interaction ``repeat`` times, adding ``(value, load average)`` to ``out[name]``; yields
+    after each measurement (so two trees' measurements can alternate, see ``--baseline``)."""
     page, _ = open_playground(context, url)
-    out = {"cost_edit": [], "scrub": [], "preset": [], "toggle": []}
+    for name in ("cost_edit", "scrub", "preset", "toggle", "play_fps"):
+        out.setdefault(name, [])
+    yield
     for k in range(repeat):
         value = cost_value(k)
-        out["cost_edit"].append(_measure(page, None, prepare=lambda v=value: edit_cost(page, v)))
+        out["cost_edit"].append((_measure(page, None, prepare=lambda v=value: edit_cost(page, v)), load1()))
+        yield
     _, T = _current_round(page)
     for k in range(repeat):
         target = T - 1 if k % 2 == 0 else T
-        out["scrub"].append(_measure(page, lambda x=target: scrub(page, x), want_round=target))
+        out["scrub"].append((_measure(page, lambda x=target: scrub(page, x), want_round=target), load1()))
+        yield
     for k in range(repeat):
-        out["toggle"].append(_measure(page, lambda: flip_toggle(page)))
+        out["toggle"].append((_measure(page, lambda: flip_toggle(page)), load1()))
+        yield
     if repeat % 2:
         flip_toggle(page)
         _settle(page)
@@ -402,25 +430,89 @@ def run_once(context, url: str, repeat: int) -> dict:
     others = [o for o in options if o != current]  # each preset once: a new dataset and model every time
     for k in range(repeat):
         name = others[k % len(others)]
-        out["preset"].append(_measure(page, lambda n=name: pick_preset(page, n)))
-    out["play_fps"] = [play_fps(page)]
+        out["preset"].append((_measure(page, lambda n=name: pick_preset(page, n)), load1()))
+        yield
+    out["play_fps"].append((play_fps(page), load1()))
     page.close()
+
+
+def run_once(context, url: str, repeat: int) -> dict:
+    """One page, every interaction ``repeat`` times; returns {name: [(value, load average), ...]}."""
+    out: dict = {}
+    for _ in run_steps(context, url, repeat, out):
+        pass
     return out
 
 
-def first_visits(browser, url: str, n: int) -> list:
-    """ms from navigation start to the painted regions plot, each in a new browser context (a new session)."""
-    times = []
+def first_visit_steps(browser, url: str, n: int, out: list):
+    """ms from navigation start to the painted regions plot, each in a new browser context (a new session),
+    added to ``out`` as ``(ms, load average)``; yields after each."""
     for _ in range(n):
         context = browser.new_context(viewport=VIEWPORT)
         _page, painted = open_playground(context, url)
-        times.append(float(painted))
+        out.append((float(painted), load1()))
         context.close()
-    return times
+        yield
 
 
-def _summary(name: str, values: list, unit: str = "ms") -> str:
-    return f"{name:<12} min {min(values):8.1f} {unit}  median {statistics.median(values):8.1f} {unit}  (n={len(values)})"
+def first_visits(browser, url: str, n: int) -> list:
+    """``first_visit_steps`` run to the end: [(ms, load average), ...]."""
+    out: list = []
+    for _ in first_visit_steps(browser, url, n, out):
+        pass
+    return out
+
+
+def _summary(name: str, samples: list, unit: str = "ms") -> str:
+    """One figure: median, min, n, the load averages seen while measuring it and its target (met or not)."""
+    values = [v for v, _ in samples]
+    loads = [la for _, la in samples]
+    med = statistics.median(values)
+    line = (
+        f"{name:<12} median {med:8.1f} {unit}  min {min(values):8.1f} {unit}  n={len(values):<3d} "
+        f"load {min(loads):.2f}-{max(loads):.2f}"
+    )
+    if name in TARGETS:
+        op, target = TARGETS[name]
+        met = med <= target if op == "<=" else med >= target
+        line += f"  target {op} {target:g} {unit}: {'met' if met else 'NOT met'}"
+    return line
+
+
+def tree_steps(browser, root: Path, args, results: dict):
+    """One run on a new server of the project at ``root``: first visits, then every interaction; yields after
+    each measurement (``alternate``)."""
+    proc, url = start_app(args.port or free_port(), root)
+    try:
+        warm = browser.new_context(viewport=VIEWPORT)
+        open_playground(warm, url)[0].close()  # the throwaway visit: the server is warm afterwards
+        warm.close()
+        yield
+        yield from first_visit_steps(browser, url, args.visits, results.setdefault("first_visit", []))
+        context = browser.new_context(viewport=VIEWPORT)
+        yield from run_steps(context, url, args.repeat, results)
+        context.close()
+    finally:
+        stop_app(proc)
+
+
+def alternate(steps: list) -> None:
+    """Run the generators ``steps`` one step each in turn until all are done: with a baseline, its measurement
+    and this tree's of the same interaction are taken one after the other, under the same load."""
+    steps = list(steps)
+    while steps:
+        for g in list(steps):
+            try:
+                next(g)
+            except StopIteration:
+                steps.remove(g)
+
+
+def report(label: str, results: dict) -> None:
+    print(f"== {label} (viewport {VIEWPORT['width']}x{VIEWPORT['height']})")
+    for name in ("cost_edit", "scrub", "preset", "toggle", "first_visit"):
+        print(_summary(name, results[name]))
+    print(_summary("play_fps", results["play_fps"], "fps"))
 
 
 def main(argv=None) -> dict:
@@ -430,6 +522,12 @@ def main(argv=None) -> dict:
     ap.add_argument("--visits", type=int, default=3, help="first visits measured per run (new sessions)")
     ap.add_argument("--port", type=int, default=0, help="server port (0: a free one)")
     ap.add_argument("--viewport", default="1440x900", help="browser window WIDTHxHEIGHT (e.g. 1280x720)")
+    ap.add_argument(
+        "--baseline",
+        default=None,
+        help="another checkout of the project (e.g. the code before a change), on its own server: its "
+        "measurements alternate one by one with this tree's, and both tables are printed",
+    )
     args = ap.parse_args(argv)
     try:
         width, height = (int(v) for v in args.viewport.lower().split("x"))
@@ -440,40 +538,36 @@ def main(argv=None) -> dict:
         ap.error(f"argument --repeat: at least 7 repetitions are needed for a median; got {args.repeat}.")
     if not Path(CHROMIUM).exists():
         ap.error(f"{CHROMIUM} is missing: install Debian's chromium (apt-get install chromium).")
+    baseline = None
+    if args.baseline:
+        baseline = Path(args.baseline).resolve()
+        if not (baseline / "app.py").is_file():
+            ap.error(f"argument --baseline: {args.baseline!r} has no app.py; give a checkout of the project.")
     from playwright.sync_api import sync_playwright
 
     results: dict = {}
+    base_results: dict = {}
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         for run in range(
             args.runs
         ):  # a new server per run: nothing measured comes from an earlier run's cache
-            proc, url = start_app(args.port or free_port())
-            try:
-                warm = browser.new_context(viewport=VIEWPORT)
-                open_playground(warm, url)[0].close()  # the throwaway visit: the server is warm afterwards
-                warm.close()
-                results.setdefault("first_visit", []).extend(first_visits(browser, url, args.visits))
-                context = browser.new_context(viewport=VIEWPORT)
-                for name, values in run_once(context, url, args.repeat).items():
-                    results.setdefault(name, []).extend(values)
-                context.close()
-            finally:
-                stop_app(proc)
-            print(f"run {run + 1}/{args.runs} done", flush=True)
+            trees = [(baseline, base_results)] if baseline is not None else []
+            alternate([tree_steps(browser, root, args, res) for root, res in [*trees, (ROOT, results)]])
+            print(f"run {run + 1}/{args.runs} done (load {load1():.2f})", flush=True)
         browser.close()
-    for name in ("cost_edit", "scrub", "preset", "toggle", "first_visit"):
-        print(_summary(name, results[name]))
-    print(_summary("play_fps", results["play_fps"], "fps"))
-    med = {k: statistics.median(v) for k, v in results.items()}
+    if baseline is not None:
+        report(f"baseline {baseline}", base_results)
+    report(f"this tree {ROOT}", results)
+    med = {k: statistics.median(v for v, _ in samples) for k, samples in results.items()}
     load = " ".join(f"{v:.2f}" for v in os.getloadavg())
-    print(f"viewport {VIEWPORT['width']}x{VIEWPORT['height']}; load average (1, 5, 15 min): {load}")
+    print(f"load average at the end (1, 5, 15 min): {load}; the machine has {os.cpu_count()} cores")
     print(f"first visit on a warm server (median ms): {med['first_visit']:.0f}")
     print(
         f"browser latency (median ms): cost_edit={med['cost_edit']:.0f} scrub={med['scrub']:.0f} "
         f"preset={med['preset']:.0f} toggle={med['toggle']:.0f}; play_fps={med['play_fps']:.1f}"
     )
-    return results
+    return results if baseline is None else {"this": results, "baseline": base_results}
 
 
 if __name__ == "__main__":

@@ -191,8 +191,8 @@ def _live() -> None:
     with costs_box:
         _cost_panel(tray)
         pair = _training(tray)
-    _tray_messages(tray, pair)
     if pair is None:
+        _tray_messages(tray, pair)
         return
     t = pair.clamp(
         S["t"]
@@ -202,6 +202,7 @@ def _live() -> None:
         show = side.view_toggles(pair.has_bayes, A.data_source == "mixture")
         with plot:
             _regions(pair, t, show)
+    _tray_messages(tray, pair)  # after the plot (its slot is kept): the picture reaches the browser first
     details(pair, t, COSTS)
     side.sync_url(A)
     side.round_in_link()

@@ -251,7 +251,25 @@ def test_staged_class_indices_kept_as_uint8_equal_to_the_engines_int16(small_pai
         region = p.blind_region(t)
         assert region.dtype == np.uint8 and region.shape == p.grid.shape
         np.testing.assert_array_equal(region.astype(np.int64), blind[t].astype(np.int64))
-    assert sorted(p._blind_rounds) == [3, p.n_rounds]  # the last round and the last one asked, not T + 1
+    assert sorted(p.blind_rounds) == [3, p.n_rounds]  # the last round and the last one asked, not T + 1
+
+
+def test_a_cost_edit_reuses_what_the_zero_one_model_shows(small_pair):
+    """The 0-1 model (costs ignored) is the same after a cost edit: its staged classes on the test points and its
+    grid rounds are computed once per model, and the new pair's numbers under the new costs are exact."""
+    p = small_pair
+    cache = ModelCache()
+    cache.put(model_key(p.dataset, None, p.hyper), p.posterior_model)
+    p.blind_region(2)
+    C = p.cost_matrix.copy()
+    C[0, 1] += 3.0
+    q = pg.train_pair(p.dataset, C, p.hyper, grid_size=p.grid.shape[0], cache=cache, shared=SharedLRU(4))
+    assert q.posterior_model is p.posterior_model and q.rebel is not p.rebel
+    assert q.blind_test is p.blind_test and q.blind_rounds is p.blind_rounds
+    y, blind = q.y_test_idx, p.posterior_model.staged_class_indices(q.dataset.X_test)
+    for t in (0, 2, q.n_rounds):  # the cost of ignoring the costs, under the new costs
+        assert q.blind_cost(t) == pytest.approx(float(C[y, blind[t]].mean()), abs=1e-12)
+        np.testing.assert_array_equal(q.blind_region(t), p.blind_region(t))
     with pytest.raises(ValueError, match="n_classes = 300 does not fit uint8"):
         pg.compact_classes(np.zeros(3, np.int16), 300)
 

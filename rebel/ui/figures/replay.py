@@ -15,11 +15,13 @@ pixels). Nothing in a frame needs a full redraw, so plotly animates it without r
 from __future__ import annotations
 
 import base64
+import functools
 import html
 import io
 
 import numpy as np
 import plotly.graph_objects as go
+from _plotly_utils.utils import to_typed_array_spec
 from PIL import Image
 
 from rebel.ui.figures import style
@@ -35,7 +37,13 @@ from rebel.ui.figures.regions import (
 from rebel.ui.figures.style import clear_of_modebar, esc, legend_entry, line
 
 FONT_NUMBERS = 14  # the numbers line above the regions
-FRAME_MS = 80  # Play: 12.5 frames per second (the browser paints at least 10 on a loaded laptop)
+FRAME_MS = 40  # Play: 25 frames a second asked (plotly waits for a frame to be drawn: ~15-20 painted)
+
+
+@functools.lru_cache(maxsize=32)
+def _region_palette(n_classes: int) -> tuple:
+    """The region colours of ``n_classes`` classes as a flat PIL palette (computed once per class count)."""
+    return tuple(region_rgb(n_classes).ravel().tolist())
 
 
 def class_grid_png(regions, n_classes: int) -> bytes:
@@ -49,7 +57,7 @@ def class_grid_png(regions, n_classes: int) -> bytes:
     if grid.min() < 0 or grid.max() >= n_classes:
         raise ValueError(f"regions hold class indices outside 0..{n_classes - 1}: pass the right n_classes.")
     img = Image.fromarray(np.ascontiguousarray(grid, dtype=np.uint8))
-    img.putpalette(region_rgb(n_classes).ravel().tolist())
+    img.putpalette(_region_palette(n_classes))
     buf = io.BytesIO()
     img.save(buf, format="PNG")
     return buf.getvalue()
@@ -212,23 +220,62 @@ def boundary_layout_image(xs, ys, codes) -> dict:
     return _grid_layout_image(xs, ys, codes, [0, 0, 0, 255, 255, 255, 17, 17, 17], "two-step boundaries", 2)
 
 
+class _SentAsIs(dict):
+    """A frame's content, already in the form plotly sends (numpy arrays as base64 typed arrays): never changed
+    after it is built, so ``fig.to_dict()`` (run by ``st.plotly_chart`` on every rerun) shares it instead of
+    deep-copying every frame (~1 ms a frame, the largest part of a replay's serialisation)."""
+
+    def __deepcopy__(self, memo):
+        return self
+
+
+def _sent_as_is(obj):
+    """``obj`` (dicts, lists, numpy arrays) with every array as plotly's base64 typed array, and every dict as a
+    ``_SentAsIs``: what ``fig.to_dict()`` would produce, built once."""
+    if isinstance(obj, dict):
+        return _SentAsIs({k: _sent_as_is(v) for k, v in obj.items()})
+    if isinstance(obj, (list, tuple)):
+        return [_sent_as_is(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return _typed_array(obj)
+    return obj
+
+
+_SHORT_TYPES = {"float32": "f4", "float64": "f8", "uint8": "u1", "int8": "i1", "int16": "i2", "int32": "i4"}
+
+
+def _typed_array(a: np.ndarray):
+    """A numpy array as plotly's base64 typed array (``{"dtype", "bdata"[, "shape"]}``), as ``fig.to_dict()``
+    writes it; dtypes outside ``_SHORT_TYPES`` go through plotly's own conversion."""
+    short = _SHORT_TYPES.get(str(a.dtype))
+    if short is None or a.size == 0:
+        return to_typed_array_spec(a)
+    out = {"dtype": short, "bdata": base64.b64encode(np.ascontiguousarray(a)).decode("ascii")}
+    if a.ndim > 1:
+        out["shape"] = str(a.shape)[1:-1]
+    return out
+
+
 def _frames(T: int, updates: list, images: list) -> list:
     """One frame per round from per-round trace updates ``[(trace index, [dict] * (T + 1))]`` and layout images
     ``[[dict] * (T + 1)]``: only what changes with t.
 
     Built from plain dicts without plotly's per-property validation (it would take ~10 ms a frame); the keys are
-    fixed in this module and the tests check the frames' content.
+    fixed in this module and the tests check the frames' content. Each frame's content is final (``_sent_as_is``).
     """
-    return [
-        go.Frame(
-            data=[{"type": "scatter", **u[t]} for _, u in updates],
-            traces=[i for i, _ in updates],
-            layout={"images": [im[t] for im in images]},
-            name=f"t{t}",
-            _validate=False,
+    frames = []
+    for t in range(T + 1):
+        frame = go.Frame(name=f"t{t}", _validate=False)
+        frame._orphan_props = _sent_as_is(
+            {
+                "data": [{"type": "scatter", **u[t]} for _, u in updates],
+                "traces": [i for i, _ in updates],
+                "layout": {"images": [im[t] for im in images]},
+                "name": f"t{t}",
+            }
         )
-        for t in range(T + 1)
-    ]
+        frames.append(frame)
+    return frames
 
 
 def set_frames(fig: go.Figure, frames: list) -> None:
@@ -272,6 +319,12 @@ HEADER_DOMAIN = (0.999, 1.0)  # paper y of the numbers lines' anchor: they grow 
 CURVE_DOMAIN = (0.0, 0.13)  # paper y of the cost strip under the regions
 PLANE_DOMAIN = (0.38, 1.0)  # paper y of the regions (square: their width follows); the legend sits below
 LINE_PX = 19  # height of one numbers line (FONT_NUMBERS = 14)
+# Left and bottom margins (px) of the one-screen layout: the room plotly's automatic margins take in Streamlit's
+# chart theme (the cost strip's tick labels and title on the left; the Play buttons and round slider below).
+# Asked for up front, plotly draws the figure once; from smaller margins it draws, widens them and draws again,
+# which doubled the time to a painted picture (a wider need still widens them, so nothing is ever clipped).
+ONE_SCREEN_MARGIN = (70, 142)
+BEFORE_AFTER_MARGIN = (32, 66)  # the same for ``before_after_figure`` (tick labels, legend below)
 # The projector layout (presentation mode): the regions fill the plot's height on the left; the verdict's figures,
 # the legend and the cost strip sit beside them; only the round and the three costs stay above.
 PROJECTOR_PLANE_X = (0.0, 0.6)  # paper x of the regions (square: the narrower of width and height wins)
@@ -533,7 +586,9 @@ def replay_figure(
         else {"orientation": "h", "x": 0, "y": CURVE_DOMAIN[1] + 0.03, "yanchor": "bottom"}
     )
     fig.update_layout(
-        margin={"l": 10, "r": 10, "t": LINE_PX * lines + 8, "b": 118 + drop},
+        margin={"l": 10, "r": 10, "t": LINE_PX * lines + 8, "b": 118 + drop}
+        if projector
+        else {"l": ONE_SCREEN_MARGIN[0], "r": 10, "t": LINE_PX * lines + 8, "b": ONE_SCREEN_MARGIN[1]},
         legend={**legend, "font": {"size": 11}},
         **controls,
     )
@@ -636,4 +691,8 @@ def before_after_figure(grid_xs, grid_ys, panels, classes, test, height: int = 3
             fig.add_trace(tr, row=1, col=col)
         plane_axes(fig, xs, ys, col=col)
     regions_layout(fig, "", height)
-    return fig.update_layout(images=images, margin={"t": 40})  # room for the subplot titles
+    # room for the subplot titles (top); left and bottom: what plotly's automatic margins take in Streamlit's
+    # theme, asked up front so the figure is drawn once (``ONE_SCREEN_MARGIN``)
+    return fig.update_layout(
+        images=images, margin={"t": 40, "l": BEFORE_AFTER_MARGIN[0], "b": BEFORE_AFTER_MARGIN[1]}
+    )

@@ -14,7 +14,10 @@ Reads the dataset's X_train/X_test (N, 2) and labels; writes nothing. No streaml
 
 from __future__ import annotations
 
+import threading
 import time
+import weakref
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -149,6 +152,53 @@ def stage_metrics(y_idx, pred_idx, cost_matrix, bayes_cost: float | None = None)
     )
 
 
+class StagedByModel(Mapping):
+    """Staged class indices per model ("REBEL", "two-step"), each computed on first read and kept: a mapping
+    like a dict, whose values are made by the functions given (a lock makes each one once, even when sessions
+    sharing a pair read it together)."""
+
+    def __init__(self, makers: dict):
+        self._makers = dict(makers)
+        self._values: dict = {}
+        self._lock = threading.Lock()
+
+    def __getitem__(self, model: str) -> np.ndarray:
+        if model not in self._values:
+            make = self._makers[model]  # KeyError for an unknown model, as a dict
+            with self._lock:
+                if model not in self._values:
+                    self._values[model] = make()
+        return self._values[model]
+
+    def __iter__(self):
+        return iter(self._makers)
+
+    def __len__(self) -> int:
+        return len(self._makers)
+
+
+# What the 0-1 model (the two-step method's posterior estimator, costs ignored) shows on fixed points is the same
+# for every cost matrix: it is kept with the model object (the session's ModelCache reuses it across cost edits)
+# and dropped with it. Per model: the test points' staged classes and two rounds of the grid (a few 100 kB).
+_ZERO_ONE_KEPT: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_ZERO_ONE_LOCK = threading.Lock()
+
+
+def zero_one_kept(model, key: tuple, make):
+    """The value kept for the 0-1 ``model`` under ``key``, made by ``make()`` (and kept) if there is none."""
+    with _ZERO_ONE_LOCK:
+        found = _ZERO_ONE_KEPT.get(model, {}).get(key)
+    if found is None:
+        found = make()
+        zero_one_keep(model, key, found)
+    return found
+
+
+def zero_one_keep(model, key: tuple, value) -> None:
+    with _ZERO_ONE_LOCK:
+        _ZERO_ONE_KEPT.setdefault(model, {})[key] = value
+
+
 @dataclass
 class TrainedPair(ClassIndices):
     """REBEL and the two-step baseline fitted on one dataset and cost matrix, evaluated on a grid.
@@ -185,23 +235,28 @@ class TrainedPair(ClassIndices):
     def _compact(self, indices: np.ndarray) -> np.ndarray:
         return compact_classes(indices, len(self.classes))
 
-    def _staged_points(self, X) -> dict:
-        """Class indices of both models on the points X, (T + 1, N) ``CLASS_DTYPE`` per model."""
+    def _staged_points(self, X) -> StagedByModel:
+        """Class indices of both models on the points X, (T + 1, N) ``CLASS_DTYPE`` per model, each computed
+        when first read (the regions replay reads REBEL's training points only)."""
         if X.shape[0] == 0:
             empty = np.empty((self.n_rounds + 1, 0), dtype=CLASS_DTYPE)
-            return {"REBEL": empty, "two-step": empty}
-        return {
-            "REBEL": self._compact(self.rebel.staged_class_indices(X)),
-            "two-step": self._compact(staged_min_risk_indices(self.posterior_model, X, self.cost_matrix)),
-        }
+            return StagedByModel({"REBEL": lambda: empty, "two-step": lambda: empty})
+        return StagedByModel(
+            {
+                "REBEL": lambda: self._compact(self.rebel.staged_class_indices(X)),
+                "two-step": lambda: self._compact(
+                    staged_min_risk_indices(self.posterior_model, X, self.cost_matrix)
+                ),
+            }
+        )
 
     @cached_property
-    def staged_train(self) -> dict:
+    def staged_train(self) -> StagedByModel:
         """Class indices on the training points, (T + 1, N_train) uint8 per model."""
         return self._staged_points(self.dataset.X_train)
 
     @cached_property
-    def staged_test(self) -> dict:
+    def staged_test(self) -> StagedByModel:
         """Class indices on the test points, (T + 1, N_test) uint8 per model."""
         return self._staged_points(self.dataset.X_test)
 
@@ -218,15 +273,25 @@ class TrainedPair(ClassIndices):
         kept (2 grids, not T + 1); another round costs one staged pass of the 0-1 model over the grid.
         """
         t = self.clamp(t)
-        kept = self.__dict__.setdefault("_blind_rounds", {})
+        kept = self.blind_rounds
         if t not in kept:
             S = self.posterior_model.staged_class_indices(self.grid.points)
             T = self.n_rounds
             fresh = {T: self._compact(S[T]).reshape(self.grid.shape)}
             fresh[t] = self._compact(S[t]).reshape(self.grid.shape)
-            self.__dict__["_blind_rounds"] = fresh  # replaced whole: a reader never sees a half-filled dict
+            zero_one_keep(self.posterior_model, self._grid_key, fresh)  # replaced whole: never half-filled
             kept = fresh
         return kept[t]
+
+    @property
+    def _grid_key(self) -> tuple:
+        return ("grid", self.grid.xs.tobytes(), self.grid.ys.tobytes())
+
+    @property
+    def blind_rounds(self) -> dict:
+        """The rounds of the 0-1 model's grid kept now, {t: (ny, nx) uint8} (kept with the 0-1 model, so a cost
+        edit, which keeps that model, finds them)."""
+        return zero_one_kept(self.posterior_model, self._grid_key, dict)
 
     @cached_property
     def blind_test(self) -> np.ndarray:
@@ -234,7 +299,11 @@ class TrainedPair(ClassIndices):
         X = self.dataset.X_test
         if X.shape[0] == 0:
             return np.empty((self.n_rounds + 1, 0), dtype=CLASS_DTYPE)
-        return self._compact(self.posterior_model.staged_class_indices(X))
+        return zero_one_kept(
+            self.posterior_model,
+            ("test", X.tobytes()),
+            lambda: self._compact(self.posterior_model.staged_class_indices(X)),
+        )
 
     def blind_cost(self, t: int) -> float:
         """Test cost, under the user's costs, of ignoring them: the 0-1 model's most likely class at t."""

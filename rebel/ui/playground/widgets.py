@@ -550,7 +550,11 @@ ROUND_IN_LINK = """<script>
     const gd = document.querySelector('.st-key-pg_plot .js-plotly-plot');
     if (!gd || gd.__rebelRound || !gd.on) return;
     gd.__rebelRound = true;
-    const write = () => {
+    // Play moves the slider 20 times a second: the address is written once the round has stayed put for
+    // 250 ms (each history.replaceState costs a few ms, and Chromium throttles many in a row).
+    let pending = null;
+    const write = () => { clearTimeout(pending); pending = setTimeout(writeNow, 250); };
+    const writeNow = () => {
       const slider = gd.layout && gd.layout.sliders && gd.layout.sliders[0];
       if (!slider) return;
       const step = slider.steps[slider.active];
