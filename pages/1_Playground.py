@@ -78,8 +78,8 @@ def _cost_panel(notes) -> None:
 
 def _training(tray) -> pg.TrainedPair | None:
     try:
-        with st.spinner("Training REBEL and the two-step baseline…"):
-            engine = engine_options(A.engine)
+        engine = engine_options(A.engine)
+        with st.spinner(ui.plain(pg.training_message(A.dataset, {**A.hyper, **engine}))):
             pair = pg.train_pair(A.dataset, A.cost_matrix, A.hyper, cache=A.models, engine=engine)
     except ValueError as exc:
         ui.show_error(f"Training failed: {exc}", where=tray)

@@ -5,6 +5,9 @@ from __future__ import annotations
 import base64
 import dataclasses
 import json
+import os
+import subprocess
+import sys
 import zlib
 
 import numpy as np
@@ -422,3 +425,26 @@ def test_shared_pairs_are_bounded_by_bytes_too():
         store.put(f"k{i}", SimpleNamespace(regions=np.zeros(1000, dtype=np.uint8)))
     assert len(store) == 3 and "k4" in store and "k1" not in store  # the oldest went first
     assert array_bytes(SimpleNamespace(a=np.zeros(10), b="x")) == 80
+
+
+def test_training_message_says_when_this_class_count_compiles(tmp_path):
+    """A fit whose kernels the numba cache lacks (a new process's empty cache) gets the compile notice with its
+    class count; a warm cache gets the plain training text."""
+    code = (
+        "from rebel.data import PRESETS\n"
+        "from rebel.ui.playground import compute as pg\n"
+        "ds = PRESETS['airport'].dataset()\n"
+        "print(pg.training_message(ds, {'max_depth': 1}))\n"
+    )
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "empty")}
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300, check=False
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("Compiling the engine for this machine (first use only, about")
+    assert "for 3 classes, then training" in out.stdout
+    from rebel.warmup import cache_is_cold
+
+    if not cache_is_cold("exp", "binary", False, 3):  # this process's cache holds the K = 3 kernels
+        ds = PRESETS["airport"].dataset()
+        assert pg.training_message(ds, {"max_depth": 1}) == pg.TRAINING

@@ -390,6 +390,24 @@ class TrainedPair(ClassIndices):
         return self.staged_test[model][self.clamp(t)]
 
 
+TRAINING = "Training REBEL and the two-step baseline…"
+
+
+def training_message(dataset: Dataset, fit_params: dict) -> str:
+    """The spinner's text for a Playground training: ``TRAINING``, or first the engine's cold-compile notice
+    (with its estimate) when the numba cache lacks a kernel this fit runs: a first use, or a new number of
+    classes (the round loop compiles once per K). Cheap: it reads the cache's index files."""
+    from rebel.kernels import train_in_parallel
+    from rebel.warmup import cold_compile_notice
+
+    n, d = dataset.X_train.shape
+    K = dataset.n_classes
+    parallel = train_in_parallel(n, d, K, int(fit_params.get("max_depth", 1)))
+    loss, leaves = fit_params.get("loss", "exp"), fit_params.get("leaves", "binary")
+    notice = cold_compile_notice(loss, leaves, parallel, K)
+    return TRAINING if notice is None else f"{notice.rstrip('.')} for {K} classes, then training…"
+
+
 def check_pair_budget(dataset: Dataset, fit_params: dict, n_cells: int) -> None:
     """Refuse a Playground training over the app's budget (``rebel.budget``) before any work: each of the two
     fits (and both together), and the staged arrays kept (every round's class of every point and grid cell)."""
