@@ -35,7 +35,7 @@ from .cli import (
     write_text,
 )
 from .data.mixture import PAPER_SEED
-from .experiments import commands
+from .experiments import commands, stats
 
 DEFAULT_ROUNDS = {"fig3": 100, "table1": 100, "fig4": 200, **commands.DEFAULT_ROUNDS}
 
@@ -76,7 +76,18 @@ def _run_fig3(args, progress) -> tuple:
         f"{df['rebel_cost'].mean():.4f} vs two-step {df['two_step_cost'].mean():.4f} "
         f"(Bayes {df['bayes_cost'].mean():.4f})."
     )
-    return df, summary.round(4).to_string(), headline
+    ints = ex.fig3_intervals(df)
+    lines = [
+        f"{r['part']} ({r['trials']} trials): REBEL wins {stats.rate_text(r, 1)} against the {r['against']} (its mean cost "
+        f"{r['b_cost']:.4f}, REBEL {r['a_cost']:.4f}); REBEL - {r['against']} {stats.diff_text(r)}"
+        for r in ints.to_dict("records")
+    ]
+    text = (
+        summary.round(4).to_string()
+        + f"\n\nWin rates with 95 % intervals (bootstrap over the {ints['datasets'].max()} datasets):\n"
+        + "\n".join(lines)
+    )
+    return df, text, headline
 
 
 def _run_table1(args, progress) -> tuple:

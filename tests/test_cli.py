@@ -34,6 +34,8 @@ def test_fig3_ci_command_runs_prints_table_and_writes_csv(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "win_rate" in proc.stdout and "harder half" in proc.stdout
     assert "of 6 trials" in proc.stdout
+    assert "bootstrap over the 2 datasets" in proc.stdout  # every win rate with its interval and baseline
+    assert "all (6 trials): REBEL wins" in proc.stdout and "against the cost-blind argmax" in proc.stdout
     assert "8/8 fits" in proc.stderr  # progress bar: 2 posterior fits + 6 cost-sensitive fits
     df = pd.read_csv(out)
     assert len(df) == 6 and {"rebel_cost", "two_step_cost", "win"} <= set(df.columns)

@@ -13,6 +13,7 @@ from rebel.experiments import (
     drive,
     experiment_costs,
     fig3,
+    fig3_intervals,
     fig3_summary,
     fig4,
     fig4_summary,
@@ -21,6 +22,7 @@ from rebel.experiments import (
     run_tasks,
     sample_cost_matrix,
     select_rounds,
+    stats,
     table1,
     table1_summary,
     three_way_splits,
@@ -107,6 +109,34 @@ def test_fig3_small_run_is_tidy_and_consistent():
     summary = fig3_summary(df)
     assert summary.loc["all", "trials"] == 4
     assert summary.loc["all", "win_rate"] == pytest.approx(df["win"].mean())
+
+
+def test_fig3_intervals_match_the_summary_and_resample_whole_datasets():
+    rng = np.random.default_rng(3)
+    df = pd.DataFrame(
+        {
+            "dataset": np.repeat([f"d{i}" for i in range(5)], 8),
+            "rebel_cost": rng.random(40),
+            "two_step_cost": rng.random(40),
+            "blind_cost": rng.random(40),
+            "bayes_cost": np.zeros(40),
+        }
+    )
+    df["win"], df["tie"] = df["rebel_cost"] < df["two_step_cost"], df["rebel_cost"] == df["two_step_cost"]
+    ints = fig3_intervals(df).set_index(["part", "against"])
+    summary = fig3_summary(df)
+    assert len(ints) == 6
+    for part in ("all", "harder half", "easier half"):
+        assert ints.loc[(part, "two-step"), "win_rate"] == pytest.approx(summary.loc[part, "win_rate"])
+        assert ints.loc[(part, "cost-blind argmax"), "win_rate"] == pytest.approx(
+            summary.loc[part, "win_vs_blind"]
+        )
+        assert ints.loc[(part, "two-step"), "win_lo"] <= ints.loc[(part, "two-step"), "win_hi"]
+    hard = df[df["two_step_cost"] > df["two_step_cost"].median()]
+    expected = stats.compare_costs(hard, "rebel_cost", "blind_cost")
+    assert ints.loc[("harder half", "cost-blind argmax"), "win_lo"] == expected["win_lo"]
+    one = fig3_intervals(df[df["dataset"] == "d0"])  # one dataset: nothing known about the spread
+    assert one["win_lo"].isna().all()
 
 
 def test_fig3_is_reproducible_and_independent_of_backend():
