@@ -22,10 +22,11 @@ COMPILING = "Compiling the boosting kernels (first start only, about 10 s)…"
 @st.cache_resource(max_entries=1, show_spinner=COMPILING)
 def _warmup() -> bool:
     import rebel  # imported after st.navigation: importing numba takes seconds (see below)
+    from rebel.warmup import FIRST_PAGE
 
-    # Under make run (rebel.ui.launch) this waits for the warm-up the server started at launch; cached kernels
-    # load on first use.
-    rebel.warmup(variants=False, load=False)
+    # The kernels the first page runs (the others compile after it, under make run). Under make run
+    # (rebel.ui.launch) this waits for the warm-up the server started at launch; cached kernels load on first use.
+    rebel.warmup(groups=FIRST_PAGE, load=False)
     return True
 
 

@@ -1,19 +1,22 @@
 """Compile (or load from the numba cache) the kernels on tiny inputs, so the first real call is fast.
 
-Three groups of kernels, compiled independently of each other:
+Four groups of kernels, compiled independently of each other:
 
-- ``fit``: the serial drivers of prediction on raw features (scores, staged classes, tree outputs, leaf ids,
-  binning; on synthetic trees), then the paper's training on a small problem (the bias step, the round loop
-  with its serial drivers);
-- ``predict``: the round loop with its parallel drivers (what a big problem's fit runs), then the parallel
-  drivers of prediction and binning;
+- ``fit``: the paper's training on a small problem (binning, the bias step, the round loop with its serial
+  drivers);
+- ``predict``: the serial drivers of prediction on raw features (scores, staged classes, tree outputs, leaf ids)
+  and the parallel driver of the scores (a big predict's, e.g. an app's regions grid); with ``fit`` this is
+  what an app's first page runs (``FIRST_PAGE``);
+- ``parallel``: the round loop with its parallel drivers (what a big problem's fit runs), the parallel weight
+  update, the other parallel drivers of prediction and binning;
 - ``variants``: the engine options beyond the paper (logistic loss, vector leaves, shrinkage, early stopping).
 
 ``warmup`` compiles the first group the numba cache lacks in this process and the others in one helper process
 (``python -m rebel.warmup <group> ...``) at the same time, then loads their kernels from the cache: numba
 compiles one function at a time in a process, so this is what puts a second core to work. Groups already
-cached are not compiled again. ``variants`` comes last, when the paper's kernels it shares are cached. Reads and
-writes nothing but the numba cache.
+cached are not compiled again. ``variants`` comes last, when the paper's kernels it shares are cached.
+``start_early(groups)`` starts a helper for groups before this process has imported numba (a server at launch):
+a later ``warmup`` waits for it instead of compiling them again. Reads and writes nothing but the numba cache.
 
 ``cold_compile_notice(loss, leaves, parallel, n_classes)`` is the one line a CLI or an app shows before a fit
 that will compile first ("Compiling the engine for this machine (first use only, about N s)..."), None when
@@ -30,46 +33,79 @@ import threading
 
 import numpy as np
 
-GROUPS = ("fit", "predict", "variants")
+GROUPS = ("fit", "predict", "parallel", "variants")
+FIRST_PAGE = (
+    "fit",
+    "predict",
+)  # what an app's first page runs (the Playground: a fit, its scores, the grid's)
 HELPER_TIMEOUT = 900.0  # seconds a helper process may take before this process compiles its group itself
 # One warm-up at a time in a process: a second caller (the app's page while the launcher's thread warms up)
 # waits, then finds the cache warm instead of compiling the same kernels again.
 _ONE_AT_A_TIME = threading.Lock()
+_EARLY: dict[str, subprocess.Popen] = {}  # group -> the helper ``start_early`` started for it
 
 
-def warmup(variants: bool = True, jobs: int = 2, load: bool = True) -> None:
-    """Compile the kernels the paper's engine uses, and with ``variants`` the engine options' kernels too.
+def warmup(
+    variants: bool = True, jobs: int = 2, load: bool = True, groups: tuple[str, ...] | None = None
+) -> None:
+    """Compile the kernels the paper's engine uses, and with ``variants`` the engine options' kernels too (or
+    just the named ``groups``, e.g. ``FIRST_PAGE``).
 
     The first group the numba cache lacks compiles in this process, the other missing ones in one helper
-    process at the same time (``jobs=1``: all in this process). With ``load`` (the default) every kernel of the
-    groups is then ready in this process; ``load=False`` leaves kernels that are cached to load on their first
-    call (what an app wants: its first page loads only the kernels it uses). Calls from several threads run
-    one after the other.
+    process at the same time (``jobs=1``: all in this process); a group whose ``start_early`` helper still runs
+    is left to it. With ``load`` (the default) every kernel of the groups is then ready in this process;
+    ``load=False`` leaves kernels that are cached to load on their first call (what an app wants: its first
+    page loads only the kernels it uses). Calls from several threads run one after the other.
     """
+    if groups is None:
+        groups = tuple(g for g in GROUPS if variants or g != "variants")
+    unknown = [g for g in groups if g not in GROUPS]
+    if unknown:
+        raise ValueError(
+            f"warmup: unknown group(s) {unknown} in groups={groups!r}; choose from {list(GROUPS)}"
+        )
     with _ONE_AT_A_TIME:
-        _warmup(variants, jobs, load)
+        _warmup(groups, jobs, load)
 
 
-def _warmup(variants: bool, jobs: int, load: bool) -> None:
-    groups = [g for g in GROUPS if variants or g != "variants"]
+def _warmup(groups: tuple[str, ...], jobs: int, load: bool) -> None:
     cold = [g for g in groups if _cache_is_cold(g)]
-    here, helped = (cold[:1], cold[1:]) if jobs > 1 else (cold, [])
-    helper = _start_helper(helped) if helped else None
+    early = [g for g in cold if g in _EARLY and _EARLY[g].poll() is None]
+    rest = [g for g in cold if g not in early]
+    here, helped = (rest[:1], rest[1:]) if jobs > 1 else (rest, [])
+    helpers = list({id(_EARLY[g]): _EARLY[g] for g in early}.values())
+    if helped:
+        helpers.append(_start_helper(helped))
     for group in here:
         WARM[group]()
-    if helper is not None:  # its kernels are in the cache when it is done (if it failed: compiled on use)
+    for helper in helpers:  # its kernels are in the cache when it is done (if it failed: compiled on use)
         try:
             helper.wait(timeout=HELPER_TIMEOUT)
         except subprocess.TimeoutExpired:
             helper.kill()
             helper.wait()
-    for group in groups if load else []:  # loads what the helper compiled (compiles what it could not)
+    for group in groups if load else []:  # loads what the helpers compiled (compiles what they could not)
         if group not in here:
             WARM[group]()
 
 
+def start_early(groups: tuple[str, ...]) -> subprocess.Popen:
+    """Start a helper process that compiles those of ``groups`` the numba cache lacks (it checks; cheap when
+    none is cold), and return at once. Cheap here: neither numba nor the kernels are imported in this process.
+    A ``warmup`` of this process waits for the helper instead of compiling those groups itself. For a server at
+    launch, which has seconds of imports to do before its own warm-up could start."""
+    helper = _start_helper(list(groups), cold_only=True)
+    _EARLY.update(dict.fromkeys(groups, helper))
+    return helper
+
+
 # The kernel whose cache entry tells whether a group is compiled (the last one each group compiles).
-_GROUP_KERNEL = {"fit": "boost_rounds_serial", "predict": "predict_blocks", "variants": "grow_vector_tree"}
+_GROUP_KERNEL = {
+    "fit": "boost_rounds_serial",
+    "predict": "predict_blocks",
+    "parallel": "bin_features",
+    "variants": "grow_vector_tree",
+}
 # CPU seconds of a first fit on an empty numba cache by (loss, leaves) (``python -m benchmarks.bench_coldstart
 # --modes firstfit``, wine data, a 2-core machine under load; on an idle one the wall time is about the same).
 COLD_SECONDS = {("exp", "binary"): 7.0, ("exp", "vector"): 6.0, ("logistic", "binary"): 8.0,
@@ -135,7 +171,7 @@ def cold_compile_notice(
     return f"Compiling the engine for this machine (first use only, about {seconds:.0f} s)..."
 
 
-def warmup_in_background(groups: tuple[str, ...] = ("variants",)) -> subprocess.Popen | None:
+def warmup_in_background(groups: tuple[str, ...] = ("parallel", "variants")) -> subprocess.Popen | None:
     """Start compiling the ones of ``groups`` the numba cache lacks in a helper process at a lower CPU priority,
     and return at once (the process, or None when every group is cached). For a server that has its first page
     ready and may want the other kernels later."""
@@ -143,18 +179,24 @@ def warmup_in_background(groups: tuple[str, ...] = ("variants",)) -> subprocess.
     return _start_helper(cold, nice=10) if cold else None
 
 
-def _start_helper(groups: list[str], nice: int = 0) -> subprocess.Popen:
-    """A helper process compiling ``groups``, one after the other, into this process's numba cache (``nice``:
-    its added CPU niceness, where the system has one)."""
-    import numba
-
+def _start_helper(groups: list[str], nice: int = 0, cold_only: bool = False) -> subprocess.Popen:
+    """A helper process compiling ``groups`` (with ``cold_only``: those the cache lacks), one after the other,
+    into this process's numba cache (``nice``: its added CPU niceness, where the system has one)."""
     env = dict(os.environ)
-    if numba.config.CACHE_DIR:
+    numba = sys.modules.get("numba")  # a set NUMBA_CACHE_DIR is in the environment already
+    if numba is not None and numba.config.CACHE_DIR:
         env["NUMBA_CACHE_DIR"] = numba.config.CACHE_DIR
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)
     return subprocess.Popen(
-        [sys.executable, "-m", "rebel.warmup", *(["--nice", str(nice)] if nice else []), *groups],
+        [
+            sys.executable,
+            "-m",
+            "rebel.warmup",
+            *(["--nice", str(nice)] if nice else []),
+            *(["--cold-only"] if cold_only else []),
+            *groups,
+        ],
         env=env,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
@@ -168,11 +210,9 @@ def _tiny_data() -> tuple[np.ndarray, np.ndarray]:
 
 
 def _warm_fit() -> None:
-    """The serial prediction drivers, then a tiny fit: binning, the bias step and the round loop with its serial
-    drivers."""
+    """A tiny fit: binning, the bias step and the round loop with its serial drivers."""
     from .estimator import RebelClassifier
 
-    _warm_predict_drivers(serial=True)
     RebelClassifier(n_estimators=2, max_depth=2, n_thresholds=4).fit(*_tiny_data())
 
 
@@ -226,17 +266,28 @@ def _warm_parallel_rounds(n_classes: int = 3) -> None:
 
 
 def _warm_predict() -> None:
-    """The round loop with its parallel drivers (a fit compiles only the serial ones unless its problem is big),
-    the bias step's parallel weight update, then the parallel prediction drivers."""
-    _warm_update()
-    _warm_parallel_rounds()
-    _warm_predict_drivers(serial=False)
-
-
-def _warm_predict_drivers(serial: bool) -> None:
-    """Every prediction kernel's serial or parallel driver, with the argument types the estimator passes."""
+    """The serial prediction drivers and the parallel driver of the scores (an app's regions grid)."""
     from . import kernels as kern
 
+    _warm_predict_drivers(kern.predict_blocks_serial, kern.tree_outputs_serial, kern.tree_leaves_serial)
+    _warm_predict_drivers(kern.predict_blocks)
+
+
+def _warm_parallel() -> None:
+    """The round loop with its parallel drivers (a fit compiles only the serial ones unless its problem is big),
+    the bias step's parallel weight update, then the other parallel drivers of prediction and binning."""
+    from . import kernels as kern
+
+    _warm_update()
+    _warm_parallel_rounds()
+    _warm_predict_drivers(None, kern.tree_outputs, kern.tree_leaves)
+    X, _ = _tiny_data()
+    kern.bin_features(X, np.zeros((2, 4)), np.empty((2, X.shape[0]), dtype=np.uint8))
+
+
+def _warm_predict_drivers(predict, outputs=None, leaves=None) -> None:
+    """The given prediction drivers (scores, tree outputs, leaf ids; None: skipped), with the argument types
+    the estimator passes."""
     X, _ = _tiny_data()
     n, depth, n_rounds, n_classes = X.shape[0], 2, 2, 3
     features = np.zeros((n_rounds, (1 << depth) - 1), dtype=np.int32)
@@ -244,19 +295,14 @@ def _warm_predict_drivers(serial: bool) -> None:
     leaf_signs = np.ones((n_rounds, 1 << depth), dtype=np.int8)
     a0, A = np.zeros(n_classes), np.ones((n_rounds, n_classes))
     scores, staged = np.empty((n, n_classes)), np.empty((n_rounds + 1, n), dtype=np.int16)
-    if serial:
-        drivers = (kern.predict_blocks_serial, kern.tree_outputs_serial, kern.tree_leaves_serial)
-        binning = kern.bin_features_serial
-    else:
-        drivers = (kern.predict_blocks, kern.tree_outputs, kern.tree_leaves)
-        binning = kern.bin_features
-    predict, outputs, leaves = drivers
-    predict(X, a0, features, thresholds, leaf_signs, A, depth, scores, staged)
-    outputs(X, features[:1], thresholds[:1], leaf_signs[:1], depth, np.empty((n, 1), dtype=np.int8))
-    outputs(X, features, thresholds, leaf_signs, depth, np.empty((n, n_rounds), dtype=np.int8))
-    leaves(X, features[:1], thresholds[:1], depth, np.empty((n, 1), dtype=np.int32))
-    leaves(X, features, thresholds, depth, np.empty((n, n_rounds), dtype=np.int32))
-    binning(X, np.zeros((2, 4)), np.empty((2, n), dtype=np.uint8))
+    if predict is not None:
+        predict(X, a0, features, thresholds, leaf_signs, A, depth, scores, staged)
+    if outputs is not None:
+        outputs(X, features[:1], thresholds[:1], leaf_signs[:1], depth, np.empty((n, 1), dtype=np.int8))
+        outputs(X, features, thresholds, leaf_signs, depth, np.empty((n, n_rounds), dtype=np.int8))
+    if leaves is not None:
+        leaves(X, features[:1], thresholds[:1], depth, np.empty((n, 1), dtype=np.int32))
+        leaves(X, features, thresholds, depth, np.empty((n, n_rounds), dtype=np.int32))
 
 
 def _warm_variants() -> None:
@@ -294,12 +340,13 @@ def _warm_parallel_newton(n_classes: int = 3) -> None:
     )  # fmt: skip
 
 
-WARM = {"fit": _warm_fit, "predict": _warm_predict, "variants": _warm_variants}
+WARM = {"fit": _warm_fit, "predict": _warm_predict, "parallel": _warm_parallel, "variants": _warm_variants}
 
 
 def _main(argv: list[str]) -> int:
-    """``python -m rebel.warmup [--nice N] [group ...]``: compile the named groups (all three by default) in this
-    process, its CPU niceness raised by N first (where the system has niceness)."""
+    """``python -m rebel.warmup [--nice N] [--cold-only] [group ...]``: compile the named groups (all four by
+    default) in this process, its CPU niceness raised by N first (where the system has niceness); with
+    ``--cold-only`` only those the numba cache lacks."""
     if argv[:1] == ["--nice"]:
         if len(argv) < 2 or not argv[1].isdigit():
             print("rebel.warmup: --nice takes a whole number, e.g. --nice 10", file=sys.stderr)
@@ -307,13 +354,15 @@ def _main(argv: list[str]) -> int:
         if hasattr(os, "nice"):
             os.nice(int(argv[1]))
         argv = argv[2:]
-    names = argv or list(GROUPS)
+    cold_only = argv[:1] == ["--cold-only"]
+    names = argv[cold_only:] or list(GROUPS)
     unknown = [g for g in names if g not in GROUPS]
     if unknown:
         print(f"rebel.warmup: unknown group(s) {unknown}; choose from {list(GROUPS)}", file=sys.stderr)
         return 2
     for name in names:
-        WARM[name]()
+        if not cold_only or _cache_is_cold(name):
+            WARM[name]()
     return 0
 
 

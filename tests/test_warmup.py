@@ -3,6 +3,8 @@
 - ``import rebel`` loads neither scikit-learn nor numba; ``rebel.RebelClassifier`` and ``rebel.warmup`` are
   the estimator class and the function (also after the ``rebel.warmup`` submodule is imported).
 - ``python -m rebel.warmup <group>`` refuses an unknown group, naming it and the choices.
+- A group a launcher's early helper compiles (``start_early``) is waited for, not compiled again; a
+  ``--cold-only`` helper skips the groups the cache has.
 - With an empty numba cache, ``warmup(variants=False)`` (the paper's groups, compiled in two processes) leaves
   every paper kernel in the cache with the signatures the estimator uses: a later process that warms up with
   ``load=False``, fits, and predicts through every estimator method compiles nothing.
@@ -148,6 +150,45 @@ def test_background_warmup_starts_a_niced_helper_only_for_cold_groups(monkeypatc
     assert wu.warmup_in_background() is None and len(started) == 1
 
 
+def test_a_group_an_early_helper_compiles_is_waited_for_not_compiled_again(monkeypatch):
+    """The launcher starts the round loop's helper before importing numba; the warm-up then compiles the other
+    first-page group here, waits for that helper, and loads both."""
+    wu = importlib.import_module("rebel.warmup")
+    events = []
+
+    class Helper:
+        def poll(self):
+            return None
+
+        def wait(self, timeout=None):
+            events.append("waited")
+
+    monkeypatch.setattr(
+        wu, "_start_helper", lambda groups, nice=0, cold_only=False: events.append(groups) or Helper()
+    )
+    monkeypatch.setattr(wu, "_EARLY", {})
+    monkeypatch.setattr(wu, "_cache_is_cold", lambda group: True)
+    monkeypatch.setattr(wu, "WARM", {g: (lambda g=g: events.append(g)) for g in wu.GROUPS})
+    wu.start_early(("fit",))
+    assert events == [["fit"]]
+    wu.warmup(groups=wu.FIRST_PAGE)
+    assert events == [["fit"], "predict", "waited", "fit"]  # "fit" at the end: loaded from the helper's cache
+    with pytest.raises(ValueError, match="'fitt'"):
+        wu.warmup(groups=("fitt",))
+
+
+def test_a_cold_only_helper_skips_the_cached_groups():
+    code = (
+        "import importlib, sys; "
+        "wu = importlib.import_module('rebel.warmup'); wu.WARM = {g: (lambda g=g: print(g)) for g in wu.GROUPS}; "
+        "wu._cache_is_cold = lambda g: g == 'predict'; "
+        "sys.exit(wu._main(['--cold-only', 'fit', 'predict']))"
+    )
+    res = _run(code)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.split() == ["predict"]
+
+
 @pytest.mark.parametrize("argv", [[], ["--server.port", "8502"], ["app.txt"]])
 def test_launcher_names_its_first_argument(argv, capsys):
     from rebel.ui import launch
@@ -172,8 +213,9 @@ def test_launcher_prepares_the_first_page_and_logs_a_failure(monkeypatch, caplog
     monkeypatch.setattr(rebel, "warmup", lambda **kw: calls.append(kw))
     wu = importlib.import_module("rebel.warmup")
     monkeypatch.setattr(wu, "warmup_in_background", lambda: calls.append("background"))
+    monkeypatch.setattr(wu, "start_early", lambda groups: calls.append(("early", groups)))
     launch.start_preparing().join(timeout=120)
-    assert calls == [{"variants": False}, "background"]
+    assert calls == [("early", ("fit",)), {"groups": wu.FIRST_PAGE}, "background"]
 
     # The background helper stops with the server (atexit), not later.
     helper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
@@ -208,6 +250,7 @@ def test_launcher_compiles_the_options_only_after_the_first_page(monkeypatch):
     monkeypatch.setattr(launch, "FIRST_PAGE_SERVED", threading.Event())
     monkeypatch.setattr(rebel, "warmup", lambda **kw: calls.append("first page"))
     monkeypatch.setattr(wu, "warmup_in_background", lambda: calls.append("options"))
+    monkeypatch.setattr(wu, "start_early", lambda groups: None)
     thread = launch.start_preparing()
     thread.join(timeout=1.0)
     assert thread.is_alive() and calls == ["first page"]  # waiting for the first page

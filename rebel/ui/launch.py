@@ -34,15 +34,20 @@ BACKGROUND_WAIT = 60.0
 
 
 def prepare() -> None:
-    """Import the first page's modules, compile or load the paper engine's kernels, then start compiling the
-    engine options' kernels in the background."""
+    """Start compiling the paper's round loop in a helper process, import the first page's modules, compile or
+    load the kernels the first page runs (``rebel.warmup.FIRST_PAGE``), then start compiling the other kernels
+    (the parallel drivers, the engine options') in the background."""
     try:
         import rebel
+        from rebel.warmup import FIRST_PAGE, start_early, warmup_in_background
+
+        # The round loop (the longest compile) starts in a helper now, while this process imports; the warm-up
+        # below compiles the prediction kernels here meanwhile, then waits for the helper.
+        start_early(FIRST_PAGE[:1])
         import rebel.ui.guard
         import rebel.ui.playground.compute  # the default page's view layer
-        from rebel.warmup import warmup_in_background
 
-        rebel.warmup(variants=False)
+        rebel.warmup(groups=FIRST_PAGE)
         FIRST_PAGE_SERVED.wait(BACKGROUND_WAIT)
         time.sleep(BACKGROUND_AFTER)
         helper = warmup_in_background()
