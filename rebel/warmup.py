@@ -4,11 +4,11 @@ Four groups of kernels, compiled independently of each other:
 
 - ``fit``: the paper's training on a small problem (binning, the bias step, the round loop with its serial
   drivers);
-- ``predict``: the serial drivers of prediction on raw features (scores, staged classes, tree outputs, leaf ids)
-  and the parallel driver of the scores (a big predict's, e.g. an app's regions grid); with ``fit`` this is
+- ``predict``: the serial drivers of prediction on raw features (scores, staged classes, tree outputs) and the
+  parallel driver of the scores (a big predict's, e.g. an app's regions grid); with ``fit`` this is
   what an app's first page runs (``FIRST_PAGE``);
 - ``parallel``: the round loop with its parallel drivers (what a big problem's fit runs), the parallel weight
-  update, the other parallel drivers of prediction and binning;
+  update, the other parallel drivers of prediction and binning, and the leaf ids' serial driver;
 - ``variants``: the engine options beyond the paper (logistic loss, vector leaves, shrinkage, early stopping).
 
 ``warmup`` compiles the first group the numba cache lacks in this process and the others in one helper process
@@ -89,13 +89,16 @@ def _warmup(groups: tuple[str, ...], jobs: int, load: bool) -> None:
             WARM[group]()
 
 
-def start_early(groups: tuple[str, ...]) -> subprocess.Popen:
-    """Start a helper process that compiles those of ``groups`` the numba cache lacks (it checks; cheap when
-    none is cold), and return at once. Cheap here: neither numba nor the kernels are imported in this process.
-    A ``warmup`` of this process waits for the helper instead of compiling those groups itself. For a server at
-    launch, which has seconds of imports to do before its own warm-up could start."""
-    helper = _start_helper(list(groups), cold_only=True)
-    _EARLY.update(dict.fromkeys(groups, helper))
+def start_early(groups: tuple[str, ...]) -> subprocess.Popen | None:
+    """Start a helper process that compiles those of ``groups`` the numba cache lacks, and return at once (the
+    process, or None when every group is cached). A ``warmup`` of this process waits for the helper instead of
+    compiling those groups itself. For a server at launch, which has seconds of imports to do before its own
+    warm-up could start. Imports numba and the kernels here (which compiles nothing)."""
+    cold = [g for g in groups if _cache_is_cold(g)]
+    if not cold:
+        return None
+    helper = _start_helper(cold)
+    _EARLY.update(dict.fromkeys(cold, helper))
     return helper
 
 
@@ -179,12 +182,12 @@ def warmup_in_background(groups: tuple[str, ...] = ("parallel", "variants")) -> 
     return _start_helper(cold, nice=10) if cold else None
 
 
-def _start_helper(groups: list[str], nice: int = 0, cold_only: bool = False) -> subprocess.Popen:
-    """A helper process compiling ``groups`` (with ``cold_only``: those the cache lacks), one after the other,
-    into this process's numba cache (``nice``: its added CPU niceness, where the system has one)."""
+def _start_helper(groups: list[str], nice: int = 0) -> subprocess.Popen:
+    """A helper process compiling ``groups``, one after the other, into this process's numba cache (``nice``: its added CPU niceness, where the system has one)."""
     env = dict(os.environ)
-    numba = sys.modules.get("numba")  # a set NUMBA_CACHE_DIR is in the environment already
-    if numba is not None and numba.config.CACHE_DIR:
+    import numba
+
+    if numba.config.CACHE_DIR:
         env["NUMBA_CACHE_DIR"] = numba.config.CACHE_DIR
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)
@@ -194,7 +197,6 @@ def _start_helper(groups: list[str], nice: int = 0, cold_only: bool = False) -> 
             "-m",
             "rebel.warmup",
             *(["--nice", str(nice)] if nice else []),
-            *(["--cold-only"] if cold_only else []),
             *groups,
         ],
         env=env,
@@ -210,10 +212,16 @@ def _tiny_data() -> tuple[np.ndarray, np.ndarray]:
 
 
 def _warm_fit() -> None:
-    """A tiny fit: binning, the bias step and the round loop with its serial drivers."""
-    from .estimator import RebelClassifier
+    """A tiny paper fit on the estimator's path after its checks: thresholds, binning, the bias step and the
+    round loop with its serial drivers (without the estimator, whose scikit-learn import a helper process would
+    pay first)."""
+    from .binning import bin_data, fit_thresholds
+    from .booster import boost
 
-    RebelClassifier(n_estimators=2, max_depth=2, n_thresholds=4).fit(*_tiny_data())
+    X, y = _tiny_data()
+    thresholds, usable = fit_thresholds(X, 4)
+    cost_rows = np.ascontiguousarray((1.0 - np.eye(3))[y])
+    boost(bin_data(X, thresholds), usable, cost_rows, 2, 2, thresholds.shape[1] + 1)
 
 
 def compile_fit(n_classes: int, parallel: bool = False, **params) -> None:
@@ -269,18 +277,20 @@ def _warm_predict() -> None:
     """The serial prediction drivers and the parallel driver of the scores (an app's regions grid)."""
     from . import kernels as kern
 
-    _warm_predict_drivers(kern.predict_blocks_serial, kern.tree_outputs_serial, kern.tree_leaves_serial)
+    _warm_predict_drivers(kern.predict_blocks_serial, kern.tree_outputs_serial)
     _warm_predict_drivers(kern.predict_blocks)
 
 
 def _warm_parallel() -> None:
     """The round loop with its parallel drivers (a fit compiles only the serial ones unless its problem is big),
-    the bias step's parallel weight update, then the other parallel drivers of prediction and binning."""
+    the bias step's parallel weight update, then the other parallel drivers of prediction and binning, and the
+    leaf ids' serial driver (no first page uses it)."""
     from . import kernels as kern
 
     _warm_update()
     _warm_parallel_rounds()
     _warm_predict_drivers(None, kern.tree_outputs, kern.tree_leaves)
+    _warm_predict_drivers(None, None, kern.tree_leaves_serial)
     X, _ = _tiny_data()
     kern.bin_features(X, np.zeros((2, 4)), np.empty((2, X.shape[0]), dtype=np.uint8))
 
@@ -344,9 +354,8 @@ WARM = {"fit": _warm_fit, "predict": _warm_predict, "parallel": _warm_parallel, 
 
 
 def _main(argv: list[str]) -> int:
-    """``python -m rebel.warmup [--nice N] [--cold-only] [group ...]``: compile the named groups (all four by
-    default) in this process, its CPU niceness raised by N first (where the system has niceness); with
-    ``--cold-only`` only those the numba cache lacks."""
+    """``python -m rebel.warmup [--nice N] [group ...]``: compile the named groups (all four by default) in this
+    process, its CPU niceness raised by N first (where the system has niceness)."""
     if argv[:1] == ["--nice"]:
         if len(argv) < 2 or not argv[1].isdigit():
             print("rebel.warmup: --nice takes a whole number, e.g. --nice 10", file=sys.stderr)
@@ -354,15 +363,13 @@ def _main(argv: list[str]) -> int:
         if hasattr(os, "nice"):
             os.nice(int(argv[1]))
         argv = argv[2:]
-    cold_only = argv[:1] == ["--cold-only"]
-    names = argv[cold_only:] or list(GROUPS)
+    names = argv or list(GROUPS)
     unknown = [g for g in names if g not in GROUPS]
     if unknown:
         print(f"rebel.warmup: unknown group(s) {unknown}; choose from {list(GROUPS)}", file=sys.stderr)
         return 2
     for name in names:
-        if not cold_only or _cache_is_cold(name):
-            WARM[name]()
+        WARM[name]()
     return 0
 
 

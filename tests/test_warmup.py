@@ -3,8 +3,8 @@
 - ``import rebel`` loads neither scikit-learn nor numba; ``rebel.RebelClassifier`` and ``rebel.warmup`` are
   the estimator class and the function (also after the ``rebel.warmup`` submodule is imported).
 - ``python -m rebel.warmup <group>`` refuses an unknown group, naming it and the choices.
-- A group a launcher's early helper compiles (``start_early``) is waited for, not compiled again; a
-  ``--cold-only`` helper skips the groups the cache has.
+- A group a launcher's early helper compiles (``start_early``, only for cold groups) is waited for, not
+  compiled again.
 - With an empty numba cache, ``warmup(variants=False)`` (the paper's groups, compiled in two processes) leaves
   every paper kernel in the cache with the signatures the estimator uses: a later process that warms up with
   ``load=False``, fits, and predicts through every estimator method compiles nothing.
@@ -163,9 +163,7 @@ def test_a_group_an_early_helper_compiles_is_waited_for_not_compiled_again(monke
         def wait(self, timeout=None):
             events.append("waited")
 
-    monkeypatch.setattr(
-        wu, "_start_helper", lambda groups, nice=0, cold_only=False: events.append(groups) or Helper()
-    )
+    monkeypatch.setattr(wu, "_start_helper", lambda groups, nice=0: events.append(groups) or Helper())
     monkeypatch.setattr(wu, "_EARLY", {})
     monkeypatch.setattr(wu, "_cache_is_cold", lambda group: True)
     monkeypatch.setattr(wu, "WARM", {g: (lambda g=g: events.append(g)) for g in wu.GROUPS})
@@ -175,18 +173,6 @@ def test_a_group_an_early_helper_compiles_is_waited_for_not_compiled_again(monke
     assert events == [["fit"], "predict", "waited", "fit"]  # "fit" at the end: loaded from the helper's cache
     with pytest.raises(ValueError, match="'fitt'"):
         wu.warmup(groups=("fitt",))
-
-
-def test_a_cold_only_helper_skips_the_cached_groups():
-    code = (
-        "import importlib, sys; "
-        "wu = importlib.import_module('rebel.warmup'); wu.WARM = {g: (lambda g=g: print(g)) for g in wu.GROUPS}; "
-        "wu._cache_is_cold = lambda g: g == 'predict'; "
-        "sys.exit(wu._main(['--cold-only', 'fit', 'predict']))"
-    )
-    res = _run(code)
-    assert res.returncode == 0, res.stderr
-    assert res.stdout.split() == ["predict"]
 
 
 @pytest.mark.parametrize("argv", [[], ["--server.port", "8502"], ["app.txt"]])

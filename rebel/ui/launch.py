@@ -41,8 +41,8 @@ def prepare() -> None:
         import rebel
         from rebel.warmup import FIRST_PAGE, start_early, warmup_in_background
 
-        # The round loop (the longest compile) starts in a helper now, while this process imports; the warm-up
-        # below compiles the prediction kernels here meanwhile, then waits for the helper.
+        # On a cold cache the fit's kernels (the round loop: the longest compile) start in a helper now, while
+        # this process imports; the warm-up below compiles the prediction kernels here meanwhile, then waits.
         start_early(FIRST_PAGE[:1])
         import rebel.ui.guard
         import rebel.ui.playground.compute  # the default page's view layer
