@@ -400,9 +400,9 @@ def compile_if_cold(variants: bool, stream=None) -> None:
     """Before the first use on a machine: one line saying the kernels compile, then compile them (two
     processes, ``rebel.warmup``), so no progress bar sits frozen meanwhile. Cheap when the numba cache is warm
     (it reads one index file per kernel group)."""
-    from .warmup import _cache_is_cold, warmup
+    from .warmup import GROUPS, _cache_is_cold, warmup
 
-    groups = ("fit", "predict", "variants") if variants else ("fit", "predict")
+    groups = [g for g in GROUPS if variants or g != "variants"]
     if any(_cache_is_cold(g) for g in groups):
         _say_compiling(COMPILE_SECONDS, stream)
         warmup(variants=variants, load=False)
