@@ -6,13 +6,17 @@ waits for everything the first page needs: importing numba, scikit-learn, plotly
 loading the kernels from the numba cache, or on a fresh install compiling them (about 10 s). Here a background
 thread starts that at launch, while the browser is still loading Streamlit's page; the script then finds the
 modules imported and the kernels ready (``rebel.warmup`` lets one caller in at a time, so the page's own
-warm-up waits for this one instead of compiling twice). After the first page, the engine options' kernels
-compile in a helper process at a lower priority, if the cache lacks them; the helper stops when the server
-does. If the thread fails, the page meets the same failure itself and shows it as a message.
+warm-up waits for this one instead of compiling twice). On a cold cache the fit's kernels compile in a helper
+process started first, while this process imports and compiles the prediction kernels. After the first page,
+the other kernels (the parallel drivers, the engine options') compile in a helper process at a lower priority,
+if the cache lacks them; the helper stops when the server does. If the thread fails, the page meets the same failure itself and shows it as a message.
 
 Measured (``benchmarks.bench_coldstart``): on an empty numba cache the first page comes about 0.5 s sooner than
 with ``streamlit run`` (medians 14.81 -> 14.23-14.36 s); on a warm cache no sooner (importing is Python work,
 and the server's own start needs the same interpreter lock), and the health check answers about 0.2 s later.
+Since the first page waits only for its own kernels (``rebel.warmup.FIRST_PAGE``, the round loop in a helper
+started before the imports): 21.3-22.6 -> 13.0-14.5 s CPU in the server and its helpers before the first paint
+(docs/DESIGN.md section 5).
 """
 
 from __future__ import annotations
