@@ -54,12 +54,22 @@ with st.sidebar:
         st.page_link(_page)
 _warmup()
 
-from rebel.ui.guard import run_page, start_memory_release  # after navigation (it imports numba)
+from rebel.ui.guard import (  # after navigation (it imports numba)
+    freeze_loaded_heap,
+    run_page,
+    start_memory_release,
+)
 from rebel.ui.launch import FIRST_PAGE_SERVED
 
 
 @st.cache_resource(max_entries=1, show_spinner=False)
 def _memory_release():
+    # the Playground's modules (plotly, the views) imported now, then the loaded heap frozen: later full
+    # garbage collections walk only what sessions allocate (``freeze_loaded_heap``)
+    import rebel.ui.playground.details
+    import rebel.ui.playground.widgets  # noqa: F401
+
+    freeze_loaded_heap()
     return start_memory_release()  # one thread per server: closed sessions' memory goes back to the system
 
 
