@@ -293,18 +293,7 @@ def regime_record(
     the command and seeds, both sides' chosen configurations, and one row per regime with the win rate, its
     interval, both mean costs and the difference with its interval."""
     c = chosen.set_index("family")
-    keys = (
-        "trials",
-        "datasets",
-        "win_rate",
-        "win_lo",
-        "win_hi",
-        "a_cost",
-        "b_cost",
-        "diff",
-        "diff_lo",
-        "diff_hi",
-    )
+    keys = tuple(k for k in STAT_KEYS if k != "level")  # the level is the record's, once
     return {
         "about": "REBEL against the calibrated two-step method per regime (rebel.experiments.calibrated). "
         "win_rate: share of trials where REBEL's test cost is strictly lower; win_lo/win_hi and diff_lo/diff_hi: "

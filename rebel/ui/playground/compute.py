@@ -403,9 +403,17 @@ def training_message(dataset: Dataset, fit_params: dict) -> str:
     n, d = dataset.X_train.shape
     K = dataset.n_classes
     parallel = train_in_parallel(n, d, K, int(fit_params.get("max_depth", 1)))
-    loss, leaves = fit_params.get("loss", "exp"), fit_params.get("leaves", "binary")
-    notice = cold_compile_notice(loss, leaves, parallel, K)
-    return TRAINING if notice is None else f"{notice.rstrip('.')} for {K} classes, then training…"
+    key = (fit_params.get("loss", "exp"), fit_params.get("leaves", "binary"), parallel, K)
+    if key in _WARM_FITS:  # the cache only grows while the server runs: no need to read its index again
+        return TRAINING
+    notice = cold_compile_notice(*key)
+    if notice is None:
+        _WARM_FITS.add(key)
+        return TRAINING
+    return f"{notice.rstrip('.')} for {K} classes, then training…"
+
+
+_WARM_FITS: set = set()  # (loss, leaves, parallel, K) of fits whose kernels this process found cached
 
 
 def check_pair_budget(dataset: Dataset, fit_params: dict, n_cells: int) -> None:
