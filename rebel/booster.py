@@ -77,7 +77,7 @@ def boost(
         return mean_beta + math.exp(log_t) / (2 * n_samples)
 
     done = n_rounds
-    boost_rounds = kern.boost_rounds if work.parallel else kern.boost_rounds_serial  # compiles only this one
+    boost_rounds = round_driver(work.parallel, n_classes, n_rounds, depth)
     if callback is None:
         boost_rounds(0, n_rounds, bins, usable, depth, state, work, forest, learning_rate)  # one call
     elif callback(0, {"loss": loss_of(log_total0), "risk": risk0, "a": a0}) is False:
@@ -108,6 +108,31 @@ def boost(
         layer_loss=mean_beta + np.exp(log_before[:-1, None] + log_layers) / (2 * n_samples),
         H=state.H,
     )
+
+
+# The round driver (docs/DESIGN.md "The round driver"): the compiled round loop costs about 1.5 s of compile
+# per class count on top of the kernels it calls, and saves the interpreter's dispatch of those kernels, measured
+# at 5 + 4.5 D microseconds a round of depth D (wine, K = 3, 1 thread). A fit runs the interpreted loop while
+# the compiled one is neither compiled in this process nor in the numba cache, and as long as the dispatch the
+# process's interpreted fits are estimated to cost (INTERPRETED_LAYER_SECONDS a layer of a round, on the safe
+# side) stays within INTERPRETED_BUDGET, a fifth of the compile it saves; then it compiles the loop.
+INTERPRETED_LAYER_SECONDS = 10e-6
+INTERPRETED_BUDGET = 0.3
+_interpreted_spent = [0.0]  # estimated seconds of dispatch of this process's interpreted fits
+
+
+def round_driver(parallel: bool, n_classes: int, n_rounds: int, depth: int) -> Callable:
+    """The round loop a fit runs: the compiled ``kernels.boost_rounds`` (``parallel``) or ``boost_rounds_serial``
+    when it is compiled (in this process or in the numba cache) or the interpreter's budget is spent, else
+    ``kernels.boost_rounds_interpreted`` (the same bits). Either compiles only the drivers it runs."""
+    from .warmup import round_loop_is_compiled
+
+    compiled = kern.boost_rounds if parallel else kern.boost_rounds_serial
+    cost = n_rounds * depth * INTERPRETED_LAYER_SECONDS
+    if _interpreted_spent[0] + cost > INTERPRETED_BUDGET or round_loop_is_compiled(parallel, n_classes):
+        return compiled
+    _interpreted_spent[0] += cost
+    return kern.boost_rounds_interpreted
 
 
 def _bias_step(state: kern.TrainState, work: kern.RoundWork) -> tuple[np.ndarray, float, float]:

@@ -2,13 +2,14 @@
 
 Four groups of kernels, compiled independently of each other:
 
-- ``fit``: the paper's training on a small problem (binning, the bias step, the round loop with its serial
-  drivers);
+- ``fit``: the paper's training on a small problem (binning, the bias step, the kernels of a round with their
+  serial drivers, which the interpreted round loop runs: ``rebel.booster.round_driver``);
 - ``predict``: the serial drivers of prediction on raw features (scores, staged classes, tree outputs) and the
   parallel driver of the scores (a big predict's, e.g. an app's regions grid); with ``fit`` this is
   what an app's first page runs (``FIRST_PAGE``);
-- ``parallel``: the round loop with its parallel drivers (what a big problem's fit runs), the parallel weight
-  update, the other parallel drivers of prediction and binning, and the leaf ids' serial driver;
+- ``parallel``: the compiled round loops, with the serial drivers and with the parallel ones (what a big
+  problem's fit runs; a fit runs a compiled loop once it is cached), the parallel weight update, the other
+  parallel drivers of prediction and binning, and the leaf ids' serial driver;
 - ``variants``: the engine options beyond the paper (logistic loss, vector leaves, shrinkage, early stopping).
 
 ``warmup`` compiles the first group the numba cache lacks in this process and the others in one helper process
@@ -21,7 +22,9 @@ a later ``warmup`` waits for it instead of compiling them again. Reads and write
 ``cold_compile_notice(loss, leaves, parallel, n_classes)`` is the one line a CLI or an app shows before a fit
 that will compile first ("Compiling the engine for this machine (first use only, about N s)..."), None when
 the cache has the fit's kernels; ``cache_is_cold`` and ``fit_kernels`` are what it is built on. The round loop
-compiles once per class count (``PER_CLASS_COUNT``); ``compile_fit`` compiles it for a given one.
+compiles once per class count (``PER_CLASS_COUNT``), as does the root histogram it calls; ``compile_fit`` compiles
+a fit's kernels for a given one. ``round_loop_is_compiled`` tells ``rebel.booster.round_driver`` whether a fit
+can run the compiled round loop without compiling it.
 """
 
 from __future__ import annotations
@@ -104,7 +107,7 @@ def start_early(groups: tuple[str, ...]) -> subprocess.Popen | None:
 
 # The kernel whose cache entry tells whether a group is compiled (the last one each group compiles).
 _GROUP_KERNEL = {
-    "fit": "boost_rounds_serial",
+    "fit": "_layer_choose_a",
     "predict": "predict_blocks",
     "parallel": "bin_features",
     "variants": "grow_vector_tree",
@@ -123,7 +126,8 @@ def _cache_is_cold(group: str) -> bool:
 
 # Kernels compiled once per class count K (up to ``kernels.LANE_PASS_MAX_CLASSES``; one for all larger K): the
 # round loop's type carries the fit's ``LanePlan`` (``RoundWork.lanes``), so only that K's lane passes compile.
-PER_CLASS_COUNT = ("boost_rounds", "boost_rounds_serial", "grow_newton_tree", "grow_newton_tree_serial")
+PER_CLASS_COUNT = ("boost_rounds", "boost_rounds_serial", "grow_newton_tree", "grow_newton_tree_serial",
+                   "root_histograms", "root_histograms_serial")  # fmt: skip
 
 
 def _kernel_is_cold(name: str, n_classes: int | None = None) -> bool:
@@ -141,13 +145,36 @@ def _kernel_is_cold(name: str, n_classes: int | None = None) -> bool:
     return not any(plan in str(key[0]) for key in index if isinstance(key, tuple) and key)
 
 
+_LOOPS_COMPILED: set = set()  # (parallel, LanePlan key) of compiled round loops this process has found
+
+
+def round_loop_is_compiled(parallel: bool, n_classes: int) -> bool:
+    """Whether the compiled round loop (``kernels.boost_rounds`` with ``parallel``, else ``boost_rounds_serial``)
+    for ``n_classes`` classes is compiled in this process or in the numba cache (``rebel.booster.round_driver``
+    runs it then). Cheap: a set, the dispatcher's signatures, then the cache's index file."""
+    from . import kernels as kern
+
+    key = (bool(parallel), kern.plan_key(n_classes))
+    if key in _LOOPS_COMPILED:
+        return True
+    name = "boost_rounds" if parallel else "boost_rounds_serial"
+    plan = f"LanePlan({key[1]})"
+    here = any(plan in str(sig) for sig in getattr(kern, name).overloads)
+    if here or not _kernel_is_cold(name, n_classes):
+        _LOOPS_COMPILED.add(key)
+        return True
+    return False
+
+
 def fit_kernels(loss: str = "exp", leaves: str = "binary", parallel: bool = False) -> tuple[str, ...]:
     """The entry kernels a fit with these options runs (``parallel``: the drivers ``rebel.kernels.
-    train_in_parallel`` picks for big problems), by name in ``rebel.kernels``."""
+    train_in_parallel`` picks for big problems), by name in ``rebel.kernels``; for the paper's fit, those of the
+    interpreted round loop (the root histogram, compiled per class count; ``cache_is_cold`` also takes a cached
+    compiled loop)."""
     tail = "" if parallel else "_serial"
     names = (f"bin_features{tail}", f"apply_round{tail}")
     if (loss, leaves) == ("exp", "binary"):
-        return (*names, f"boost_rounds{tail}")
+        return (*names, f"root_histograms{tail}")
     if leaves == "vector":
         return (*names, "grow_vector_tree", "apply_leaf_values")
     return (*names, f"grow_newton_tree{tail}", "apply_leaf_values")
@@ -157,8 +184,13 @@ def cache_is_cold(
     loss: str = "exp", leaves: str = "binary", parallel: bool = False, n_classes: int | None = None
 ) -> bool:
     """Whether a fit with these options (and ``n_classes`` classes, when given) would compile kernels first
-    (the numba cache lacks one it runs)."""
-    return any(_kernel_is_cold(name, n_classes) for name in fit_kernels(loss, leaves, parallel))
+    (the numba cache lacks one it runs; a paper fit whose compiled round loop is cached runs that instead of the
+    round's kernels)."""
+    names = fit_kernels(loss, leaves, parallel)
+    loop = f"boost_rounds{'' if parallel else '_serial'}"
+    if (loss, leaves) == ("exp", "binary") and n_classes is not None and not _kernel_is_cold(loop, n_classes):
+        names = names[:2]
+    return any(_kernel_is_cold(name, n_classes) for name in names)
 
 
 def cold_compile_notice(
@@ -213,8 +245,8 @@ def _tiny_data() -> tuple[np.ndarray, np.ndarray]:
 
 def _warm_fit() -> None:
     """A tiny paper fit on the estimator's path after its checks: thresholds, binning, the bias step and the
-    round loop with its serial drivers (without the estimator, whose scikit-learn import a helper process would
-    pay first)."""
+    kernels of a round with their serial drivers, run by the interpreted round loop (without the estimator,
+    whose scikit-learn import a helper process would pay first)."""
     from .binning import bin_data, fit_thresholds
     from .booster import boost
 
@@ -243,7 +275,10 @@ def compile_fit(n_classes: int, parallel: bool = False, **params) -> None:
     _warm_update(n_classes)
     if model.leaves == "vector":  # one grower for both drivers
         return
-    (_warm_parallel_newton if model.loss == "logistic" else _warm_parallel_rounds)(n_classes)
+    if model.loss == "logistic":
+        _warm_parallel_newton(n_classes)
+    else:
+        _warm_rounds(n_classes, parallel=True)
 
 
 def _warm_update(n_classes: int = 3) -> None:
@@ -257,20 +292,21 @@ def _warm_update(n_classes: int = 3) -> None:
     kern.apply_round(wp, wm, H, f, np.zeros(n_classes), 1.0, cost_rows, dw, *totals, 2)
 
 
-def _warm_parallel_rounds(n_classes: int = 3) -> None:
-    """The round loop with its parallel drivers (what a big fit runs), with the argument types ``boost``
-    passes."""
+def _warm_rounds(n_classes: int = 3, parallel: bool = True) -> None:
+    """The compiled round loop with its parallel drivers (what a big fit runs) or its serial ones, with the
+    argument types ``boost`` passes."""
     from . import kernels as kern
     from .grower import new_forest, round_work
 
     n, n_features, n_bins, depth = 24, 2, 5, 2
     bins = np.zeros((n_features, n), dtype=np.uint8)
-    work = round_work(n, n_features, n_classes, n_bins, depth)._replace(parallel=True)
+    work = round_work(n, n_features, n_classes, n_bins, depth)._replace(parallel=parallel)
     work.dw[:], work.w_total[:], work.dw_total[:] = 0.0, 0.5, 0.0
     weights = np.full((n, n_classes), 0.5 / (n * n_classes))
     state = kern.TrainState(weights, weights.copy(), np.zeros((n, n_classes)), np.ones((n, n_classes)))
     forest = new_forest(1, depth, n_classes)
-    kern.boost_rounds(0, 1, bins, np.ones(n_features, dtype=bool), depth, state, work, forest, 1.0)
+    loop = kern.boost_rounds if parallel else kern.boost_rounds_serial
+    loop(0, 1, bins, np.ones(n_features, dtype=bool), depth, state, work, forest, 1.0)
 
 
 def _warm_predict() -> None:
@@ -282,13 +318,14 @@ def _warm_predict() -> None:
 
 
 def _warm_parallel() -> None:
-    """The round loop with its parallel drivers (a fit compiles only the serial ones unless its problem is big),
-    the bias step's parallel weight update, then the other parallel drivers of prediction and binning, and the
-    leaf ids' serial driver (no first page uses it)."""
+    """The compiled round loops, with the serial drivers and with the parallel ones (a first fit runs the
+    interpreted loop, and its problem's drivers), the bias step's parallel weight update, then the other
+    parallel drivers of prediction and binning, and the leaf ids' serial driver (no first page uses it)."""
     from . import kernels as kern
 
+    _warm_rounds(parallel=False)
     _warm_update()
-    _warm_parallel_rounds()
+    _warm_rounds(parallel=True)
     _warm_predict_drivers(None, kern.tree_outputs, kern.tree_leaves)
     _warm_predict_drivers(None, None, kern.tree_leaves_serial)
     X, _ = _tiny_data()

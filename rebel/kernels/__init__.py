@@ -158,6 +158,7 @@ try:
     from .split import leaf_costs, leaf_scan, root_scan, stump_criterion
     from .tree import (
         boost_rounds,
+        boost_rounds_interpreted,
         boost_rounds_serial,
         eval_tree_binned,
         grow_tree,
@@ -192,7 +193,8 @@ __all__ = [
     "LOSS_EXP", "LOSS_LOGISTIC", "NEWTON_RIDGE", "PARALLEL_MIN_ADDS_PER_THREAD", "PARALLEL_MIN_WORK",
     "PART_PAD", "PREDICT_BLOCK", "SMOOTHING", "UPDATE_CHUNKS", "Forest", "LanePlan", "RoundWork",
     "TrainState", "VariantWork", "_layer_choose_a", "a_star", "apply_leaf_values", "apply_round",
-    "apply_round_serial", "bin_features", "bin_features_serial", "boost_rounds", "boost_rounds_serial",
+    "apply_round_serial", "bin_features", "bin_features_serial", "boost_rounds", "boost_rounds_interpreted",
+    "boost_rounds_serial",
     "eval_tree_binned", "exp_l2_step", "grow_newton_tree", "grow_newton_tree_serial", "grow_tree",
     "grow_tree_serial", "grow_vector_tree", "leaf_costs", "leaf_histograms", "leaf_histograms_serial",
     "leaf_objective", "leaf_scan", "leaf_scan_min_rows", "leaf_value", "line_search", "logistic_loss_sum",

@@ -7,6 +7,8 @@ rows of its rounds.
 
 from __future__ import annotations
 
+from types import FunctionType
+
 import numpy as np
 from numba import njit
 
@@ -204,3 +206,31 @@ def boost_rounds_serial(t_start, t_stop, bins, usable, depth, state, work, fores
         root_histograms_serial, leaf_histograms_serial, apply_round_serial, t_start, t_stop, bins, usable,
         depth, state, work, forest, learning_rate,
     )  # fmt: skip
+
+
+def _interpreted(kernel, **callees):
+    """The plain-Python body of an inlined kernel (its ``py_func``: the same source, not a copy), with the named
+    global callees replaced; every other kernel it calls runs compiled, dispatched one call at a time."""
+    fn = kernel.py_func
+    return FunctionType(
+        fn.__code__, {**fn.__globals__, **callees}, fn.__name__, fn.__defaults__, fn.__closure__
+    )
+
+
+# The round loop's body run by the interpreter: the same source as the compiled loop, its tree growth too.
+_boost_rounds_interpreted = _interpreted(_boost_rounds_with, _grow_tree_with=_grow_tree_with.py_func)
+
+
+def boost_rounds_interpreted(t_start, t_stop, bins, usable, depth, state, work, forest, learning_rate=1.0):
+    """``boost_rounds`` (``work.parallel``) or ``boost_rounds_serial`` with its loop and tree growth run by the
+    interpreter, calling the same kernels in the same order (the same bits): a fit needs only the kernels
+    compiled, not the round loop, which compiles once per class count on top of them (about 1.5 s; docs/DESIGN.md
+    "The round driver"). A round costs the interpreter about 10 kernel calls a layer."""
+    drivers = (
+        (root_histograms, leaf_histograms, apply_round)
+        if work.parallel
+        else (root_histograms_serial, leaf_histograms_serial, apply_round_serial)
+    )
+    _boost_rounds_interpreted(
+        *drivers, t_start, t_stop, bins, usable, depth, state, work, forest, float(learning_rate)
+    )
