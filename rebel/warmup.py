@@ -259,8 +259,9 @@ def _warm_fit() -> None:
 def compile_fit(n_classes: int, parallel: bool = False, **params) -> None:
     """Compile (or load) the kernels of a fit with ``n_classes`` classes and these ``RebelClassifier``
     parameters (loss, leaves, learning_rate, ...): a two-round fit on tiny data (the serial drivers), and with
-    ``parallel`` (``rebel.kernels.train_in_parallel`` of the real fit) the parallel ones too; so that fit's
-    progress bar does not wait on numba."""
+    ``parallel`` (``rebel.kernels.train_in_parallel`` of the real fit) the parallel ones too (for the paper's
+    fit, those the interpreted round loop calls: a cold fit runs that); so that fit's progress bar does not
+    wait on numba."""
     from . import kernels as kern
     from .estimator import RebelClassifier
 
@@ -278,7 +279,7 @@ def compile_fit(n_classes: int, parallel: bool = False, **params) -> None:
     if model.loss == "logistic":
         _warm_parallel_newton(n_classes)
     else:
-        _warm_rounds(n_classes, parallel=True)
+        _warm_rounds(n_classes, parallel=True, interpreted=True)
 
 
 def _warm_update(n_classes: int = 3) -> None:
@@ -292,9 +293,10 @@ def _warm_update(n_classes: int = 3) -> None:
     kern.apply_round(wp, wm, H, f, np.zeros(n_classes), 1.0, cost_rows, dw, *totals, 2)
 
 
-def _warm_rounds(n_classes: int = 3, parallel: bool = True) -> None:
+def _warm_rounds(n_classes: int = 3, parallel: bool = True, interpreted: bool = False) -> None:
     """The compiled round loop with its parallel drivers (what a big fit runs) or its serial ones, with the
-    argument types ``boost`` passes."""
+    argument types ``boost`` passes; ``interpreted``: the interpreted round loop instead (the kernels it calls,
+    with those drivers)."""
     from . import kernels as kern
     from .grower import new_forest, round_work
 
@@ -306,6 +308,7 @@ def _warm_rounds(n_classes: int = 3, parallel: bool = True) -> None:
     state = kern.TrainState(weights, weights.copy(), np.zeros((n, n_classes)), np.ones((n, n_classes)))
     forest = new_forest(1, depth, n_classes)
     loop = kern.boost_rounds if parallel else kern.boost_rounds_serial
+    loop = kern.boost_rounds_interpreted if interpreted else loop
     loop(0, 1, bins, np.ones(n_features, dtype=bool), depth, state, work, forest, 1.0)
 
 
