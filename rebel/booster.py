@@ -121,18 +121,27 @@ INTERPRETED_BUDGET = 0.3
 _interpreted_spent = [0.0]  # estimated seconds of dispatch of this process's interpreted fits
 
 
-def round_driver(parallel: bool, n_classes: int, n_rounds: int, depth: int) -> Callable:
-    """The round loop a fit runs: the compiled ``kernels.boost_rounds`` (``parallel``) or ``boost_rounds_serial``
-    when it is compiled (in this process or in the numba cache) or the interpreter's budget is spent, else
-    ``kernels.boost_rounds_interpreted`` (the same bits). Either compiles only the drivers it runs."""
-    from .warmup import round_loop_is_compiled
+# kind -> (the compiled driver's name in ``rebel.kernels``, without "_serial"; the interpreted one)
+_DRIVERS = {
+    "rounds": ("boost_rounds", "boost_rounds_interpreted"),  # the paper's round loop
+    "newton": ("grow_newton_tree", "grow_newton_tree_interpreted"),  # the logistic loss's binary-leaf grower
+}
 
-    compiled = kern.boost_rounds if parallel else kern.boost_rounds_serial
+
+def round_driver(parallel: bool, n_classes: int, n_rounds: int, depth: int, kind: str = "rounds") -> Callable:
+    """The round loop a fit runs (``kind`` "newton": the Newton tree grower a logistic fit calls each round):
+    the compiled ``kernels.boost_rounds`` (``parallel``) or ``boost_rounds_serial`` when it is compiled for
+    ``n_classes`` (in this process or in the numba cache) or the interpreter's budget is spent, else
+    ``kernels.boost_rounds_interpreted`` (the same bits). Either compiles only the drivers it runs."""
+    from .warmup import loop_is_compiled
+
+    base, interpreted = _DRIVERS[kind]
+    name = base if parallel else f"{base}_serial"
     cost = n_rounds * depth * INTERPRETED_LAYER_SECONDS
-    if _interpreted_spent[0] + cost > INTERPRETED_BUDGET or round_loop_is_compiled(parallel, n_classes):
-        return compiled
+    if _interpreted_spent[0] + cost > INTERPRETED_BUDGET or loop_is_compiled(name, n_classes):
+        return getattr(kern, name)
     _interpreted_spent[0] += cost
-    return kern.boost_rounds_interpreted
+    return getattr(kern, interpreted)
 
 
 def _bias_step(state: kern.TrainState, work: kern.RoundWork) -> tuple[np.ndarray, float, float]:

@@ -16,7 +16,7 @@ from collections.abc import Callable
 import numpy as np
 
 from . import kernels as kern
-from .booster import BoostResult, _bias_step
+from .booster import BoostResult, _bias_step, round_driver
 from .costs import decompose
 from .grower import Tree, new_forest, round_work, variant_work
 
@@ -50,6 +50,11 @@ class _Run:
         self.work = round_work(n_samples, n_features, n_classes, n_bins, depth)
         self.vw = variant_work(n_samples, n_features, n_classes, n_bins, depth, self.msl)
         self.forest = new_forest(n_rounds, depth, n_classes)
+        # the Newton grower of a logistic fit with binary leaves: compiled or interpreted (the same bits)
+        binary = leaves == "binary"
+        self.grow = (
+            round_driver(self.work.parallel, n_classes, n_rounds, depth, kind="newton") if binary else None
+        )
         self.leaf_values = np.zeros((n_rounds, 1 << depth, n_classes))
         self.layer_loss = np.zeros((n_rounds, depth))
         self.train_loss = np.zeros(n_rounds + 1)
@@ -99,8 +104,7 @@ class _Run:
             self.leaf_values[t] = vw.values
             leaf = vw.node
         else:
-            grow = kern.grow_newton_tree if self.work.parallel else kern.grow_newton_tree_serial
-            grow(
+            self.grow(
                 self.bins, self.usable, self.depth, s.H, self.cp, self.cm, self.lr, lam + self.l2, self.msl,
                 self.root_counts, self.work, vw, features, thr_idx, f.leaf_signs[t], f.A[t],
             )  # fmt: skip

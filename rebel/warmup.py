@@ -23,7 +23,7 @@ a later ``warmup`` waits for it instead of compiling them again. Reads and write
 that will compile first ("Compiling the engine for this machine (first use only, about N s)..."), None when
 the cache has the fit's kernels; ``cache_is_cold`` and ``fit_kernels`` are what it is built on. The round loop
 compiles once per class count (``PER_CLASS_COUNT``), as does the root histogram it calls; ``compile_fit`` compiles
-a fit's kernels for a given one. ``round_loop_is_compiled`` tells ``rebel.booster.round_driver`` whether a fit
+a fit's kernels for a given one. ``loop_is_compiled`` tells ``rebel.booster.round_driver`` whether a fit
 can run the compiled round loop without compiling it.
 """
 
@@ -145,19 +145,18 @@ def _kernel_is_cold(name: str, n_classes: int | None = None) -> bool:
     return not any(plan in str(key[0]) for key in index if isinstance(key, tuple) and key)
 
 
-_LOOPS_COMPILED: set = set()  # (parallel, LanePlan key) of compiled round loops this process has found
+_LOOPS_COMPILED: set = set()  # (name, LanePlan key) of compiled loops this process has found
 
 
-def round_loop_is_compiled(parallel: bool, n_classes: int) -> bool:
-    """Whether the compiled round loop (``kernels.boost_rounds`` with ``parallel``, else ``boost_rounds_serial``)
-    for ``n_classes`` classes is compiled in this process or in the numba cache (``rebel.booster.round_driver``
-    runs it then). Cheap: a set, the dispatcher's signatures, then the cache's index file."""
+def loop_is_compiled(name: str, n_classes: int) -> bool:
+    """Whether kernel ``name`` of PER_CLASS_COUNT (a compiled round loop or Newton grower) is compiled for
+    ``n_classes`` classes in this process or in the numba cache (``rebel.booster.round_driver`` runs it then).
+    Cheap: a set, the dispatcher's signatures, then the cache's index file."""
     from . import kernels as kern
 
-    key = (bool(parallel), kern.plan_key(n_classes))
+    key = (name, kern.plan_key(n_classes))
     if key in _LOOPS_COMPILED:
         return True
-    name = "boost_rounds" if parallel else "boost_rounds_serial"
     plan = f"LanePlan({key[1]})"
     here = any(plan in str(sig) for sig in getattr(kern, name).overloads)
     if here or not _kernel_is_cold(name, n_classes):
@@ -170,14 +169,14 @@ def fit_kernels(loss: str = "exp", leaves: str = "binary", parallel: bool = Fals
     """The entry kernels a fit with these options runs (``parallel``: the drivers ``rebel.kernels.
     train_in_parallel`` picks for big problems), by name in ``rebel.kernels``; for the paper's fit, those of the
     interpreted round loop (the root histogram, compiled per class count; ``cache_is_cold`` also takes a cached
-    compiled loop)."""
+    compiled loop), and for the logistic loss's binary leaves those of the interpreted Newton grower."""
     tail = "" if parallel else "_serial"
     names = (f"bin_features{tail}", f"apply_round{tail}")
     if (loss, leaves) == ("exp", "binary"):
         return (*names, f"root_histograms{tail}")
     if leaves == "vector":
         return (*names, "grow_vector_tree", "apply_leaf_values")
-    return (*names, f"grow_newton_tree{tail}", "apply_leaf_values")
+    return (*names, "apply_leaf_values", "newton_root_scan", f"root_histograms{tail}")
 
 
 def cache_is_cold(
@@ -187,9 +186,10 @@ def cache_is_cold(
     (the numba cache lacks one it runs; a paper fit whose compiled round loop is cached runs that instead of the
     round's kernels)."""
     names = fit_kernels(loss, leaves, parallel)
-    loop = f"boost_rounds{'' if parallel else '_serial'}"
-    if (loss, leaves) == ("exp", "binary") and n_classes is not None and not _kernel_is_cold(loop, n_classes):
-        names = names[:2]
+    tail = "" if parallel else "_serial"
+    loop = {"exp": f"boost_rounds{tail}", "logistic": f"grow_newton_tree{tail}"}.get(loss)
+    if leaves == "binary" and n_classes is not None and loop and not _kernel_is_cold(loop, n_classes):
+        names = names[:3] if loss == "logistic" else names[:2]
     return any(_kernel_is_cold(name, n_classes) for name in names)
 
 
@@ -277,7 +277,7 @@ def compile_fit(n_classes: int, parallel: bool = False, **params) -> None:
     if model.leaves == "vector":  # one grower for both drivers
         return
     if model.loss == "logistic":
-        _warm_parallel_newton(n_classes)
+        _warm_newton(n_classes, parallel=True, interpreted=True)
     else:
         _warm_rounds(n_classes, parallel=True, interpreted=True)
 
@@ -369,22 +369,26 @@ def _warm_variants() -> None:
     trees = (model.a0_, model.tree_features_, model.tree_thresholds_, model.tree_leaf_values_, 2)
     kern.predict_leaf_values(X, *trees, np.empty((24, 3)), np.empty((3, 24), dtype=np.int16))
     RebelClassifier(n_estimators=2, n_thresholds=4, learning_rate=0.5, n_iter_no_change=1).fit(X, y)
-    _warm_parallel_newton()
+    _warm_newton(parallel=False)
+    _warm_newton(parallel=True)
 
 
-def _warm_parallel_newton(n_classes: int = 3) -> None:
-    """The binary-leaf Newton grower with its parallel histogram drivers (a big logistic fit's), with the
-    argument types ``rebel.variants`` passes."""
+def _warm_newton(n_classes: int = 3, parallel: bool = True, interpreted: bool = False) -> None:
+    """The compiled binary-leaf Newton grower with its parallel histogram drivers (a big logistic fit's) or its
+    serial ones, with the argument types ``rebel.variants`` passes (``interpreted``: the interpreted grower,
+    i.e. the kernels it calls)."""
     from . import kernels as kern
     from .grower import new_forest, round_work, variant_work
 
     n, n_features, n_bins, depth = 24, 2, 5, 2
     bins = np.zeros((n_features, n), dtype=np.uint8)
-    work = round_work(n, n_features, n_classes, n_bins, depth)._replace(parallel=True)
+    work = round_work(n, n_features, n_classes, n_bins, depth)._replace(parallel=parallel)
     vw = variant_work(n, n_features, n_classes, n_bins, depth)
     vw.g[:], vw.h[:] = 0.1, 0.25
     H, costs, forest = np.zeros((n, n_classes)), np.ones((n, n_classes)), new_forest(1, depth, n_classes)
-    kern.grow_newton_tree(
+    grow = kern.grow_newton_tree if parallel else kern.grow_newton_tree_serial
+    grow = kern.grow_newton_tree_interpreted if interpreted else grow
+    grow(
         bins, np.ones(n_features, dtype=bool), depth, H, costs, costs.copy(), 0.5, np.full(n_classes, 1e-9), 1,
         np.zeros((0, 0)), work, vw, forest.features[0], forest.thr_idx[0], forest.leaf_signs[0], forest.A[0],
     )  # fmt: skip

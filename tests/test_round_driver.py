@@ -13,11 +13,16 @@ import pytest
 from rebel import RebelClassifier, grower
 from rebel import booster as booster_mod
 from rebel import kernels as kern
+from rebel import variants as variants_mod
 
 wu = importlib.import_module("rebel.warmup")  # rebel.warmup is also the function
+COMPILED = {"rounds": "boost_rounds", "newton": "grow_newton_tree"}
+INTERPRETED = {"rounds": kern.boost_rounds_interpreted, "newton": kern.grow_newton_tree_interpreted}
 DRIVERS = {
-    "compiled": lambda parallel, *_: kern.boost_rounds if parallel else kern.boost_rounds_serial,
-    "interpreted": lambda *_: kern.boost_rounds_interpreted,
+    "compiled": lambda parallel, k, t, d, kind="rounds": getattr(
+        kern, COMPILED[kind] + ("" if parallel else "_serial")
+    ),
+    "interpreted": lambda parallel, k, t, d, kind="rounds": INTERPRETED[kind],
 }
 FITTED = (
     "a0_",
@@ -45,6 +50,7 @@ def _fit(
     monkeypatch, driver: str, params: dict, n_classes: int, weights: bool, callback: bool, parallel: bool
 ):
     monkeypatch.setattr(booster_mod, "round_driver", DRIVERS[driver])
+    monkeypatch.setattr(variants_mod, "round_driver", DRIVERS[driver])
     if parallel:
         monkeypatch.setattr(grower.kern, "train_in_parallel", lambda *_: True)
     X, y = _data(n_classes)
@@ -80,6 +86,11 @@ CASES = [
     (3, {"n_estimators": 12, "max_depth": 4, "learning_rate": 0.7}, True, True, False),
     (17, {"n_estimators": 8, "max_depth": 2}, False, False, False),  # above the lane passes' class counts
     (3, {"n_estimators": 10, "max_depth": 2, "learning_rate": 0.5}, True, True, True),
+    # the logistic loss's binary leaves: the Newton grower, compiled or interpreted
+    (3, {"n_estimators": 12, "max_depth": 3, "loss": "logistic"}, True, True, False),
+    (2, {"n_estimators": 10, "max_depth": 2, "loss": "logistic", "learning_rate": 0.5}, False, False, False),
+    (4, {"n_estimators": 10, "max_depth": 2, "loss": "logistic", "min_samples_leaf": 5}, False, True, False),
+    (3, {"n_estimators": 8, "max_depth": 2, "loss": "logistic", "l2_regularization": 1.0}, True, False, True),
 ]
 
 
@@ -87,7 +98,7 @@ CASES = [
 def test_both_round_drivers_give_the_same_bits(monkeypatch, n_classes, params, weights, callback, parallel):
     """Every fitted array, the callback's loss, risk and a after every round (the per-round path), the staged
     classes and the scores: byte for byte, over class counts, depths, shrinkage, sample weights, early
-    stopping, the callback path and the parallel drivers."""
+    stopping, the callback path and the parallel drivers; the logistic loss's Newton grower likewise."""
     compiled = _fit(monkeypatch, "compiled", params, n_classes, weights, callback, parallel)
     interpreted = _fit(monkeypatch, "interpreted", params, n_classes, weights, callback, parallel)
     a, b = _bytes_of(*compiled), _bytes_of(*interpreted)
@@ -123,7 +134,7 @@ def test_booster_weights_and_scores_are_the_same_bits(monkeypatch):
 
 def test_the_rule_interprets_only_while_the_loop_is_cold_and_the_budget_lasts(monkeypatch):
     monkeypatch.setattr(booster_mod, "_interpreted_spent", [0.0])
-    monkeypatch.setattr(wu, "round_loop_is_compiled", lambda parallel, k: False)
+    monkeypatch.setattr(wu, "loop_is_compiled", lambda name, k: False)
     assert booster_mod.round_driver(False, 3, 100, 2) is kern.boost_rounds_interpreted
     assert booster_mod._interpreted_spent[0] == pytest.approx(100 * 2 * booster_mod.INTERPRETED_LAYER_SECONDS)
     assert booster_mod.round_driver(True, 3, 100, 2) is kern.boost_rounds_interpreted
@@ -133,15 +144,18 @@ def test_the_rule_interprets_only_while_the_loop_is_cold_and_the_budget_lasts(mo
     assert booster_mod.round_driver(True, 3, big, 1) is kern.boost_rounds
     # A compiled loop (in this process or in the cache) is always run.
     monkeypatch.setattr(booster_mod, "_interpreted_spent", [0.0])
-    monkeypatch.setattr(wu, "round_loop_is_compiled", lambda parallel, k: True)
+    monkeypatch.setattr(wu, "loop_is_compiled", lambda name, k: True)
     assert booster_mod.round_driver(False, 3, 10, 1) is kern.boost_rounds_serial
+    assert booster_mod.round_driver(True, 3, 10, 1, kind="newton") is kern.grow_newton_tree
+    monkeypatch.setattr(wu, "loop_is_compiled", lambda name, k: False)
+    assert booster_mod.round_driver(False, 3, 10, 1, kind="newton") is kern.grow_newton_tree_interpreted
 
 
 def test_a_loop_compiled_in_this_process_is_found(monkeypatch):
-    """After the compiled serial loop ran for K = 3 in this process, ``round_loop_is_compiled`` says so even
+    """After the compiled serial loop ran for K = 3 in this process, ``loop_is_compiled`` says so even
     when the cache's index is not read; a class count it never compiled is not."""
     monkeypatch.setattr(wu, "_LOOPS_COMPILED", set())
     wu._warm_rounds(3, parallel=False)
     monkeypatch.setattr(wu, "_kernel_is_cold", lambda name, n_classes=None: True)
-    assert wu.round_loop_is_compiled(False, 3)
-    assert not wu.round_loop_is_compiled(False, 11)
+    assert wu.loop_is_compiled("boost_rounds_serial", 3)
+    assert not wu.loop_is_compiled("boost_rounds_serial", 11)

@@ -138,6 +138,7 @@ try:
     from .lanes import LANE_PASS_MAX_CLASSES, LanePlan, plan_key, plan_widths
     from .newton_tree import (
         grow_newton_tree,
+        grow_newton_tree_interpreted,
         grow_newton_tree_serial,
         leaf_scan_min_rows,
         newton_a,
@@ -195,7 +196,8 @@ __all__ = [
     "TrainState", "VariantWork", "_layer_choose_a", "a_star", "apply_leaf_values", "apply_round",
     "apply_round_serial", "bin_features", "bin_features_serial", "boost_rounds", "boost_rounds_interpreted",
     "boost_rounds_serial",
-    "eval_tree_binned", "exp_l2_step", "grow_newton_tree", "grow_newton_tree_serial", "grow_tree",
+    "eval_tree_binned", "exp_l2_step", "grow_newton_tree", "grow_newton_tree_interpreted",
+    "grow_newton_tree_serial", "grow_tree",
     "grow_tree_serial", "grow_vector_tree", "leaf_costs", "leaf_histograms", "leaf_histograms_serial",
     "leaf_objective", "leaf_scan", "leaf_scan_min_rows", "leaf_value", "line_search", "logistic_loss_sum",
     "logistic_stats", "newton_a", "newton_leaf_costs", "newton_root_scan", "node_counts", "node_histograms",

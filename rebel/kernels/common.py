@@ -9,6 +9,7 @@ records the round loop passes around.
 
 from __future__ import annotations
 
+from types import FunctionType
 from typing import NamedTuple
 
 import numba
@@ -102,3 +103,13 @@ def train_in_parallel(n_samples: int, n_features: int, n_classes: int, depth: in
 def update_chunks(n_samples: int) -> int:
     """Row chunks of the weight update (at least 1024 rows each, at most UPDATE_CHUNKS)."""
     return max(1, min(UPDATE_CHUNKS, n_samples // 1024))
+
+
+def interpreted(kernel, **callees):
+    """The plain-Python body of an inlined kernel (its ``py_func``: the same source, not a copy), with the named
+    global callees replaced; every other kernel it calls runs compiled, dispatched one call at a time (the
+    interpreted round loop and Newton grower, docs/DESIGN.md "The round driver")."""
+    fn = kernel.py_func
+    return FunctionType(
+        fn.__code__, {**fn.__globals__, **callees}, fn.__name__, fn.__defaults__, fn.__closure__
+    )

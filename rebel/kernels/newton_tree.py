@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .common import LEAF_TOL
+from .common import LEAF_TOL, interpreted
 from .histogram import leaf_histograms, leaf_histograms_serial, root_histograms, root_histograms_serial
 from .split import leaf_scan
 from .tree import eval_tree_binned, set_layer
@@ -127,6 +127,20 @@ def leaf_scan_min_rows(
 
 
 @njit(cache=True, nogil=True)
+def _column_totals(g, h, g_total, h_total):
+    """g_total[k], h_total[k] = the column sums of g and h (N, K), each over n in order (the bits of numba's
+    ``g[:, k].sum()``; a kernel, so that the interpreted grower sums as the compiled one does)."""
+    for k in range(g.shape[1]):
+        sg = 0.0
+        sh = 0.0
+        for n in range(g.shape[0]):
+            sg += g[n, k]
+            sh += h[n, k]
+        g_total[k] = sg
+        h_total[k] = sh
+
+
+@njit(cache=True, nogil=True)
 def _signed_values(leaf_signs, a, step, out):
     """out[l] = leaf_signs[l] a step for the tree's current leaves (binary leaves as leaf values)."""
     for lf in range(out.shape[0]):
@@ -156,9 +170,7 @@ def _grow_newton_tree_with(
     root_hist(bins, vw.g, w.hist, w.lanes)
     g_total = np.empty(n_classes)
     h_total = np.empty(n_classes)
-    for k in range(n_classes):
-        g_total[k] = vw.g[:, k].sum()
-        h_total[k] = vw.h[:, k].sum()
+    _column_totals(vw.g, vw.h, g_total, h_total)
     j, i, _ = newton_root_scan(w.hist, g_total, h_total, lam, usable, root_counts, msl)
     features[:] = 0
     thr_idx[:] = 1
@@ -251,4 +263,25 @@ def grow_newton_tree_serial(
     _grow_newton_tree_with(
         root_histograms_serial, leaf_histograms_serial, bins, usable, depth, H, cp, cm, learning_rate, lam,
         msl, root_counts, work, vw, features, thr_idx, leaf_signs, a,
+    )  # fmt: skip
+
+
+_grow_newton_tree_interpreted = interpreted(_grow_newton_tree_with)
+
+
+def grow_newton_tree_interpreted(
+    bins, usable, depth, H, cp, cm, learning_rate, lam, msl, root_counts, work, vw, features, thr_idx, leaf_signs,
+    a,
+):  # fmt: skip
+    """``grow_newton_tree`` (``work.parallel``) or ``grow_newton_tree_serial`` run by the interpreter: the same
+    body calling the same kernels (the same bits), so a first logistic fit does not compile the grower (once per
+    class count; ``rebel.booster.round_driver``)."""
+    drivers = (
+        (root_histograms, leaf_histograms)
+        if work.parallel
+        else (root_histograms_serial, leaf_histograms_serial)
+    )
+    _grow_newton_tree_interpreted(
+        *drivers, bins, usable, depth, H, cp, cm, float(learning_rate), lam, msl, root_counts, work, vw, features,
+        thr_idx, leaf_signs, a,
     )  # fmt: skip

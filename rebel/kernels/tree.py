@@ -7,12 +7,11 @@ rows of its rounds.
 
 from __future__ import annotations
 
-from types import FunctionType
-
 import numpy as np
 from numba import njit
 
 from .astar import _layer_choose_a, a_star, round_total, split_sums
+from .common import interpreted
 from .histogram import leaf_histograms, leaf_histograms_serial, root_histograms, root_histograms_serial
 from .split import leaf_costs, leaf_scan, root_scan
 from .update import apply_round, apply_round_serial
@@ -208,17 +207,8 @@ def boost_rounds_serial(t_start, t_stop, bins, usable, depth, state, work, fores
     )  # fmt: skip
 
 
-def _interpreted(kernel, **callees):
-    """The plain-Python body of an inlined kernel (its ``py_func``: the same source, not a copy), with the named
-    global callees replaced; every other kernel it calls runs compiled, dispatched one call at a time."""
-    fn = kernel.py_func
-    return FunctionType(
-        fn.__code__, {**fn.__globals__, **callees}, fn.__name__, fn.__defaults__, fn.__closure__
-    )
-
-
 # The round loop's body run by the interpreter: the same source as the compiled loop, its tree growth too.
-_boost_rounds_interpreted = _interpreted(_boost_rounds_with, _grow_tree_with=_grow_tree_with.py_func)
+_boost_rounds_interpreted = interpreted(_boost_rounds_with, _grow_tree_with=_grow_tree_with.py_func)
 
 
 def boost_rounds_interpreted(t_start, t_stop, bins, usable, depth, state, work, forest, learning_rate=1.0):
