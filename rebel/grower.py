@@ -7,7 +7,8 @@ Depth 1 is the stump jointly optimised with a* (rho = +1). Each further layer: (
 its parent's split (the function is unchanged); (2) holding a fixed, each new stump's feature, threshold and
 polarity minimise the loss of the samples in that leaf; (3) a is recomputed in closed form. Step (3) keeps, per
 class, the previous a_k wherever the smoothed closed form would be worse, so no layer ever increases the loss.
-The growth itself is compiled (``kernels.grow_tree``, run round after round by ``kernels.boost_rounds``);
+The growth itself is compiled (``kernels.grow_tree``, run round after round by ``kernels.boost_rounds``, or
+by the interpreter on the same source and kernels: ``kernels.boost_rounds_interpreted``);
 this module allocates its work arrays (``round_work``, ``new_forest``) and holds the ``Tree`` record handed to
 training callbacks.
 """

@@ -10,7 +10,7 @@ Each kernel has a slow, obvious twin of the same name in ``tests/naive.py``, and
 ``split``          3. the root stump criterion and the deeper-layer leaf criterion
 ``astar``          4. split sums, the closed form a* and the weight total it leaves
 ``update``         5. the weight update: H and the weights move past a round
-``tree``           6. one depth-D tree (``grow_tree``) and the round loop (``boost_rounds``)
+``tree``           6. one depth-D tree (``grow_tree``) and the round loop (``boost_rounds``, compiled or interpreted)
 ``predict``        7. tree outputs, leaf ids, scores and staged class indices on raw features
 ``variants``       8. logistic loss, line search, leaf values and objectives, the step with leaf values
 ``vector_tree``    8. the vector-leaf grower
@@ -65,7 +65,9 @@ Compiled only when used: every kernel that runs on several threads has a serial 
 round loop and the tree growers come in both forms (``boost_rounds`` / ``boost_rounds_serial``, ...) whose
 drivers are fixed where their shared body is inlined, so a fit compiles the drivers it runs and no other; the
 root histogram compiles the lane passes of the fit's class count only (``RoundWork.lanes``, a ``LanePlan``
-whose numba type carries K); the variants' kernels compile on a variant's first fit, prediction's on the first
+whose numba type carries K); the round loop and the Newton grower also run interpreted (``X_interpreted``: the
+same source, calling the compiled kernels; the same bits), which a first fit does so as not to compile them
+(``rebel.booster.round_driver``); the variants' kernels compile on a variant's first fit, prediction's on the first
 predict of more than ``rebel.binning.BINNED_PREDICT_MAX`` rows x rounds (smaller ones run on the fit's kernels).
 
 The numba cache: numba keys a compiled function to its own file only, so a caller would not notice a changed
