@@ -77,7 +77,7 @@ def boost(
         return mean_beta + math.exp(log_t) / (2 * n_samples)
 
     done = n_rounds
-    boost_rounds = round_driver(work.parallel, n_classes, n_rounds, depth)
+    boost_rounds = round_driver(work.parallel, n_classes, n_rounds, depth, n_samples, n_features)
     if callback is None:
         boost_rounds(0, n_rounds, bins, usable, depth, state, work, forest, learning_rate)  # one call
     elif callback(0, {"loss": loss_of(log_total0), "risk": risk0, "a": a0}) is False:
@@ -111,14 +111,20 @@ def boost(
 
 
 # The round driver (docs/DESIGN.md "The round driver"): the compiled round loop costs about 1.5 s of compile
-# per class count on top of the kernels it calls, and saves the interpreter's dispatch of those kernels, measured
-# at 5 + 4.5 D microseconds a round of depth D (wine, K = 3, 1 thread). A fit runs the interpreted loop while
-# the compiled one is neither compiled in this process nor in the numba cache, and as long as the dispatch the
-# process's interpreted fits are estimated to cost (INTERPRETED_LAYER_SECONDS a layer of a round, on the safe
-# side) stays within INTERPRETED_BUDGET, a fifth of the compile it saves; then it compiles the loop.
-INTERPRETED_LAYER_SECONDS = 10e-6
+# per class count on top of the kernels it calls. The interpreted one costs, over the compiled one (measured,
+# 1 thread): its dispatch, 9 / 14 / 18 us a round of depth 1 / 2 / 3 (wine, K = 3), and 3-9 % of the rounds'
+# work on bigger problems (N = 20k, d = 20, K = 2: 8.8 %; N = 20k, d = 50, K = 10: 3.9 %; N = 100k, d = 50,
+# K = 2: 3.3 %). A fit runs the interpreted loop only while the compiled one is neither compiled in this process
+# nor in the numba cache, the fit is small (its work, estimated at ADD_SECONDS a histogram add, N d (K + D - 1)
+# a round, at most INTERPRETED_MAX_SECONDS: there the interpreter costs under 2 % of the compile it saves), and
+# the interpreter's estimated cost over this process's interpreted fits stays within INTERPRETED_BUDGET, a
+# fifth of that compile. Otherwise it compiles the loop (once: then it is cached).
+INTERPRETED_LAYER_SECONDS = 10e-6  # dispatch a layer of a round, on the safe side
+INTERPRETED_SHARE = 0.1  # of the rounds' work, on the safe side
+ADD_SECONDS = 0.4e-9  # a histogram add's share of a round (1 thread; bench_fit's headline: 0.3-0.4 ns)
+INTERPRETED_MAX_SECONDS = 0.25
 INTERPRETED_BUDGET = 0.3
-_interpreted_spent = [0.0]  # estimated seconds of dispatch of this process's interpreted fits
+_interpreted_spent = [0.0]  # the interpreter's estimated cost over this process's interpreted fits, seconds
 
 
 # kind -> (the compiled driver's name in ``rebel.kernels``, without "_serial"; the interpreted one)
@@ -128,17 +134,27 @@ _DRIVERS = {
 }
 
 
-def round_driver(parallel: bool, n_classes: int, n_rounds: int, depth: int, kind: str = "rounds") -> Callable:
+def round_driver(
+    parallel: bool,
+    n_classes: int,
+    n_rounds: int,
+    depth: int,
+    n_samples: int,
+    n_features: int,
+    kind: str = "rounds",
+) -> Callable:
     """The round loop a fit runs (``kind`` "newton": the Newton tree grower a logistic fit calls each round):
     the compiled ``kernels.boost_rounds`` (``parallel``) or ``boost_rounds_serial`` when it is compiled for
-    ``n_classes`` (in this process or in the numba cache) or the interpreter's budget is spent, else
-    ``kernels.boost_rounds_interpreted`` (the same bits). Either compiles only the drivers it runs."""
+    ``n_classes`` (in this process or in the numba cache), the fit is big or the interpreter's budget is spent;
+    else ``kernels.boost_rounds_interpreted`` (the same bits). Either compiles only the drivers it runs."""
     from .warmup import loop_is_compiled
 
     base, interpreted = _DRIVERS[kind]
     name = base if parallel else f"{base}_serial"
-    cost = n_rounds * depth * INTERPRETED_LAYER_SECONDS
-    if _interpreted_spent[0] + cost > INTERPRETED_BUDGET or loop_is_compiled(name, n_classes):
+    work = n_rounds * n_samples * n_features * (n_classes + depth - 1) * ADD_SECONDS
+    cost = n_rounds * depth * INTERPRETED_LAYER_SECONDS + INTERPRETED_SHARE * work
+    small = work <= INTERPRETED_MAX_SECONDS and _interpreted_spent[0] + cost <= INTERPRETED_BUDGET
+    if not small or loop_is_compiled(name, n_classes):
         return getattr(kern, name)
     _interpreted_spent[0] += cost
     return getattr(kern, interpreted)

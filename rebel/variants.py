@@ -52,9 +52,8 @@ class _Run:
         self.forest = new_forest(n_rounds, depth, n_classes)
         # the Newton grower of a logistic fit with binary leaves: compiled or interpreted (the same bits)
         binary = leaves == "binary"
-        self.grow = (
-            round_driver(self.work.parallel, n_classes, n_rounds, depth, kind="newton") if binary else None
-        )
+        size = (n_classes, n_rounds, depth, n_samples, n_features)
+        self.grow = round_driver(self.work.parallel, *size, kind="newton") if binary else None
         self.leaf_values = np.zeros((n_rounds, 1 << depth, n_classes))
         self.layer_loss = np.zeros((n_rounds, depth))
         self.train_loss = np.zeros(n_rounds + 1)

@@ -19,10 +19,10 @@ wu = importlib.import_module("rebel.warmup")  # rebel.warmup is also the functio
 COMPILED = {"rounds": "boost_rounds", "newton": "grow_newton_tree"}
 INTERPRETED = {"rounds": kern.boost_rounds_interpreted, "newton": kern.grow_newton_tree_interpreted}
 DRIVERS = {
-    "compiled": lambda parallel, k, t, d, kind="rounds": getattr(
+    "compiled": lambda parallel, *_, kind="rounds": getattr(
         kern, COMPILED[kind] + ("" if parallel else "_serial")
     ),
-    "interpreted": lambda parallel, k, t, d, kind="rounds": INTERPRETED[kind],
+    "interpreted": lambda *_, kind="rounds": INTERPRETED[kind],
 }
 FITTED = (
     "a0_",
@@ -132,23 +132,28 @@ def test_booster_weights_and_scores_are_the_same_bits(monkeypatch):
         assert res == first, key
 
 
-def test_the_rule_interprets_only_while_the_loop_is_cold_and_the_budget_lasts(monkeypatch):
+def test_the_rule_interprets_only_small_fits_while_the_loop_is_cold_and_the_budget_lasts(monkeypatch):
     monkeypatch.setattr(booster_mod, "_interpreted_spent", [0.0])
     monkeypatch.setattr(wu, "loop_is_compiled", lambda name, k: False)
-    assert booster_mod.round_driver(False, 3, 100, 2) is kern.boost_rounds_interpreted
-    assert booster_mod._interpreted_spent[0] == pytest.approx(100 * 2 * booster_mod.INTERPRETED_LAYER_SECONDS)
-    assert booster_mod.round_driver(True, 3, 100, 2) is kern.boost_rounds_interpreted
-    # A fit whose dispatch would take the process past the budget compiles the loop instead.
-    big = int(booster_mod.INTERPRETED_BUDGET / booster_mod.INTERPRETED_LAYER_SECONDS) + 1
-    assert booster_mod.round_driver(False, 3, big, 1) is kern.boost_rounds_serial
-    assert booster_mod.round_driver(True, 3, big, 1) is kern.boost_rounds
+    wine = (3, 100, 2, 178, 13)  # K, rounds, depth, N, d
+    assert booster_mod.round_driver(False, *wine) is kern.boost_rounds_interpreted
+    spent = booster_mod._interpreted_spent[0]
+    assert 100 * 2 * booster_mod.INTERPRETED_LAYER_SECONDS < spent < 0.01
+    assert booster_mod.round_driver(True, *wine) is kern.boost_rounds_interpreted
+    assert booster_mod.round_driver(False, *wine, kind="newton") is kern.grow_newton_tree_interpreted
+    # A big fit compiles the loop: there the interpreter would cost 3-9 % of every fit.
+    big = (2, 100, 2, 100_000, 50)
+    assert booster_mod.round_driver(False, *big) is kern.boost_rounds_serial
+    assert booster_mod.round_driver(True, *big) is kern.boost_rounds
+    assert booster_mod.round_driver(False, *big, kind="newton") is kern.grow_newton_tree_serial
+    # Small fits whose interpreter cost would take the process past the budget compile the loop instead.
+    many = int(booster_mod.INTERPRETED_BUDGET / booster_mod.INTERPRETED_LAYER_SECONDS)
+    assert booster_mod.round_driver(False, 3, many, 1, 24, 2) is kern.boost_rounds_serial
     # A compiled loop (in this process or in the cache) is always run.
     monkeypatch.setattr(booster_mod, "_interpreted_spent", [0.0])
     monkeypatch.setattr(wu, "loop_is_compiled", lambda name, k: True)
-    assert booster_mod.round_driver(False, 3, 10, 1) is kern.boost_rounds_serial
-    assert booster_mod.round_driver(True, 3, 10, 1, kind="newton") is kern.grow_newton_tree
-    monkeypatch.setattr(wu, "loop_is_compiled", lambda name, k: False)
-    assert booster_mod.round_driver(False, 3, 10, 1, kind="newton") is kern.grow_newton_tree_interpreted
+    assert booster_mod.round_driver(False, *wine) is kern.boost_rounds_serial
+    assert booster_mod.round_driver(True, *wine, kind="newton") is kern.grow_newton_tree
 
 
 def test_a_loop_compiled_in_this_process_is_found(monkeypatch):
