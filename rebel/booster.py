@@ -151,13 +151,24 @@ def round_driver(
 
     base, interpreted = _DRIVERS[kind]
     name = base if parallel else f"{base}_serial"
-    work = n_rounds * n_samples * n_features * (n_classes + depth - 1) * ADD_SECONDS
+    work = _work_seconds(n_classes, n_rounds, depth, n_samples, n_features)
     cost = n_rounds * depth * INTERPRETED_LAYER_SECONDS + INTERPRETED_SHARE * work
     small = work <= INTERPRETED_MAX_SECONDS and _interpreted_spent[0] + cost <= INTERPRETED_BUDGET
     if not small or loop_is_compiled(name, n_classes):
         return getattr(kern, name)
     _interpreted_spent[0] += cost
     return getattr(kern, interpreted)
+
+
+def _work_seconds(n_classes: int, n_rounds: int, depth: int, n_samples: int, n_features: int) -> float:
+    """The rounds' work of a fit, estimated from its histogram adds (1 thread)."""
+    return n_rounds * n_samples * n_features * (n_classes + depth - 1) * ADD_SECONDS
+
+
+def runs_compiled_loop(n_classes: int, n_rounds: int, depth: int, n_samples: int, n_features: int) -> bool:
+    """Whether a fit of this size runs the compiled round loop (or Newton grower) even when it is not compiled
+    yet (a big fit: ``round_driver``), so that a CLI compiles it before the progress bar."""
+    return _work_seconds(n_classes, n_rounds, depth, n_samples, n_features) > INTERPRETED_MAX_SECONDS
 
 
 def _bias_step(state: kern.TrainState, work: kern.RoundWork) -> tuple[np.ndarray, float, float]:

@@ -54,6 +54,8 @@ MAX_BYTES = 100_000_000  # default --max-bytes: the largest input file a command
 COMPILE_SECONDS = 20  # a cold compile of the kernels (docs/REPRODUCTION.md: "about 20 s")
 # A fit's serial and parallel kernels against its serial ones alone (``compile_fit_if_cold``), measured.
 PARALLEL_COMPILE_FACTOR = 2.0
+# The compiled round loop (or Newton grower) on top, which a big fit runs (``rebel.booster.round_driver``).
+LOOP_COMPILE_SECONDS = 2
 DEFAULT_SEED = 0
 
 
@@ -414,13 +416,17 @@ def compile_fit_if_cold(model, n_samples: int, n_features: int, n_classes: int, 
     drivers, or the parallel ones for a big problem; ``rebel.warmup.compile_fit``), so the progress bar never
     waits on numba."""
     from . import kernels as kern
+    from .booster import runs_compiled_loop
     from .warmup import COLD_SECONDS, cache_is_cold, compile_fit
 
     parallel = kern.train_in_parallel(n_samples, n_features, n_classes, model.max_depth)
-    if cache_is_cold(model.loss, model.leaves, parallel, n_classes):
+    size = (n_classes, model.n_estimators, model.max_depth, n_samples, n_features)
+    loop = runs_compiled_loop(*size)  # a big fit compiles its round loop (rebel.booster.round_driver)
+    if cache_is_cold(model.loss, model.leaves, parallel, n_classes, loop=loop):
         seconds = COLD_SECONDS.get((model.loss, model.leaves), max(COLD_SECONDS.values()))
+        seconds += LOOP_COMPILE_SECONDS if loop and model.leaves == "binary" else 0
         _say_compiling(round(seconds * (PARALLEL_COMPILE_FACTOR if parallel else 1)), stream)
-        compile_fit(n_classes, parallel=parallel, **model.get_params())
+        compile_fit(n_classes, parallel=parallel, loop=loop, **model.get_params())
 
 
 def _say_compiling(seconds, stream) -> None:

@@ -180,16 +180,24 @@ def fit_kernels(loss: str = "exp", leaves: str = "binary", parallel: bool = Fals
 
 
 def cache_is_cold(
-    loss: str = "exp", leaves: str = "binary", parallel: bool = False, n_classes: int | None = None
+    loss: str = "exp",
+    leaves: str = "binary",
+    parallel: bool = False,
+    n_classes: int | None = None,
+    loop: bool = False,
 ) -> bool:
     """Whether a fit with these options (and ``n_classes`` classes, when given) would compile kernels first
-    (the numba cache lacks one it runs; a paper fit whose compiled round loop is cached runs that instead of the
-    round's kernels)."""
+    (the numba cache lacks one it runs; a paper or binary-leaf logistic fit whose compiled round loop or grower
+    is cached runs that instead of the round's kernels, and ``loop``, a big fit, runs it anyway)."""
     names = fit_kernels(loss, leaves, parallel)
     tail = "" if parallel else "_serial"
-    loop = {"exp": f"boost_rounds{tail}", "logistic": f"grow_newton_tree{tail}"}.get(loss)
-    if leaves == "binary" and n_classes is not None and loop and not _kernel_is_cold(loop, n_classes):
-        names = names[:3] if loss == "logistic" else names[:2]
+    compiled = {"exp": f"boost_rounds{tail}", "logistic": f"grow_newton_tree{tail}"}.get(loss)
+    if leaves == "binary" and n_classes is not None and compiled:
+        shared = names[:3] if loss == "logistic" else names[:2]
+        if loop:  # a big fit runs the compiled loop, cached or not (``rebel.booster.round_driver``)
+            names = (*shared, compiled)
+        elif not _kernel_is_cold(compiled, n_classes):
+            names = shared
     return any(_kernel_is_cold(name, n_classes) for name in names)
 
 
@@ -256,12 +264,13 @@ def _warm_fit() -> None:
     boost(bin_data(X, thresholds), usable, cost_rows, 2, 2, thresholds.shape[1] + 1)
 
 
-def compile_fit(n_classes: int, parallel: bool = False, **params) -> None:
+def compile_fit(n_classes: int, parallel: bool = False, loop: bool = False, **params) -> None:
     """Compile (or load) the kernels of a fit with ``n_classes`` classes and these ``RebelClassifier``
     parameters (loss, leaves, learning_rate, ...): a two-round fit on tiny data (the serial drivers), and with
     ``parallel`` (``rebel.kernels.train_in_parallel`` of the real fit) the parallel ones too (for the paper's
-    fit, those the interpreted round loop calls: a cold fit runs that); so that fit's progress bar does not
-    wait on numba."""
+    fit, those the interpreted round loop calls: a cold fit runs that; with ``loop``, a big fit, the compiled
+    round loop or Newton grower of its drivers, ``rebel.booster.runs_compiled_loop``); so that fit's progress
+    bar does not wait on numba."""
     from . import kernels as kern
     from .estimator import RebelClassifier
 
@@ -270,16 +279,17 @@ def compile_fit(n_classes: int, parallel: bool = False, **params) -> None:
     keep = {k: v for k, v in params.items() if k in ("loss", "leaves", "learning_rate", "max_depth")}
     model = RebelClassifier(n_estimators=2, n_thresholds=4, **keep)
     model.fit(X, np.arange(n) % n_classes)
+    if loop and model.leaves == "binary":
+        (_warm_newton if model.loss == "logistic" else _warm_rounds)(n_classes, parallel=parallel)
     if not parallel:
         return
     kern.bin_features(X, np.zeros((2, 4)), np.empty((2, n), dtype=np.uint8))
     _warm_update(n_classes)
     if model.leaves == "vector":  # one grower for both drivers
         return
-    if model.loss == "logistic":
-        _warm_newton(n_classes, parallel=True, interpreted=True)
-    else:
-        _warm_rounds(n_classes, parallel=True, interpreted=True)
+    if not loop:
+        warm = _warm_newton if model.loss == "logistic" else _warm_rounds
+        warm(n_classes, parallel=True, interpreted=True)
 
 
 def _warm_update(n_classes: int = 3) -> None:

@@ -475,7 +475,7 @@ def test_a_cold_engine_says_it_compiles(tmp_path, airport_model):
 
 def test_a_cold_fit_says_it_compiles_once_per_class_count(tmp_path):
     """An empty numba cache: ``fit`` says it compiles (with an estimate) before its progress bar; a fit with
-    another number of classes says so once more (its round loop compiles once per K), one with the same
+    another number of classes says so once more (its root histogram compiles once per K), one with the same
     number of classes does not."""
     import os
 

@@ -143,6 +143,7 @@ def test_the_rule_interprets_only_small_fits_while_the_loop_is_cold_and_the_budg
     assert booster_mod.round_driver(False, *wine, kind="newton") is kern.grow_newton_tree_interpreted
     # A big fit compiles the loop: there the interpreter would cost 3-9 % of every fit.
     big = (2, 100, 2, 100_000, 50)
+    assert booster_mod.runs_compiled_loop(*big) and not booster_mod.runs_compiled_loop(*wine)
     assert booster_mod.round_driver(False, *big) is kern.boost_rounds_serial
     assert booster_mod.round_driver(True, *big) is kern.boost_rounds
     assert booster_mod.round_driver(False, *big, kind="newton") is kern.grow_newton_tree_serial
