@@ -18,6 +18,7 @@ import numpy as np
 from sklearn.datasets import make_classification
 
 from rebel import warmup
+from rebel.warmup import compile_fit
 
 from ._common import DEFAULT_REPEAT, compare, peers, rebel, rebel_serial
 
@@ -67,6 +68,10 @@ def fit_case(title, n, d, k, rounds, repeat, depth=2, vector_leaf=False, serial=
         few = _only(peers(2, depth, threads, vector_leaf=vector_leaf), only)
         return _fits({"REBEL": rebel(2, depth), **few}, Xw, yw)
 
+    # REBEL's compiled round loop for this K and both drivers (a big fit runs it, compiled or cached first:
+    # rebel.booster.round_driver), so that no timed fit compiles it
+    for parallel in (False, True):
+        compile_fit(k, parallel=parallel, loop=True, max_depth=depth)
     full = f"{title}: N={n} d={d} K={k}, {rounds} rounds of depth-{depth} trees"
     return compare(full, systems, repeat, warm=warm)
 
