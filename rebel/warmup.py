@@ -114,7 +114,7 @@ _GROUP_KERNEL = {
 }
 # CPU seconds of a first fit on an empty numba cache by (loss, leaves) (``python -m benchmarks.bench_coldstart
 # --modes firstfit``, wine data, a 2-core machine under load; on an idle one the wall time is about the same).
-COLD_SECONDS = {("exp", "binary"): 7.0, ("exp", "vector"): 6.0, ("logistic", "binary"): 8.0,
+COLD_SECONDS = {("exp", "binary"): 4.0, ("exp", "vector"): 6.0, ("logistic", "binary"): 5.0,
                 ("logistic", "vector"): 6.0}  # fmt: skip
 
 
