@@ -262,6 +262,9 @@ def _warm_fit() -> None:
     thresholds, usable = fit_thresholds(X, 4)
     cost_rows = np.ascontiguousarray((1.0 - np.eye(3))[y])
     boost(bin_data(X, thresholds), usable, cost_rows, 2, 2, thresholds.shape[1] + 1)
+    # the interpreted round loop's kernels even where the fit ran a cached compiled loop (a fit of a K whose
+    # loop is not cached runs them; and the group's marker, ``_layer_choose_a``, is one of them)
+    _warm_rounds(3, parallel=False, interpreted=True)
 
 
 def compile_fit(n_classes: int, parallel: bool = False, loop: bool = False, **params) -> None:
