@@ -14,7 +14,7 @@ if the cache lacks them; the helper stops when the server does. If the thread fa
 Measured (``benchmarks.bench_coldstart``): on an empty numba cache the first page comes about 0.5 s sooner than
 with ``streamlit run`` (medians 14.81 -> 14.23-14.36 s); on a warm cache no sooner (importing is Python work,
 and the server's own start needs the same interpreter lock), and the health check answers about 0.2 s later.
-Since the first page waits only for its own kernels (``rebel.warmup.FIRST_PAGE``, the round loop in a helper
+Since the first page waits only for its own kernels (``rebel.warmup.FIRST_PAGE``, the fit's in a helper
 started before the imports): 21.3-22.6 -> 13.0-14.5 s CPU in the server and its helpers before the first paint
 (docs/DESIGN.md section 5).
 """
@@ -38,15 +38,15 @@ BACKGROUND_WAIT = 60.0
 
 
 def prepare() -> None:
-    """Start compiling the paper's round loop in a helper process, import the first page's modules, compile or
+    """Start compiling the paper's fit kernels in a helper process, import the first page's modules, compile or
     load the kernels the first page runs (``rebel.warmup.FIRST_PAGE``), then start compiling the other kernels
     (the parallel drivers, the engine options') in the background."""
     try:
         import rebel
         from rebel.warmup import FIRST_PAGE, start_early, warmup_in_background
 
-        # On a cold cache the fit's kernels (the round loop: the longest compile) start in a helper now, while
-        # this process imports; the warm-up below compiles the prediction kernels here meanwhile, then waits.
+        # On a cold cache the fit's kernels (the longer compile; the round loop itself runs interpreted until the
+        # background helper compiles it) start in a helper now, while this process imports; the warm-up below compiles the prediction kernels here meanwhile, then waits.
         start_early(FIRST_PAGE[:1])
         import rebel.ui.guard
         import rebel.ui.playground.compute  # the default page's view layer
