@@ -28,6 +28,7 @@ from rebel.ui.playground import compute as pg
 from rebel.ui.playground import widgets as side
 from rebel.ui.playground.details import details
 from rebel.ui.state import get_state
+from rebel.ui.text import md
 from rebel.ui.variants import engine_options
 
 COSTS = side.COSTS
@@ -57,8 +58,11 @@ def _cost_panel(notes) -> None:
     if not (C == A.cost_matrix).all():  # cells then show the value set here in this very run
         _set_costs(C)
     with editor:
-        st.markdown("**Costs** · rows = truth, columns = prediction; type a number and press Enter")
-        ui.cost_editor(A.cost_matrix, classes, COSTS, on_change=A.set_costs, large=bool(S.get("w_present")))
+        large = bool(S.get("w_present"))
+        st.markdown(
+            md("**Costs** · rows = truth, columns = prediction; {}", ui.cost_editor_hint(len(classes), large))
+        )
+        ui.cost_editor(A.cost_matrix, classes, COSTS, on_change=A.set_costs, large=large)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", CostWarning)
         validate_cost_matrix(A.cost_matrix, n_classes=len(classes), classes=classes)  # names the classes

@@ -203,6 +203,8 @@ def test_many_classes_edit_one_entry_at_a_time(app):
     assert not [
         w for w in app.text_input if w.key and w.key.startswith("w_costs_") and w.key.endswith("_0_1")
     ]
+    heads = [m.value for m in app.markdown if "rows = truth" in m.value]
+    assert heads and "pick an entry under the table" in heads[0] and "type a number" not in heads[0]
     next(s for s in app.selectbox if s.label == "Truth").set_value(3)
     next(s for s in app.selectbox if s.label == "Prediction").set_value(5)
     _run(app)
@@ -213,6 +215,13 @@ def test_many_classes_edit_one_entry_at_a_time(app):
     app.text_input(key=f"w_costs_{app.session_state['w_costs_v']}_3_5").input("-1")
     _run(app)
     assert "is negative" in _errors(app) and _state(app).cost_matrix[3, 5] == 9.0
+
+
+def test_cost_editor_header_asks_for_typing_in_the_grid(app):
+    """At most GRID_MAX_CLASSES classes the costs are a grid of cells, and the header says to type in them."""
+    heads = [m.value for m in app.markdown if "rows = truth" in m.value]
+    assert len(_state(app).classes) <= GRID_MAX_CLASSES
+    assert heads and "type a number and press Enter" in heads[0]
 
 
 def test_csv_with_number_labels_and_fn_costs(app):

@@ -142,6 +142,20 @@ TABLE_HEIGHT_LARGE = (
 )
 
 
+def cost_editor_hint(n_classes: int, large: bool = False) -> str:
+    """What the cost editor's header tells a user to do: type into the grid's cells, or (above
+    ``GRID_MAX_CLASSES``, ``GRID_MAX_CLASSES_LARGE`` with ``large``) pick one entry under the read-only table."""
+    if uses_entry_editor(n_classes, large):
+        return "pick an entry under the table, type its cost and press Enter"
+    return "type a number and press Enter"
+
+
+def uses_entry_editor(n_classes: int, large: bool = False) -> bool:
+    """Whether ``cost_editor`` shows a read-only table with one entry edited at a time (too many classes for a
+    grid of cells)."""
+    return int(n_classes) > (GRID_MAX_CLASSES_LARGE if large else GRID_MAX_CLASSES)
+
+
 def _one_entry_editor(C: np.ndarray, names: tuple, key: str, on_change, large: bool = False) -> None:
     """Many classes: the matrix as a read-only table that fits the column (``cost_table_figure``), and one entry
     (truth, prediction) edited at a time."""
@@ -186,7 +200,7 @@ def cost_editor(
     base = st.session_state.get(f"{key}_base")
     if base is None or np.shape(base) != C.shape or not np.array_equal(base, C):
         reset_cost_editor(key, C)
-    if len(names) > (GRID_MAX_CLASSES_LARGE if large else GRID_MAX_CLASSES):
+    if uses_entry_editor(len(names), large):
         _one_entry_editor(C, names, key, on_change, large)
         return
     widths = [1.4] + [1] * len(names)
