@@ -13,7 +13,9 @@ separate compile step, "server cold" is ``make run`` on a fresh install once pip
 load). Every case is repeated (``--repeat``, default 3; the cases interleave) and printed as min and median,
 each run with the machine's 1-minute load average, because on a shared machine the load moves timings by
 several times.
-Targets (issue "faster starts"): cold <= 15 s, warm <= 2 s (median of the server measurement). Also checks that
+Targets (median of the server measurement): cold <= 10 s (issue "first fit in seconds"; it was 15 s in issue
+"faster starts"), warm <= 2 s (issue "faster starts": the browser alone takes longer, see its closing note). Also
+checks that
 a numba cache directory outside the package works (what a read-only install uses).
 
 - ``firstfit``: what a new user's first script costs. For each case (paper mode and each engine option) a fresh
@@ -42,7 +44,7 @@ import time
 from benchmarks._common import CHROMIUM, CHROMIUM_ARGS, free_port, healthy, server_command, stop_process
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-COLD_TARGET, WARM_TARGET = 15.0, 2.0
+COLD_TARGET, WARM_TARGET = 10.0, 2.0
 APPTEST_CHILD = """
 from streamlit.testing.v1 import AppTest
 at = AppTest.from_file("app.py", default_timeout=600).run()
