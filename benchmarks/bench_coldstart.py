@@ -14,8 +14,8 @@ load). Every case is repeated (``--repeat``, default 3; the cases interleave) an
 each run with the machine's 1-minute load average, because on a shared machine the load moves timings by
 several times.
 Targets (median of the server measurement): cold <= 10 s (issue "first fit in seconds"; it was 15 s in issue
-"faster starts"), warm <= 2 s (issue "faster starts": the browser alone takes longer, see its closing note). Also checks that a numba cache
-directory outside the package works (what a read-only install uses).
+"faster starts"), warm <= 2 s (issue "faster starts": the browser alone takes longer, see its closing note).
+Also checks that a numba cache directory outside the package works (what a read-only install uses).
 
 - ``firstfit``: what a new user's first script costs. For each case (paper mode and each engine option) a fresh
   Python process with an empty numba cache (a temporary NUMBA_CACHE_DIR) imports the estimator, fits it on
