@@ -269,6 +269,18 @@ def test_a_cost_edit_reuses_what_the_zero_one_model_shows(small_pair):
     q = pg.train_pair(p.dataset, C, p.hyper, grid_size=p.grid.shape[0], cache=cache, shared=SharedLRU(4))
     assert q.posterior_model is p.posterior_model and q.rebel is not p.rebel
     assert q.blind_test is p.blind_test and q.blind_rounds is p.blind_rounds
+    # the two-step method on the test points: the 0-1 model's posteriors are kept, the decision is the new costs'
+    X_te = q.dataset.X_test
+    p.staged_test["two-step"]
+    key = ("posteriors", X_te.tobytes())
+    kept = pg.zero_one_kept(p.posterior_model, key, list)
+    assert len(kept) == q.n_rounds + 1
+    np.testing.assert_array_equal(
+        q.staged_test["two-step"].astype(np.int64),
+        staged_min_risk_indices(q.posterior_model, X_te, C).astype(np.int64),
+    )
+    assert pg.zero_one_kept(p.posterior_model, key, list) is kept  # not computed again
+    assert not np.array_equal(q.staged_test["two-step"], p.staged_test["two-step"])  # the costs decide
     y, blind = q.y_test_idx, p.posterior_model.staged_class_indices(q.dataset.X_test)
     for t in (0, 2, q.n_rounds):  # the cost of ignoring the costs, under the new costs
         assert q.blind_cost(t) == pytest.approx(float(C[y, blind[t]].mean()), abs=1e-12)
