@@ -18,7 +18,7 @@ from rebel import RebelClassifier
 from rebel.baselines import staged_min_risk_indices
 from rebel.cost_presets import fn_costs
 from rebel.costs import decompose, min_risk_class, uniform_costs
-from rebel.data import PRESETS, DatasetSpec
+from rebel.data import PRESETS, DatasetSpec, bayes_min_risk
 from rebel.ui import config as cf
 from rebel.ui.playground import compute as pg
 from rebel.ui.state import ModelCache, SharedLRU, model_key
@@ -281,6 +281,11 @@ def test_a_cost_edit_reuses_what_the_zero_one_model_shows(small_pair):
     )
     assert pg.zero_one_kept(p.posterior_model, key, list) is kept  # not computed again
     assert not np.array_equal(q.staged_test["two-step"], p.staged_test["two-step"])  # the costs decide
+    # the Bayes rule on the test points: the mixture's posteriors are kept too, its decision is the new costs'
+    assert p.bayes_test_predictions is not None  # computed: its posteriors are kept
+    posterior = pg.zero_one_kept(p.posterior_model, ("bayes", X_te.tobytes()), list)
+    np.testing.assert_array_equal(q.bayes_test_predictions, bayes_min_risk(q.dataset.mixture, X_te, C))
+    assert pg.zero_one_kept(p.posterior_model, ("bayes", X_te.tobytes()), list) is posterior
     y, blind = q.y_test_idx, p.posterior_model.staged_class_indices(q.dataset.X_test)
     for t in (0, 2, q.n_rounds):  # the cost of ignoring the costs, under the new costs
         assert q.blind_cost(t) == pytest.approx(float(C[y, blind[t]].mean()), abs=1e-12)

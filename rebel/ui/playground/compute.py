@@ -32,8 +32,8 @@ from rebel.baselines import (
     staged_min_risk_indices,
     staged_min_risk_posteriors,
 )
-from rebel.costs import decompose, validate_cost_matrix
-from rebel.data import Dataset, bayes_min_risk
+from rebel.costs import decompose, min_risk_class, validate_cost_matrix
+from rebel.data import Dataset, bayes_min_risk, bayes_posterior
 from rebel.estimator import RebelClassifier
 from rebel.params import MAX_CLASSES
 from rebel.ui.config import content_key, dataset_key, validate_hyper
@@ -347,7 +347,13 @@ class TrainedPair(ClassIndices):
         """Bayes-optimal min-risk class (known mixture) of each test point, or None."""
         if not self.has_bayes or self.dataset.X_test.shape[0] == 0:
             return None
-        return bayes_min_risk(self.dataset.mixture, self.dataset.X_test, self.cost_matrix)
+        # ``bayes_min_risk`` in two steps: the posteriors (the same under every cost matrix) are kept with the 0-1
+        # model, which lives as long as this dataset and these settings; a cost edit only takes the cheapest class.
+        X = self.dataset.X_test
+        posterior = zero_one_kept(
+            self.posterior_model, ("bayes", X.tobytes()), lambda: bayes_posterior(self.dataset.mixture, X)
+        )
+        return min_risk_class(posterior, validate_cost_matrix(self.cost_matrix, n_classes=posterior.shape[1]))
 
     @property
     def bayes_test_cost(self) -> float | None:
