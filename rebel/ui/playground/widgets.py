@@ -73,8 +73,8 @@ def one_screen_style(present: bool = False) -> None:
 # A new session's first run sends, before anything else, an empty chart that is never shown (in a hidden box of
 # the sidebar): the browser starts loading its plotly bundle (~4.7 MB of JavaScript, fetched and compiled only
 # when a page first holds a chart) while the server still trains and draws, instead of after the regions arrive
-# (a first visit's regions painted ~0.2 s sooner). The run removes it again at its end (``done``), so the page
-# holds only its own charts; later runs of the session leave the box empty (the bundle is loaded).
+# (a first visit's regions painted ~0.15-0.4 s sooner under load). The page empties the slot again at the end of
+# that run, so it holds only its own charts; later runs of the session leave the box empty (the bundle is loaded).
 PRELOADED = "_charts_preloaded"
 _PRELOAD_CSS = "<style>div.st-key-pg_preload {display: none !important;}</style>"
 
