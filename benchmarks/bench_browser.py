@@ -7,7 +7,8 @@ server is warm), opens the Playground at 1440 x 900 and repeats each interaction
 - ``cost_edit``: from the Enter that commits a new cost typed into the cost editor until the regions plot shows
   the retrained model (moving to the cell and typing are the person's own time, not the app's);
 - ``scrub``: move the round t by one step until the regions plot shows round t;
-- ``preset``: pick another preset until the regions plot shows its model;
+- ``preset``: pick another preset (a click on its option in the opened selector) until the regions plot shows its
+  model;
 - ``toggle``: switch the two-step boundaries on/off until the regions plot shows them (or not);
 - ``play_fps``: frames of the round replay actually painted per second after pressing Play;
 - ``first_visit``: a new session's navigation start until the regions plot is painted.
@@ -354,9 +355,18 @@ def preset_names(page) -> tuple[str, list]:
     return current, options
 
 
-def pick_preset(page, name: str) -> None:
+def open_preset(page, name: str):
+    """Open the preset selector and find the option ``name`` without picking it; returns the pick (a click on the
+    option), which ``_measure`` times: opening the list and finding a name are the person's own time, as moving
+    to a cost cell is for ``cost_edit``."""
     page.get_by_label(HOOKS["preset"], exact=True).first.click()
-    page.get_by_role("option", name=name, exact=True).first.click()
+    option = page.get_by_role("option", name=name, exact=True).first
+    option.wait_for()
+    return option.click
+
+
+def pick_preset(page, name: str) -> None:
+    open_preset(page, name)()
 
 
 def flip_toggle(page) -> None:
@@ -430,7 +440,7 @@ def run_steps(context, url: str, repeat: int, out: dict):
     others = [o for o in options if o != current]  # each preset once: a new dataset and model every time
     for k in range(repeat):
         name = others[k % len(others)]
-        out["preset"].append((_measure(page, lambda n=name: pick_preset(page, n)), load1()))
+        out["preset"].append((_measure(page, None, prepare=lambda n=name: open_preset(page, n)), load1()))
         yield
     out["play_fps"].append((play_fps(page), load1()))
     page.close()

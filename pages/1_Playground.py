@@ -214,8 +214,10 @@ def _live() -> None:
 
 
 # ---------------------------------------------------------------------------------------------------------- page
+preload = side.preload_charts()  # first: the browser loads its chart code while the first model trains
 side.init_state(A)
 side.read_sidebar(A)
 lessons.scene_bar(A)  # the lesson path's "next scene" (only while a lesson scene is shown)
 st.fragment(ui.guarded(_live))()
 side.sidebar(A)  # drawn after the main area: the regions reach the browser first
+preload.empty()  # the page's own charts only, once it is drawn

@@ -109,19 +109,30 @@ def staged_scores(estimator, X):
         yield from staged_posteriors(est, X)
 
 
+def staged_min_risk_posteriors(estimator, X, include_bias=True):
+    """The posteriors ``staged_min_risk_indices`` decides on: one (N, K) array a stage, as a generator (t = 1..T,
+    or t = 0..T for a ``RebelClassifier`` with ``include_bias``). They do not depend on the costs: a caller that
+    decides under several cost matrices may keep them and pass them to ``min_risk_stages``."""
+    est = _unfrozen(estimator)
+    if isinstance(est, RebelClassifier):
+        return _rebel_staged_posteriors(est, X, include_bias=include_bias)
+    return staged_posteriors(est, X)
+
+
+def min_risk_stages(stages, cost_matrix, n_points: int) -> np.ndarray:
+    """The minimum-risk class of every stage's posteriors (N, K): shape (stages, N) int16."""
+    C = np.asarray(cost_matrix, dtype=np.float64)
+    rows = [min_risk_class(P, C).astype(np.int16) for P in stages]  # int16 as they come: 1/4 of int64
+    return np.array(rows, dtype=np.int16).reshape(-1, n_points)
+
+
 def staged_min_risk_indices(estimator, X, cost_matrix, include_bias=True) -> np.ndarray:
     """The two-step decision after every round: class index ``argmin_k sum_y p_t(y|x) C[y, k]`` of the fitted
     posterior ``estimator`` (see ``staged_posteriors``) at t = 1..T, or t = 0..T for a ``RebelClassifier`` with
     ``include_bias`` (t = 0: a0 alone). Shape (stages, N) int16, one stage in memory at a time; a REBEL
     posterior runs on the compiled staged scores."""
     C = np.asarray(cost_matrix, dtype=np.float64)
-    est = _unfrozen(estimator)
-    if isinstance(est, RebelClassifier):
-        stages = _rebel_staged_posteriors(est, X, include_bias=include_bias)
-    else:
-        stages = staged_posteriors(est, X)
-    rows = [min_risk_class(P, C).astype(np.int16) for P in stages]  # int16 as they come: 1/4 of int64
-    return np.array(rows, dtype=np.int16).reshape(-1, np.shape(X)[0])
+    return min_risk_stages(staged_min_risk_posteriors(estimator, X, include_bias), C, np.shape(X)[0])
 
 
 def _as_2d_scores(S: np.ndarray) -> np.ndarray:

@@ -18,7 +18,7 @@ from rebel import RebelClassifier
 from rebel.baselines import staged_min_risk_indices
 from rebel.cost_presets import fn_costs
 from rebel.costs import decompose, min_risk_class, uniform_costs
-from rebel.data import PRESETS, DatasetSpec
+from rebel.data import PRESETS, DatasetSpec, bayes_min_risk
 from rebel.ui import config as cf
 from rebel.ui.playground import compute as pg
 from rebel.ui.state import ModelCache, SharedLRU, model_key
@@ -269,6 +269,23 @@ def test_a_cost_edit_reuses_what_the_zero_one_model_shows(small_pair):
     q = pg.train_pair(p.dataset, C, p.hyper, grid_size=p.grid.shape[0], cache=cache, shared=SharedLRU(4))
     assert q.posterior_model is p.posterior_model and q.rebel is not p.rebel
     assert q.blind_test is p.blind_test and q.blind_rounds is p.blind_rounds
+    # the two-step method on the test points: the 0-1 model's posteriors are kept, the decision is the new costs'
+    X_te = q.dataset.X_test
+    p.staged_test["two-step"]
+    key = ("posteriors", X_te.tobytes())
+    kept = pg.zero_one_kept(p.posterior_model, key, list)
+    assert len(kept) == q.n_rounds + 1
+    np.testing.assert_array_equal(
+        q.staged_test["two-step"].astype(np.int64),
+        staged_min_risk_indices(q.posterior_model, X_te, C).astype(np.int64),
+    )
+    assert pg.zero_one_kept(p.posterior_model, key, list) is kept  # not computed again
+    assert not np.array_equal(q.staged_test["two-step"], p.staged_test["two-step"])  # the costs decide
+    # the Bayes rule on the test points: the mixture's posteriors are kept too, its decision is the new costs'
+    assert p.bayes_test_predictions is not None  # computed: its posteriors are kept
+    posterior = pg.zero_one_kept(p.posterior_model, ("bayes", X_te.tobytes()), list)
+    np.testing.assert_array_equal(q.bayes_test_predictions, bayes_min_risk(q.dataset.mixture, X_te, C))
+    assert pg.zero_one_kept(p.posterior_model, ("bayes", X_te.tobytes()), list) is posterior
     y, blind = q.y_test_idx, p.posterior_model.staged_class_indices(q.dataset.X_test)
     for t in (0, 2, q.n_rounds):  # the cost of ignoring the costs, under the new costs
         assert q.blind_cost(t) == pytest.approx(float(C[y, blind[t]].mean()), abs=1e-12)

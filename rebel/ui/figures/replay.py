@@ -38,6 +38,10 @@ from rebel.ui.figures.style import clear_of_modebar, esc, legend_entry, line
 
 FONT_NUMBERS = 14  # the numbers line above the regions
 FRAME_MS = 40  # Play: 25 frames a second asked (plotly waits for a frame to be drawn: ~15-20 painted)
+# zlib level of the region PNGs: a replay encodes one per round (101 for 100 rounds) on every retrain. Level 1
+# takes less than half the time of the default 6 for about a third more bytes (~60 kB of base64 for 101 rounds of
+# a 200 x 200 grid); the pixels are the same.
+PNG_LEVEL = 1
 
 
 @functools.lru_cache(maxsize=32)
@@ -59,7 +63,7 @@ def class_grid_png(regions, n_classes: int) -> bytes:
     img = Image.fromarray(np.ascontiguousarray(grid, dtype=np.uint8))
     img.putpalette(_region_palette(n_classes))
     buf = io.BytesIO()
-    img.save(buf, format="PNG")
+    img.save(buf, format="PNG", compress_level=PNG_LEVEL)
     return buf.getvalue()
 
 
@@ -177,6 +181,19 @@ def _controls(T: int, frame_ms: int, start: int) -> dict:
     }
 
 
+def set_controls(fig: go.Figure, controls: dict) -> None:
+    """Set the Play buttons and the round slider (``_controls``) as they are: plotly's validation of one slider
+    step per round took ~30 ms, the largest part of building a replay figure. The keys are fixed in this module
+    (the tests read them back through ``fig.layout`` and ``fig.to_dict()``); plotly builds its objects from
+    them when they are read."""
+    layout = fig.layout
+    layout._validate = False
+    try:
+        fig.update_layout(**controls)
+    finally:
+        layout._validate = True
+
+
 def _sizes_u8(sizes) -> np.ndarray:
     return np.clip(np.rint(np.asarray(sizes, dtype=np.float64)), 0, 255).astype(np.uint8)
 
@@ -190,7 +207,7 @@ def _grid_layout_image(xs, ys, codes, palette: list, name: str, layer: int, **ex
     img = Image.fromarray(np.ascontiguousarray(np.asarray(codes, dtype=np.uint8)[::-1]))
     img.putpalette(palette)
     buf = io.BytesIO()
-    img.save(buf, format="PNG", transparency=0)
+    img.save(buf, format="PNG", transparency=0, compress_level=PNG_LEVEL)
     image = grid_placement(xs, ys)  # the placement of the regions
     image["x"] += layer * 1e-9 * image["sizex"]
     return {**image, "source": png_data_uri(buf.getvalue()), "name": name, **extra}
@@ -568,7 +585,8 @@ def replay_figure(
     fig.update_layout(images=[im[start] for im in images])
     if numbers is None:
         regions_layout(fig, title, height)
-        fig.update_layout(margin={"b": 150}, legend={"y": -0.36}, **_controls(T, frame_ms, start))
+        fig.update_layout(margin={"b": 150}, legend={"y": -0.36})
+        set_controls(fig, _controls(T, frame_ms, start))
         return clear_of_modebar(plane_axes(fig, grid_xs, grid_ys))
     # One screen: the title heads the numbers line, the legend sits beside the regions, the round control
     # right under the cost strip (pixel offsets, so it stays put at any figure height).
@@ -590,8 +608,8 @@ def replay_figure(
         if projector
         else {"l": ONE_SCREEN_MARGIN[0], "r": 10, "t": LINE_PX * lines + 8, "b": ONE_SCREEN_MARGIN[1]},
         legend={**legend, "font": {"size": 11}},
-        **controls,
     )
+    set_controls(fig, controls)
     plane_axes(fig, grid_xs, grid_ys)
     fig.update_layout(**_numbers_axes(numbers, T))  # after plane_axes, which sets every axis present
     if projector:

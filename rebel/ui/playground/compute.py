@@ -26,9 +26,14 @@ import pandas as pd
 from sklearn.frozen import FrozenEstimator
 
 from rebel import budget
-from rebel.baselines import TwoStepClassifier, staged_min_risk_indices
-from rebel.costs import decompose, validate_cost_matrix
-from rebel.data import Dataset, bayes_min_risk
+from rebel.baselines import (
+    TwoStepClassifier,
+    min_risk_stages,
+    staged_min_risk_indices,
+    staged_min_risk_posteriors,
+)
+from rebel.costs import decompose, min_risk_class, validate_cost_matrix
+from rebel.data import Dataset, bayes_min_risk, bayes_posterior
 from rebel.estimator import RebelClassifier
 from rebel.params import MAX_CLASSES
 from rebel.ui.config import content_key, dataset_key, validate_hyper
@@ -179,8 +184,10 @@ class StagedByModel(Mapping):
 
 # What the 0-1 model (the two-step method's posterior estimator, costs ignored) shows on fixed points is the same
 # for every cost matrix: it is kept with the model object (the session's ModelCache reuses it across cost edits)
-# and dropped with it. Per model: the test points' staged classes and two rounds of the grid (a few 100 kB).
+# and dropped with it. Per model: the test points' staged classes and staged posteriors (up to
+# ``KEEP_POSTERIORS_BYTES``; 1.2 MB for the airport preset) and two rounds of the grid (a few 100 kB).
 _ZERO_ONE_KEPT: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+KEEP_POSTERIORS_BYTES = 4_000_000
 _ZERO_ONE_LOCK = threading.Lock()
 
 
@@ -235,9 +242,10 @@ class TrainedPair(ClassIndices):
     def _compact(self, indices: np.ndarray) -> np.ndarray:
         return compact_classes(indices, len(self.classes))
 
-    def _staged_points(self, X) -> StagedByModel:
+    def _staged_points(self, X, keep: bool = False) -> StagedByModel:
         """Class indices of both models on the points X, (T + 1, N) ``CLASS_DTYPE`` per model, each computed
-        when first read (the regions replay reads REBEL's training points only)."""
+        when first read (the regions replay reads REBEL's training points only); with ``keep`` the two-step
+        method's posteriors on X are kept with the 0-1 model (``_two_step_staged``)."""
         if X.shape[0] == 0:
             empty = np.empty((self.n_rounds + 1, 0), dtype=CLASS_DTYPE)
             return StagedByModel({"REBEL": lambda: empty, "two-step": lambda: empty})
@@ -245,10 +253,26 @@ class TrainedPair(ClassIndices):
             {
                 "REBEL": lambda: self._compact(self.rebel.staged_class_indices(X)),
                 "two-step": lambda: self._compact(
-                    staged_min_risk_indices(self.posterior_model, X, self.cost_matrix)
+                    self._two_step_staged(X)
+                    if keep
+                    else staged_min_risk_indices(self.posterior_model, X, self.cost_matrix)
                 ),
             }
         )
+
+    def _two_step_staged(self, X) -> np.ndarray:
+        """The two-step method's class on the points X after every round (``staged_min_risk_indices``). The 0-1
+        model's posteriors on them do not depend on the costs: they are kept with that model (up to
+        ``KEEP_POSTERIORS_BYTES``), so a cost edit only takes the cheapest class of each round's posteriors."""
+        size = (self.n_rounds + 1) * X.shape[0] * len(self.classes) * 8
+        if size > KEEP_POSTERIORS_BYTES:
+            return staged_min_risk_indices(self.posterior_model, X, self.cost_matrix)
+        kept = zero_one_kept(
+            self.posterior_model,
+            ("posteriors", X.tobytes()),
+            lambda: [np.array(P) for P in staged_min_risk_posteriors(self.posterior_model, X)],
+        )
+        return min_risk_stages(kept, self.cost_matrix, X.shape[0])
 
     @cached_property
     def staged_train(self) -> StagedByModel:
@@ -258,7 +282,7 @@ class TrainedPair(ClassIndices):
     @cached_property
     def staged_test(self) -> StagedByModel:
         """Class indices on the test points, (T + 1, N_test) uint8 per model."""
-        return self._staged_points(self.dataset.X_test)
+        return self._staged_points(self.dataset.X_test, keep=True)  # the numbers of every cost edit
 
     @cached_property
     def two_step_regions(self) -> np.ndarray:
@@ -323,7 +347,13 @@ class TrainedPair(ClassIndices):
         """Bayes-optimal min-risk class (known mixture) of each test point, or None."""
         if not self.has_bayes or self.dataset.X_test.shape[0] == 0:
             return None
-        return bayes_min_risk(self.dataset.mixture, self.dataset.X_test, self.cost_matrix)
+        # ``bayes_min_risk`` in two steps: the posteriors (the same under every cost matrix) are kept with the 0-1
+        # model, which lives as long as this dataset and these settings; a cost edit only takes the cheapest class.
+        X = self.dataset.X_test
+        posterior = zero_one_kept(
+            self.posterior_model, ("bayes", X.tobytes()), lambda: bayes_posterior(self.dataset.mixture, X)
+        )
+        return min_risk_class(posterior, validate_cost_matrix(self.cost_matrix, n_classes=posterior.shape[1]))
 
     @property
     def bayes_test_cost(self) -> float | None:
