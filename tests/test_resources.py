@@ -91,3 +91,47 @@ def test_freezing_the_loaded_heap_leaves_later_cycles_collectable():
     assert int(frozen) == int(count) > 10_000  # plotly alone makes tens of thousands of objects
     assert int(tracked_after) < int(frozen) // 10
     assert collected == "True"
+
+
+FREE_SCRIPT = """
+import os, sys, threading
+import numpy as np, psutil
+from rebel.ui.guard import fix_mmap_threshold
+
+if sys.argv[1] == "fixed":
+    assert fix_mmap_threshold()
+keep = []
+proc = psutil.Process(os.getpid())
+freed = []
+
+def session():
+    warm = np.ones(4_000_000)  # a 32 MB block freed: glibc's default raises its mmap threshold to 32 MB
+    del warm
+    blocks = []
+    for _ in range(150):
+        blocks.append(np.ones(200_000))  # 1.6 MB each, 240 MB in all
+        keep.append(np.ones(10))  # small long-lived objects between them
+    before = proc.memory_info().rss
+    del blocks
+    freed.append(before - proc.memory_info().rss)
+
+thread = threading.Thread(target=session)
+thread.start()
+thread.join()
+print(freed[0])
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's mallopt")
+def test_a_fixed_mmap_threshold_returns_a_session_threads_large_buffers_when_freed():
+    """With ``fix_mmap_threshold`` (set by ``start_memory_release``), blocks of 1 MB and more have pages of their
+    own and go back to the system as soon as they are freed; with glibc's moving threshold they stay in the heap
+    (the server's memory after sessions closed varied from run to run: tests/e2e/test_soak.py)."""
+    freed = {}
+    for mode in ("fixed", "default"):
+        out = subprocess.run(
+            [sys.executable, "-c", FREE_SCRIPT, mode], capture_output=True, text=True, check=True, timeout=300
+        )
+        freed[mode] = int(out.stdout.strip().splitlines()[-1])
+    assert freed["fixed"] > 200 * MIB, f"freed {freed['fixed'] / MIB:.0f} of 240 MiB with the fixed threshold"
+    assert freed["default"] < 100 * MIB, f"freed {freed['default'] / MIB:.0f} MiB with glibc's default"

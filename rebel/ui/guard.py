@@ -77,6 +77,27 @@ def _malloc_trim():
 
 _TRIM = _malloc_trim()
 
+MMAP_THRESHOLD = (
+    1 << 20
+)  # bytes: larger blocks (numpy buffers of a fit, a grid, a figure) get pages of their own
+_M_MMAP_THRESHOLD = -3  # mallopt's parameter number for it (malloc.h)
+
+
+def fix_mmap_threshold(nbytes: int = MMAP_THRESHOLD) -> bool:
+    """Serve every block of ``nbytes`` or more from pages of its own (``mallopt(M_MMAP_THRESHOLD)``; glibc only),
+    which go back to the system as soon as the block is freed.
+
+    By default glibc raises this threshold each time such a block is freed, up to 32 MB: after a few sessions
+    the server's numpy buffers of up to 32 MB came from the heaps its session threads share, where one live
+    block above them kept freed ones from being returned (``malloc_trim`` included), so the memory left after
+    sessions closed varied from run to run. Returns whether it was set."""
+    try:
+        return bool(
+            ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").mallopt(_M_MMAP_THRESHOLD, int(nbytes))
+        )
+    except (OSError, AttributeError):
+        return False
+
 
 def expire_closed_sessions() -> int:
     """Forget sessions whose browser left more than ``server.disconnectedSessionTTL`` seconds ago; returns how many.
@@ -152,6 +173,7 @@ def start_memory_release(interval: float = MEMORY_RELEASE_SECONDS) -> threading.
             release_memory(collect=fewer or tick % FULL_COLLECT_EVERY == 0)  # collects if it drops sessions
             last = count
 
+    fix_mmap_threshold()
     thread = threading.Thread(target=loop, name="rebel-memory-release", daemon=True)
     thread.start()
     return thread
