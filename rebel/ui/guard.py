@@ -67,19 +67,19 @@ def run_page(page) -> None:
 
 
 # ------------------------------------------------------------------------------ returning memory to the system
-def _malloc_trim():
-    """glibc's ``malloc_trim`` (None elsewhere): hands freed heap pages back to the system."""
+def _glibc(name: str):
+    """The C library's function ``name`` (None where there is none: not glibc)."""
     try:
-        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
+        return getattr(ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6"), name)
     except (OSError, AttributeError):
         return None
 
 
-_TRIM = _malloc_trim()
+_TRIM = _glibc("malloc_trim")  # hands freed heap pages back to the system
+_MALLOPT = _glibc("mallopt")
 
-MMAP_THRESHOLD = (
-    1 << 20
-)  # bytes: larger blocks (numpy buffers of a fit, a grid, a figure) get pages of their own
+# bytes: larger blocks (numpy buffers of a fit, a grid, a figure) get pages of their own
+MMAP_THRESHOLD = 1 << 20
 _M_MMAP_THRESHOLD = -3  # mallopt's parameter number for it (malloc.h)
 
 
@@ -91,12 +91,7 @@ def fix_mmap_threshold(nbytes: int = MMAP_THRESHOLD) -> bool:
     the server's numpy buffers of up to 32 MB came from the heaps its session threads share, where one live
     block above them kept freed ones from being returned (``malloc_trim`` included), so the memory left after
     sessions closed varied from run to run. Returns whether it was set."""
-    try:
-        return bool(
-            ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").mallopt(_M_MMAP_THRESHOLD, int(nbytes))
-        )
-    except (OSError, AttributeError):
-        return False
+    return _MALLOPT is not None and bool(_MALLOPT(_M_MMAP_THRESHOLD, int(nbytes)))
 
 
 def expire_closed_sessions() -> int:
