@@ -14,10 +14,15 @@ server is warm), opens the Playground at 1440 x 900 and repeats each interaction
 - ``first_visit``: a new session's navigation start until the regions plot is painted.
 
 Each latency runs in the page: it starts at the browser's own input event (``keydown``/``pointerdown``, capture
-phase, so Playwright's round trip is not counted) and ends at the first animation frame after the regions plot's
-content changed (its data/layout signature, and for ``scrub`` its title reading ``t = <t>``): the frame on which
-the new picture is painted. No sleeps decide when a plot is ready. Play counts the distinct pictures seen on
-animation frames (title changes) per second of replay.
+phase, so Playwright's round trip is not counted) and ends when the frame that first shows the regions plot's
+changed content (its data/layout signature, and for ``scrub`` its title reading ``t = <t>``), rendered visibly
+(``checkVisibility``: Streamlit mounts a chart hidden until it has its size) and at its final size (the size of its
+box: a chart first drawn at 450 px and then again at its box's height counts from the second), has been painted:
+the end of that frame's long-animation-frame entry when it was long, else the start of the next frame
+(``B.paintEnd``). A task that runs after that paint (another chart below the first screen, say) does not delay the
+picture and is not counted; each figure also prints, as "next frame", the median time to the next animation frame
+after the change was seen, the end this benchmark used before, which counted such tasks. No sleeps decide when a
+plot is ready. Play counts the distinct pictures seen on animation frames (title changes) per second of replay.
 
 The page is found by stable hooks (widget keys as ``.st-key-*`` classes and labels): see ``HOOKS``. Both the
 whole-page Playground (server-side scrubber and Play) and an in-browser replay (a plotly slider and a "Play"
@@ -101,7 +106,17 @@ _JS = r"""
     const el = gd.querySelector('.gtitle');
     return el ? el.textContent : '';
   };
+  // The round a person can see: null while the plot is not rendered visibly (Streamlit mounts a chart hidden and
+  // shows it once it has its size) or not yet at its final size (a chart drawn at 450 px, say, in a taller box,
+  // which Streamlit then draws again at the box's height: ``B.final``).
+  B.final = (gd) => {
+    const box = gd.closest('[data-testid="stPlotlyChart"]'), fl = gd._fullLayout;
+    if (!box || !fl) return false;
+    const r = box.getBoundingClientRect();
+    return Math.abs(r.height - fl.height) <= 1.5 && Math.abs(r.width - fl.width) <= 1.5;
+  };
   B.roundOf = (gd) => {
+    if (!gd || !gd.checkVisibility({checkVisibilityCSS: true}) || !B.final(gd)) return null;
     const m = /t = (\d+)/.exec(B.title(gd));
     return m ? Number(m[1]) : null;
   };
@@ -120,6 +135,28 @@ _JS = r"""
     cache = {gd, data: gd.data, layout: gd.layout, title, sig: hash(title + body)};
     return cache.sig;
   };
+  // When the frame that started at ``seen`` (an animation-frame time at which the change was first seen) was
+  // painted: the end of its long-animation-frame entry if it was long (> 50 ms), else the next frame's start or
+  // the start of the next long frame, whichever is earlier (a later task never counts).
+  B.frames = [];
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) B.frames.push([e.startTime, e.startTime + e.duration]);
+    if (B.frames.length > 400) B.frames.splice(0, 200);
+  }).observe({type: 'long-animation-frame', buffered: true});
+  B.paintEnd = (seen, next) => {
+    let end = next;
+    for (const [start, stop] of B.frames) {
+      if (start <= seen && seen <= stop) return stop;
+      if (start > seen) end = Math.min(end, start);
+    }
+    return end;
+  };
+  B.painted = (seen) => new Promise((resolve) => {
+    requestAnimationFrame((next) => setTimeout(() => {
+      B.nextFrame = next;
+      resolve(B.paintEnd(seen, next));
+    }, 100));  // long-animation-frame entries are reported after their frame
+  });
   B.arm = () => {
     B.t0 = null;
     B.before = B.sig(B.plot());
@@ -130,14 +167,14 @@ _JS = r"""
   // Resolves with the ms from the armed input event to the frame painted after the plot changed.
   B.wait = (wantRound, timeoutMs) => new Promise((resolve, reject) => {
     const start = performance.now();
-    const tick = () => {
+    const tick = (now) => {
       const gd = B.plot();
       // A plot that is (re)mounted shows no round yet: only a painted plot with its round counts as changed.
       const shown = B.roundOf(gd);
       const changed = shown !== null && B.sig(gd) !== B.before;
       const roundOk = wantRound === null || shown === wantRound;
       if (B.t0 !== null && changed && roundOk) {
-        requestAnimationFrame((ts) => resolve(ts - B.t0));  // the frame that paints the change
+        B.painted(now).then((end) => resolve(end - B.t0));
         return;
       }
       if (performance.now() - start > timeoutMs)
@@ -217,10 +254,41 @@ def _install(page) -> None:
     page.evaluate(_JS.replace("SELECTORS", json.dumps(HOOKS["regions"])))
 
 
+# A first visit's recorder, run before the page's own scripts: the animation-frame time at which a regions plot is
+# first visibly showing a round at its final size (as ``B.roundOf``), and the long animation frames (``B.painted`` turns the first into a paint time).
+_FIRST_PAINT_JS = r"""
+(() => {
+  const F = window.__firstPaint = {seen: null, frames: []};
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) F.frames.push([e.startTime, e.startTime + e.duration]);
+  }).observe({type: 'long-animation-frame', buffered: true});
+  const tick = (ts) => {
+    for (const gd of document.querySelectorAll(SELECTORS.map((s) => s + ' .js-plotly-plot').join(', '))) {
+      const label = gd.querySelector('.slider-group > text.slider-label');
+      const box = gd.closest('[data-testid="stPlotlyChart"]'), fl = gd._fullLayout;
+      const r = box && box.getBoundingClientRect();
+      const final = fl && r && Math.abs(r.height - fl.height) <= 1.5 && Math.abs(r.width - fl.width) <= 1.5;
+      if (label && /t = \d+/.test(label.textContent) && final && gd.checkVisibility({checkVisibilityCSS: true})) {
+        F.seen = ts;
+        requestAnimationFrame((next) => { F.next = next; });
+        return;
+      }
+    }
+    requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+})();
+"""
+
+
 def open_playground(context, url: str):
-    """A new tab on the Playground, waited until the regions plot is painted; returns (page, ms to paint)."""
+    """A new tab on the Playground, waited until the regions plot is painted; returns (page, ms to paint): from
+    navigation start to the end of the frame that first painted the plot visibly with its round (``B.painted``)."""
+    import json
+
     page = context.new_page()
     page.set_viewport_size(VIEWPORT)
+    page.add_init_script(_FIRST_PAINT_JS.replace("SELECTORS", json.dumps(HOOKS["regions"])))
     page.goto(url, wait_until="commit")
     selector = ", ".join(
         f"{s} .js-plotly-plot :is(.gtitle, .textpoint text, .slider-group > text.slider-label)"
@@ -231,8 +299,14 @@ def open_playground(context, url: str):
         arg=selector,
         timeout=240_000,
     )
-    painted = page.evaluate("new Promise(r => requestAnimationFrame(ts => r(ts)))")  # ms since navigation
+    page.wait_for_function("window.__firstPaint.next !== undefined", timeout=60_000)
+    page.wait_for_timeout(100)  # long-animation-frame entries are reported after their frame
     _install(page)
+    ms, next_frame = page.evaluate(
+        "(() => { const F = window.__firstPaint; window.__bench.frames.push(...F.frames);"
+        " return [window.__bench.paintEnd(F.seen, F.next), F.next]; })()"
+    )  # ms since navigation
+    painted = Painted(ms, next_frame)
     _settle(page)
     return page, painted
 
@@ -256,7 +330,18 @@ def _settle(page, quiet_ms: int = 400, timeout_ms: int = 30_000) -> None:
     )
 
 
-def _measure(page, action, want_round=None, prepare=None) -> float:
+class Painted(float):
+    """ms to the painted change (the end of the frame that painted it), with ``next_frame``: ms to the next
+    animation frame after it, the end this benchmark used before (it also counted whatever long task came right
+    after the paint, e.g. a chart below the first screen)."""
+
+    def __new__(cls, ms: float, next_frame: float):
+        obj = super().__new__(cls, ms)
+        obj.next_frame = float(next_frame)
+        return obj
+
+
+def _measure(page, action, want_round=None, prepare=None) -> Painted:
     """ms from the input event of ``action`` to the painted change of the regions plot; ``prepare()`` runs
     before timing starts and may return the action (e.g. ``edit_cost`` types a value, the timed action commits
     it)."""
@@ -271,8 +356,9 @@ def _measure(page, action, want_round=None, prepare=None) -> float:
         page.screenshot(path=str(shot), full_page=True)
         print(f"the plot did not change; screenshot of the page: {shot}", file=sys.stderr)
         raise
+    next_frame = page.evaluate("window.__bench.nextFrame - window.__bench.t0")
     _settle(page)
-    return float(ms)
+    return Painted(ms, next_frame)
 
 
 def in_browser_replay(page) -> bool:
@@ -460,7 +546,7 @@ def first_visit_steps(browser, url: str, n: int, out: list):
     for _ in range(n):
         context = browser.new_context(viewport=VIEWPORT)
         _page, painted = open_playground(context, url)
-        out.append((float(painted), load1()))
+        out.append((painted, load1()))
         context.close()
         yield
 
@@ -482,6 +568,8 @@ def _summary(name: str, samples: list, unit: str = "ms") -> str:
         f"{name:<12} median {med:8.1f} {unit}  min {min(values):8.1f} {unit}  n={len(values):<3d} "
         f"load {min(loads):.2f}-{max(loads):.2f}"
     )
+    if all(hasattr(v, "next_frame") for v in values):
+        line += f"  (next frame: median {statistics.median(v.next_frame for v in values):.1f})"
     if name in TARGETS:
         op, target = TARGETS[name]
         met = med <= target if op == "<=" else med >= target

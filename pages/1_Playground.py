@@ -62,7 +62,14 @@ def _cost_panel(notes) -> None:
         st.markdown(
             md("**Costs** · rows = truth, columns = prediction; {}", ui.cost_editor_hint(len(classes), large))
         )
-        ui.cost_editor(A.cost_matrix, classes, COSTS, on_change=A.set_costs, large=large)
+        ui.cost_editor(
+            A.cost_matrix,
+            classes,
+            COSTS,
+            on_change=A.set_costs,
+            large=large,
+            table_height=side.cost_table_height(VIEWPORT),
+        )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", CostWarning)
         validate_cost_matrix(A.cost_matrix, n_classes=len(classes), classes=classes)  # names the classes
@@ -99,7 +106,13 @@ def _training(tray) -> pg.TrainedPair | None:
 
 def _regions(pair: pg.TrainedPair, t: int, show: dict) -> None:
     """The regions of every round in one figure (slider and Play run in the browser), starting at round t (at
-    t = 0 and playing by itself right after a retrain with "Replay after retraining" on)."""
+    t = 0 and playing by itself right after a retrain with "Replay after retraining" on). The figure is the size
+    of its box (``side.plot_height``, the box's width) once the browser has told it (``rebel.ui.viewport``), so it
+    is drawn once; a session's first run waits a moment for that."""
+    slot = st.empty()
+    height = side.plot_height(VIEWPORT)
+    if height is None:
+        side.wait_for_viewport(slot)  # the browser's answer reruns the page, which draws the plot once
     autoplay = S.pop(side.AUTOPLAY, None)
     t = 0 if autoplay else t
     ds = pair.dataset
@@ -119,10 +132,14 @@ def _regions(pair: pg.TrainedPair, t: int, show: dict) -> None:
         bayes_regions=pair.bayes_regions if show["bayes"] else None,
         title="REBEL's minimum-risk class",
         start=t,
-        height=None,  # the plot's box sets it (``side.ONE_SCREEN_CSS``: sized from the viewport)
+        height=height,  # the plot's box (``side.ONE_SCREEN_CSS``: sized from the viewport), or None: measured
         numbers=pg.round_numbers(pair),
         projector=present,
     )
+    if height is not None:
+        fig.update_layout(
+            width=VIEWPORT.width
+        )  # the box's: Streamlit measures it too, and draws once if equal
     if show["box"]:
         fig.update_layout(dragmode="select")
     if autoplay:
@@ -131,9 +148,9 @@ def _regions(pair: pg.TrainedPair, t: int, show: dict) -> None:
         style.presentation(fig, size=None, font_size=style.PRESENTATION_FONT_SCREEN)
         test_points = lambda tr: "(test)" in (tr.name or "")  # one legend entry per class
         fig.for_each_trace(lambda tr: tr.update(showlegend=False), selector=test_points)
-    event = st.plotly_chart(
+    event = slot.plotly_chart(
         fig,
-        height="stretch",
+        height=height or "stretch",
         key=f"regions_{S.get('chart_v', 0)}",
         config=style.PNG_CONFIG,
         on_select="rerun" if show["box"] else "ignore",
@@ -214,7 +231,8 @@ def _live() -> None:
 
 
 # ---------------------------------------------------------------------------------------------------------- page
-preload = side.preload_charts()  # first: the browser loads its chart code while the first model trains
+VIEWPORT = side.report_viewport()  # first: the browser tells its size while the first model trains
+preload = side.preload_charts()  # the browser loads its chart code meanwhile
 side.init_state(A)
 side.read_sidebar(A)
 lessons.scene_bar(A)  # the lesson path's "next scene" (only while a lesson scene is shown)

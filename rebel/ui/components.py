@@ -137,9 +137,8 @@ def _on_cost_cell(key: str, i: int, j: int, classes: tuple, on_change: Callable[
 GRID_MAX_CLASSES = 6  # more classes: one entry at a time under a read-only table (a K x K grid of cells
 # would not fit the costs' column at 1280x720, and would cost the browser seconds)
 GRID_MAX_CLASSES_LARGE = 4  # the same in presentation mode (large fonts: "0.777" no longer fits a cell of 5)
-TABLE_HEIGHT_LARGE = (
-    350  # px: the read-only table's height at most in presentation mode (rows of 34 px at most)
-)
+TABLE_HEIGHT_LARGE = 350  # px: the read-only table's height at most in presentation mode, by default
+TABLE_ROW_LARGE = 36  # px: its rows at most (the font is half a row: 18 px)
 
 
 def cost_editor_hint(n_classes: int, large: bool = False) -> str:
@@ -156,12 +155,14 @@ def uses_entry_editor(n_classes: int, large: bool = False) -> bool:
     return int(n_classes) > (GRID_MAX_CLASSES_LARGE if large else GRID_MAX_CLASSES)
 
 
-def _one_entry_editor(C: np.ndarray, names: tuple, key: str, on_change, large: bool = False) -> None:
+def _one_entry_editor(
+    C: np.ndarray, names: tuple, key: str, on_change, large: bool = False, table_height: int | None = None
+) -> None:
     """Many classes: the matrix as a read-only table that fits the column (``cost_table_figure``), and one entry
     (truth, prediction) edited at a time."""
     st.caption("Columns: the predicted class, by its row's number.")
     st.plotly_chart(
-        cost_table_figure(C, names, _table_row_px(len(names), large)),
+        cost_table_figure(C, names, table_row_px(len(names), large, table_height)),
         config={"displayModeBar": False, "staticPlot": False},
         key=f"{key}_table",
     )
@@ -178,13 +179,24 @@ def _one_entry_editor(C: np.ndarray, names: tuple, key: str, on_change, large: b
     )
 
 
-def _table_row_px(n_classes: int, large: bool) -> int:
-    """Row height (px) of the read-only cost table: larger in presentation mode while it fits its height."""
-    return max(ROW_PX, min(34, TABLE_HEIGHT_LARGE // (n_classes + 1))) if large else ROW_PX
+def table_row_px(n_classes: int, large: bool, table_height: int | None = None) -> int:
+    """Row height (px) of the read-only cost table: in presentation mode (``large``) as large as fits
+    ``table_height`` px (``TABLE_HEIGHT_LARGE`` by default) for the K rows and the header, up to
+    ``TABLE_ROW_LARGE``."""
+    if not large:
+        return ROW_PX
+    room = TABLE_HEIGHT_LARGE if table_height is None else int(table_height)
+    return max(ROW_PX, min(TABLE_ROW_LARGE, room // (int(n_classes) + 1)))
 
 
 def cost_editor(
-    cost_matrix, classes, key: str, on_change: Callable[[np.ndarray], None], *, large: bool = False
+    cost_matrix,
+    classes,
+    key: str,
+    on_change: Callable[[np.ndarray], None],
+    *,
+    large: bool = False,
+    table_height: int | None = None,
 ) -> None:
     """The cost matrix as a grid of text cells (rows = truth, columns = prediction); ``on_change(C)`` stores a
     changed matrix.
@@ -194,14 +206,15 @@ def cost_editor(
     ``flash`` and the cells are redrawn from the stored values. A matrix changed elsewhere (preset, log
     control, session file) redraws the cells too. Class names are shown as inert text (``plain``). Above
     ``GRID_MAX_CLASSES`` classes (``GRID_MAX_CLASSES_LARGE`` with ``large``, presentation mode's large fonts)
-    the matrix is a read-only table with one entry edited at a time."""
+    the matrix is a read-only table with one entry edited at a time, at most ``table_height`` px high in
+    presentation mode (``table_row_px``)."""
     names = tuple(str(c) for c in classes)
     C = np.array(cost_matrix, dtype=np.float64)
     base = st.session_state.get(f"{key}_base")
     if base is None or np.shape(base) != C.shape or not np.array_equal(base, C):
         reset_cost_editor(key, C)
     if uses_entry_editor(len(names), large):
-        _one_entry_editor(C, names, key, on_change, large)
+        _one_entry_editor(C, names, key, on_change, large, table_height)
         return
     widths = [1.4] + [1] * len(names)
     head = st.columns(widths, gap="small", vertical_alignment="bottom")

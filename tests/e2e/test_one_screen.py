@@ -345,3 +345,63 @@ def test_presentation_mode_replays_a_retrained_model_by_itself(app_url, browser)
         bb._settle(page)
     finally:
         page.close()
+
+
+# Every size (plotly's full layout, width x height) each regions chart is drawn at, in order, seen on every
+# animation frame from the page's first script on.
+_SIZES_SEEN = r"""
+(() => {
+  const seen = window.__sizesSeen = [];
+  const tick = () => {
+    for (const gd of document.querySelectorAll('.st-key-pg_plot .js-plotly-plot')) {
+      const fl = gd._fullLayout;
+      if (!fl || !fl.width || !fl.height) continue;
+      if (gd.__sizesIndex === undefined) { gd.__sizesIndex = seen.length; seen.push([]); }
+      const sizes = seen[gd.__sizesIndex], size = fl.width + 'x' + fl.height;
+      if (sizes[sizes.length - 1] !== size) sizes.push(size);
+    }
+    requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+})();
+"""
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)], ids=["1280x720", "1920x1080"])
+def test_the_regions_are_drawn_once_at_their_box_size(app_url, chromium, size):
+    """The server makes the figure exactly as high as its box (``rebel.ui.viewport``: the browser tells its
+    viewport), so Streamlit never draws a new regions chart at a first size and again at its box's: on a first
+    visit of a new browser and after a cost edit, each chart is drawn at one size only, its box's (whole pixels,
+    ``side.plot_height``)."""
+    from rebel.ui.playground import widgets as side
+
+    w, h = size
+    context = chromium.new_context(viewport={"width": w, "height": h})  # no cookie: a browser's first visit
+    try:
+        page = context.new_page()
+        page.add_init_script(_SIZES_SEEN)
+        page.goto(app_url, wait_until="commit")
+        page.locator(PLOT + " .slider-label").first.wait_for(timeout=240_000)
+        bb._install(page)
+        bb._settle(page, quiet_ms=1000, timeout_ms=120_000)
+        box = page.locator(".st-key-pg_plot").first.bounding_box()
+        assert box["height"] == side.plot_height(h) and box["width"] == int(box["width"]), box
+        want = f"{int(box['width'])}x{side.plot_height(h)}"
+        first = page.evaluate("window.__sizesSeen")
+        assert first[-1] == [want], f"first visit: the regions were drawn at {first}, want only {want}"
+        numbers_before = _numbers(page)
+        bb.edit_cost(page, "6.5")()
+        page.wait_for_function(
+            "old => [...document.querySelectorAll('.st-key-pg_plot .textpoint text')].some("
+            "e => e.textContent.includes('test cost per point') && e.textContent !== old)",
+            arg=numbers_before,
+            timeout=60_000,
+        )
+        bb._settle(page)
+        after = page.evaluate("window.__sizesSeen")
+        assert len(after) > len(first), "the cost edit did not draw a new chart"
+        assert all(sizes == [want] for sizes in after[len(first) :]), (
+            f"after a cost edit the regions were drawn at {after[len(first) :]}, want only {want}"
+        )
+    finally:
+        context.close()

@@ -15,6 +15,7 @@ from rebel.data import PRESETS, DatasetSpec
 from rebel.params import DATA_RANGES, INT_PARAMS
 from rebel.ui import components as ui
 from rebel.ui import config as cfgmod
+from rebel.ui import viewport
 from rebel.ui.playground import actions as act
 from rebel.ui.playground import link, thumbs
 from rebel.ui.playground.compute import preset_order
@@ -36,7 +37,7 @@ S = st.session_state
 RANGES = DATA_RANGES  # the one range table of the dataset settings: links and session files read it too
 MIN_POINTS = RANGES["n_points"].low
 TRAY_HEIGHT = 230  # px: the message tray under the costs (scrolls; a message never moves the plot)
-PLOT_TOP = "3.2rem"  # the page's top padding plus a margin: the plot box takes the viewport's height below it
+PLOT_TOP = 52  # px: the page's top padding plus a margin: the plot box takes the viewport's height below it
 PLOT_MIN = 420  # px: below this the page scrolls rather than shrinking the plot further
 SCREEN_COLUMNS = [1.45, 1]  # widths of the plot's and the costs' columns
 PRESENT_COLUMNS = [2.3, 1]  # presentation mode: the plot takes more (its legend and cost strip sit beside it)
@@ -44,12 +45,14 @@ COLLAPSE = "_collapse_sidebar"  # set when presentation mode is switched on: the
 
 
 # Style of the Playground's first screen: the regions plot's box (``pg_plot``) as tall as the viewport below the
-# page's top padding (the figure stretches to it, the regions square inside), so the plot, its round control and
-# numbers, and the costs beside it fit one screen at any size. In presentation mode the fonts of the cost editor
+# page's top padding (the figure fills it, the regions square inside), so the plot, its round control and
+# numbers, and the costs beside it fit one screen at any size. The box's height and width are whole pixels, so a
+# figure the server makes exactly as high (``plot_height``, from the viewport ``rebel.ui.viewport`` reports) is
+# drawn once: Streamlit draws a chart again whenever its measured box differs from the figure's size. In presentation mode the fonts of the cost editor
 # and the tray grow too (the figure has its own, ``style.presentation``). Fixed text: no user input reaches it.
 _PLOT_BOX_CSS = (
-    f"div.st-key-pg_plot {{height: calc(100vh - {PLOT_TOP}) !important; flex: 0 0 auto !important;"
-    f" min-height: {PLOT_MIN}px;}}"
+    f"div.st-key-pg_plot {{height: round(down, max(100vh - {PLOT_TOP}px, {PLOT_MIN}px), 1px) !important;"
+    " width: round(down, 100%, 1px) !important; flex: 0 0 auto !important;}"
     "div.st-key-pg_plot > [data-testid='stElementContainer'] {flex: 1 1 auto; height: 100% !important;}"
     "div.st-key-pg_plot [data-testid='stFullScreenFrame'], div.st-key-pg_plot [data-testid='stPlotlyChart']"
     " {height: 100% !important;}"
@@ -60,9 +63,42 @@ _CELL_CSS = (
     ".st-key-cost_editor [data-testid='stTextInputRootElement'] input"
     " {padding-left: 2px !important; padding-right: 2px !important; text-align: center;}"
 )
+# The viewport reporter (``rebel.ui.viewport``, in the sidebar) takes no room.
+_REPORTER_CSS = "div.st-key-pg_viewport {display: none !important;}"
 _PRESENT_CSS = ".st-key-cost_editor input, .st-key-pg_tray p {font-size: 1.35rem !important;}"
-ONE_SCREEN_CSS = "<style>" + _PLOT_BOX_CSS + _CELL_CSS + "</style>"
-ONE_SCREEN_CSS_PRESENT = "<style>" + _PLOT_BOX_CSS + _CELL_CSS + _PRESENT_CSS + "</style>"
+ONE_SCREEN_CSS = "<style>" + _PLOT_BOX_CSS + _CELL_CSS + _REPORTER_CSS + "</style>"
+ONE_SCREEN_CSS_PRESENT = "<style>" + _PLOT_BOX_CSS + _CELL_CSS + _REPORTER_CSS + _PRESENT_CSS + "</style>"
+
+
+def report_viewport() -> viewport.Viewport | None:
+    """Mount the viewport reporter (in the sidebar, hidden) and return the viewport's size when known."""
+    with st.sidebar:
+        return viewport.report()
+
+
+def wait_for_viewport(slot) -> None:
+    """A session's first run with no known viewport size: wait a moment for the browser's (``viewport``)."""
+    viewport.wait_for_size(slot)
+
+
+def plot_height(size: viewport.Viewport | None) -> int | None:
+    """The regions plot's height in px in the viewport ``size`` (the box ``_PLOT_BOX_CSS`` makes), or None when
+    the viewport is not known (the chart then measures its box)."""
+    return viewport.plot_height(size, PLOT_TOP, PLOT_MIN)
+
+
+# px of the costs' column around the read-only cost table in presentation mode (the page's top, the header and
+# caption above it, the entry row and the preset buttons under it): the table takes the rest of the viewport's
+# height, so many classes get larger rows and fonts on a taller screen (``components.table_row_px``).
+COSTS_AROUND_TABLE = 370
+
+
+def cost_table_height(size: viewport.Viewport | None) -> int | None:
+    """The read-only cost table's height at most in presentation mode, or None (the default) when the viewport
+    is not known."""
+    if size is None:
+        return None
+    return max(ui.TABLE_HEIGHT_LARGE, int(size.height) - COSTS_AROUND_TABLE)
 
 
 def one_screen_style(present: bool = False) -> None:
