@@ -108,11 +108,9 @@ def _regions(pair: pg.TrainedPair, t: int, show: dict) -> None:
     """The regions of every round in one figure (slider and Play run in the browser), starting at round t (at
     t = 0 and playing by itself right after a retrain with "Replay after retraining" on). The figure is the size
     of its box (``side.plot_height``, the box's width) once the browser has told it (``rebel.ui.viewport``), so it
-    is drawn once; a session's first run waits a moment for that."""
-    slot = st.empty()
-    height = side.plot_height(VIEWPORT)
-    if height is None:
-        side.wait_for_viewport(slot)  # the browser's answer reruns the page, which draws the plot once
+    is drawn once."""
+    size = side.figure_size(VIEWPORT)
+    height = side.plot_height(size)
     autoplay = S.pop(side.AUTOPLAY, None)
     t = 0 if autoplay else t
     ds = pair.dataset
@@ -148,7 +146,7 @@ def _regions(pair: pg.TrainedPair, t: int, show: dict) -> None:
         style.presentation(fig, size=None, font_size=style.PRESENTATION_FONT_SCREEN)
         test_points = lambda tr: "(test)" in (tr.name or "")  # one legend entry per class
         fig.for_each_trace(lambda tr: tr.update(showlegend=False), selector=test_points)
-    event = slot.plotly_chart(
+    event = st.plotly_chart(
         fig,
         height=height or "stretch",
         key=f"regions_{S.get('chart_v', 0)}",

@@ -117,15 +117,16 @@ def test_the_script_only_sends_a_size_that_differs_from_what_the_server_knows():
     assert "innerHeight" in js and 'document.querySelector("div.st-key-pg_plot")' in js
 
 
-def test_a_run_without_a_browser_never_waits(monkeypatch):
-    """Tests without a browser (AppTest) have no User-Agent: the first run draws at once."""
-    slept = []
-    monkeypatch.setattr(viewport.time, "sleep", slept.append)
-    monkeypatch.setattr(viewport, "from_browser", lambda: False)
-
-    class Slot:
-        def empty(self):
-            raise AssertionError("waited")
-
-    viewport.wait_for_size(Slot())
-    assert slept == []
+def test_a_rerun_the_reporter_caused_keeps_the_drawn_size(monkeypatch):
+    """The reporter's own rerun keeps the size the regions figure was drawn at (the same figure, no new chart);
+    the next change takes the new size."""
+    state: dict = {}
+    monkeypatch.setattr(viewport.st, "session_state", state)
+    new = viewport.Viewport(720, 469)
+    assert viewport.figure_size(None) is None  # a first visit: nothing known, the chart measures its box
+    viewport._news()  # the browser tells its size: its rerun draws the same figure as before
+    assert viewport.figure_size(new) is None
+    assert viewport.figure_size(new) == new  # a cost edit: the new figure takes the size
+    viewport._news()  # the window resized: the chart follows its box by itself
+    assert viewport.figure_size(viewport.Viewport(900, 600)) == new
+    assert viewport.figure_size(viewport.Viewport(900, 600)) == viewport.Viewport(900, 600)

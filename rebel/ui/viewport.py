@@ -13,15 +13,15 @@ How the server learns them: ``report()`` mounts a small component, a fixed scrip
 ``"<viewport height>x<plot width>"`` once the plot box is on the page and again when either changes (a window
 resized, the sidebar folded: a rerun with the new size), and keeps it in a cookie (``COOKIE``), which a later
 session of the same browser reads on its first run (``st.context.cookies``). A session whose browser has not told
-its size yet waits for it, at most ``WAIT_SECONDS``, before drawing the plot (``wait_for_size``): the component
-answers while the browser still loads the chart code. Where nothing is known (a stale cookie after a resize, a
-test without a browser) the chart falls back to Streamlit's own measuring: the picture is right, drawn twice.
+its size yet (a browser's first visit: the component mounts after the page's charts) draws as before and takes the
+size from its next change of the picture on (``figure_size``). Where the size is not known or no longer right (a
+window resized since the cookie was written, a test without a browser) the chart falls back to Streamlit's own
+measuring: the picture is right, drawn twice.
 """
 
 from __future__ import annotations
 
 import re
-import time
 from typing import NamedTuple
 
 import streamlit as st
@@ -30,8 +30,8 @@ COOKIE = "rebel_vp"  # "<viewport height>x<plot box width>", px
 KEY = "pg_viewport"  # the component's widget key: its state "size" is the size the browser sent last
 HEIGHTS = (200, 10_000)  # px: viewport heights taken as real (a cookie or a message outside is ignored)
 WIDTHS = (100, 10_000)  # px: plot widths taken as real
-WAIT_SECONDS = 1.5  # the longest a first run waits for the browser's size before drawing at a guessed size
-WAITED = "_viewport_waited"  # set once a session has waited (it never waits twice)
+NEWS = "_viewport_news"  # set by the reporter's rerun (``report``'s callback), popped by ``figure_size``
+DRAWN = "_viewport_drawn"  # the size the regions figure was last made at (``figure_size``)
 
 
 class Viewport(NamedTuple):
@@ -105,34 +105,25 @@ def report() -> Viewport | None:
     browser sent in this session, else its cookie's, else None."""
     cookie = _cookie_size()
     known = None if cookie is None else f"{cookie.height}x{cookie.width}"
-    result = _component()(key=KEY, data={"size": known}, on_size_change=_ignore)
+    result = _component()(key=KEY, data={"size": known}, on_size_change=_news)
     sent = parse_size(getattr(result, "size", None))
     return sent if sent is not None else cookie
 
 
-def _ignore() -> None:
-    """The component's change callback: the rerun it causes is what matters (``report`` reads the value)."""
+def _news() -> None:
+    """The reporter's change callback: this rerun was caused by a new size (``figure_size`` reads it)."""
+    st.session_state[NEWS] = True
 
 
-def from_browser() -> bool:
-    """True when this run serves a browser (its request carried a User-Agent), which runs the reporter."""
-    try:
-        return bool(st.context.headers.get("User-Agent"))
-    except Exception:  # noqa: BLE001 (no request behind this run)
-        return False
-
-
-def wait_for_size(slot) -> None:
-    """On a browser session's first run with no known size: wait, at most ``WAIT_SECONDS``, for the reporter's
-    message (sent once the plot's box is on the page). Its arrival reruns the page (Streamlit stops this run at the next element it sends: ``slot.empty()``
-    every 20 ms), which then draws the plot once at its final size. Never waits twice in a session."""
-    if not from_browser() or st.session_state.get(WAITED):
-        return
-    st.session_state[WAITED] = True
-    deadline = time.monotonic() + WAIT_SECONDS
-    while time.monotonic() < deadline:
-        slot.empty()  # where a pending rerun stops this run
-        time.sleep(0.02)
+def figure_size(known: Viewport | None) -> Viewport | None:
+    """The size to make the regions figure at: ``known`` (``report``'s), except in a rerun the reporter itself
+    caused, which keeps the size of the figure already drawn: a new size there would only draw the same picture
+    again (a new figure is a new chart), while the chart on the page follows its box by itself. The next change
+    of the picture takes the new size."""
+    ss = st.session_state
+    size = ss.get(DRAWN, known) if ss.pop(NEWS, False) else known
+    ss[DRAWN] = size
+    return size
 
 
 def plot_height(viewport: Viewport | None, top: int, minimum: int) -> int | None:

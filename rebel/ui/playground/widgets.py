@@ -76,9 +76,9 @@ def report_viewport() -> viewport.Viewport | None:
         return viewport.report()
 
 
-def wait_for_viewport(slot) -> None:
-    """A session's first run with no known viewport size: wait a moment for the browser's (``viewport``)."""
-    viewport.wait_for_size(slot)
+def figure_size(size: viewport.Viewport | None) -> viewport.Viewport | None:
+    """The size to make the regions figure at (``viewport.figure_size``)."""
+    return viewport.figure_size(size)
 
 
 def plot_height(size: viewport.Viewport | None) -> int | None:
