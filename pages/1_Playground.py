@@ -50,7 +50,7 @@ def _on_normalize() -> None:
 
 
 # ------------------------------------------------------------------------------------------------------- panels
-def _cost_panel(notes) -> None:
+def _cost_panel(notes, viewport) -> None:
     """The cost editor, its log control and presets; cost warnings go to ``notes`` (the message tray)."""
     classes = list(A.classes)
     editor = st.container(key="cost_editor")
@@ -68,7 +68,7 @@ def _cost_panel(notes) -> None:
             COSTS,
             on_change=A.set_costs,
             large=large,
-            table_height=side.cost_table_height(VIEWPORT),
+            table_height=side.cost_table_height(viewport),
         )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", CostWarning)
@@ -104,17 +104,18 @@ def _training(tray) -> pg.TrainedPair | None:
     return pair
 
 
-def _regions(pair: pg.TrainedPair, t: int, show: dict) -> None:
+def _regions(pair: pg.TrainedPair, t: int, show: dict, viewport) -> None:
     """The regions of every round in one figure (slider and Play run in the browser), starting at round t (at
     t = 0 and playing by itself right after a retrain with "Replay after retraining" on). The figure is the size
     of its box (``side.plot_height``, the box's width) once the browser has told it (``rebel.ui.viewport``), so it
     is drawn once."""
-    size = side.figure_size(VIEWPORT)
-    height = side.plot_height(size)
     autoplay = S.pop(side.AUTOPLAY, None)
     t = 0 if autoplay else t
     ds = pair.dataset
     present = bool(S.get("w_present"))
+    picture = (pair.key, t, autoplay, tuple(sorted(show.items())), present, S.get("chart_v", 0))
+    size = side.figure_size(viewport, picture)
+    height = side.plot_height(size)
     staged = pair.staged_train["REBEL"], pair.staged_test["REBEL"]
     fig = replay.replay_figure(
         pair.grid.xs,
@@ -134,10 +135,8 @@ def _regions(pair: pg.TrainedPair, t: int, show: dict) -> None:
         numbers=pg.round_numbers(pair),
         projector=present,
     )
-    if height is not None:
-        fig.update_layout(
-            width=VIEWPORT.width
-        )  # the box's: Streamlit measures it too, and draws once if equal
+    if height is not None:  # the box's width: Streamlit measures it too, and draws once if equal
+        fig.update_layout(width=size.width)
     if show["box"]:
         fig.update_layout(dragmode="select")
     if autoplay:
@@ -203,12 +202,13 @@ def _live() -> None:
     tray (right); the plot is sized from the viewport and messages never move it. Then one detail view."""
     present = bool(S.get("w_present"))
     side.one_screen_style(present)
+    viewport = side.viewport_size()  # the browser's viewport height and plot width (or None): hidden elements
     left, right = st.columns(side.PRESENT_COLUMNS if present else side.SCREEN_COLUMNS, gap="medium")
     with right:
         costs_box = st.container()
         tray = st.container(height=side.TRAY_HEIGHT, key="pg_tray")
     with costs_box:
-        _cost_panel(tray)
+        _cost_panel(tray, viewport)
         pair = _training(tray)
     if pair is None:
         _tray_messages(tray, pair)
@@ -220,7 +220,7 @@ def _live() -> None:
         plot = st.container(key="pg_plot")
         show = side.view_toggles(pair.has_bayes, A.data_source == "mixture")
         with plot:
-            _regions(pair, t, show)
+            _regions(pair, t, show, viewport)
     _tray_messages(tray, pair)  # after the plot (its slot is kept): the picture reaches the browser first
     details(pair, t, COSTS)
     side.sync_url(A)
@@ -229,8 +229,7 @@ def _live() -> None:
 
 
 # ---------------------------------------------------------------------------------------------------------- page
-VIEWPORT = side.report_viewport()  # first: the browser tells its size while the first model trains
-preload = side.preload_charts()  # the browser loads its chart code meanwhile
+preload = side.preload_charts()  # first: the browser loads its chart code while the first model trains
 side.init_state(A)
 side.read_sidebar(A)
 lessons.scene_bar(A)  # the lesson path's "next scene" (only while a lesson scene is shown)

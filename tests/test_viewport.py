@@ -1,7 +1,7 @@
-"""The viewport height the server learns from the browser (``rebel.ui.viewport``): what it accepts, the plot height
+"""The viewport size the server learns from the browser (``rebel.ui.viewport``): what it accepts, the plot height
 it gives (which must equal what the page's CSS makes of the same viewport, or Streamlit draws the chart twice),
-and the cost table's rows in presentation mode. The reporter is the one component in the app: fixed code, and
-only a number of the server's goes into it."""
+when a new size is taken, and the cost table's rows in presentation mode. The script that writes the size is
+fixed text."""
 
 from __future__ import annotations
 
@@ -80,53 +80,67 @@ def test_the_presentation_cost_table_grows_with_the_screen_and_fits_its_room(k):
     assert ui.table_row_px(k, False, 5000) == ui.ROW_PX  # outside presentation mode: unchanged
 
 
-def test_the_reporter_is_the_only_component_and_runs_fixed_code():
-    """``streamlit.components`` appears in ``rebel/ui/viewport.py`` only; there its html/js/css are fixed text
-    written in the source, and the data passed in is the cookie's size, parsed and written again."""
+def test_no_component_and_the_script_is_fixed_text():
+    """The size comes back through a hidden text box written by a fixed script (``st.html`` of a module constant
+    with ``unsafe_allow_javascript``): no component anywhere in the app (a mounted component slowed Play for the
+    page's life), and the script reads only sizes, no text of the page's or the user's."""
     users = [
         p.relative_to(ROOT).as_posix()
         for p in [ROOT / "app.py", *(ROOT / "pages").glob("*.py"), *(ROOT / "rebel").rglob("*.py")]
         if "streamlit.components" in p.read_text()
     ]
-    assert users == ["rebel/ui/viewport.py"]
+    assert users == []
     tree = ast.parse((ROOT / "rebel/ui/viewport.py").read_text())
     fixed = static_names(tree)
-    calls = [
-        n for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "attr", "") == "component"
-    ]
-    assert len(calls) == 1
-    for kw in calls[0].keywords:
-        if kw.arg in ("html", "css", "js"):
-            assert _is_fixed(kw.value, fixed), f"the component's {kw.arg} is not fixed text"
-    mounts = [
-        n for n in ast.walk(tree) if isinstance(n, ast.Call) and any(k.arg == "data" for k in n.keywords)
-    ]
-    assert len(mounts) == 1
-    data = next(k.value for k in mounts[0].keywords if k.arg == "data")
-    assert ast.unparse(data) == "{'size': known}"
-    source = ast.unparse(tree)
-    assert "cookie = _cookie_size()" in source  # parse_size's Viewport or None
-    assert "known = None if cookie is None else f'{cookie.height}x{cookie.width}'" in source
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
+    (html,) = [n for n in calls if getattr(n.func, "attr", "") == "html"]
+    assert all(_is_fixed(a, fixed) for a in html.args)
+    js = viewport.WATCH
+    assert "innerHeight" in js and "getBoundingClientRect().width" in js and "innerHTML" not in js
+    assert f".st-key-{viewport.INPUT} input" in js and "'rebel_vp=' + size" in js
+    assert "el.value === size" in js  # writes (and reruns) only when the size changed
 
 
-def test_the_script_only_sends_a_size_that_differs_from_what_the_server_knows():
-    """No rerun loop: the script compares with the server's value and with what it sent last."""
-    js = viewport._JS
-    assert "known.size === size || window.__rebelViewportSent === size" in js
-    assert 'setStateValue("size", size)' in js
-    assert "innerHeight" in js and 'document.querySelector("div.st-key-pg_plot")' in js
+def test_the_hidden_box_is_the_one_the_page_hides():
+    assert f"div.st-key-{viewport.BOX} {{display: none !important;}}" in side.ONE_SCREEN_CSS
+    assert f"div.st-key-{viewport.BOX} {{display: none !important;}}" in side.ONE_SCREEN_CSS_PRESENT
 
 
-def test_a_rerun_the_reporter_caused_keeps_the_drawn_size(monkeypatch):
-    """The reporter's own rerun keeps the size the regions figure was drawn at (the same figure, no new chart);
-    the next change takes the new size."""
+def test_a_new_size_is_taken_with_a_new_picture_only(monkeypatch):
+    """The same picture keeps the size it was drawn at (a new size would make it a new chart, drawn again for
+    nothing); the next picture takes the size known then."""
     state: dict = {}
     monkeypatch.setattr(viewport.st, "session_state", state)
     new = viewport.Viewport(720, 469)
-    assert viewport.figure_size(None) is None  # a first visit: nothing known, the chart measures its box
-    viewport._news()  # the browser tells its size: its rerun draws the same figure as before
-    assert viewport.figure_size(new) is None
-    assert viewport.figure_size(new) == new  # a cost edit: the new figure takes the size
-    viewport._news()  # the window resized: the chart follows its box by itself
-    assert viewport.figure_size(viewport.Viewport(900, 600)) == new
-    assert viewport.figure_size(viewport.Viewport(900, 600)) == viewport.Viewport(900, 600)
+    assert viewport.figure_size(None, "a") is None  # a first visit: nothing known, the chart measures its box
+    assert viewport.figure_size(new, "a") is None  # the address now has the size: the same picture keeps None
+    assert viewport.figure_size(new, "b") == new  # a cost edit: the new picture takes the size
+    wider = viewport.Viewport(900, 600)
+    assert viewport.figure_size(wider, "b") == new  # the window resized: the chart follows its box by itself
+    assert viewport.figure_size(wider, "c") == wider
+
+
+def _keep_app():
+    import streamlit as st
+
+    from rebel.ui import viewport
+
+    st.session_state["known"] = viewport.keep()
+
+
+def test_the_text_box_wins_over_the_cookie_and_bad_values_are_unknown(monkeypatch):
+    """What the browser wrote in this session wins over its cookie, and anything that is not a size is ignored
+    (the last real size stays)."""
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.setattr(viewport, "_cookie_size", lambda: viewport.parse_size("900x600"))
+    at = AppTest.from_function(_keep_app).run()
+    assert at.session_state["known"] == viewport.Viewport(900, 600)
+    at.text_input(key=viewport.INPUT).input("720x469").run()
+    assert at.session_state["known"] == viewport.Viewport(720, 469)
+    at.text_input(key=viewport.INPUT).input("javascript:alert(1)").run()
+    assert at.session_state["known"] == viewport.Viewport(720, 469)
+    monkeypatch.setattr(viewport, "_cookie_size", lambda: viewport.parse_size("<b>"))
+    at2 = AppTest.from_function(_keep_app).run()
+    assert at2.session_state["known"] is None
+    assert not at.exception and not at2.exception

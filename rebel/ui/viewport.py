@@ -3,20 +3,22 @@
 Why: Streamlit's plotly chart measures its box after it mounts and draws the figure again whenever the measured
 height or width differs from the figure's own. A new chart with no height of its own was drawn at 450 px, then
 again at its box's height: every cost edit drew the regions replay (about 1,700 SVG markers and three layout
-images) twice. On a session's first chart the width is not known when it mounts either: drawn hidden, it was shown
-only after the rest of the page had rendered (0.6-0.7 s later on a 2-core machine). A figure whose size equals its
-box's, in whole pixels, is drawn once and shown at once. The plot box is ``round(down, 100vh - top, 1px)`` high
-and ``round(down, 100%, 1px)`` wide (CSS), so the server can compute its height from the viewport's
-(``plot_height``); its width the browser measures.
+images) twice, and the picture jumped. A figure whose size equals its box's, in whole pixels, is drawn once. The
+plot box is ``round(down, max(100vh - top, minimum), 1px)`` high and ``round(down, 100%, 1px)`` wide (CSS), so the
+server computes its height from the viewport's (``plot_height``); its width the browser measures.
 
-How the server learns them: ``report()`` mounts a small component, a fixed script with no user text, which sends
-``"<viewport height>x<plot width>"`` once the plot box is on the page and again when either changes (a window
-resized, the sidebar folded: a rerun with the new size), and keeps it in a cookie (``COOKIE``), which a later
-session of the same browser reads on its first run (``st.context.cookies``). A session whose browser has not told
-its size yet (a browser's first visit: the component mounts after the page's charts) draws as before and takes the
-size from its next change of the picture on (``figure_size``). Where the size is not known or no longer right (a
-window resized since the cookie was written, a test without a browser) the chart falls back to Streamlit's own
-measuring: the picture is right, drawn twice.
+How the server learns them (``keep``, every run of the Playground's main area, in a hidden box): a fixed script
+(``WATCH``, no user text) watches the plot box and the window; 300 ms after a change it writes
+``"<viewport height>x<plot width>"`` into a hidden text box (``INPUT``) and commits it, as a person pressing Enter
+would (a rerun of the main area that draws nothing new), and into a cookie (``COOKIE``), which a later session of the
+same browser reads on its first run (``st.context.cookies``). The size is parsed strictly (``parse_size``) and
+otherwise ignored. A browser's very first visit draws as before. A new size is taken only with a new picture
+(``figure_size``): the same figure at a new size would be a new chart, drawn again for nothing, while the chart on
+the page follows its box by itself. Where the size is not known or no longer right, the chart falls back to
+Streamlit's own measuring: the picture is right, drawn twice.
+
+(A Streamlit component sending the size back was tried first: once one had been mounted on a page, even with an
+empty script and unmounted again, the replay's Play ran at about 16-17 frames a second instead of 18-19.)
 """
 
 from __future__ import annotations
@@ -27,11 +29,12 @@ from typing import NamedTuple
 import streamlit as st
 
 COOKIE = "rebel_vp"  # "<viewport height>x<plot box width>", px
-KEY = "pg_viewport"  # the component's widget key: its state "size" is the size the browser sent last
-HEIGHTS = (200, 10_000)  # px: viewport heights taken as real (a cookie or a message outside is ignored)
+INPUT = "pg_viewport"  # the hidden text box the script writes the size into
+BOX = "pg_viewport_box"  # the hidden container holding it and the script (the page's style sheet hides it)
+HEIGHTS = (200, 10_000)  # px: viewport heights taken as real
 WIDTHS = (100, 10_000)  # px: plot widths taken as real
-NEWS = "_viewport_news"  # set by the reporter's rerun (``report``'s callback), popped by ``figure_size``
-DRAWN = "_viewport_drawn"  # the size the regions figure was last made at (``figure_size``)
+SIZE = "_viewport_size"  # the size the browser sent last in this session (kept when the text box's key is dropped)
+DRAWN = "_viewport_drawn"  # (what the regions figure showed, the size it was made at): ``figure_size``
 
 
 class Viewport(NamedTuple):
@@ -41,42 +44,58 @@ class Viewport(NamedTuple):
     width: int
 
 
-# The reporter: fixed text (no user input reaches it). Every 250 ms it reads the viewport's height and the plot
-# box's width (``div.st-key-pg_plot``, whole pixels by its CSS), keeps them in a cookie and sends them when they
-# changed and held for two reads (a sidebar sliding open sends its end, not every step); the first size a page
-# sends goes at once. It never sends what the server already knows (``data``) or what it sent last, so it cannot
-# start a loop of reruns.
-_JS = """
-export default function ({ data, setStateValue }) {
-  const known = data || {};
-  let last = null;
-  const check = () => {
-    const box = document.querySelector("div.st-key-pg_plot");
-    if (!box) return;
-    const h = Math.round(window.innerHeight);
-    const w = Math.floor(box.getBoundingClientRect().width);
+# The watcher: fixed text, installed once per window. A ResizeObserver on the plot box and the window's resize
+# events; 300 ms after a change (a sidebar sliding open counts once) it reads the viewport's height and the box's
+# width, keeps them in a cookie and, when the hidden text box holds another size, writes the size there and
+# commits it (input, then Enter). Once a second it looks for a new box or an emptied text box (a page left and
+# opened again); no layout is read then, so the replay's Play is not slowed.
+WATCH = """<script>
+(() => {
+  if (window.__rebelViewportWatch) return;
+  window.__rebelViewportWatch = true;
+  const setValue = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set;
+  let box = null, observer = null, timer = 0, cookie = null;
+  const input = () => document.querySelector('.st-key-pg_viewport input');
+  const send = () => {
+    if (!box || !box.isConnected) return;
+    const h = Math.round(window.innerHeight), w = Math.floor(box.getBoundingClientRect().width);
     if (!(h > 0 && w > 0)) return;
-    const size = h + "x" + w;
-    const stable = size === last;
-    last = size;
-    document.cookie = "rebel_vp=" + size + "; path=/; max-age=31536000; SameSite=Lax";
-    if (known.size === size || window.__rebelViewportSent === size) return;
-    if (!stable && window.__rebelViewportSent !== undefined) return;
-    window.__rebelViewportSent = size;
-    setStateValue("size", size);
+    const size = h + 'x' + w;
+    if (cookie !== size) {
+      cookie = size;
+      document.cookie = 'rebel_vp=' + size + '; path=/; max-age=31536000; SameSite=Lax';
+    }
+    const el = input();
+    if (!el || el.value === size) return;
+    setValue.call(el, size);
+    el.dispatchEvent(new Event('input', {bubbles: true}));
+    el.dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter', code: 'Enter', keyCode: 13, bubbles: true}));
   };
-  check();
-  const timer = setInterval(check, 250);
-  return () => clearInterval(timer);
-}
-"""
-_CSS = ":host {display: none;}"
+  const later = () => { clearTimeout(timer); timer = setTimeout(send, 300); };
+  const watch = () => {
+    const found = document.querySelector('div.st-key-pg_plot');
+    if (found !== box) {
+      box = found;
+      if (observer) observer.disconnect();
+      observer = null;
+      if (box) { observer = new ResizeObserver(later); observer.observe(box); }
+    } else if (box) {
+      const el = input();
+      if (el && el.value === '') later();
+    }
+  };
+  watch();
+  setInterval(watch, 1000);
+  window.addEventListener('resize', later);
+})();
+</script>"""
+
 _SIZE = re.compile(r"([0-9]{1,5})x([0-9]{1,5})")
 
 
 def parse_size(value) -> Viewport | None:
-    """``"<height>x<width>"`` from the browser (component state or cookie text) as a ``Viewport``, or None when it
-    is anything else or outside ``HEIGHTS`` / ``WIDTHS``."""
+    """``"<height>x<width>"`` from the browser (a cookie or the reporter's answer) as a ``Viewport``, or None when
+    it is anything else or outside ``HEIGHTS`` / ``WIDTHS``."""
     m = _SIZE.fullmatch(value.strip()) if isinstance(value, str) else None
     if m is None:
         return None
@@ -93,36 +112,29 @@ def _cookie_size() -> Viewport | None:
         return None
 
 
-@st.cache_resource
-def _component():
-    import streamlit.components.v2 as components
-
-    return components.component("rebel_viewport", js=_JS, css=_CSS)
-
-
-def report() -> Viewport | None:
-    """Mount the reporter (once per run, at the top of the page) and return what is known now: the size the
-    browser sent in this session, else its cookie's, else None."""
-    cookie = _cookie_size()
-    known = None if cookie is None else f"{cookie.height}x{cookie.width}"
-    result = _component()(key=KEY, data={"size": known}, on_size_change=_news)
-    sent = parse_size(getattr(result, "size", None))
-    return sent if sent is not None else cookie
-
-
-def _news() -> None:
-    """The reporter's change callback: this rerun was caused by a new size (``figure_size`` reads it)."""
-    st.session_state[NEWS] = True
-
-
-def figure_size(known: Viewport | None) -> Viewport | None:
-    """The size to make the regions figure at: ``known`` (``report``'s), except in a rerun the reporter itself
-    caused, which keeps the size of the figure already drawn: a new size there would only draw the same picture
-    again (a new figure is a new chart), while the chart on the page follows its box by itself. The next change
-    of the picture takes the new size."""
+def keep() -> Viewport | None:
+    """Send what keeps the size known (in a hidden box: the text box and the watcher) and return the size known
+    now: the one the browser wrote in this session, else its cookie's, else None."""
     ss = st.session_state
-    size = ss.get(DRAWN, known) if ss.pop(NEWS, False) else known
-    ss[DRAWN] = size
+    with st.container(key=BOX):
+        st.text_input("Viewport size", key=INPUT, label_visibility="collapsed")
+        st.html(WATCH, unsafe_allow_javascript=True)
+    sent = parse_size(ss.get(INPUT))
+    if sent is not None:
+        ss[SIZE] = sent
+    size = ss.get(SIZE)
+    return size if size is not None else _cookie_size()
+
+
+def figure_size(known: Viewport | None, picture) -> Viewport | None:
+    """The size to make the regions figure at: ``known``, unless the figure shows the same ``picture`` (any
+    hashable key of what it shows) as the one drawn last, which keeps its size: the same figure at a new size would
+    be a new chart, drawn again for nothing, while the chart on the page follows its box by itself. A new picture
+    takes the new size."""
+    ss = st.session_state
+    last = ss.get(DRAWN)
+    size = last[1] if last is not None and last[0] == picture else known
+    ss[DRAWN] = (picture, size)
     return size
 
 

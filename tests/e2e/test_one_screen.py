@@ -368,51 +368,65 @@ _SIZES_SEEN = r"""
 """
 
 
+def _edit_and_sizes(page, value: str) -> list:
+    """Commit a cost edit, wait for its retrained numbers, return every size each regions chart was drawn at."""
+    numbers_before = _numbers(page)
+    bb.edit_cost(page, value)()
+    page.wait_for_function(
+        "old => [...document.querySelectorAll('.st-key-pg_plot .textpoint text')].some("
+        "e => e.textContent.includes('test cost per point') && e.textContent !== old)",
+        arg=numbers_before,
+        timeout=60_000,
+    )
+    bb._settle(page)
+    return page.evaluate("window.__sizesSeen")
+
+
+def _open(context, url: str):
+    page = context.new_page()
+    page.add_init_script(_SIZES_SEEN)
+    page.goto(url, wait_until="commit")
+    page.locator(PLOT + " .slider-label").first.wait_for(timeout=240_000)
+    bb._install(page)
+    bb._settle(page, quiet_ms=1000, timeout_ms=120_000)
+    return page
+
+
 @pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)], ids=["1280x720", "1920x1080"])
 def test_the_regions_are_drawn_once_at_their_box_size(app_url, chromium, size):
-    """Once the browser has told the server its size (``rebel.ui.viewport``), the server makes the regions figure
-    exactly the size of its box, so Streamlit never draws a new regions chart at a first size and again at its
-    box's: on a later visit of the same browser (the size in its cookie) and after a cost edit, each chart is
-    drawn at one size only, its box's (whole pixels, ``side.plot_height``). A browser's very first visit draws as
-    before, and the reporter's rerun does not draw the regions again."""
+    """Once the browser has told the server its size (``rebel.ui.viewport``: a script writes it into a hidden text
+    box, and a cookie), the server makes the regions figure exactly the size of its box, so Streamlit never draws
+    a new regions chart at a first size and again at its box's: after a cost edit (the size the script sent) and
+    on a later visit of the same browser (from its cookie), each chart is drawn at one size only, its box's (whole
+    pixels, ``side.plot_height``). A browser's very first visit draws as before, and the rerun the script's size
+    causes does not draw the regions again."""
     from rebel.ui.playground import widgets as side
 
     w, h = size
     context = chromium.new_context(viewport={"width": w, "height": h})  # no cookie: a browser's first visit
     try:
-        page = context.new_page()
-        page.add_init_script(_SIZES_SEEN)
-        page.goto(app_url, wait_until="commit")
-        page.locator(PLOT + " .slider-label").first.wait_for(timeout=240_000)
+        page = _open(context, app_url)
         page.wait_for_function("document.cookie.includes('rebel_vp=')", timeout=60_000)
-        bb._install(page)
-        bb._settle(page, quiet_ms=1500, timeout_ms=120_000)
+        bb._settle(page)
         box = page.locator(".st-key-pg_plot").first.bounding_box()
         assert box["height"] == side.plot_height(viewport.Viewport(h, 500)) and box["width"] == int(
             box["width"]
         )
         want = f"{int(box['width'])}x{int(box['height'])}"
-        assert len(page.evaluate("window.__sizesSeen")) == 1, "the reporter's rerun drew the regions again"
+        assert f"rebel_vp={h}x{int(box['width'])}" in page.evaluate("document.cookie")
+        assert len(page.evaluate("window.__sizesSeen")) == 1, "the size's rerun drew the regions again"
+        assert page.locator(".st-key-pg_viewport input").input_value() == f"{h}x{int(box['width'])}"
+        first = page.evaluate("window.__sizesSeen")
+        after = _edit_and_sizes(page, "6.5")
+        assert len(after) == len(first) + 1 and after[-1] == [want], (
+            f"after a cost edit the regions were drawn at {after[len(first) :]}, want only {want}"
+        )
         page.close()
 
-        page = context.new_page()  # the same browser again: its cookie tells the size on the first run
-        page.add_init_script(_SIZES_SEEN)
-        page.goto(app_url, wait_until="commit")
-        page.locator(PLOT + " .slider-label").first.wait_for(timeout=240_000)
-        bb._install(page)
-        bb._settle(page, quiet_ms=1000, timeout_ms=120_000)
+        page = _open(context, app_url)  # the same browser again: its cookie tells the size on the first run
         first = page.evaluate("window.__sizesSeen")
         assert first == [[want]], f"a later visit drew the regions at {first}, want only {want}"
-        numbers_before = _numbers(page)
-        bb.edit_cost(page, "6.5")()
-        page.wait_for_function(
-            "old => [...document.querySelectorAll('.st-key-pg_plot .textpoint text')].some("
-            "e => e.textContent.includes('test cost per point') && e.textContent !== old)",
-            arg=numbers_before,
-            timeout=60_000,
-        )
-        bb._settle(page)
-        after = page.evaluate("window.__sizesSeen")
+        after = _edit_and_sizes(page, "7.5")
         assert len(after) == 2 and after[1] == [want], (
             f"after a cost edit the regions were drawn at {after[1:]}"
         )

@@ -63,22 +63,22 @@ _CELL_CSS = (
     ".st-key-cost_editor [data-testid='stTextInputRootElement'] input"
     " {padding-left: 2px !important; padding-right: 2px !important; text-align: center;}"
 )
-# The viewport reporter (``rebel.ui.viewport``, in the sidebar) takes no room.
-_REPORTER_CSS = "div.st-key-pg_viewport {display: none !important;}"
+# What keeps the viewport's size known (``rebel.ui.viewport``) takes no room.
+_REPORTER_CSS = "div.st-key-pg_viewport_box {display: none !important;}"  # viewport.BOX
 _PRESENT_CSS = ".st-key-cost_editor input, .st-key-pg_tray p {font-size: 1.35rem !important;}"
 ONE_SCREEN_CSS = "<style>" + _PLOT_BOX_CSS + _CELL_CSS + _REPORTER_CSS + "</style>"
 ONE_SCREEN_CSS_PRESENT = "<style>" + _PLOT_BOX_CSS + _CELL_CSS + _REPORTER_CSS + _PRESENT_CSS + "</style>"
 
 
-def report_viewport() -> viewport.Viewport | None:
-    """Mount the viewport reporter (in the sidebar, hidden) and return the viewport's size when known."""
-    with st.sidebar:
-        return viewport.report()
+def viewport_size() -> viewport.Viewport | None:
+    """Keep the browser's viewport height and plot box width known (``viewport.keep``: hidden elements) and return
+    them when this run knows them."""
+    return viewport.keep()
 
 
-def figure_size(size: viewport.Viewport | None) -> viewport.Viewport | None:
+def figure_size(size: viewport.Viewport | None, picture) -> viewport.Viewport | None:
     """The size to make the regions figure at (``viewport.figure_size``)."""
-    return viewport.figure_size(size)
+    return viewport.figure_size(size, picture)
 
 
 def plot_height(size: viewport.Viewport | None) -> int | None:
