@@ -202,7 +202,7 @@ def _live() -> None:
     tray (right); the plot is sized from the viewport and messages never move it. Then one detail view."""
     present = bool(S.get("w_present"))
     side.one_screen_style(present)
-    viewport = side.viewport_size()  # the browser's viewport height and plot width (or None): hidden elements
+    viewport = side.viewport_size()  # the browser's viewport height and plot width (or None)
     left, right = st.columns(side.PRESENT_COLUMNS if present else side.SCREEN_COLUMNS, gap="medium")
     with right:
         costs_box = st.container()
@@ -225,6 +225,7 @@ def _live() -> None:
     details(pair, t, COSTS)
     side.sync_url(A)
     side.round_in_link()
+    side.keep_viewport()  # below the first screen: the hidden text box the browser writes its size into
     side.collapse_sidebar_once()  # last: its element's gap is below the first screen
 
 

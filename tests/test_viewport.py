@@ -125,7 +125,8 @@ def _keep_app():
 
     from rebel.ui import viewport
 
-    st.session_state["known"] = viewport.keep()
+    st.session_state["known"] = viewport.known()
+    viewport.keep()
 
 
 def test_the_text_box_wins_over_the_cookie_and_bad_values_are_unknown(monkeypatch):

@@ -7,7 +7,8 @@ images) twice, and the picture jumped. A figure whose size equals its box's, in 
 plot box is ``round(down, max(100vh - top, minimum), 1px)`` high and ``round(down, 100%, 1px)`` wide (CSS), so the
 server computes its height from the viewport's (``plot_height``); its width the browser measures.
 
-How the server learns them (``keep``, every run of the Playground's main area, in a hidden box): a fixed script
+How the server learns them (``keep``, at the end of every run of the Playground's main area, in a hidden box; read by
+``known`` at the start of the next): a fixed script
 (``WATCH``, no user text) watches the plot box and the window; 300 ms after a change it writes
 ``"<viewport height>x<plot width>"`` into a hidden text box (``INPUT``) and commits it, as a person pressing Enter
 would (a rerun of the main area that draws nothing new), and into a cookie (``COOKIE``), which a later session of the
@@ -112,18 +113,23 @@ def _cookie_size() -> Viewport | None:
         return None
 
 
-def keep() -> Viewport | None:
-    """Send what keeps the size known (in a hidden box: the text box and the watcher) and return the size known
-    now: the one the browser wrote in this session, else its cookie's, else None."""
+def known() -> Viewport | None:
+    """The size known at the start of this run: the one the browser wrote into the text box in this session (kept
+    when its key is dropped, on another page), else the browser's cookie, else None."""
     ss = st.session_state
-    with st.container(key=BOX):
-        st.text_input("Viewport size", key=INPUT, label_visibility="collapsed")
-        st.html(WATCH, unsafe_allow_javascript=True)
     sent = parse_size(ss.get(INPUT))
     if sent is not None:
         ss[SIZE] = sent
     size = ss.get(SIZE)
     return size if size is not None else _cookie_size()
+
+
+def keep() -> None:
+    """Send what keeps the size known, in a hidden box: the text box and the watcher. Call it last in the run (the
+    box's slot is below the first screen)."""
+    with st.container(key=BOX):
+        st.text_input("Viewport size", key=INPUT, label_visibility="collapsed")
+        st.html(WATCH, unsafe_allow_javascript=True)
 
 
 def figure_size(known: Viewport | None, picture) -> Viewport | None:

@@ -71,9 +71,13 @@ ONE_SCREEN_CSS_PRESENT = "<style>" + _PLOT_BOX_CSS + _CELL_CSS + _REPORTER_CSS +
 
 
 def viewport_size() -> viewport.Viewport | None:
-    """Keep the browser's viewport height and plot box width known (``viewport.keep``: hidden elements) and return
-    them when this run knows them."""
-    return viewport.keep()
+    """The browser's viewport height and plot box width, when this run knows them (``viewport.known``)."""
+    return viewport.known()
+
+
+def keep_viewport() -> None:
+    """The hidden text box and script that keep the viewport's size known (``viewport.keep``): last in a run."""
+    viewport.keep()
 
 
 def figure_size(size: viewport.Viewport | None, picture) -> viewport.Viewport | None:
