@@ -247,11 +247,13 @@ def _overlap(a: dict, b: dict) -> bool:
     )
 
 
-def test_presentation_mode_with_twelve_classes_fits_1280_by_720(app_url, browser, screenshot_dir):
-    """Twelve classes, presentation mode, 1280x720: the regions, the 12 x 12 cost matrix, the round control and
-    the numbers on one screen; the legend lists every class once, inside the plot and clear of the verdict's
-    lines; the cost table shows every row and column inside the costs' box (nothing scrolls or is cut)."""
-    w, h = 1280, 720
+@pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)], ids=["1280x720", "1920x1080"])
+def test_presentation_mode_with_twelve_classes_fits_one_screen(app_url, browser, screenshot_dir, size):
+    """Twelve classes, presentation mode, 1280x720 and 1920x1080: the regions, the 12 x 12 cost matrix, the round
+    control and the numbers on one screen; the legend lists every class once, inside the plot and clear of the
+    verdict's lines; the cost table shows every row and column inside the costs' box (nothing scrolls or is cut),
+    its costs in a font that grows with the screen (at least 16 px at 1920x1080, where it was 13)."""
+    w, h = size
     page = browser.new_page()
     page.set_viewport_size({"width": w, "height": h})
     try:
@@ -262,10 +264,16 @@ def test_presentation_mode_with_twelve_classes_fits_1280_by_720(app_url, browser
             timeout=240_000,
         )
         bb._install(page)
+        page.wait_for_function(  # the browser has told the server its size (the table's room follows it)
+            "h => { const el = document.querySelector('.st-key-pg_viewport input');"
+            " return el && el.value.startsWith(h + 'x'); }",
+            arg=h,
+            timeout=60_000,
+        )
         bb._settle(page, quiet_ms=1000, timeout_ms=120_000)
         _scroll_top(page)
         page.wait_for_timeout(500)
-        page.screenshot(path=str(screenshot_dir / "presentation_1280x720_12_classes.png"))
+        page.screenshot(path=str(screenshot_dir / f"presentation_{w}x{h}_12_classes.png"))
         _assert_on_screen(page, w, h, "presentation mode, 12 classes", square=False)
         plot = page.locator(PLOT).first
         box = plot.bounding_box()
@@ -293,6 +301,12 @@ def test_presentation_mode_with_twelve_classes_fits_1280_by_720(app_url, browser
             b = el.bounding_box()
             assert _inside_box(b, costs), f"a cost table label {b} leaves the costs' box {costs}"
         assert _inside_box(table.bounding_box(), costs)
+        font = (
+            table.locator("text")
+            .filter(has_text=".")
+            .first.evaluate("e => parseFloat(getComputedStyle(e).fontSize)")
+        )
+        assert font >= (16 if h >= 1080 else 12), f"the cost table's costs are {font} px at {w}x{h}"
     finally:
         page.close()
 

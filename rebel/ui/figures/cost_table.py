@@ -91,6 +91,10 @@ def cost_table_figure(cost_matrix, classes, row_px: int = ROW_PX) -> go.Figure:
         plot_bgcolor="#CCCCCC",
         dragmode=False,
     )
-    fig.update_xaxes(side="top", fixedrange=True, showgrid=False, ticks="", type="category")
-    fig.update_yaxes(autorange="reversed", fixedrange=True, showgrid=False, ticks="", type="category")
+    # the class labels' own font (a chart theme, Streamlit's, sets tick labels' size apart from the base font)
+    ticks = {"size": max(9, round(size * 0.85))}
+    fig.update_xaxes(side="top", fixedrange=True, showgrid=False, ticks="", type="category", tickfont=ticks)
+    fig.update_yaxes(
+        autorange="reversed", fixedrange=True, showgrid=False, ticks="", type="category", tickfont=ticks
+    )
     return fig
