@@ -46,9 +46,10 @@ class Viewport(NamedTuple):
 
 
 # The watcher: fixed text, installed once per window. A ResizeObserver on the plot box and the window's resize
-# events; 300 ms after a change (a sidebar sliding open counts once) it reads the viewport's height and the box's
-# width, keeps them in a cookie and, when the hidden text box holds another size, writes the size there and
-# commits it (input, then Enter). Once a second it looks for a new box or an emptied text box (a page left and
+# events; 300 ms after a change (a sidebar sliding open counts once), and once the plot is drawn (on a first visit
+# the rerun would slow its first picture), it reads the viewport's height and the box's width, keeps them in a
+# cookie and, when the hidden text box holds another size, writes the size there and commits it (input, then
+# Enter). Once a second it looks for a new box or an emptied text box (a page left and
 # opened again); no layout is read then, so the replay's Play is not slowed.
 WATCH = """<script>
 (() => {
@@ -59,6 +60,8 @@ WATCH = """<script>
   const input = () => document.querySelector('.st-key-pg_viewport input');
   const send = () => {
     if (!box || !box.isConnected) return;
+    const gd = box.querySelector('.js-plotly-plot');
+    if (!gd || !gd._fullLayout) { later(); return; }  // a first visit: after the plot is drawn, not during
     const h = Math.round(window.innerHeight), w = Math.floor(box.getBoundingClientRect().width);
     if (!(h > 0 && w > 0)) return;
     const size = h + 'x' + w;
