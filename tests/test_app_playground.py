@@ -86,7 +86,7 @@ def test_first_load_shows_charts_and_trains_both_models(app):
     assert (
         state.trained.two_step.cost_matrix_.tolist() == state.cost_matrix.tolist()
     )  # costs at decision time
-    assert len(app.get("plotly_chart")) >= 2  # the regions replay; before / after (0-1 costs, your costs)
+    assert len(app.get("plotly_chart")) == 1  # the regions replay (the Details tab opens on text)
     assert f"t = {state.trained.rebel.n_estimators_}</b> of" in _numbers_line(app)
     assert not app.error
     assert cf.QUERY_KEY in app.query_params  # the configuration is in the address
@@ -515,3 +515,18 @@ def test_lecture_downloads_and_presentation_mode(app):
         layout["sliders"][0]["currentvalue"]["font"]["size"]
         > before["sliders"][0]["currentvalue"]["font"]["size"]
     )
+
+
+def test_a_first_visit_opens_how_to_read_and_draws_no_chart_below_the_first_screen(app):
+    """The Details tab a session opens with is text (``DEFAULT_DETAIL_VIEW``): the before/after chart is drawn
+    once it is chosen, and a link leaves the default tab out."""
+    from rebel.ui.playground.link import DEFAULT_DETAIL_VIEW, encode_view
+
+    assert DEFAULT_DETAIL_VIEW == "How to read" and app.session_state["w_details"] == DEFAULT_DETAIL_VIEW
+    assert any("**Costs** (right)" in m.value for m in app.markdown)
+    charts = len(app.get("plotly_chart"))
+    app.session_state["w_details"] = "Before / after"
+    _run(app)
+    assert len(app.get("plotly_chart")) == charts + 1
+    assert "details" not in encode_view(None, (), DEFAULT_DETAIL_VIEW, False)
+    assert encode_view(None, (), "Before / after", False)["details"] == "Before / after"

@@ -1,6 +1,6 @@
 """The Playground's detail views below the first screen, one at a time (only the chosen one is drawn): before /
 after (0-1 costs against your costs), cost curves, per-class numbers, confusion matrix, clusters table and how to
-read the page. Streamlit widgets; the numbers come from ``rebel.ui.playground.compute``.
+read the page (the tab a session opens with, ``link.DEFAULT_DETAIL_VIEW``: text, no chart). Streamlit widgets; the numbers come from ``rebel.ui.playground.compute``.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from rebel.ui import export
 from rebel.ui.figures import costs, replay, style
 from rebel.ui.playground import actions as act
 from rebel.ui.playground.compute import HOW_TO_READ, TrainedPair, class_table, comparison_table
-from rebel.ui.playground.link import DETAIL_VIEWS
+from rebel.ui.playground.link import DEFAULT_DETAIL_VIEW, DETAIL_VIEWS
 from rebel.ui.state import get_state
 
 VIEWS = DETAIL_VIEWS
@@ -21,10 +21,10 @@ S = st.session_state
 
 
 def details(pair: TrainedPair, t: int, costs_key: str) -> None:
-    default = None if "w_details" in S else VIEWS[0]  # a link may have set the tab
+    default = None if "w_details" in S else DEFAULT_DETAIL_VIEW  # a link may have set the tab
     view = (
         st.segmented_control("Details", VIEWS, default=default, key="w_details", format_func=ui.plain)
-        or VIEWS[0]
+        or DEFAULT_DETAIL_VIEW
     )
     if view == "Before / after":
         _before_after(pair, t)

@@ -17,6 +17,10 @@ DETAIL_VIEWS = (
     "Lecture",
     "How to read",
 )
+DEFAULT_DETAIL_VIEW = "How to read"
+"""The Details tab a session opens with: text, so a first visit draws no chart below the first screen (the
+before/after chart, two regions and their test points, took about 0.2 s of a first visit's 2.8 s in the
+browser: ``benchmarks.bench_browser``). A link names any other tab."""
 OVERLAYS = {"bayes": "w_show_bayes", "two": "w_show_two", "dis": "w_show_dis", "weights": "w_show_w"}
 """Overlay name in the link -> the toggle's widget key."""
 VIEW_KEYS = ("t", "show", "details", "present")
@@ -31,7 +35,7 @@ def encode_view(t: int | None, overlays, details: str | None, present: bool) -> 
     names = [name for name in OVERLAYS if name in set(overlays)]
     if names:
         out["show"] = ",".join(names)
-    if details and details != DETAIL_VIEWS[0]:
+    if details and details != DEFAULT_DETAIL_VIEW:
         out["details"] = details
     if present:
         out["present"] = "1"
@@ -68,7 +72,7 @@ def decode_view(params) -> tuple:
         if details in DETAIL_VIEWS:
             view["details"] = details
         else:
-            problems.append(f"details tab {str(details)[:30]!r} is unknown; showing {DETAIL_VIEWS[0]!r}")
+            problems.append(f"details tab {str(details)[:30]!r} is unknown; showing {DEFAULT_DETAIL_VIEW!r}")
     present = params.get("present")
     if present is not None:
         if str(present) in ("0", "1"):
