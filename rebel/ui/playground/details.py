@@ -1,6 +1,7 @@
 """The Playground's detail views below the first screen, one at a time (only the chosen one is drawn): before /
 after (0-1 costs against your costs), cost curves, per-class numbers, confusion matrix, clusters table and how to
-read the page (the tab a session opens with, ``link.DEFAULT_DETAIL_VIEW``: text, no chart). Streamlit widgets; the numbers come from ``rebel.ui.playground.compute``.
+read the page (the tab a session opens with, ``link.DEFAULT_DETAIL_VIEW``: text, no chart). Streamlit widgets; the
+numbers come from ``rebel.ui.playground.compute``.
 """
 
 from __future__ import annotations
