@@ -131,7 +131,9 @@ def soak_server():
 
 def _open(browser, url: str, link: str):
     page = browser.new_page()
-    page.goto(f"{url}/?{cf.QUERY_KEY}={link}", wait_until="domcontentloaded")
+    # the Details tab on the before/after chart (a session opens on text): each session builds and draws both
+    # charts, the heaviest view a person opens
+    page.goto(f"{url}/?{cf.QUERY_KEY}={link}&details=Before%20%2F%20after", wait_until="domcontentloaded")
     return page
 
 
