@@ -254,8 +254,9 @@ def _install(page) -> None:
     page.evaluate(_JS.replace("SELECTORS", json.dumps(HOOKS["regions"])))
 
 
-# A first visit's recorder, run before the page's own scripts: the animation-frame time at which a regions plot is
-# first visibly showing a round at its final size (as ``B.roundOf``), and the long animation frames (``B.painted`` turns the first into a paint time).
+# A first visit's recorder, run before the page's own scripts: the animation-frame time at which a regions plot
+# is first visibly showing a round at its final size (as ``B.roundOf``), and the long animation frames
+# (``B.painted`` turns the first into a paint time).
 _FIRST_PAINT_JS = r"""
 (() => {
   const F = window.__firstPaint = {seen: null, frames: []};

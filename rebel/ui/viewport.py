@@ -7,16 +7,15 @@ images) twice, and the picture jumped. A figure whose size equals its box's, in 
 plot box is ``round(down, max(100vh - top, minimum), 1px)`` high and ``round(down, 100%, 1px)`` wide (CSS), so the
 server computes its height from the viewport's (``plot_height``); its width the browser measures.
 
-How the server learns them (``keep``, at the end of every run of the Playground's main area, in a hidden box; read by
-``known`` at the start of the next): a fixed script
-(``WATCH``, no user text) watches the plot box and the window; 300 ms after a change it writes
-``"<viewport height>x<plot width>"`` into a hidden text box (``INPUT``) and commits it, as a person pressing Enter
-would (a rerun of the main area that draws nothing new), and into a cookie (``COOKIE``), which a later session of the
-same browser reads on its first run (``st.context.cookies``). The size is parsed strictly (``parse_size``) and
-otherwise ignored. A browser's very first visit draws as before. A new size is taken only with a new picture
-(``figure_size``): the same figure at a new size would be a new chart, drawn again for nothing, while the chart on
-the page follows its box by itself. Where the size is not known or no longer right, the chart falls back to
-Streamlit's own measuring: the picture is right, drawn twice.
+How the server learns them (``keep``, at the end of every run of the Playground's main area, in a hidden box; read
+by ``known`` at the start of the next): a fixed script (``WATCH``, no user text) watches the plot box and the
+window; 300 ms after a change it writes ``"<viewport height>x<plot width>"`` into a hidden text box (``INPUT``) and
+commits it, as a person pressing Enter would (a rerun of the main area that draws nothing new), and into a cookie
+(``COOKIE``), which a later session of the same browser reads on its first run (``st.context.cookies``). The size
+is parsed strictly (``parse_size``) and otherwise ignored. A browser's very first visit draws as before. A new size
+is taken only with a new picture (``figure_size``): the same figure at a new size would be a new chart, drawn again
+for nothing, while the chart on the page follows its box by itself. Where the size is not known or no longer right,
+the chart falls back to Streamlit's own measuring: the picture is right, drawn twice.
 
 (A Streamlit component sending the size back was tried first: once one had been mounted on a page, even with an
 empty script and unmounted again, the replay's Play ran at about 16-17 frames a second instead of 18-19.)
@@ -49,8 +48,8 @@ class Viewport(NamedTuple):
 # events; 300 ms after a change (a sidebar sliding open counts once), and once the plot is drawn (on a first visit
 # the rerun would slow its first picture), it reads the viewport's height and the box's width, keeps them in a
 # cookie and, when the hidden text box holds another size, writes the size there and commits it (input, then
-# Enter). Once a second it looks for a new box or an emptied text box (a page left and
-# opened again); no layout is read then, so the replay's Play is not slowed.
+# Enter). Once a second it looks for a new box or an emptied text box (a page left and opened again); no layout is
+# read then, so the replay's Play is not slowed.
 WATCH = """<script>
 (() => {
   if (window.__rebelViewportWatch) return;
@@ -98,7 +97,7 @@ _SIZE = re.compile(r"([0-9]{1,5})x([0-9]{1,5})")
 
 
 def parse_size(value) -> Viewport | None:
-    """``"<height>x<width>"`` from the browser (a cookie or the reporter's answer) as a ``Viewport``, or None when
+    """``"<height>x<width>"`` from the browser (its cookie or the hidden text box) as a ``Viewport``, or None when
     it is anything else or outside ``HEIGHTS`` / ``WIDTHS``."""
     m = _SIZE.fullmatch(value.strip()) if isinstance(value, str) else None
     if m is None:
@@ -135,14 +134,14 @@ def keep() -> None:
         st.html(WATCH, unsafe_allow_javascript=True)
 
 
-def figure_size(known: Viewport | None, picture) -> Viewport | None:
-    """The size to make the regions figure at: ``known``, unless the figure shows the same ``picture`` (any
-    hashable key of what it shows) as the one drawn last, which keeps its size: the same figure at a new size would
-    be a new chart, drawn again for nothing, while the chart on the page follows its box by itself. A new picture
-    takes the new size."""
+def figure_size(current: Viewport | None, picture) -> Viewport | None:
+    """The size to make the regions figure at: ``current`` (the size known now), unless the figure shows the same
+    ``picture`` (any hashable key of what it shows) as the one drawn last, which keeps its size: the same figure
+    at a new size would be a new chart, drawn again for nothing, while the chart on the page follows its box by
+    itself. A new picture takes the new size."""
     ss = st.session_state
     last = ss.get(DRAWN)
-    size = last[1] if last is not None and last[0] == picture else known
+    size = last[1] if last is not None and last[0] == picture else current
     ss[DRAWN] = (picture, size)
     return size
 

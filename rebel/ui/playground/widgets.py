@@ -48,8 +48,9 @@ COLLAPSE = "_collapse_sidebar"  # set when presentation mode is switched on: the
 # page's top padding (the figure fills it, the regions square inside), so the plot, its round control and
 # numbers, and the costs beside it fit one screen at any size. The box's height and width are whole pixels, so a
 # figure the server makes exactly as high (``plot_height``, from the viewport ``rebel.ui.viewport`` reports) is
-# drawn once: Streamlit draws a chart again whenever its measured box differs from the figure's size. In presentation mode the fonts of the cost editor
-# and the tray grow too (the figure has its own, ``style.presentation``). Fixed text: no user input reaches it.
+# drawn once: Streamlit draws a chart again whenever its measured box differs from the figure's size. In
+# presentation mode the fonts of the cost editor and the tray grow too (the figure has its own,
+# ``style.presentation``). Fixed text: no user input reaches it.
 _PLOT_BOX_CSS = (
     f"div.st-key-pg_plot {{height: round(down, max(100vh - {PLOT_TOP}px, {PLOT_MIN}px), 1px) !important;"
     " width: round(down, 100%, 1px) !important; flex: 0 0 auto !important;}"
