@@ -84,6 +84,15 @@ def cost_value(k: int) -> str:
     return f"{2 + 0.1 * k:.1f}" if k % 2 == 0 else str(20 + k)
 
 
+# Whether a plot is drawn at its final size: the size of its chart's box (Streamlit draws a new chart at 450 px
+# high first, then again at its box's height). Shared by ``_JS`` and ``_FIRST_PAINT_JS``.
+_FINAL_JS = """(gd) => {
+    const box = gd.closest('[data-testid="stPlotlyChart"]'), fl = gd._fullLayout;
+    if (!box || !fl) return false;
+    const r = box.getBoundingClientRect();
+    return Math.abs(r.height - fl.height) <= 1.5 && Math.abs(r.width - fl.width) <= 1.5;
+  }"""
+
 _JS = r"""
 (() => {
   const B = window.__bench = {};
@@ -109,12 +118,7 @@ _JS = r"""
   // The round a person can see: null while the plot is not rendered visibly (Streamlit mounts a chart hidden and
   // shows it once it has its size) or not yet at its final size (a chart drawn at 450 px, say, in a taller box,
   // which Streamlit then draws again at the box's height: ``B.final``).
-  B.final = (gd) => {
-    const box = gd.closest('[data-testid="stPlotlyChart"]'), fl = gd._fullLayout;
-    if (!box || !fl) return false;
-    const r = box.getBoundingClientRect();
-    return Math.abs(r.height - fl.height) <= 1.5 && Math.abs(r.width - fl.width) <= 1.5;
-  };
+  B.final = FINAL;
   B.roundOf = (gd) => {
     if (!gd || !gd.checkVisibility({checkVisibilityCSS: true}) || !B.final(gd)) return null;
     const m = /t = (\d+)/.exec(B.title(gd));
@@ -251,7 +255,7 @@ def stop_app(proc: subprocess.Popen) -> None:
 def _install(page) -> None:
     import json
 
-    page.evaluate(_JS.replace("SELECTORS", json.dumps(HOOKS["regions"])))
+    page.evaluate(_JS.replace("SELECTORS", json.dumps(HOOKS["regions"])).replace("FINAL", _FINAL_JS))
 
 
 # A first visit's recorder, run before the page's own scripts: the animation-frame time at which a regions plot
@@ -266,10 +270,8 @@ _FIRST_PAINT_JS = r"""
   const tick = (ts) => {
     for (const gd of document.querySelectorAll(SELECTORS.map((s) => s + ' .js-plotly-plot').join(', '))) {
       const label = gd.querySelector('.slider-group > text.slider-label');
-      const box = gd.closest('[data-testid="stPlotlyChart"]'), fl = gd._fullLayout;
-      const r = box && box.getBoundingClientRect();
-      const final = fl && r && Math.abs(r.height - fl.height) <= 1.5 && Math.abs(r.width - fl.width) <= 1.5;
-      if (label && /t = \d+/.test(label.textContent) && final && gd.checkVisibility({checkVisibilityCSS: true})) {
+      const final = FINAL;
+      if (label && /t = \d+/.test(label.textContent) && final(gd) && gd.checkVisibility({checkVisibilityCSS: true})) {
         F.seen = ts;
         requestAnimationFrame((next) => { F.next = next; });
         return;
@@ -289,7 +291,9 @@ def open_playground(context, url: str):
 
     page = context.new_page()
     page.set_viewport_size(VIEWPORT)
-    page.add_init_script(_FIRST_PAINT_JS.replace("SELECTORS", json.dumps(HOOKS["regions"])))
+    page.add_init_script(
+        _FIRST_PAINT_JS.replace("SELECTORS", json.dumps(HOOKS["regions"])).replace("FINAL", _FINAL_JS)
+    )
     page.goto(url, wait_until="commit")
     selector = ", ".join(
         f"{s} .js-plotly-plot :is(.gtitle, .textpoint text, .slider-group > text.slider-label)"

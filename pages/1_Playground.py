@@ -22,6 +22,7 @@ from rebel.data import PRESETS, DatasetSpec
 from rebel.ui import components as ui
 from rebel.ui import config as cfgmod
 from rebel.ui import lesson_widgets as lessons
+from rebel.ui import viewport as vp
 from rebel.ui.figures import regions, replay, style
 from rebel.ui.playground import actions as act
 from rebel.ui.playground import compute as pg
@@ -114,7 +115,7 @@ def _regions(pair: pg.TrainedPair, t: int, show: dict, viewport) -> None:
     ds = pair.dataset
     present = bool(S.get("w_present"))
     picture = (pair.key, t, autoplay, tuple(sorted(show.items())), present, S.get("chart_v", 0))
-    size = side.figure_size(viewport, picture)
+    size = vp.figure_size(viewport, picture)
     height = side.plot_height(size)
     staged = pair.staged_train["REBEL"], pair.staged_test["REBEL"]
     fig = replay.replay_figure(
@@ -202,7 +203,7 @@ def _live() -> None:
     tray (right); the plot is sized from the viewport and messages never move it. Then one detail view."""
     present = bool(S.get("w_present"))
     side.one_screen_style(present)
-    viewport = side.viewport_size()  # the browser's viewport height and plot width (or None)
+    viewport = vp.known()  # the browser's viewport height and plot width (or None)
     left, right = st.columns(side.PRESENT_COLUMNS if present else side.SCREEN_COLUMNS, gap="medium")
     with right:
         costs_box = st.container()
@@ -225,7 +226,7 @@ def _live() -> None:
     details(pair, t, COSTS)
     side.sync_url(A)
     side.round_in_link()
-    side.keep_viewport()  # below the first screen: the hidden text box the browser writes its size into
+    vp.keep()  # below the first screen: the hidden text box the browser writes its size into
     side.collapse_sidebar_once()  # last: its element's gap is below the first screen
 
 

@@ -65,25 +65,10 @@ _CELL_CSS = (
     " {padding-left: 2px !important; padding-right: 2px !important; text-align: center;}"
 )
 # What keeps the viewport's size known (``rebel.ui.viewport``) takes no room.
-_REPORTER_CSS = "div.st-key-pg_viewport_box {display: none !important;}"  # viewport.BOX
+_VIEWPORT_BOX_CSS = "div.st-key-pg_viewport_box {display: none !important;}"  # viewport.BOX
 _PRESENT_CSS = ".st-key-cost_editor input, .st-key-pg_tray p {font-size: 1.35rem !important;}"
-ONE_SCREEN_CSS = "<style>" + _PLOT_BOX_CSS + _CELL_CSS + _REPORTER_CSS + "</style>"
-ONE_SCREEN_CSS_PRESENT = "<style>" + _PLOT_BOX_CSS + _CELL_CSS + _REPORTER_CSS + _PRESENT_CSS + "</style>"
-
-
-def viewport_size() -> viewport.Viewport | None:
-    """The browser's viewport height and plot box width, when this run knows them (``viewport.known``)."""
-    return viewport.known()
-
-
-def keep_viewport() -> None:
-    """The hidden text box and script that keep the viewport's size known (``viewport.keep``): last in a run."""
-    viewport.keep()
-
-
-def figure_size(size: viewport.Viewport | None, picture) -> viewport.Viewport | None:
-    """The size to make the regions figure at (``viewport.figure_size``)."""
-    return viewport.figure_size(size, picture)
+ONE_SCREEN_CSS = "<style>" + _PLOT_BOX_CSS + _CELL_CSS + _VIEWPORT_BOX_CSS + "</style>"
+ONE_SCREEN_CSS_PRESENT = "<style>" + _PLOT_BOX_CSS + _CELL_CSS + _VIEWPORT_BOX_CSS + _PRESENT_CSS + "</style>"
 
 
 def plot_height(size: viewport.Viewport | None) -> int | None:
