@@ -254,3 +254,70 @@ def test_one_screen_legend_has_one_entry_per_class_and_says_what_hollow_means():
     assert entries == ["a", "b", "c", "mistake", replay.TEST_HINT]
     no_test = replay.replay_figure(xs, ys, S, ["a", "b", "c"], train=(X, y, pred), numbers=numbers)
     assert replay.TEST_HINT not in [tr.name for tr in no_test.data]
+
+
+@pytest.mark.parametrize("n_colors", [2, 3, 4, 5, 16, 17, 256])
+@pytest.mark.parametrize("width", [1, 7, 13, 16])
+def test_palette_pngs_decode_to_their_codes_at_every_bit_depth(n_colors, width):
+    """The hand-written PNGs (rows packed at 1, 2, 4 or 8 bits, odd widths padded) decode, with PIL, to the
+    codes and palette they were made from; code 0 is fully transparent when asked."""
+    rng = np.random.default_rng(n_colors * 100 + width)
+    codes = rng.integers(0, n_colors, size=(3, 5, width), dtype=np.uint8)
+    codes[0, 0, 0] = n_colors - 1  # the largest code appears
+    palette = rng.integers(0, 256, size=3 * n_colors).tolist()
+    for transparent in (False, True):
+        pngs = replay.palette_pngs(codes, palette, transparent_zero=transparent)
+        assert len(pngs) == 3
+        for png, grid in zip(pngs, codes):
+            img = Image.open(io.BytesIO(png))
+            assert img.mode == "P" and img.size == (width, 5)
+            assert np.array_equal(np.asarray(img), grid)
+            rgba = np.asarray(img.convert("RGBA"))
+            assert np.array_equal(rgba[..., :3], np.asarray(palette, np.uint8).reshape(-1, 3)[grid])
+            alpha = np.where(grid == 0, 0, 255) if transparent else np.full(grid.shape, 255)
+            assert np.array_equal(rgba[..., 3], alpha)
+    if n_colors < 256:
+        with pytest.raises(ValueError, match="palette"):
+            replay.palette_pngs(np.full((1, 2, 2), n_colors, np.uint8), palette)
+    with pytest.raises(ValueError, match="non-empty"):
+        replay.palette_pngs(codes[:, :, :0], palette)
+
+
+def test_replay_layouts_pass_plotly_validation():
+    """The replay's layout is set without plotly's per-property validation (``style.set_layout``): every
+    variant of it must still be a layout plotly's validation accepts, key for key."""
+    T = 3
+    xs, ys, S, X, y, pred = _staged(T=T, K=5)
+    numbers = {
+        "REBEL": np.linspace(1, 0.5, T + 1),
+        "two-step": np.linspace(1, 0.6, T + 1),
+        "blind": np.ones(T + 1),
+        "Bayes": 0.4,
+    }
+    other = S.copy()
+    other[:, :, 8:] = 2
+    names = [f"c{k}" for k in range(5)]
+    variants = [
+        {},
+        {"numbers": numbers},
+        {"numbers": numbers, "projector": True},
+        {"numbers": numbers, "other_regions": other, "show_other": True, "show_disagreement": True},
+    ]
+    for kw in variants:
+        fig = replay.replay_figure(xs, ys, S, names, train=(X, y, pred), test=(X, y, pred), **kw)
+        sent = json.loads(pio.to_json(fig, validate=False))["layout"]
+        checked = json.loads(go.Layout(sent).to_json())  # raises on any key or value plotly rejects
+        assert checked == sent, kw
+        assert fig.layout.xaxis.range == (xs[0], xs[-1]) and fig.layout.yaxis.scaleanchor == "x"
+        fig.update_layout(width=500)  # later updates validate as usual
+        with pytest.raises(ValueError):
+            fig.update_layout(xaxis={"no_such_key": 1})
+
+
+def test_merge_layout_merges_dicts_and_replaces_the_rest():
+    from rebel.ui.figures.style import merge_layout
+
+    base = {"margin": {"l": 1, "r": 2}, "images": [1], "title": "a"}
+    out = merge_layout(base, {"margin": {"r": 5, "t": 3}, "images": [2, 3]}, {"title": {"text": "b"}})
+    assert out is base
+    assert base == {"margin": {"l": 1, "r": 5, "t": 3}, "images": [2, 3], "title": {"text": "b"}}

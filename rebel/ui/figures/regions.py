@@ -18,7 +18,7 @@ from rebel.ui.figures.palette import (
     class_symbols,
     region_colors,
 )
-from rebel.ui.figures.style import FONT, clear_of_modebar, discrete_colorscale, esc, legend_entry
+from rebel.ui.figures.style import FONT, discrete_colorscale, esc, legend_entry, merge_layout, modebar_layout
 
 DISAGREE_COLOR = "rgba(40,40,40,0.38)"
 TWO_STEP_STYLE = {"color": "#111111", "dash": "dot", "width": 2.2}
@@ -220,47 +220,59 @@ def _point_layers(fig: go.Figure, classes, train, test, train_sizes) -> None:
 AXIS_NAMES = ("x", "y")  # the plane's axes when the data has no feature names (the trees' splits say "x ≤ …")
 
 
-def plane_axes(fig: go.Figure, xs, ys, col: int | None = None, axis_names=AXIS_NAMES) -> go.Figure:
-    """Equal-scale x/y axes spanning the grid, no grid lines, titled with the two feature names (of subplot
-    (1, ``col``) when given)."""
-    at = {} if col is None else {"row": 1, "col": col}
-    anchor = "x" if col in (None, 1) else f"x{col}"
+def plane_axes_layout(xs, ys, axis_names=AXIS_NAMES, axes=("xaxis", "yaxis")) -> dict:
+    """The layout of the plane's axes ``axes`` (layout keys, e.g. ``("xaxis2", "yaxis2")``): equal scale, spanning
+    the grid, no grid lines, titled with the two feature names. A plain dict (``plane_axes`` applies it)."""
+    x_key, y_key = axes
+    anchor = "x" + x_key[len("xaxis") :]
     x_name, y_name = (esc(n) for n in (tuple(axis_names or AXIS_NAMES) + AXIS_NAMES)[:2])
-    fig.update_xaxes(range=[xs[0], xs[-1]], showgrid=False, zeroline=False, constrain="domain", **at)
-    fig.update_yaxes(
-        range=[ys[0], ys[-1]],
-        showgrid=False,
-        zeroline=False,
-        scaleanchor=anchor,
-        scaleratio=1,
-        constrain="domain",
-        **at,
-    )
-    # Titles on the plane's own axes only (a figure may hold other axes, e.g. the replay's cost strip).
+    common = {"showgrid": False, "zeroline": False, "constrain": "domain", "automargin": True}
     font = {"size": 12}
-    x_axis, y_axis = (
-        (fig.layout.xaxis, fig.layout.yaxis)
-        if col is None
-        else (fig.get_subplot(1, col).xaxis, fig.get_subplot(1, col).yaxis)
-    )
-    x_axis.update(title={"text": x_name, "font": font, "standoff": 4}, automargin=True)
-    y_axis.update(title={"text": y_name, "font": font, "standoff": 4}, automargin=True)
-    return fig
+    return {
+        x_key: {
+            "range": [float(xs[0]), float(xs[-1])],
+            **common,
+            "title": {"text": x_name, "font": font, "standoff": 4},
+        },
+        y_key: {
+            "range": [float(ys[0]), float(ys[-1])],
+            "scaleanchor": anchor,
+            "scaleratio": 1,
+            **common,
+            "title": {"text": y_name, "font": font, "standoff": 4},
+        },
+    }
+
+
+def plane_axes(fig: go.Figure, xs, ys, col: int | None = None, axis_names=AXIS_NAMES) -> go.Figure:
+    """Equal-scale x/y axes spanning the grid, no grid lines, titled with the two feature names
+    (``plane_axes_layout``; of subplot (1, ``col``) when given)."""
+    axes = ("xaxis", "yaxis")
+    if col is not None:
+        sub = fig.get_subplot(1, col)
+        axes = (sub.xaxis.plotly_name, sub.yaxis.plotly_name)
+    return fig.update_layout(plane_axes_layout(xs, ys, axis_names, axes))
+
+
+def regions_layout_dict(title: str, height: int, box_select: bool = False) -> dict:
+    """The layout of a region view (title, size, legend below; equal axes come from ``plane_axes_layout``) as
+    a plain dict, clear of the modebar (``style.modebar_layout``)."""
+    layout = {
+        "title": {"text": title, "x": 0.01},
+        "height": height,
+        "margin": {"l": 10, "r": 10, "t": 40 if title else 10, "b": 10},
+        "font": dict(FONT),
+        "plot_bgcolor": "white",
+        "uirevision": "regions",
+        "dragmode": "select" if box_select else "zoom",
+        "legend": {"orientation": "h", "yanchor": "top", "y": -0.09, "x": 0, "font": {"size": 11}},
+    }
+    return merge_layout(layout, modebar_layout(layout["margin"]["r"]))
 
 
 def regions_layout(fig: go.Figure, title: str, height: int, box_select: bool = False) -> go.Figure:
-    """The layout of a region view: title, size, legend below, equal axes set by ``plane_axes``."""
-    fig.update_layout(
-        title={"text": title, "x": 0.01},
-        height=height,
-        margin={"l": 10, "r": 10, "t": 40 if title else 10, "b": 10},
-        font=FONT,
-        plot_bgcolor="white",
-        uirevision="regions",
-        dragmode="select" if box_select else "zoom",
-        legend={"orientation": "h", "yanchor": "top", "y": -0.09, "x": 0, "font": {"size": 11}},
-    )
-    return clear_of_modebar(fig)
+    """The layout of a region view (``regions_layout_dict``) applied to ``fig``."""
+    return fig.update_layout(regions_layout_dict(title, height, box_select))
 
 
 def regions_figure(

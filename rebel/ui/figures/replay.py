@@ -17,12 +17,12 @@ from __future__ import annotations
 import base64
 import functools
 import html
-import io
+import struct
+import zlib
 
 import numpy as np
 import plotly.graph_objects as go
 from _plotly_utils.utils import to_typed_array_spec
-from PIL import Image
 
 from rebel.ui.figures import style
 from rebel.ui.figures.palette import BAYES_COLOR, MODEL_COLORS, class_colors, region_rgb
@@ -31,10 +31,12 @@ from rebel.ui.figures.regions import (
     boundary_traces,
     mistake_trace,
     plane_axes,
+    plane_axes_layout,
     point_traces,
     regions_layout,
+    regions_layout_dict,
 )
-from rebel.ui.figures.style import clear_of_modebar, esc, legend_entry, line
+from rebel.ui.figures.style import esc, legend_entry, line, merge_layout, modebar_layout, set_layout
 
 FONT_NUMBERS = 14  # the numbers line above the regions
 FRAME_MS = 40  # Play: 25 frames a second asked (plotly waits for a frame to be drawn: ~15-20 painted)
@@ -46,25 +48,70 @@ PNG_LEVEL = 1
 
 @functools.lru_cache(maxsize=32)
 def _region_palette(n_classes: int) -> tuple:
-    """The region colours of ``n_classes`` classes as a flat PIL palette (computed once per class count)."""
+    """The region colours of ``n_classes`` classes as a flat RGB palette (computed once per class count)."""
     return tuple(region_rgb(n_classes).ravel().tolist())
 
 
+def _png_chunk(tag: bytes, data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + tag + data + struct.pack(">I", zlib.crc32(tag + data))
+
+
+def palette_pngs(codes, palette, transparent_zero: bool = False) -> list:
+    """Palette PNGs of code grids ``codes`` (n, ny, nx) of uint8 indices into ``palette`` (flat RGB): one PNG
+    per grid, row 0 its top row; code 0 fully transparent with ``transparent_zero``.
+
+    Written directly (IHDR, PLTE, tRNS, one IDAT at zlib level ``PNG_LEVEL``, IEND), all grids at once: a
+    replay encodes one grid per round (101 for 100 rounds) on every retrain, and doing it with PIL took three
+    times as long. Rows are packed at the smallest bit depth that holds the palette (1, 2, 4 or 8 bits, as PIL
+    writes them): the bytes sent for four classes are less than half of one byte a cell.
+    """
+    codes = np.asarray(codes, dtype=np.uint8)
+    n_colors = len(palette) // 3
+    if codes.ndim != 3 or codes.shape[1] == 0 or codes.shape[2] == 0:
+        raise ValueError(
+            f"codes must be a stack of non-empty 2-D grids (n, ny, nx), got shape {codes.shape}."
+        )
+    if codes.size and int(codes.max()) >= n_colors:
+        raise ValueError(f"codes hold indices outside the palette's 0..{n_colors - 1}.")
+    n, h, w = codes.shape
+    bits = next(b for b in (1, 2, 4, 8) if n_colors <= 1 << b)
+    per_byte = 8 // bits
+    row_bytes = -(-w // per_byte)
+    rows = np.zeros((n, h, row_bytes + 1), dtype=np.uint8)  # a leading 0 per row: PNG filter "none"
+    packed = rows[:, :, 1:]
+    for j in range(per_byte):  # pixel j of each byte in its bits, the first in the high bits
+        part = codes[:, :, j::per_byte]
+        packed[:, :, : part.shape[2]] |= part << np.uint8(bits * (per_byte - 1 - j))
+    head = (
+        b"\x89PNG\r\n\x1a\n"
+        + _png_chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, bits, 3, 0, 0, 0))
+        + _png_chunk(b"PLTE", bytes(int(v) for v in palette))
+        + (_png_chunk(b"tRNS", b"\x00") if transparent_zero else b"")
+    )
+    end = _png_chunk(b"IEND", b"")
+    return [head + _png_chunk(b"IDAT", zlib.compress(r.tobytes(), PNG_LEVEL)) + end for r in rows]
+
+
+def class_grid_pngs(regions, n_classes: int) -> list:
+    """Class-index grids (n, ny, nx) as palette PNGs in the region colours (``palette_pngs``); row 0 of each
+    grid is its image's top row."""
+    grids = np.asarray(regions)
+    if grids.ndim != 3 or grids.size == 0:
+        raise ValueError(f"regions must be non-empty 2-D class-index grids, got shape {grids.shape[1:]}.")
+    if grids.min() < 0 or grids.max() >= n_classes:
+        raise ValueError(f"regions hold class indices outside 0..{n_classes - 1}: pass the right n_classes.")
+    return palette_pngs(grids, _region_palette(n_classes))
+
+
 def class_grid_png(regions, n_classes: int) -> bytes:
-    """A class-index grid (ny, nx) as a palette PNG (one byte per cell before compression) in the region colours.
+    """A class-index grid (ny, nx) as a palette PNG in the region colours (``class_grid_pngs``).
 
     Row 0 of the grid is the image's top row.
     """
     grid = np.asarray(regions)
     if grid.ndim != 2 or grid.size == 0:
         raise ValueError(f"regions must be a non-empty 2-D class-index grid, got shape {grid.shape}.")
-    if grid.min() < 0 or grid.max() >= n_classes:
-        raise ValueError(f"regions hold class indices outside 0..{n_classes - 1}: pass the right n_classes.")
-    img = Image.fromarray(np.ascontiguousarray(grid, dtype=np.uint8))
-    img.putpalette(_region_palette(n_classes))
-    buf = io.BytesIO()
-    img.save(buf, format="PNG", compress_level=PNG_LEVEL)
-    return buf.getvalue()
+    return class_grid_pngs(grid[None], n_classes)[0]
 
 
 def png_data_uri(png: bytes) -> str:
@@ -88,10 +135,19 @@ def grid_placement(xs, ys) -> dict:
     }
 
 
+def region_layout_images(xs, ys, staged_regions, n_classes: int) -> list:
+    """Class-index grids (n, ny, nx) as plotly layout images (drawn below the traces) whose pixels sit on the
+    grid's cells: one per grid, all encoded at once (``class_grid_pngs``)."""
+    grids = np.asarray(staged_regions)[:, ::-1]  # image rows run top-down
+    place = grid_placement(xs, ys)
+    return [
+        {"source": png_data_uri(png), **place, "name": "regions"} for png in class_grid_pngs(grids, n_classes)
+    ]
+
+
 def region_layout_image(xs, ys, regions, n_classes: int) -> dict:
     """A class-index grid as a plotly layout image (drawn below the traces) whose pixels sit on the grid's cells."""
-    png = class_grid_png(np.asarray(regions)[::-1], n_classes)  # image rows run top-down
-    return {"source": png_data_uri(png), **grid_placement(xs, ys), "name": "regions"}
+    return region_layout_images(xs, ys, np.asarray(regions)[None], n_classes)[0]
 
 
 def check_staged(staged_regions, train=None, test=None, train_sizes=None) -> int:
@@ -181,41 +237,25 @@ def _controls(T: int, frame_ms: int, start: int) -> dict:
     }
 
 
-def set_controls(fig: go.Figure, controls: dict) -> None:
-    """Set the Play buttons and the round slider (``_controls``) as they are: plotly's validation of one slider
-    step per round took ~30 ms, the largest part of building a replay figure. The keys are fixed in this module
-    (the tests read them back through ``fig.layout`` and ``fig.to_dict()``); plotly builds its objects from
-    them when they are read."""
-    layout = fig.layout
-    layout._validate = False
-    try:
-        fig.update_layout(**controls)
-    finally:
-        layout._validate = True
-
-
 def _sizes_u8(sizes) -> np.ndarray:
     return np.clip(np.rint(np.asarray(sizes, dtype=np.float64)), 0, 255).astype(np.uint8)
 
 
-def _grid_layout_image(xs, ys, codes, palette: list, name: str, layer: int, **extra) -> dict:
-    """A small-code grid (ny, nx; code 0 transparent) as a layout image over the regions.
+def _grid_layout_images(xs, ys, codes, palette: list, name: str, layer: int, **extra) -> list:
+    """Small-code grids (n, ny, nx; code 0 transparent) as layout images over the regions, one per grid.
 
     plotly keys its layout images by their placement and draws only one image per placement, so overlay
     ``layer`` (1, 2, ...) is shifted by ``layer`` billionths of the width: invisible, but a distinct key.
     """
-    img = Image.fromarray(np.ascontiguousarray(np.asarray(codes, dtype=np.uint8)[::-1]))
-    img.putpalette(palette)
-    buf = io.BytesIO()
-    img.save(buf, format="PNG", transparency=0, compress_level=PNG_LEVEL)
     image = grid_placement(xs, ys)  # the placement of the regions
     image["x"] += layer * 1e-9 * image["sizex"]
-    return {**image, "source": png_data_uri(buf.getvalue()), "name": name, **extra}
+    pngs = palette_pngs(np.asarray(codes, dtype=np.uint8)[:, ::-1], palette, transparent_zero=True)
+    return [{**image, "source": png_data_uri(png), "name": name, **extra} for png in pngs]
 
 
-def mask_layout_image(xs, ys, mask, opacity: float = 0.38) -> dict:
-    """A boolean grid (ny, nx) as a layout image: dark grey where True, transparent elsewhere."""
-    return _grid_layout_image(xs, ys, mask, [0, 0, 0, 40, 40, 40], "disagreement", 1, opacity=opacity)
+def mask_layout_images(xs, ys, masks, opacity: float = 0.38) -> list:
+    """Boolean grids (n, ny, nx) as layout images: dark grey where True, transparent elsewhere."""
+    return _grid_layout_images(xs, ys, masks, [0, 0, 0, 40, 40, 40], "disagreement", 1, opacity=opacity)
 
 
 def boundary_codes(labels) -> np.ndarray:
@@ -230,11 +270,11 @@ def boundary_codes(labels) -> np.ndarray:
     return np.where(edge, dash, np.uint8(0)).astype(np.uint8)
 
 
-def boundary_layout_image(xs, ys, codes) -> dict:
-    """The boundaries of a class grid drawn in its own cells (``codes = boundary_codes(grid)``): a dashed line of
-    near-black and white cells (readable on every region colour), transparent elsewhere. A few hundred bytes of
-    PNG per round, where line traces would take tens of kB."""
-    return _grid_layout_image(xs, ys, codes, [0, 0, 0, 255, 255, 255, 17, 17, 17], "two-step boundaries", 2)
+def boundary_layout_images(xs, ys, codes) -> list:
+    """The boundaries of class grids drawn in their own cells (``codes = boundary_codes(grids)``, (n, ny, nx)):
+    a dashed line of near-black and white cells (readable on every region colour), transparent elsewhere. A
+    few hundred bytes of PNG per round, where line traces would take tens of kB."""
+    return _grid_layout_images(xs, ys, codes, [0, 0, 0, 255, 255, 255, 17, 17, 17], "two-step boundaries", 2)
 
 
 class _SentAsIs(dict):
@@ -562,17 +602,17 @@ def replay_figure(
     T = check_staged(staged_regions, train, test, train_sizes)
     start = T if start is None else int(np.clip(start, 0, T))
     S = np.asarray(staged_regions)
-    images = [[region_layout_image(grid_xs, grid_ys, S[t], len(classes)) for t in range(T + 1)]]
+    images = [region_layout_images(grid_xs, grid_ys, S, len(classes))]
     other = None if other_regions is None else np.asarray(other_regions)
     if other is not None and other.shape != S.shape:
         raise ValueError(f"other_regions must have the shape of staged_regions {S.shape}, got {other.shape}.")
     fig, updates = go.Figure(), []
     if other is not None and show_disagreement:
-        images.append([mask_layout_image(grid_xs, grid_ys, other[t] != S[t]) for t in range(T + 1)])
+        images.append(mask_layout_images(grid_xs, grid_ys, other != S))
         fig.add_trace(legend_entry("REBEL ≠ two-step", symbol="square", size=12, color="rgba(40,40,40,0.5)"))
     if other is not None and show_other:
         codes = boundary_codes(other)  # every round at once
-        images.append([boundary_layout_image(grid_xs, grid_ys, codes[t]) for t in range(T + 1)])
+        images.append(boundary_layout_images(grid_xs, grid_ys, codes))
         fig.add_trace(line([None], [None], "two-step boundaries", "#111111", 2.2, "dot", hoverinfo="skip"))
     if bayes_regions is not None:
         name = "Bayes-optimal boundaries"
@@ -582,15 +622,16 @@ def replay_figure(
     if numbers is not None:
         _add_numbers(fig, numbers, T, start, updates, title, projector)
     set_frames(fig, _frames(T, updates, images))
-    fig.update_layout(images=[im[start] for im in images])
+    layout = merge_layout(
+        {"images": [im[start] for im in images]},
+        regions_layout_dict(title if numbers is None else "", height),
+        plane_axes_layout(grid_xs, grid_ys),
+    )
     if numbers is None:
-        regions_layout(fig, title, height)
-        fig.update_layout(margin={"b": 150}, legend={"y": -0.36})
-        set_controls(fig, _controls(T, frame_ms, start))
-        return clear_of_modebar(plane_axes(fig, grid_xs, grid_ys))
+        merge_layout(layout, {"margin": {"b": 150}, "legend": {"y": -0.36}}, _controls(T, frame_ms, start))
+        return set_layout(fig, layout)
     # One screen: the title heads the numbers line, the legend sits beside the regions, the round control
     # right under the cost strip (pixel offsets, so it stays put at any figure height).
-    regions_layout(fig, "", height)
     controls = _controls(T, frame_ms, start)
     # the projector's regions reach the plot's bottom (their x axis title right above the buttons): more room
     drop = PROJECTOR_CONTROLS_DROP if projector else 0
@@ -603,48 +644,56 @@ def replay_figure(
         if projector
         else {"orientation": "h", "x": 0, "y": CURVE_DOMAIN[1] + 0.03, "yanchor": "bottom"}
     )
-    fig.update_layout(
-        margin={"l": 10, "r": 10, "t": LINE_PX * lines + 8, "b": 118 + drop}
-        if projector
-        else {"l": ONE_SCREEN_MARGIN[0], "r": 10, "t": LINE_PX * lines + 8, "b": ONE_SCREEN_MARGIN[1]},
-        legend={**legend, "font": {"size": 11}},
+    merge_layout(
+        layout,
+        {
+            "margin": {"l": 10, "r": 10, "t": LINE_PX * lines + 8, "b": 118 + drop}
+            if projector
+            else {"l": ONE_SCREEN_MARGIN[0], "r": 10, "t": LINE_PX * lines + 8, "b": ONE_SCREEN_MARGIN[1]},
+            "legend": {**legend, "font": {"size": 11}},
+        },
+        controls,
+        _numbers_axes(numbers, T),
     )
-    set_controls(fig, controls)
-    plane_axes(fig, grid_xs, grid_ys)
-    fig.update_layout(**_numbers_axes(numbers, T))  # after plane_axes, which sets every axis present
     if projector:
-        _projector_legend(fig, len(classes), {**legend, "font": {"size": 11}, "tracegroupgap": 0})
-        fig.update_layout(
-            xaxis={"domain": list(PROJECTOR_PLANE_X)},
-            yaxis={"domain": [0, 1]},
-            xaxis3={"domain": list(PROJECTOR_SIDE_X), "title": {"text": "test cost by round t"}},
-            yaxis3={"domain": list(curve_y), "title": {"text": ""}},
+        _projector_legend(fig, len(classes), {**legend, "font": {"size": 11}, "tracegroupgap": 0}, layout)
+        merge_layout(
+            layout,
+            {
+                "xaxis": {"domain": list(PROJECTOR_PLANE_X)},
+                "yaxis": {"domain": [0, 1]},
+                "xaxis3": {"domain": list(PROJECTOR_SIDE_X), "title": {"text": "test cost by round t"}},
+                "yaxis3": {"domain": list(curve_y), "title": {"text": ""}},
+            },
         )
     else:
-        _class_legend(fig, len(classes), columns=False)  # one row at 1280x720: clear of the tick labels
+        _class_legend(fig, len(classes), False, layout)  # one row at 1280x720: clear of the tick labels
         # The legend sits right under the regions' tick labels: the x axis is named at its right end instead.
-        x_title = fig.layout.xaxis.title
-        fig.add_annotation(
-            text=x_title.text,
-            font=x_title.font.to_plotly_json(),
-            x=1,
-            y=0,
-            xref="x domain",
-            yref="y domain",
-            xanchor="left",
-            yanchor="top",
-            xshift=4,
-            showarrow=False,
-        )
-        x_title.text = ""
-    return clear_of_modebar(fig)
+        x_title = layout["xaxis"]["title"]
+        layout["annotations"] = [
+            {
+                "text": x_title["text"],
+                "font": dict(x_title["font"]),
+                "x": 1,
+                "y": 0,
+                "xref": "x domain",
+                "yref": "y domain",
+                "xanchor": "left",
+                "yanchor": "top",
+                "xshift": 4,
+                "showarrow": False,
+            }
+        ]
+        x_title["text"] = ""
+    merge_layout(layout, modebar_layout(layout["margin"]["r"]))
+    return set_layout(fig, layout)
 
 
-def _projector_legend(fig: go.Figure, n_classes: int, legend: dict) -> None:
+def _projector_legend(fig: go.Figure, n_classes: int, legend: dict, layout: dict) -> None:
     """The projector's legend: ``_class_legend``, in two columns beside the regions when there are more than
     ``PROJECTOR_LEGEND_ROWS`` classes, so twelve classes fit a 1280x720 screen without pushing the regions
     down."""
-    two = _class_legend(fig, n_classes, columns=True)
+    two = _class_legend(fig, n_classes, True, layout)
     if not two:
         return
     half = -(-(n_classes + 2) // 2)  # the mistake and hollow entries close the second column
@@ -656,13 +705,13 @@ def _projector_legend(fig: go.Figure, n_classes: int, legend: dict) -> None:
         ):
             tr.legend = "legend2"
     x0, x1 = PROJECTOR_SIDE_X
-    fig.update_layout(legend2={**legend, "x": x0 + 0.53 * (x1 - x0)})
+    layout["legend2"] = {**legend, "x": x0 + 0.53 * (x1 - x0)}
 
 
 TEST_HINT = "hollow: test"
 
 
-def _class_legend(fig: go.Figure, n_classes: int, columns: bool) -> bool:
+def _class_legend(fig: go.Figure, n_classes: int, columns: bool, layout: dict) -> bool:
     """One legend entry per class (its name and training marker; a class's test points share it), then the
     mistake crosses and, with test points, one grey hollow entry saying what hollow means. Returns whether the
     legend needs two ``columns`` (more than ``PROJECTOR_LEGEND_ROWS`` classes; names then cut to a half
@@ -686,7 +735,7 @@ def _class_legend(fig: go.Figure, n_classes: int, columns: bool) -> bool:
         fig.add_trace(
             legend_entry(TEST_HINT, symbol="circle-open", size=8, color="#555555", line={"width": 1.6})
         )
-    fig.update_layout(legend={"tracegroupgap": 0})
+    merge_layout(layout, {"legend": {"tracegroupgap": 0}})
     return two
 
 

@@ -76,12 +76,43 @@ def layout(fig: go.Figure, title: str, height: int, *, grid: bool = False, top: 
     return clear_of_modebar(fig)
 
 
+def modebar_layout(right_margin) -> dict:
+    """Plotly's hover toolbar upright in a right margin of at least ``MODEBAR_MARGIN`` px, clear of the title
+    line (a layout dict)."""
+    return {
+        "modebar": {"orientation": "v", "bgcolor": "rgba(255,255,255,0.7)"},
+        "margin": {"r": max(right_margin or 0, MODEBAR_MARGIN)},
+    }
+
+
 def clear_of_modebar(fig: go.Figure) -> go.Figure:
-    """Plotly's hover toolbar upright in a right margin of ``MODEBAR_MARGIN`` px, clear of the title line."""
-    fig.update_layout(
-        modebar={"orientation": "v", "bgcolor": "rgba(255,255,255,0.7)"},
-        margin={"r": max(fig.layout.margin.r or 0, MODEBAR_MARGIN)},
-    )
+    """``modebar_layout`` applied to ``fig``."""
+    return fig.update_layout(modebar_layout(fig.layout.margin.r))
+
+
+def merge_layout(base: dict, *updates: dict) -> dict:
+    """``updates`` merged into the layout dict ``base`` (in place; returned) as ``fig.update_layout`` would:
+    nested dicts merge key by key, anything else (lists included) replaces."""
+    for update in updates:
+        for key, value in update.items():
+            if isinstance(value, dict) and isinstance(base.get(key), dict):
+                merge_layout(base[key], value)
+            else:
+                base[key] = value
+    return base
+
+
+def set_layout(fig: go.Figure, layout: dict) -> go.Figure:
+    """Set the layout keys of ``layout`` (a plain dict, e.g. built with ``merge_layout``) on ``fig`` as they are,
+    each replacing the key it names, without plotly's per-property validation: validating a figure's layout
+    key by key took ~35 ms of a Playground replay figure. The keys are fixed in this package, and a test checks
+    every figure built this way against plotly's validation (``tests/test_figures_replay.py``); later
+    ``fig.update_layout`` calls validate as usual."""
+    fig.layout._validate = False
+    try:
+        fig.update_layout(layout, overwrite=True)
+    finally:
+        fig.layout._validate = True
     return fig
 
 
