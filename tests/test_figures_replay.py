@@ -302,12 +302,14 @@ def test_replay_layouts_pass_plotly_validation():
         {"numbers": numbers},
         {"numbers": numbers, "projector": True},
         {"numbers": numbers, "other_regions": other, "show_other": True, "show_disagreement": True},
+        {"numbers": numbers, "height": None},  # the chart's box decides: no height in the layout
     ]
     for kw in variants:
         fig = replay.replay_figure(xs, ys, S, names, train=(X, y, pred), test=(X, y, pred), **kw)
         sent = json.loads(pio.to_json(fig, validate=False))["layout"]
         checked = json.loads(go.Layout(sent).to_json())  # raises on any key or value plotly rejects
         assert checked == sent, kw
+        assert ("height" in sent) == (kw.get("height", 600) is not None)
         assert fig.layout.xaxis.range == (xs[0], xs[-1]) and fig.layout.yaxis.scaleanchor == "x"
         fig.update_layout(width=500)  # later updates validate as usual
         with pytest.raises(ValueError):

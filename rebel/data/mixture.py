@@ -355,6 +355,11 @@ class DatasetSpec:
             )
 
     @property
+    def classes(self) -> tuple:
+        """Class names in sorted order (``mixture_classes``; the mixture was checked when the spec was made)."""
+        return _classes(self.mixture)
+
+    @property
     def n_test(self) -> int:
         return round(self.n_points * self.test_fraction)
 

@@ -115,7 +115,7 @@ class Config:
 
     @property
     def classes(self) -> tuple:
-        return mixture_classes(self.spec.mixture)
+        return self.spec.classes
 
     def to_dict(self) -> dict:
         return {

@@ -102,15 +102,20 @@ def merge_layout(base: dict, *updates: dict) -> dict:
     return base
 
 
+def _without_none(layout: dict) -> dict:
+    """``layout`` without its None values, at any depth (plotly's update reads None as "not set")."""
+    return {k: _without_none(v) if isinstance(v, dict) else v for k, v in layout.items() if v is not None}
+
+
 def set_layout(fig: go.Figure, layout: dict) -> go.Figure:
     """Set the layout keys of ``layout`` (a plain dict, e.g. built with ``merge_layout``) on ``fig`` as they are,
-    each replacing the key it names, without plotly's per-property validation: validating a figure's layout
-    key by key took ~35 ms of a Playground replay figure. The keys are fixed in this package, and a test checks
+    each replacing the key it names (None values are left unset), without plotly's per-property validation:
+    validating a figure's layout key by key took ~35 ms of a Playground replay figure. The keys are fixed in this package, and a test checks
     every figure built this way against plotly's validation (``tests/test_figures_replay.py``); later
     ``fig.update_layout`` calls validate as usual."""
     fig.layout._validate = False
     try:
-        fig.update_layout(layout, overwrite=True)
+        fig.update_layout(_without_none(layout), overwrite=True)
     finally:
         fig.layout._validate = True
     return fig
