@@ -232,14 +232,14 @@ def plane_axes_layout(xs, ys, axis_names=AXIS_NAMES, axes=("xaxis", "yaxis")) ->
         x_key: {
             "range": [float(xs[0]), float(xs[-1])],
             **common,
-            "title": {"text": x_name, "font": font, "standoff": 4},
+            "title": {"text": x_name, "font": dict(font), "standoff": 4},
         },
         y_key: {
             "range": [float(ys[0]), float(ys[-1])],
             "scaleanchor": anchor,
             "scaleratio": 1,
             **common,
-            "title": {"text": y_name, "font": font, "standoff": 4},
+            "title": {"text": y_name, "font": dict(font), "standoff": 4},
         },
     }
 

@@ -97,7 +97,9 @@ def class_grid_pngs(regions, n_classes: int) -> list:
     grid is its image's top row."""
     grids = np.asarray(regions)
     if grids.ndim != 3 or grids.size == 0:
-        raise ValueError(f"regions must be non-empty 2-D class-index grids, got shape {grids.shape[1:]}.")
+        raise ValueError(
+            f"regions must be a non-empty stack of 2-D class-index grids, got shape {grids.shape}."
+        )
     if grids.min() < 0 or grids.max() >= n_classes:
         raise ValueError(f"regions hold class indices outside 0..{n_classes - 1}: pass the right n_classes.")
     return palette_pngs(grids, _region_palette(n_classes))

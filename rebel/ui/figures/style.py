@@ -92,7 +92,8 @@ def clear_of_modebar(fig: go.Figure) -> go.Figure:
 
 def merge_layout(base: dict, *updates: dict) -> dict:
     """``updates`` merged into the layout dict ``base`` (in place; returned) as ``fig.update_layout`` would:
-    nested dicts merge key by key, anything else (lists included) replaces."""
+    nested dicts merge key by key, anything else (lists included) replaces. Dicts of ``updates`` may end up in
+    ``base`` as they are: pass fresh ones."""
     for update in updates:
         for key, value in update.items():
             if isinstance(value, dict) and isinstance(base.get(key), dict):
@@ -110,9 +111,9 @@ def _without_none(layout: dict) -> dict:
 def set_layout(fig: go.Figure, layout: dict) -> go.Figure:
     """Set the layout keys of ``layout`` (a plain dict, e.g. built with ``merge_layout``) on ``fig`` as they are,
     each replacing the key it names (None values are left unset), without plotly's per-property validation:
-    validating a figure's layout key by key took ~35 ms of a Playground replay figure. The keys are fixed in this package, and a test checks
-    every figure built this way against plotly's validation (``tests/test_figures_replay.py``); later
-    ``fig.update_layout`` calls validate as usual."""
+    validating a figure's layout key by key took ~35 ms of a Playground replay figure. The keys are fixed in this
+    package, and a test checks every figure built this way against plotly's validation
+    (``tests/test_figures_replay.py``); later ``fig.update_layout`` calls validate as usual."""
     fig.layout._validate = False
     try:
         fig.update_layout(_without_none(layout), overwrite=True)
