@@ -64,7 +64,7 @@ def test_scrubbing_moves_the_costs_with_the_picture_and_they_are_the_engines(app
             "r => [...document.querySelectorAll('.textpoint text')].some(e => e.textContent.includes("
             "`t = ${r} of`))",
             arg=ROUND,
-            timeout=10_000,
+            timeout=30_000,  # in the browser, but the whole suite loads the 2 cores
         )
         line = _numbers_line(page)
         slider = page.locator(HOOKS["regions"][0]).first.locator(".slider-group > text.slider-label")
