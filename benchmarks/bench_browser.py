@@ -18,11 +18,14 @@ phase, so Playwright's round trip is not counted) and ends when the frame that f
 changed content (its data/layout signature, and for ``scrub`` its title reading ``t = <t>``), rendered visibly
 (``checkVisibility``: Streamlit mounts a chart hidden until it has its size) and at its final size (the size of its
 box: a chart first drawn at 450 px and then again at its box's height counts from the second), has been painted:
-the end of that frame's long-animation-frame entry when it was long, else the start of the next frame
-(``B.paintEnd``). A task that runs after that paint (another chart below the first screen, say) does not delay the
-picture and is not counted; each figure also prints, as "next frame", the median time to the next animation frame
-after the change was seen, the end this benchmark used before, which counted such tasks. No sleeps decide when a
-plot is ready. Play counts the distinct pictures seen on animation frames (title changes) per second of replay.
+the end of the rendering task of the first frame after the change entered the page (a mutation observer notices
+it; a message posted from each frame's animation callbacks times the end of that frame's rendering, ``B.shows``).
+A task that runs after that paint (another chart below the first screen, say) does not delay the picture and is
+not counted. Each figure also prints two earlier ends: "polled", the end of the frame in which an animation-frame
+poll saw the change (a long-animation-frame entry's end, else the next frame's start, ``B.paintEnd``), which is a
+frame late when the change is made in an animation callback, as a replay's step is (used in the third and fourth
+passes); and "next frame", the next animation frame after the poll saw it, which also counted tasks after the
+paint (used before). A first visit is timed by the poll. No sleeps decide when a plot is ready. Play counts the distinct pictures seen on animation frames (title changes) per second of replay.
 
 The page is found by stable hooks (widget keys as ``.st-key-*`` classes and labels): see ``HOOKS``. Both the
 whole-page Playground (server-side scrubber and Play) and an in-browser replay (a plotly slider and a "Play"
@@ -155,18 +158,91 @@ _JS = r"""
     }
     return end;
   };
+  // ``seen`` and ``next`` are times at which animation callbacks ran (``performance.now()``), not the frames' time
+  // stamps: a frame's time stamp is when it was scheduled, which is long before its callbacks run when a long task
+  // holds the main thread (the fourth pass's ends read the long frame before the one that painted the change).
   B.painted = (seen) => new Promise((resolve) => {
-    requestAnimationFrame((next) => setTimeout(() => {
-      B.nextFrame = next;
-      resolve(B.paintEnd(seen, next));
-    }, 100));  // long-animation-frame entries are reported after their frame
+    requestAnimationFrame(() => {
+      const next = performance.now();
+      setTimeout(() => {
+        B.nextFrame = next;
+        resolve(B.paintEnd(seen, next));
+      }, 100);  // long-animation-frame entries are reported after their frame
+    });
   });
-  B.arm = () => {
+  // The change as it enters the page: a mutation observer, set when the action is armed, runs ``B.shows`` after
+  // each change of the page and keeps the first time it holds (``B.entered``), and whether that was inside a
+  // frame's animation callbacks. While an action is timed, each frame is timed from its animation callbacks (a
+  // probe resized there makes a resize observer, which runs after them and before the paint, mark their end) to
+  // the end of its rendering task (a message posted from the callbacks runs after it, ``B.frameEnds``: the
+  // callbacks' time and that end). A change made in
+  // a frame's animation callbacks is painted by that frame; a change made in a task between frames by the next
+  // frame (``B.paintOf``). The poll in ``B.wait`` sees a change made in an animation callback after its own (as
+  // plotly's replay steps are) a frame late; its end is kept as ``B.polled`` and used when the observer did not
+  // notice the change first (a change by attributes only).
+  B.frameEnds = [];
+  B.inRaf = false;
+  const probe = document.createElement('div');
+  probe.style.cssText = 'position: fixed; left: 0; top: 0; width: 1px; height: 1px; visibility: hidden; pointer-events: none';
+  document.body.appendChild(probe);
+  new ResizeObserver(() => { B.inRaf = false; }).observe(probe);
+  const channel = new MessageChannel();
+  channel.port1.onmessage = (e) => {
+    B.frameEnds.push([e.data, performance.now()]);
+    if (B.frameEnds.length > 400) B.frameEnds.splice(0, 200);
+  };
+  let flip = 0;
+  B.framing = false;
+  const frame = () => {
+    B.inRaf = true;
+    flip = 1 - flip;
+    probe.style.width = (1 + flip) + 'px';
+    channel.port2.postMessage(performance.now());
+    if (B.framing) requestAnimationFrame(frame);
+  };
+  B.startFraming = () => { if (!B.framing) { B.framing = true; requestAnimationFrame(frame); } };
+  // When a change that entered the page at ``entered`` (``inRaf``: in a frame's callbacks) was painted: the
+  // painting frame's long-animation-frame end when it was long, else the end of its rendering task (its message
+  // may wait behind a later task: no later than the next frame's callbacks).
+  B.paintOf = (entered, inRaf) => {
+    const ends = B.frameEnds;
+    let k = -1;
+    for (let i = 0; i < ends.length; i++) {
+      if (inRaf ? ends[i][0] <= entered : ends[i][0] > entered) { k = i; if (!inRaf) break; }
+    }
+    if (k < 0) return null;
+    const [raf, done] = ends[k];
+    for (const [start, stop] of B.frames) if (start <= raf && raf <= stop) return stop;
+    return k + 1 < ends.length ? Math.min(done, ends[k + 1][0]) : done;
+  };
+  B.shows = (gd, wantRound) => {
+    if (!gd) return false;
+    if (wantRound !== null) {
+      const m = /t = (\d+)/.exec(B.title(gd));
+      if (!m || Number(m[1]) !== wantRound || B.beforeRound === wantRound) return false;
+    } else if (B.sig(gd) === B.before) return false;
+    return B.roundOf(gd) !== null;
+  };
+  B.arm = (wantRound = null) => {
     B.t0 = null;
-    B.before = B.sig(B.plot());
+    const gd = B.plot();
+    B.before = B.sig(gd);
+    B.beforeRound = B.roundOf(gd);
+    B.entered = null;
     const mark = () => { if (B.t0 === null) B.t0 = performance.now(); };
     for (const type of ['keydown', 'pointerdown', 'mousedown'])
       window.addEventListener(type, mark, {capture: true, once: true});
+    if (B.observer) B.observer.disconnect();
+    B.observer = new MutationObserver(() => {
+      if (B.t0 === null || B.entered !== null) return;
+      if (B.shows(B.plot(), wantRound)) {
+        B.entered = performance.now();
+        B.enteredInRaf = B.inRaf;
+        B.observer.disconnect();
+      }
+    });
+    B.observer.observe(document.body, {subtree: true, childList: true, characterData: true});
+    B.startFraming();
   };
   // Resolves with the ms from the armed input event to the frame painted after the plot changed.
   B.wait = (wantRound, timeoutMs) => new Promise((resolve, reject) => {
@@ -178,7 +254,16 @@ _JS = r"""
       const changed = shown !== null && B.sig(gd) !== B.before;
       const roundOk = wantRound === null || shown === wantRound;
       if (B.t0 !== null && changed && roundOk) {
-        B.painted(now).then((end) => resolve(end - B.t0));
+        const polledAt = performance.now();
+        B.painted(polledAt).then((end) => {
+          B.observer.disconnect();
+          B.framing = false;
+          B.polled = end - B.t0;
+          // the observer's time only when it noticed the change before the poll did (not by a later change)
+          const noticed = B.entered !== null && B.entered <= polledAt;
+          const paint = noticed ? B.paintOf(B.entered, B.enteredInRaf) : null;
+          resolve(paint === null ? B.polled : paint - B.t0);
+        });
         return;
       }
       if (performance.now() - start > timeoutMs)
@@ -267,13 +352,13 @@ _FIRST_PAINT_JS = r"""
   new PerformanceObserver((list) => {
     for (const e of list.getEntries()) F.frames.push([e.startTime, e.startTime + e.duration]);
   }).observe({type: 'long-animation-frame', buffered: true});
-  const tick = (ts) => {
+  const tick = () => {
     for (const gd of document.querySelectorAll(SELECTORS.map((s) => s + ' .js-plotly-plot').join(', '))) {
       const label = gd.querySelector('.slider-group > text.slider-label');
       const final = FINAL;
       if (label && /t = \d+/.test(label.textContent) && final(gd) && gd.checkVisibility({checkVisibilityCSS: true})) {
-        F.seen = ts;
-        requestAnimationFrame((next) => { F.next = next; });
+        F.seen = performance.now();  // when the callback ran, not the frame's time stamp (see ``B.painted``)
+        requestAnimationFrame(() => { F.next = performance.now(); });
         return;
       }
     }
@@ -337,12 +422,15 @@ def _settle(page, quiet_ms: int = 400, timeout_ms: int = 30_000) -> None:
 
 class Painted(float):
     """ms to the painted change (the end of the frame that painted it), with ``next_frame``: ms to the next
-    animation frame after it, the end this benchmark used before (it also counted whatever long task came right
-    after the paint, e.g. a chart below the first screen)."""
+    animation frame after it, the end this benchmark used before its third pass (it also counted whatever long
+    task came right after the paint, e.g. a chart below the first screen), and ``polled``: the end as the
+    animation-frame poll sees it, the end used from the third to the fourth pass (a frame late when the change is
+    made in an animation callback, as a replay's step is; see ``B.shows``). A first visit has no ``polled``."""
 
-    def __new__(cls, ms: float, next_frame: float):
+    def __new__(cls, ms: float, next_frame: float, polled: float | None = None):
         obj = super().__new__(cls, ms)
         obj.next_frame = float(next_frame)
+        obj.polled = None if polled is None else float(polled)
         return obj
 
 
@@ -352,7 +440,7 @@ def _measure(page, action, want_round=None, prepare=None) -> Painted:
     it)."""
     if prepare is not None:
         action = prepare()
-    page.evaluate("window.__bench.arm()")
+    page.evaluate("r => window.__bench.arm(r)", want_round)
     action()
     try:
         ms = page.evaluate("([r, t]) => window.__bench.wait(r, t)", [want_round, 60_000])
@@ -361,9 +449,9 @@ def _measure(page, action, want_round=None, prepare=None) -> Painted:
         page.screenshot(path=str(shot), full_page=True)
         print(f"the plot did not change; screenshot of the page: {shot}", file=sys.stderr)
         raise
-    next_frame = page.evaluate("window.__bench.nextFrame - window.__bench.t0")
+    next_frame, polled = page.evaluate("[window.__bench.nextFrame - window.__bench.t0, window.__bench.polled]")
     _settle(page)
-    return Painted(ms, next_frame)
+    return Painted(ms, next_frame, polled)
 
 
 def in_browser_replay(page) -> bool:
@@ -573,6 +661,8 @@ def _summary(name: str, samples: list, unit: str = "ms") -> str:
         f"{name:<12} median {med:8.1f} {unit}  min {min(values):8.1f} {unit}  n={len(values):<3d} "
         f"load {min(loads):.2f}-{max(loads):.2f}"
     )
+    if all(getattr(v, "polled", None) is not None for v in values):
+        line += f"  (polled: median {statistics.median(v.polled for v in values):.1f})"
     if all(hasattr(v, "next_frame") for v in values):
         line += f"  (next frame: median {statistics.median(v.next_frame for v in values):.1f})"
     if name in TARGETS:
