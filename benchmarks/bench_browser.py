@@ -449,7 +449,9 @@ def _measure(page, action, want_round=None, prepare=None) -> Painted:
         page.screenshot(path=str(shot), full_page=True)
         print(f"the plot did not change; screenshot of the page: {shot}", file=sys.stderr)
         raise
-    next_frame, polled = page.evaluate("[window.__bench.nextFrame - window.__bench.t0, window.__bench.polled]")
+    next_frame, polled = page.evaluate(
+        "[window.__bench.nextFrame - window.__bench.t0, window.__bench.polled]"
+    )
     _settle(page)
     return Painted(ms, next_frame, polled)
 
