@@ -1,0 +1,171 @@
+"""What drawing the Playground's regions figure costs the browser, and how much of it is the point markers.
+
+A cost edit, a preset and a toggle each bring a new regions figure, which plotly draws from scratch (Streamlit
+mounts a new chart). This times that draw alone, outside Streamlit, in Debian's Chromium: the replay figure of a
+preset at the 1280 x 720 plot size, drawn with ``Plotly.newPlot`` into a page that holds nothing else, from the
+call to the end of the rendering task of the frame that shows it (a message posted from the next animation
+callback runs after it). Three variants, their draws interleaved one by one:
+
+- ``as sent``: the figure as the app sends it (about 1,500 SVG point markers, one element each);
+- ``points hover-only``: the point traces with ``mode="none"``: no markers drawn, hover on the points still works
+  (the script hovers over the plot and counts the labels);
+- ``no points``: the point traces hidden;
+- ``points scattergl``: the point traces as ``scattergl`` (WebGL; in this browser without a GPU, software GL).
+
+The difference between the first and the others is what the markers cost every new figure; a design that draws
+the points another way (say, a raster image under hover-only traces) can save at most that much.
+
+plotly.js is the copy bundled with the ``plotly`` Python package (no network); its version is printed (the app's
+copy is the one in Streamlit's bundle, plotly.js 4.2.0 with Streamlit 1.67).
+
+Run: ``python -m benchmarks.bench_plot_draw [--preset airport] [--repeat 15]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import tempfile
+from pathlib import Path
+
+VARIANTS = ("as sent", "points hover-only", "no points", "points scattergl")
+PLOT_HEIGHT = 668  # px: the regions plot's height at 1280 x 720 (``playground.widgets.plot_height``)
+PLOT_WIDTH = 780
+
+_DRAW_JS = """async (fig) => {
+  const raf = () => new Promise((r) => requestAnimationFrame(r));
+  const gd = document.getElementById('gd');
+  Plotly.purge(gd);
+  await raf(); await raf();
+  const t0 = performance.now();
+  await Plotly.newPlot(gd, {data: fig.data, layout: fig.layout, frames: fig.frames,
+                            config: {displayModeBar: false}});
+  await raf();
+  const channel = new MessageChannel();
+  await new Promise((r) => { channel.port1.onmessage = r; channel.port2.postMessage(0); });
+  return performance.now() - t0;
+}"""
+
+
+def replay_spec(preset: str) -> tuple[dict, int]:
+    """The Playground's replay figure of ``preset`` (trained as the app trains it) as plotly JSON, and its number
+    of data points (train and test)."""
+    import numpy as np
+    import plotly.io as pio
+
+    from rebel.ui import config as cf
+    from rebel.ui.figures import replay
+    from rebel.ui.playground import compute as pg
+
+    cfg = cf.preset_config(preset)
+    ds = cf.dataset_from_config(cfg)
+    pair = pg.train_pair(ds, np.array(cfg.cost_matrix, dtype=float), dict(cfg.hyper))
+    T = pair.n_rounds
+    fig = replay.replay_figure(
+        pair.grid.xs,
+        pair.grid.ys,
+        pair.regions,
+        ds.classes,
+        train=(ds.X_train, pair.y_train_idx, pair.staged_train["REBEL"]),
+        test=(ds.X_test, pair.y_test_idx, pair.staged_test["REBEL"]),
+        title="REBEL's minimum-risk class",
+        start=T,
+        height=PLOT_HEIGHT,
+        numbers=pg.round_numbers(pair),
+    )
+    return json.loads(pio.to_json(fig, validate=False)), len(ds.X_train) + len(ds.X_test)
+
+
+def point_trace_indices(spec: dict) -> list[int]:
+    """The traces that draw the data points (markers with a hover text per point: train and test per class)."""
+    return [
+        i
+        for i, tr in enumerate(spec["data"])
+        if tr.get("mode") == "markers" and "hovertemplate" in tr and tr.get("customdata") is not None
+    ]
+
+
+def variant(spec: dict, name: str) -> dict:
+    """``spec`` with its point traces drawn as ``name`` says (``VARIANTS``)."""
+    out = json.loads(json.dumps(spec))
+    for i in point_trace_indices(out):
+        if name == "points hover-only":
+            out["data"][i]["mode"] = "none"
+        elif name == "no points":
+            out["data"][i]["visible"] = False
+        elif name == "points scattergl":
+            out["data"][i]["type"] = "scattergl"
+    return out
+
+
+def main(argv=None) -> dict:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--preset", default="airport", help="the preset whose replay figure is drawn")
+    ap.add_argument("--repeat", type=int, default=15, help="draws of each variant (>= 5)")
+    args = ap.parse_args(argv)
+    if args.repeat < 5:
+        ap.error(f"argument --repeat: at least 5 draws are needed for a median; got {args.repeat}.")
+    import plotly
+    from playwright.sync_api import sync_playwright
+
+    from benchmarks._common import CHROMIUM, CHROMIUM_ARGS
+
+    if not Path(CHROMIUM).exists():
+        ap.error(f"{CHROMIUM} is missing: install Debian's chromium (apt-get install chromium).")
+    spec, n_points = replay_spec(args.preset)
+    specs = {name: variant(spec, name) for name in VARIANTS}
+    js = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+    with tempfile.TemporaryDirectory() as tmp:
+        page_file = Path(tmp) / "draw.html"
+        page_file.write_text(
+            f"<html><body style='margin:0'><div id='gd' style='width:{PLOT_WIDTH}px;height:{PLOT_HEIGHT}px'>"
+            f"</div><script src='{js.as_uri()}'></script></body></html>"
+        )
+        times: dict = {name: [] for name in VARIANTS}
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+            page = browser.new_page(viewport={"width": 1280, "height": 720})
+            page.goto(page_file.as_uri())
+            version = page.evaluate("Plotly.version")
+            for name in VARIANTS:  # warm-up draw of each
+                page.evaluate(_DRAW_JS, specs[name])
+            for _ in range(args.repeat):
+                for name in VARIANTS:
+                    times[name].append(page.evaluate(_DRAW_JS, specs[name]))
+            hovered = _hover_labels(page, specs["points hover-only"])
+            browser.close()
+    load = os.getloadavg()[0]
+    print(
+        f"regions figure of {args.preset!r} ({n_points} points in {len(point_trace_indices(spec))} traces, "
+        f"{len(json.dumps(spec)) // 1000} kB), "
+        f"plotly.js {version}, {args.repeat} draws each, interleaved; load {load:.2f}"
+    )
+    base = statistics.median(times["as sent"])
+    for name in VARIANTS:
+        med = statistics.median(times[name])
+        print(
+            f"  {name:<18} median {med:7.1f} ms  min {min(times[name]):7.1f} ms  ({med / base:.2f} of as sent)"
+        )
+    print(f"  hover labels over the points with hover-only traces: {hovered[0]} of {hovered[1]} positions")
+    return times
+
+
+def _hover_labels(page, spec: dict) -> tuple[int, int]:
+    """Positions over the plot area (of ``spec`` drawn) at which a hover label shows: (shown, tried)."""
+    page.evaluate(
+        "f => Plotly.newPlot('gd', {data: f.data, layout: f.layout, config: {displayModeBar: false}})", spec
+    )
+    box = page.locator(".nsewdrag").first.bounding_box()
+    shown = 0
+    tried = 20
+    for k in range(tried):
+        page.mouse.move(box["x"] + box["width"] * (0.2 + 0.03 * k), box["y"] + box["height"] * 0.55)
+        page.wait_for_timeout(80)
+        shown += page.locator(".hoverlayer .hovertext").count() > 0
+    return shown, tried
+
+
+if __name__ == "__main__":
+    main()
