@@ -17,15 +17,18 @@ Each latency runs in the page: it starts at the browser's own input event (``key
 phase, so Playwright's round trip is not counted) and ends when the frame that first shows the regions plot's
 changed content (its data/layout signature, and for ``scrub`` its title reading ``t = <t>``), rendered visibly
 (``checkVisibility``: Streamlit mounts a chart hidden until it has its size) and at its final size (the size of its
-box: a chart first drawn at 450 px and then again at its box's height counts from the second), has been painted:
-the end of the rendering task of the first frame after the change entered the page (a mutation observer notices
-it; a message posted from each frame's animation callbacks times the end of that frame's rendering, ``B.shows``).
-A task that runs after that paint (another chart below the first screen, say) does not delay the picture and is
-not counted. Each figure also prints two earlier ends: "polled", the end of the frame in which an animation-frame
-poll saw the change (a long-animation-frame entry's end, else the next frame's start, ``B.paintEnd``), which is a
-frame late when the change is made in an animation callback, as a replay's step is (used in the third and fourth
-passes); and "next frame", the next animation frame after the poll saw it, which also counted tasks after the
-paint (used before). A first visit is timed by the poll. No sleeps decide when a plot is ready. Play counts the distinct pictures seen on animation frames (title changes) per second of replay.
+box: a chart first drawn at 450 px and then again at its box's height counts from the second), has been painted.
+A mutation observer notes when the change enters the page; the frame that paints it is the one in whose animation
+callbacks it was made, else the next one, and the latency ends at that frame's long-animation-frame entry's end,
+else at the end of its rendering task (``B.paintOf``). Every time is one at which code ran, never a frame's time
+stamp (under a long task a frame's stamp is hundreds of ms before its callbacks run). A task that runs after that
+paint (another chart below the first screen, say) does not delay the picture and is not counted. Each figure also
+prints two other ends: "polled", the end of the frame in which an animation-frame poll saw the change (a frame late
+when the change is made in an animation callback, as a replay's step is; the third and fourth passes used it,
+reading frame time stamps, which ended cost edits before the new chart was even in the page), and "next frame",
+the next animation frame after the poll saw it (used before; it also counted tasks after the paint). A first
+visit is timed by the poll. No sleeps decide when a plot is ready. Play counts the distinct pictures seen on
+animation frames (title changes) per second of replay.
 
 The page is found by stable hooks (widget keys as ``.st-key-*`` classes and labels): see ``HOOKS``. Both the
 whole-page Playground (server-side scrubber and Play) and an in-browser replay (a plotly slider and a "Play"
@@ -175,9 +178,8 @@ _JS = r"""
   // frame's animation callbacks. While an action is timed, each frame is timed from its animation callbacks (a
   // probe resized there makes a resize observer, which runs after them and before the paint, mark their end) to
   // the end of its rendering task (a message posted from the callbacks runs after it, ``B.frameEnds``: the
-  // callbacks' time and that end). A change made in
-  // a frame's animation callbacks is painted by that frame; a change made in a task between frames by the next
-  // frame (``B.paintOf``). The poll in ``B.wait`` sees a change made in an animation callback after its own (as
+  // callbacks' time and that end). A change made in a frame's animation callbacks is painted by that frame; a
+  // change made in a task between frames by the next frame (``B.paintOf``). The poll in ``B.wait`` sees a change made in an animation callback after its own (as
   // plotly's replay steps are) a frame late; its end is kept as ``B.polled`` and used when the observer did not
   // notice the change first (a change by attributes only).
   B.frameEnds = [];
@@ -425,7 +427,7 @@ class Painted(float):
     animation frame after it, the end this benchmark used before its third pass (it also counted whatever long
     task came right after the paint, e.g. a chart below the first screen), and ``polled``: the end as the
     animation-frame poll sees it, the end used from the third to the fourth pass (a frame late when the change is
-    made in an animation callback, as a replay's step is; see ``B.shows``). A first visit has no ``polled``."""
+    made in an animation callback, as a replay's step is; see ``B.paintOf``). A first visit has no ``polled``."""
 
     def __new__(cls, ms: float, next_frame: float, polled: float | None = None):
         obj = super().__new__(cls, ms)
