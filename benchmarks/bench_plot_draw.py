@@ -4,7 +4,7 @@ A cost edit, a preset and a toggle each bring a new regions figure, which plotly
 mounts a new chart). This times that draw alone, outside Streamlit, in Debian's Chromium: the replay figure of a
 preset at the 1280 x 720 plot size, drawn with ``Plotly.newPlot`` into a page that holds nothing else, from the
 call to the end of the rendering task of the frame that shows it (a message posted from the next animation
-callback runs after it). Three variants, their draws interleaved one by one:
+callback runs after it). Four variants, their draws interleaved one by one:
 
 - ``as sent``: the figure as the app sends it (about 1,500 SVG point markers, one element each);
 - ``points hover-only``: the point traces with ``mode="none"``: no markers drawn, hover on the points still works
@@ -12,7 +12,7 @@ callback runs after it). Three variants, their draws interleaved one by one:
 - ``no points``: the point traces hidden;
 - ``points scattergl``: the point traces as ``scattergl`` (WebGL; in this browser without a GPU, software GL).
 
-The difference between the first and the others is what the markers cost every new figure; a design that draws
+The difference between ``as sent`` and ``no points`` is what the markers cost every new figure; a design that draws
 the points another way (say, a raster image under hover-only traces) can save at most that much.
 
 plotly.js is the copy bundled with the ``plotly`` Python package (no network); its version is printed (the app's
