@@ -94,7 +94,7 @@ def _set_sidebar(page, want_open: bool) -> None:
         " return (!!s && s.getAttribute('aria-expanded') !== 'false' && s.getBoundingClientRect().right > 1)"
         " === want; }",
         arg=want_open,
-        timeout=60_000,  # a loaded machine (the whole suite on 2 cores) took over 10 s once
+        timeout=60_000,  # as for presentation mode's fold, which once took over 10 s on a loaded machine
     )
     page.wait_for_timeout(600)  # the main area's transition
 
