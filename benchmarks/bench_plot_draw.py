@@ -50,31 +50,18 @@ _DRAW_JS = """async (fig) => {
 
 
 def replay_spec(preset: str) -> tuple[dict, int]:
-    """The Playground's replay figure of ``preset`` (trained as the app trains it) as plotly JSON, and its number
-    of data points (train and test)."""
+    """The Playground's replay figure of ``preset`` (``compute.replay_of``, trained as the app trains it) at its
+    last round, as plotly JSON, and its number of data points (train and test)."""
     import numpy as np
     import plotly.io as pio
 
     from rebel.ui import config as cf
-    from rebel.ui.figures import replay
     from rebel.ui.playground import compute as pg
 
     cfg = cf.preset_config(preset)
     ds = cf.dataset_from_config(cfg)
     pair = pg.train_pair(ds, np.array(cfg.cost_matrix, dtype=float), dict(cfg.hyper))
-    T = pair.n_rounds
-    fig = replay.replay_figure(
-        pair.grid.xs,
-        pair.grid.ys,
-        pair.regions,
-        ds.classes,
-        train=(ds.X_train, pair.y_train_idx, pair.staged_train["REBEL"]),
-        test=(ds.X_test, pair.y_test_idx, pair.staged_test["REBEL"]),
-        title="REBEL's minimum-risk class",
-        start=T,
-        height=PLOT_HEIGHT,
-        numbers=pg.round_numbers(pair),
-    )
+    fig = pg.replay_of(pair, pair.n_rounds, height=PLOT_HEIGHT)  # the Playground's figure, no overlay
     return json.loads(pio.to_json(fig, validate=False)), len(ds.X_train) + len(ds.X_test)
 
 

@@ -8,7 +8,7 @@ numbers, confusion matrix, clusters, how to read) come one at a time below. The 
 ``st.fragment``: an edit reruns it, not the sidebar. Widgets and layout only: the view layer is the
 ``rebel.ui.playground`` package (state changes in ``actions``, computations in ``compute``, widgets in ``widgets``,
 the views below in ``details``, the view in the link in ``link``; shared widgets in ``rebel.ui.components``),
-figures in ``rebel.ui.figures`` (the regions replay: ``replay.replay_figure``, animated in the browser). Cross-page
+figures in ``rebel.ui.figures`` (the regions replay: ``compute.replay_of``, animated in the browser). Cross-page
 state: ``rebel.ui.state.AppState``; "t" is the round the replay opens at (the link's or the last).
 """
 
@@ -23,7 +23,7 @@ from rebel.ui import components as ui
 from rebel.ui import config as cfgmod
 from rebel.ui import lesson_widgets as lessons
 from rebel.ui import viewport as vp
-from rebel.ui.figures import regions, replay, style
+from rebel.ui.figures import style
 from rebel.ui.playground import actions as act
 from rebel.ui.playground import compute as pg
 from rebel.ui.playground import widgets as side
@@ -112,30 +112,12 @@ def _regions(pair: pg.TrainedPair, t: int, show: dict, viewport) -> None:
     is drawn once."""
     autoplay = S.pop(side.AUTOPLAY, None)
     t = 0 if autoplay else t
-    ds = pair.dataset
     present = bool(S.get("w_present"))
     picture = (pair.key, t, autoplay, tuple(sorted(show.items())), present, S.get("chart_v", 0))
     size = vp.figure_size(viewport, picture)
     height = side.plot_height(size)
-    staged = pair.staged_train["REBEL"], pair.staged_test["REBEL"]
-    fig = replay.replay_figure(
-        pair.grid.xs,
-        pair.grid.ys,
-        pair.regions,
-        ds.classes,
-        train=(ds.X_train, pair.y_train_idx, staged[0]),
-        test=(ds.X_test, pair.y_test_idx, staged[1]),
-        train_sizes=regions.weight_sizes(pair.weights) if show["weights"] else None,
-        other_regions=pair.two_step_regions if (show["two"] or show["dis"]) else None,
-        show_other=show["two"],
-        show_disagreement=show["dis"],
-        bayes_regions=pair.bayes_regions if show["bayes"] else None,
-        title="REBEL's minimum-risk class",
-        start=t,
-        height=height,  # the plot's box (``side.ONE_SCREEN_CSS``: sized from the viewport), or None: measured
-        numbers=pg.round_numbers(pair),
-        projector=present,
-    )
+    # ``height``: the plot's box (``side.ONE_SCREEN_CSS``: sized from the viewport), or None: measured
+    fig = pg.replay_of(pair, t, show, height=height, projector=present)
     if height is not None:  # the box's width: Streamlit measures it too, and draws once if equal
         fig.update_layout(width=size.width)
     if show["box"]:

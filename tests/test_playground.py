@@ -465,3 +465,41 @@ def test_training_message_says_when_this_class_count_compiles(tmp_path):
     if not cache_is_cold("exp", "binary", False, 3):  # this process's cache holds the K = 3 kernels
         ds = PRESETS["airport"].dataset()
         assert pg.training_message(ds, {"max_depth": 1}) == pg.TRAINING
+
+
+def test_replay_of_is_the_pairs_replay_with_the_overlays_asked_for(small_pair):
+    """``replay_of`` (the figure the page draws and ``bench_plot_draw`` times) wires the pair into
+    ``replay_figure``: with the overlays off, the same figure as the direct call; each overlay adds its images or
+    its per-round sizes or trace."""
+    from rebel.ui.figures import replay
+
+    p = small_pair
+    ds = p.dataset
+    T = p.n_rounds
+    direct = replay.replay_figure(
+        p.grid.xs,
+        p.grid.ys,
+        p.regions,
+        ds.classes,
+        train=(ds.X_train, p.y_train_idx, p.staged_train["REBEL"]),
+        test=(ds.X_test, p.y_test_idx, p.staged_test["REBEL"]),
+        title="REBEL's minimum-risk class",
+        start=T,
+        height=600,
+        numbers=pg.round_numbers(p),
+    )
+    plain = pg.replay_of(p, T, height=600)
+    assert plain.to_dict() == direct.to_dict()
+    assert pg.replay_of(p, T, {"box": True}, height=600).to_dict() == direct.to_dict()  # not an overlay
+
+    def images(fig):
+        return len(fig.to_dict()["layout"].get("images", []))
+
+    assert images(pg.replay_of(p, T, {"two": True})) > images(plain)
+    assert images(pg.replay_of(p, T, {"dis": True})) > images(plain)
+    resized = [
+        d for d in pg.replay_of(p, T, {"weights": True}).to_dict()["frames"][0]["data"] if "marker" in d
+    ]
+    assert resized and not [d for d in plain.to_dict()["frames"][0]["data"] if "marker" in d]
+    if p.bayes_regions is not None:  # the Bayes boundaries are a line trace
+        assert len(pg.replay_of(p, T, {"bayes": True}).data) > len(plain.data)

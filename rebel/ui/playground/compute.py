@@ -541,6 +541,45 @@ def round_numbers(pair: TrainedPair) -> dict:
     return {**pair.test_costs, "Bayes": pair.bayes_test_cost, "tie": TIE}
 
 
+REPLAY_VIEWS = {"weights": False, "two": False, "dis": False, "bayes": False}  # the overlays off
+
+
+def replay_of(
+    pair: TrainedPair,
+    start: int,
+    show: Mapping | None = None,
+    height: int | None = None,
+    projector: bool = False,
+):
+    """The Playground's regions figure of ``pair``: every round's regions, points and mistakes and the numbers
+    of every round (``replay.replay_figure``), opening at round ``start``; ``show`` switches the overlays
+    (``REPLAY_VIEWS``' keys: boundary sizes by boosting weight, two-step boundaries, disagreement, Bayes
+    boundaries), ``height`` is the plot's box in px (None: the chart measures its box), ``projector`` the
+    presentation layout. The page and ``benchmarks.bench_plot_draw`` both draw this figure."""
+    from rebel.ui.figures import regions, replay
+
+    show = {**REPLAY_VIEWS, **(show or {})}
+    ds = pair.dataset
+    return replay.replay_figure(
+        pair.grid.xs,
+        pair.grid.ys,
+        pair.regions,
+        ds.classes,
+        train=(ds.X_train, pair.y_train_idx, pair.staged_train["REBEL"]),
+        test=(ds.X_test, pair.y_test_idx, pair.staged_test["REBEL"]),
+        train_sizes=regions.weight_sizes(pair.weights) if show["weights"] else None,
+        other_regions=pair.two_step_regions if (show["two"] or show["dis"]) else None,
+        show_other=show["two"],
+        show_disagreement=show["dis"],
+        bayes_regions=pair.bayes_regions if show["bayes"] else None,
+        title="REBEL's minimum-risk class",
+        start=start,
+        height=height,
+        numbers=round_numbers(pair),
+        projector=projector,
+    )
+
+
 def comparison_table(pair: TrainedPair, t: int) -> pd.DataFrame:
     """Test cost and error rate of REBEL and the two-step method at t (and regret and the Bayes rule's row
     when the mixture is known): rows = method."""
