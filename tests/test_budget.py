@@ -275,7 +275,6 @@ def test_one_session_at_the_largest_admitted_settings_stays_within_its_memory_bo
             for page, exceptions, errors in report:
                 assert not exceptions and not errors, (name, page, exceptions, errors)
         assert over < SESSION_RSS_BOUND, name
-        assert res["seconds"] < 1500  # generous: about a minute of CPU per scenario when the machine is idle
 
 
 def test_a_page_run_lowers_its_own_threads_priority_only():

@@ -48,8 +48,9 @@ class Viewport(NamedTuple):
 # events; 300 ms after a change (a sidebar sliding open counts once), and once the plot is drawn (on a first visit
 # the rerun would slow its first picture), it reads the viewport's height and the box's width, keeps them in a
 # cookie and, when the hidden text box holds another size, writes the size there and commits it (input, then
-# Enter). Once a second it looks for a new box or an emptied text box (a page left and opened again); no layout is
-# read then, so the replay's Play is not slowed.
+# Enter); while the text box is not on the page yet (the run that draws the plot sends it last), it looks again
+# 300 ms later, reading no layout. Once a second it looks for a new box or an emptied text box (a page left and
+# opened again); no layout is read then, so the replay's Play is not slowed.
 WATCH = """<script>
 (() => {
   if (window.__rebelViewportWatch) return;
@@ -61,6 +62,8 @@ WATCH = """<script>
     if (!box || !box.isConnected) return;
     const gd = box.querySelector('.js-plotly-plot');
     if (!gd || !gd._fullLayout) { later(); return; }  // a first visit: after the plot is drawn, not during
+    const el = input();
+    if (!el) { later(); return; }  // the run that sends the text box is still under way (no layout read)
     const h = Math.round(window.innerHeight), w = Math.floor(box.getBoundingClientRect().width);
     if (!(h > 0 && w > 0)) return;
     const size = h + 'x' + w;
@@ -68,8 +71,7 @@ WATCH = """<script>
       cookie = size;
       document.cookie = 'rebel_vp=' + size + '; path=/; max-age=31536000; SameSite=Lax';
     }
-    const el = input();
-    if (!el || el.value === size) return;
+    if (el.value === size) return;
     setValue.call(el, size);
     el.dispatchEvent(new Event('input', {bubbles: true}));
     el.dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter', code: 'Enter', keyCode: 13, bubbles: true}));

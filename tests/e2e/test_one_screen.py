@@ -363,15 +363,20 @@ def test_presentation_mode_replays_a_retrained_model_by_itself(app_url, browser)
 
 
 # Every size (plotly's full layout, width x height) each regions chart is drawn at, in order, seen on every
-# animation frame from the page's first script on.
+# animation frame from the page's first script on; and, per chart, whether the page's one-screen style (the rule
+# that makes the plot's box whole pixels, ``side.ONE_SCREEN_CSS``) was in the page when it was first drawn.
 _SIZES_SEEN = r"""
 (() => {
-  const seen = window.__sizesSeen = [];
+  const seen = window.__sizesSeen = [], styled = window.__styledFirst = [];
+  const hasStyle = () => [...document.querySelectorAll('style')].some(
+    e => e.textContent.includes('div.st-key-pg_plot {height'));
   const tick = () => {
     for (const gd of document.querySelectorAll('.st-key-pg_plot .js-plotly-plot')) {
       const fl = gd._fullLayout;
       if (!fl || !fl.width || !fl.height) continue;
-      if (gd.__sizesIndex === undefined) { gd.__sizesIndex = seen.length; seen.push([]); }
+      if (gd.__sizesIndex === undefined) {
+        gd.__sizesIndex = seen.length; seen.push([]); styled.push(hasStyle());
+      }
       const sizes = seen[gd.__sizesIndex], size = fl.width + 'x' + fl.height;
       if (sizes[sizes.length - 1] !== size) sizes.push(size);
     }
@@ -420,7 +425,11 @@ def test_the_regions_are_drawn_once_at_their_box_size(app_url, chromium, size):
     context = chromium.new_context(viewport={"width": w, "height": h})  # no cookie: a browser's first visit
     try:
         page = _open(context, app_url)
-        page.wait_for_function("document.cookie.includes('rebel_vp=')", timeout=60_000)
+        # the script writes the cookie and the text box in one go, once both the plot and the box are on the page
+        page.wait_for_function(
+            "document.cookie.includes('rebel_vp=') && document.querySelector('.st-key-pg_viewport input')?.value",
+            timeout=60_000,
+        )
         bb._settle(page)
         box = page.locator(".st-key-pg_plot").first.bounding_box()
         assert box["height"] == side.plot_height(viewport.Viewport(h, 500)) and box["width"] == int(
@@ -437,8 +446,18 @@ def test_the_regions_are_drawn_once_at_their_box_size(app_url, chromium, size):
         )
         page.close()
 
-        page = _open(context, app_url)  # the same browser again: its cookie tells the size on the first run
-        first = page.evaluate("window.__sizesSeen")
+        # The same browser again: its cookie tells the size on the first run. Streamlit sends the page's style to
+        # its own container (style-only HTML); now and then, on a loaded machine, its browser side puts it into
+        # the page after the chart is first drawn, and the unrounded box draws the chart again (seen in 1 of 55
+        # visits with two busy loops beside the browser). The server's part, the figure's size, is checked on a
+        # visit where the style came first: at most three visits.
+        for _ in range(3):
+            page = _open(context, app_url)
+            first, styled = page.evaluate("[window.__sizesSeen, window.__styledFirst]")
+            if styled[0]:
+                break
+            page.close()
+        assert styled[0], "on three later visits the page's style came after the regions' first draw"
         assert first == [[want]], f"a later visit drew the regions at {first}, want only {want}"
         after = _edit_and_sizes(page, "7.5")
         assert len(after) == 2 and after[1] == [want], (
