@@ -364,18 +364,23 @@ def test_presentation_mode_replays_a_retrained_model_by_itself(app_url, browser)
 
 # Every size (plotly's full layout, width x height) each regions chart is drawn at, in order, seen on every
 # animation frame from the page's first script on; and, per chart, whether the page's one-screen style (the rule
-# that makes the plot's box whole pixels, ``side.ONE_SCREEN_CSS``) was in the page when it was first drawn.
+# that makes the plot's box whole pixels, ``side.ONE_SCREEN_CSS``) was in the page on an animation frame before
+# the one on which the chart's element first appeared (the box is measured for the chart after a frame's layout).
 _SIZES_SEEN = r"""
 (() => {
   const seen = window.__sizesSeen = [], styled = window.__styledFirst = [];
   const hasStyle = () => [...document.querySelectorAll('style')].some(
     e => e.textContent.includes('div.st-key-pg_plot {height'));
+  let frame = 0, styledAt = null;
   const tick = () => {
+    frame += 1;
+    if (styledAt === null && hasStyle()) styledAt = frame;
     for (const gd of document.querySelectorAll('.st-key-pg_plot .js-plotly-plot')) {
+      if (gd.__firstFrame === undefined) gd.__firstFrame = frame;
       const fl = gd._fullLayout;
       if (!fl || !fl.width || !fl.height) continue;
       if (gd.__sizesIndex === undefined) {
-        gd.__sizesIndex = seen.length; seen.push([]); styled.push(hasStyle());
+        gd.__sizesIndex = seen.length; seen.push([]); styled.push(styledAt !== null && styledAt < gd.__firstFrame);
       }
       const sizes = seen[gd.__sizesIndex], size = fl.width + 'x' + fl.height;
       if (sizes[sizes.length - 1] !== size) sizes.push(size);
@@ -447,17 +452,18 @@ def test_the_regions_are_drawn_once_at_their_box_size(app_url, chromium, size):
         page.close()
 
         # The same browser again: its cookie tells the size on the first run. Streamlit sends the page's style to
-        # its own container (style-only HTML); now and then, on a loaded machine, its browser side puts it into
-        # the page after the chart is first drawn, and the unrounded box draws the chart again (seen in 1 of 55
-        # visits with two busy loops beside the browser). The server's part, the figure's size, is checked on a
-        # visit where the style came first: at most three visits.
+        # its own container (style-only HTML), drawn by code its browser side loads lazily; now and then, on a
+        # loaded machine, the style reaches the page only as the chart mounts or after, the chart takes the
+        # unrounded box's width, and is drawn again when the style rounds it (seen in 1 of 53 later visits with
+        # two busy loops beside the browser). The server's part, the figure's size, is checked on a visit where
+        # the style came a frame before the chart: at most three visits.
         for _ in range(3):
             page = _open(context, app_url)
             first, styled = page.evaluate("[window.__sizesSeen, window.__styledFirst]")
             if styled[0]:
                 break
             page.close()
-        assert styled[0], "on three later visits the page's style came after the regions' first draw"
+        assert styled[0], "on three later visits the page's style came no earlier than the regions' chart"
         assert first == [[want]], f"a later visit drew the regions at {first}, want only {want}"
         after = _edit_and_sizes(page, "7.5")
         assert len(after) == 2 and after[1] == [want], (
