@@ -41,7 +41,8 @@ PLOT_TOP = 52  # px: the page's top padding plus a margin: the plot box takes th
 PLOT_MIN = 420  # px: below this the page scrolls rather than shrinking the plot further
 SCREEN_COLUMNS = [1.45, 1]  # widths of the plot's and the costs' columns
 PRESENT_COLUMNS = [2.3, 1]  # presentation mode: the plot takes more (its legend and cost strip sit beside it)
-COLLAPSE = "_collapse_sidebar"  # set when presentation mode is switched on: the sidebar folds away once
+# how many times presentation mode was switched on (or opened from a link): the sidebar folds once each time
+COLLAPSE = "_collapse_sidebar"
 
 
 # Style of the Playground's first screen: the regions plot's box (``pg_plot``) as tall as the viewport below the
@@ -64,11 +65,13 @@ _CELL_CSS = (
     ".st-key-cost_editor [data-testid='stTextInputRootElement'] input"
     " {padding-left: 2px !important; padding-right: 2px !important; text-align: center;}"
 )
-# What keeps the viewport's size known (``rebel.ui.viewport``) takes no room.
+# What keeps the viewport's size known (``rebel.ui.viewport``) takes no room, nor does the sidebar's fold.
 _VIEWPORT_BOX_CSS = "div.st-key-pg_viewport_box {display: none !important;}"  # viewport.BOX
+_FOLD_BOX_CSS = "div[class*='st-key-pg_fold_'] {display: none !important;}"  # FOLD_BOX: the sidebar's fold
 _PRESENT_CSS = ".st-key-cost_editor input, .st-key-pg_tray p {font-size: 1.35rem !important;}"
-ONE_SCREEN_CSS = "<style>" + _PLOT_BOX_CSS + _CELL_CSS + _VIEWPORT_BOX_CSS + "</style>"
-ONE_SCREEN_CSS_PRESENT = "<style>" + _PLOT_BOX_CSS + _CELL_CSS + _VIEWPORT_BOX_CSS + _PRESENT_CSS + "</style>"
+_HIDDEN_CSS = _VIEWPORT_BOX_CSS + _FOLD_BOX_CSS
+ONE_SCREEN_CSS = "<style>" + _PLOT_BOX_CSS + _CELL_CSS + _HIDDEN_CSS + "</style>"
+ONE_SCREEN_CSS_PRESENT = "<style>" + _PLOT_BOX_CSS + _CELL_CSS + _HIDDEN_CSS + _PRESENT_CSS + "</style>"
 
 
 def plot_height(size: viewport.Viewport | None) -> int | None:
@@ -121,10 +124,18 @@ def preload_charts():
     return slot
 
 
-# Folds the sidebar away (a click on its collapse button), once: sent in the run after presentation mode is
-# switched on, so the plot gets the projector's whole width; the sidebar can be opened again as usual.
+# Folds the sidebar away (a click on its collapse button), once each time presentation mode is switched on (or
+# opened from a link), so the plot gets the projector's whole width; the sidebar can be opened again as usual.
+# Sent in every run while presentation mode is on, in a hidden box whose key names the time it was switched on
+# (``COLLAPSE``, a count): the script folds once per count in a window. Sent once only, the script was lost now and
+# then on a loaded machine (the run that carried it was cut short by the next, or the next ended before the
+# browser drew it), and the sidebar stayed open.
 COLLAPSE_SIDEBAR = """<script>
 (() => {
+  const me = document.currentScript, box = me && me.closest('[class*="st-key-pg_fold_"]');
+  const count = box && [...box.classList].find(c => c.startsWith('st-key-pg_fold_'));
+  if (!count || window.__rebelFolded === count) return;
+  window.__rebelFolded = count;
   const fold = (tries) => {
     const s = document.querySelector('[data-testid="stSidebar"]');
     if (!s || s.getAttribute('aria-expanded') === 'false' || s.getBoundingClientRect().right <= 1) return;
@@ -135,16 +146,27 @@ COLLAPSE_SIDEBAR = """<script>
   fold(15);
 })();
 </script>"""
+FOLD_BOX = "pg_fold_"  # + the count: the hidden box of ``COLLAPSE_SIDEBAR`` (``_FOLD_BOX_CSS`` hides it)
+
+
+def _switched_on() -> None:
+    """Presentation mode was switched on (or opened from a link): the sidebar folds once more."""
+    S[COLLAPSE] = int(S.get(COLLAPSE) or 0) + 1
 
 
 def collapse_sidebar_once() -> None:
-    """Fold the sidebar away if presentation mode was just switched on (``COLLAPSE_SIDEBAR``, fixed text)."""
-    if S.pop(COLLAPSE, False):
-        st.html(COLLAPSE_SIDEBAR, unsafe_allow_javascript=True)
+    """While presentation mode is on, the script folding the sidebar once per switch (``COLLAPSE_SIDEBAR``, fixed
+    text, in a hidden box keyed by the switch's count)."""
+    count = S.get(COLLAPSE)
+    if S.get("w_present") and count:
+        with st.container(key=f"{FOLD_BOX}{int(count)}"):
+            st.html(COLLAPSE_SIDEBAR, unsafe_allow_javascript=True)
 
 
 def _on_present() -> None:
-    S[COLLAPSE] = S["w_autoplay"] = bool(S.get("w_present"))
+    S["w_autoplay"] = bool(S.get("w_present"))
+    if S["w_autoplay"]:
+        _switched_on()
 
 
 AUTOPLAY = "_autoplay"  # a token, set when a retrained model's replay should play from t = 0 by itself
@@ -230,7 +252,7 @@ def _restore_view() -> None:
         S["w_details"] = view["details"]
     if view.get("present"):
         S["w_present"] = S["w_autoplay"] = True
-        S[COLLAPSE] = True
+        _switched_on()
     for problem in problems:
         ui.flash("warning", f"The link's view: {problem}.")
 
