@@ -164,8 +164,9 @@ def collapse_sidebar_once() -> None:
 
 
 def _on_present() -> None:
-    S["w_autoplay"] = bool(S.get("w_present"))
-    if S["w_autoplay"]:
+    present = bool(S.get("w_present"))
+    S["w_autoplay"] = present
+    if present:
         _switched_on()
 
 
