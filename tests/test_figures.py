@@ -250,3 +250,57 @@ def test_regime_table_recomputes_a_row_from_a_grid(tmp_path):
     with pytest.raises(ValueError, match="regime map"):
         vs.load_regime_map(path)
     assert vs.load_regime_map(tmp_path / "absent.json") is None
+
+
+# ------------------------------------------------------------------------------------ shapes, linear in their count
+SHAPE_ADDERS = {"add_vrect", "add_hrect", "add_vline", "add_hline", "add_shape", "add_annotation"}
+LOOPS = ("For", "While", "ListComp", "SetComp", "DictComp", "GeneratorExp")
+
+
+def test_no_figure_adds_shapes_one_by_one_in_a_loop():
+    """``fig.add_vrect`` and its kin re-validate every shape or annotation added before: in a loop the build is
+    quadratic (Risk-score paths' panels took minutes at 50 classes). Shapes in numbers are built as plain dicts
+    and set at once; this fails on any such call inside a loop of the view layer."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    loops = tuple(getattr(ast, name) for name in LOOPS)
+    found = []
+    for path in sorted((root / "rebel").rglob("*.py")) + sorted((root / "pages").glob("*.py")):
+        tree = ast.parse(path.read_text(), filename=str(path))
+        for loop in ast.walk(tree):
+            if not isinstance(loop, loops):
+                continue
+            for node in ast.walk(loop):
+                func = getattr(node, "func", None)
+                if isinstance(func, ast.Attribute) and func.attr in SHAPE_ADDERS:
+                    found.append(f"{path.relative_to(root)}:{node.lineno} {func.attr}")
+    assert not found, f"shapes added one by one in a loop: {sorted(set(found))}"
+
+
+def test_risk_path_panels_build_each_shape_once(monkeypatch):
+    """50 classes whose min-risk class changes at almost every step: hundreds of stretches and change lines, each
+    shape constructed about once (not once per shape added before it)."""
+    from plotly.graph_objs import layout as go_layout
+
+    from rebel.ui.figures import paths
+
+    built = [0]
+    init = go_layout.Shape.__init__
+
+    def counting(self, *args, **kwargs):
+        built[0] += 1
+        init(self, *args, **kwargs)
+
+    monkeypatch.setattr(go_layout.Shape, "__init__", counting)
+    rng = np.random.default_rng(0)
+    K = 50
+    profiles = {
+        f"P{p}": {m: (np.linspace(0, 1, 80), rng.normal(size=(80, K))) for m in ("stumps", "depth 2")}
+        for p in range(3)
+    }
+    fig = paths.path_scores_figure(profiles, [f"c{k}" for k in range(K)], t=10)
+    n = len(fig.layout.shapes)
+    assert n > 400  # a stretch and a line per change, 6 panels
+    assert built[0] <= 2 * n + 10, (built[0], n)

@@ -169,19 +169,30 @@ def _runs(labels) -> list:
     return [(int(cuts[i]), int(cuts[i + 1]), int(labels[cuts[i]])) for i in range(len(cuts) - 1)]
 
 
-def _score_panel(fig: go.Figure, r: int, c: int, s, H, classes, shown: set) -> None:
+def _cell_refs(fig: go.Figure, r: int, c: int) -> tuple[str, str]:
+    """The x axis and the y axis's domain that shapes in subplot (r, c) refer to, e.g. ``("x2", "y2 domain")``."""
+    cell = fig.get_subplot(r, c)
+    x, y = (axis.plotly_name.replace("axis", "") for axis in (cell.xaxis, cell.yaxis))
+    return x, f"{y} domain"
+
+
+def _score_panel(fig: go.Figure, r: int, c: int, s, H, classes, shown: set, shapes: list) -> None:
     """One path x model panel: a line per class, the min-risk class's light colour behind each stretch, and a
-    dotted line and a diamond where that class changes."""
+    dotted line and a diamond where that class changes. The stretches and lines are appended to ``shapes`` as
+    plain dicts, set on the figure at once by the caller: ``fig.add_vrect`` per stretch re-validates every shape
+    added before it, which took minutes at 50 classes."""
     colors, light = class_colors(len(classes)), region_colors(len(classes))
     x = 100.0 * np.asarray(s, dtype=np.float64)
     H = np.asarray(H, dtype=np.float64)
     win = np.argmax(H, axis=1)
     edges = np.r_[x[0], (x[:-1] + x[1:]) / 2, x[-1]]
-    cell = {"row": r, "col": c, "exclude_empty_subplots": False}
+    xref, yref = _cell_refs(fig, r, c)
+    span = {"xref": xref, "yref": yref, "y0": 0, "y1": 1}
     for a, b, k in _runs(win):
-        fig.add_vrect(
-            x0=edges[a], x1=edges[b], fillcolor=light[k], opacity=1.0, layer="below", line_width=0, **cell
-        )
+        shapes.append(
+            {"type": "rect", "x0": float(edges[a]), "x1": float(edges[b]), "fillcolor": light[k], "opacity": 1.0,
+             "layer": "below", "line": {"width": 0}, **span}
+        )  # fmt: skip
     for k, name in enumerate(classes):
         fig.add_trace(
             go.Scatter(
@@ -203,7 +214,10 @@ def _score_panel(fig: go.Figure, r: int, c: int, s, H, classes, shown: set) -> N
         return
     xc = (x[change - 1] + x[change]) / 2
     for xv in xc:
-        fig.add_vline(x=float(xv), line={"color": "#444", "width": 1, "dash": "dot"}, **cell)
+        shapes.append(
+            {"type": "line", "x0": float(xv), "x1": float(xv), "line": {"color": "#444", "width": 1, "dash": "dot"},
+             **span}
+        )  # fmt: skip
     diamond = {
         "symbol": "diamond",
         "size": 11,
@@ -245,10 +259,11 @@ def path_scores_figure(profiles: dict, classes, t: int, height_per_row: int = 26
         vertical_spacing=0.12 if len(names) > 1 else 0.1,
         shared_yaxes="rows",
     )
-    shown = set()
+    shown, shapes = set(), []
     for r, p in enumerate(names, start=1):
         for c, m in enumerate(models, start=1):
-            _score_panel(fig, r, c, *profiles[p][m], classes, shown)
+            _score_panel(fig, r, c, *profiles[p][m], classes, shown, shapes)
+    fig.update_layout(shapes=shapes)  # validated once each
     fig.update_xaxes(range=[0, 100], dtick=100 * TICK_STEP, ticksuffix=" %", showgrid=False)
     fig.update_yaxes(
         showgrid=True, gridcolor="rgba(0,0,0,0.08)", zeroline=True, zerolinecolor="rgba(0,0,0,0.25)"
