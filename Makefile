@@ -61,10 +61,17 @@ classroom: $(VENV)/.app-installed
 	  $(SUDO) apt-get install -y haproxy || { $(SUDO) apt-get update && $(SUDO) apt-get install -y haproxy; }; }
 	$(BIN)/python -m rebel.ui.classroom --port $(PORT) --bind $(BIND) $(if $(N),--replicas $(N)) -- $(SAFETY)
 
+# The suite in two parts: the browser tests first, one at a time and alone on the machine (each drives Chromium
+# against a live server and waits on what the page draws), then the rest on TEST_JOBS workers (pytest-xdist). Both
+# parts always run; the target fails if either does.
+TEST_JOBS ?= 2
 test: $(VENV)/.test-installed
 	$(BIN)/ruff check $(LINTED)
 	$(BIN)/ruff format --check $(LINTED)
-	$(BIN)/python -m pytest
+	@status=0; \
+	$(BIN)/python -m pytest -m browser || status=$$?; \
+	$(BIN)/python -m pytest -m "not browser" -n $(TEST_JOBS) || status=$$?; \
+	exit $$status
 
 bench: $(VENV)/.bench-installed
 	$(BIN)/python -m benchmarks

@@ -2,6 +2,7 @@
 
 import os
 
+import pytest
 from hypothesis import settings
 
 # Tests assert behaviour, never wall-clock time: no per-example deadline (numba compiles on first call, and
@@ -9,3 +10,15 @@ from hypothesis import settings
 settings.register_profile("default", deadline=None, derandomize=True, print_blob=True)
 settings.register_profile("thorough", deadline=None, max_examples=1000, print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+# What makes a test a browser test: it lives in tests/e2e (a live server, Chromium) or asks for a browser. Such a
+# test is marked ``browser`` here, whatever its module says, so `make test` always runs it in its serial part (one
+# at a time, alone on the machine) and never beside the tests it spreads over both cores.
+BROWSER_FIXTURES = frozenset({"browser", "chromium", "playwright", "app_url"})
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` selects by marker
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if "e2e" in item.path.parts or BROWSER_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.browser)

@@ -38,7 +38,8 @@ def test_extras_split_app_test_bench_dev_cluster():
     test = _names(extras["test"])
     # the suite runs the app (AppTest, Chromium) and the peers, so `test` pulls in the app extra
     assert "rebel-explorer[app]" in extras["test"]
-    assert {"pytest", "pytest-timeout", "hypothesis", "playwright", "lightgbm", "dask"} <= test
+    assert {"pytest", "pytest-timeout", "pytest-xdist", "hypothesis", "playwright", "lightgbm"} <= test
+    assert "dask" in test
     assert {"lightgbm", "xgboost"} <= _names(extras["bench"])
     assert _names(extras["dev"]) == {"ruff"}
     assert "dask" in _names(extras["cluster"])
@@ -183,3 +184,22 @@ def test_make_run_installs_the_app_extra_only():
         rf"^{re.escape(test_stamp)}:.*\n((?:\t.*\n)+)", MAKEFILE, flags=re.MULTILINE
     ).group(1)
     assert "[test,dev]" in test_install
+
+
+def test_make_test_runs_the_browser_tests_alone_then_the_rest_on_both_cores():
+    """`make test`: the browser tests one at a time first, then every other test spread over the cores; both parts
+    run whatever the first one's result, and either failing fails the target."""
+    recipe = re.search(r"^test:.*\n((?:\t.*\n)+)", MAKEFILE, flags=re.MULTILINE).group(1)
+    browser = recipe.index("-m pytest -m browser ||")
+    rest = recipe.index('-m pytest -m "not browser" -n $(TEST_JOBS) ||')
+    assert browser < rest and "exit $$status" in recipe[rest:]
+    assert re.search(r"^TEST_JOBS \?= 2$", MAKEFILE, flags=re.MULTILINE)  # two cores: every machine here
+
+
+def test_every_test_under_e2e_is_a_browser_test():
+    """tests/conftest.py marks them, whatever their module says: none lands in the part run beside others."""
+    out = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-m", "not browser", "tests/e2e"],
+        check=False, cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert out.returncode == 5 and "deselected" in out.stdout, out.stdout[-2000:]  # 5: no test selected
