@@ -1,6 +1,7 @@
 """Suite-wide test settings."""
 
 import os
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
@@ -15,10 +16,12 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 # test is marked ``browser`` here, whatever its module says, so `make test` always runs it in its serial part (one
 # at a time, alone on the machine) and never beside the tests it spreads over both cores.
 BROWSER_FIXTURES = frozenset({"browser", "chromium", "playwright", "app_url"})
+E2E = Path(__file__).resolve().parent / "e2e"
 
 
 @pytest.hookimpl(tryfirst=True)  # before `-m` selects by marker
 def pytest_collection_modifyitems(config, items):
     for item in items:
-        if "e2e" in item.path.parts or BROWSER_FIXTURES & set(getattr(item, "fixturenames", ())):
+        in_e2e = E2E in Path(item.path).resolve().parents
+        if in_e2e or BROWSER_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.browser)
