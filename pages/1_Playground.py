@@ -55,9 +55,7 @@ def _cost_panel(notes, viewport) -> None:
     """The cost editor, its log control and presets; cost warnings go to ``notes`` (the message tray)."""
     classes = list(A.classes)
     editor = st.container(key="cost_editor")
-    C = ui.log_cost_control(A.cost_matrix, classes, "w_log")  # below the editor, drawn before it: the
-    if not (C == A.cost_matrix).all():  # cells then show the value set here in this very run
-        _set_costs(C)
+    ui.log_cost_control(A.cost_matrix, classes, "w_log", on_change=_set_costs)  # below the editor
     with editor:
         large = bool(S.get("w_present"))
         st.markdown(
@@ -190,21 +188,24 @@ def _live() -> None:
     with right:
         costs_box = st.container()
         tray = st.container(height=side.TRAY_HEIGHT, key="pg_tray")
-    with costs_box:
-        _cost_panel(tray, viewport)
-        pair = _training(tray)
-    if pair is None:
-        _tray_messages(tray, pair)
-        return
-    t = pair.clamp(
-        S["t"]
-    )  # the round the replay starts at (a link's t); the figure's slider moves from there
     with left:
         plot = st.container(key="pg_plot")
-        show = side.view_toggles(pair.has_bayes, A.data_source == "mixture")
-        with plot:
-            _regions(pair, t, show, viewport)
+    # The model and its picture first, then the cost editor above the tray: the browser then has nothing to draw
+    # while the server trains, and the regions' chart is the first thing it draws after an edit. Every cost
+    # change (cells, log control, presets) is stored by a callback, before this run starts.
+    with costs_box:
+        pair = _training(tray)
+    if pair is not None:
+        t = pair.clamp(S["t"])  # the round the replay opens at (a link's t); its slider moves from there
+        with left:
+            show = side.view_toggles(pair.has_bayes, A.data_source == "mixture")
+            with plot:
+                _regions(pair, t, show, viewport)
+    with costs_box:
+        _cost_panel(tray, viewport)
     _tray_messages(tray, pair)  # after the plot (its slot is kept): the picture reaches the browser first
+    if pair is None:
+        return
     details(pair, t, COSTS)
     side.sync_url(A)
     side.round_in_link()

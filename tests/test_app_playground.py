@@ -530,3 +530,32 @@ def test_a_first_visit_opens_how_to_read_and_draws_no_chart_below_the_first_scre
     assert len(app.get("plotly_chart")) == charts + 1
     assert "details" not in encode_view(None, (), DEFAULT_DETAIL_VIEW, False)
     assert encode_view(None, (), "Before / after", False)["details"] == "Before / after"
+
+
+def test_a_cost_edit_sends_the_new_regions_before_the_cost_editor(app, monkeypatch):
+    """The server trains and sends the regions' chart first, then the cost editor and the message tray: the
+    browser has nothing else to draw while the model trains, and draws the new picture first. The edit itself
+    (a cell, the log control) is stored by its widget's callback before the run, so the chart has the new costs."""
+    from streamlit.runtime.scriptrunner_utils import script_run_context as src
+
+    sent = []
+    enqueue = src.ScriptRunContext.enqueue
+
+    def record(self, msg):
+        if msg.HasField("delta") and msg.delta.WhichOneof("type") == "new_element":
+            element = msg.delta.new_element
+            kind = element.WhichOneof("type")
+            sent.append((kind, element.plotly_chart.spec if kind == "plotly_chart" else None))
+        return enqueue(self, msg)
+
+    monkeypatch.setattr(src.ScriptRunContext, "enqueue", record)
+    _log_entry(app).set_value((2, 0))
+    _run(app)
+    sent.clear()
+    slider = next(s for s in app.select_slider if s.key.startswith("w_log_value_2_0_"))
+    slider.set_value(200.0)
+    _run(app)
+    regions = next(i for i, (kind, spec) in enumerate(sent) if kind == "plotly_chart" and '"frames"' in spec)
+    first_cost_widget = next(i for i, (kind, _) in enumerate(sent) if kind in ("text_input", "select_slider"))
+    assert regions < first_cost_widget, sent[: first_cost_widget + 1]
+    assert _state(app).trained.rebel.cost_matrix_[2, 0] == 200.0

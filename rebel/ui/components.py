@@ -235,8 +235,9 @@ def cost_editor(
             )
 
 
-def log_cost_control(cost_matrix, classes, key: str) -> np.ndarray:
-    """One off-diagonal entry on a log slider (0.01 .. 1000); returns the matrix with that entry set.
+def log_cost_control(cost_matrix, classes, key: str, on_change: Callable[[np.ndarray], None]) -> None:
+    """One off-diagonal entry on a log slider (0.01 .. 1000); a move calls ``on_change(C)`` with that entry set,
+    before the next run (a widget callback), so everything drawn in that run, above or below, has the new matrix.
 
     The entry box is keyed by the class names: other classes (a preset change) make a new box, so the browser
     never keeps the previous classes' label ("harmless → liquid") over an entry of the new ones."""
@@ -254,12 +255,21 @@ def log_cost_control(cost_matrix, classes, key: str) -> np.ndarray:
     steps = config.LOG_COST_STEPS
     nearest = min(steps, key=lambda v: abs(np.log10(v) - np.log10(max(current, 1e-12))))
     slider_key = f"{key}_value_{i}_{j}_{C[i, j]!r}"  # a new widget whenever the stored value changes
-    value = b.select_slider(
-        "Its cost, log scale", steps, value=nearest, key=slider_key, format_func=lambda v: plain(f"{v:g}")
+    b.select_slider(
+        "Its cost, log scale",
+        steps,
+        value=nearest,
+        key=slider_key,
+        format_func=lambda v: plain(f"{v:g}"),
+        on_change=guarded_callback(_on_log_cost),
+        args=(C, i, j, slider_key, on_change),
     )
-    if value != nearest:
-        C[i, j] = float(value)
-    return C
+
+
+def _on_log_cost(C: np.ndarray, i: int, j: int, slider_key: str, on_change) -> None:
+    C = np.array(C, dtype=np.float64)
+    C[i, j] = float(st.session_state[slider_key])
+    on_change(C)
 
 
 # ---------------------------------------------------------------------------------------------- mixture editor
