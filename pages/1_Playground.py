@@ -43,6 +43,13 @@ def _set_costs(C) -> None:
     ui.reset_cost_editor(COSTS, C)
 
 
+def _on_log_cost(i: int, j: int, value: float) -> None:
+    """The log control moved: entry (i, j) of the stored matrix (as it is now) set to ``value``."""
+    C = A.cost_matrix.copy()
+    C[i, j] = value
+    _set_costs(C)
+
+
 def _on_normalize() -> None:
     try:
         _set_costs(normalize_costs(A.cost_matrix, A.dataset.priors()))
@@ -55,7 +62,7 @@ def _cost_panel(notes, viewport) -> None:
     """The cost editor, its log control and presets; cost warnings go to ``notes`` (the message tray)."""
     classes = list(A.classes)
     editor = st.container(key="cost_editor")
-    ui.log_cost_control(A.cost_matrix, classes, "w_log", on_change=_set_costs)  # below the editor
+    ui.log_cost_control(A.cost_matrix, classes, "w_log", on_move=_on_log_cost)  # below the editor
     with editor:
         large = bool(S.get("w_present"))
         st.markdown(

@@ -235,9 +235,9 @@ def cost_editor(
             )
 
 
-def log_cost_control(cost_matrix, classes, key: str, on_change: Callable[[np.ndarray], None]) -> None:
-    """One off-diagonal entry on a log slider (0.01 .. 1000); a move calls ``on_change(C)`` with that entry set,
-    before the next run (a widget callback), so everything drawn in that run, above or below, has the new matrix.
+def log_cost_control(cost_matrix, classes, key: str, on_move: Callable[[int, int, float], None]) -> None:
+    """One off-diagonal entry on a log slider (0.01 .. 1000); a move calls ``on_move(i, j, value)`` before the
+    next run (a guarded widget callback), so everything drawn in that run, above or below, has the new cost.
 
     The entry box is keyed by the class names: other classes (a preset change) make a new box, so the browser
     never keeps the previous classes' label ("harmless → liquid") over an entry of the new ones."""
@@ -261,15 +261,8 @@ def log_cost_control(cost_matrix, classes, key: str, on_change: Callable[[np.nda
         value=nearest,
         key=slider_key,
         format_func=lambda v: plain(f"{v:g}"),
-        on_change=guarded_callback(_on_log_cost),
-        args=(C, i, j, slider_key, on_change),
+        on_change=guarded_callback(lambda: on_move(i, j, float(st.session_state[slider_key]))),
     )
-
-
-def _on_log_cost(C: np.ndarray, i: int, j: int, slider_key: str, on_change) -> None:
-    C = np.array(C, dtype=np.float64)
-    C[i, j] = float(st.session_state[slider_key])
-    on_change(C)
 
 
 # ---------------------------------------------------------------------------------------------- mixture editor

@@ -34,6 +34,21 @@ def _settle(page, timeout: int = PAGE_LOAD) -> None:
         page.wait_for_function("sel => !document.querySelector(sel)", arg=BUSY, timeout=timeout, polling=250)
 
 
+def _resized(page, size: dict) -> None:
+    """Set the viewport, then wait until the page is idle at that size: on the Playground its viewport script
+    tells the server the new height (the hidden box ``rebel.ui.viewport`` writes), and the run that this starts
+    redraws the plot for it. Without the wait a screenshot caught that run half-drawn, and a click on the next
+    page's link could cross it (once, the next page then stayed blank)."""
+    page.set_viewport_size(size)
+    page.wait_for_function(
+        """h => { const box = document.querySelector('.st-key-pg_viewport input');
+                  return !box || (box.value || '').startsWith(h + 'x'); }""",
+        arg=size["height"],
+        timeout=PAGE_LOAD,
+    )
+    _settle(page)
+
+
 def _full_screenshot(page, path) -> None:
     """The whole page at 1440 px wide: the viewport grows to the app's scroll height (Streamlit scrolls inside
     its main container, so a plain full-page screenshot would stop at the fold), then returns to 1440 x 900."""
@@ -42,10 +57,9 @@ def _full_screenshot(page, path) -> None:
                "[data-testid='stMain'], [data-testid='stAppViewContainer'], [data-testid='stMainBlockContainer']"
            )].map(e => e.scrollHeight))"""
     )
-    page.set_viewport_size({"width": VIEWPORT["width"], "height": min(int(height) + 40, 16_000)})
-    _settle(page)
+    _resized(page, {"width": VIEWPORT["width"], "height": min(int(height) + 40, 16_000)})
     page.screenshot(path=str(path), full_page=True)
-    page.set_viewport_size(VIEWPORT)
+    _resized(page, VIEWPORT)
 
 
 def _box(page, selectors: list) -> dict:
