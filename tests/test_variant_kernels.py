@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from rebel import kernels as kern
+from rebel.binning import bin_data, fit_thresholds
 from rebel.grower import round_work, variant_work
 
 from . import naive
@@ -133,6 +134,73 @@ def test_node_histograms_sort_and_vector_scan(shape, loss_id):
         )
         assert got[:2] == want[:2]
         np.testing.assert_allclose(got[2], want[2], rtol=1e-9)
+
+
+@pytest.mark.parametrize("msl", [1, 4])
+@pytest.mark.parametrize("loss_id", LOSSES)
+def test_vector_scan_skips_only_bins_that_add_nothing(loss_id, msl):
+    """50 classes, a node whose rows fill few of 255 bins, and rows whose statistics are all 0 (they count for
+    min_samples_leaf but add nothing to the sums): the scan, which skips the thresholds whose bin below adds
+    nothing, finds the naive scan's split over every threshold."""
+    rng = np.random.default_rng(21)
+    N, K = 160, 50
+    X = np.column_stack([rng.integers(0, 12, N) * 0.5, rng.normal(size=N)])  # feature 0 takes 12 values
+    thr, usable = fit_thresholds(X, 255, "uniform")
+    bins = bin_data(X, thr)
+    wp, wm = rng.exponential(size=(N, K)), rng.exponential(size=(N, K)) * (rng.random((N, K)) < 0.1)
+    cp, cm = rng.exponential(size=(N, K)), rng.exponential(size=(N, K)) * (rng.random((N, K)) < 0.1)
+    H = rng.normal(size=(N, K))
+    zero = rng.random(N) < 0.15
+    for a in (wp, wm, cp, cm):
+        a[zero] = 0.0
+    P, Q, eps, lam = _stats(loss_id, wp / (wp.sum() + wm.sum()), wm / (wp.sum() + wm.sum()), cp, cm, H)
+    assert np.all(P[zero] == 0.0) and np.all(Q[zero] == 0.0)
+    members = rng.random(N) < 0.7
+    order = np.concatenate([np.flatnonzero(members), np.flatnonzero(~members)])
+    n_bins = thr.shape[1] + 1
+    hp, hq = np.empty((2, n_bins, K)), np.empty((2, n_bins, K))
+    counts = np.empty((2, n_bins), np.int64)
+    kern.node_histograms(bins, P, Q, order, 0, members.sum(), hp, hq)
+    kern.node_counts(bins, order, 0, members.sum(), counts)
+    assert (counts > 0).sum() < n_bins  # most bins hold no row of the node
+    for lr, l2 in ((1.0, 0.0), (0.3, 0.0), (0.5, 0.2)):
+        l2 = l2 / N if loss_id == kern.LOSS_EXP else l2
+        got = kern.vector_scan(
+            hp, hq, P[members].sum(0), Q[members].sum(0), usable, loss_id, lr, eps, lam, l2, counts,
+            members.sum(), msl, np.inf,
+        )  # fmt: skip
+        want = naive.vector_scan(
+            bins, P, Q, members, usable, thr.shape[1], loss_id, lr, eps, lam, np.inf, l2, msl
+        )
+        assert got[:2] == want[:2]
+        np.testing.assert_allclose(got[2], want[2], rtol=1e-9)
+
+
+@pytest.mark.parametrize("loss_id", LOSSES)
+def test_vector_scan_tries_a_split_that_rows_without_weight_make_a_candidate(loss_id):
+    """min_samples_leaf 4: three rows of class 0, then a row whose statistics are all 0, then six rows of other
+    classes. Splitting off the three rows is the best split but leaves 3 rows; the threshold past the row
+    without weight has the same sums and is a candidate, so it is the answer (a bin that adds nothing to the
+    sums may still add rows)."""
+    x = np.arange(10.0)[:, None]
+    thr, usable = fit_thresholds(x, 255, "uniform")
+    bins = bin_data(x, thr)
+    y = np.array([0, 0, 0, -1, 1, 2, 1, 2, 1, 2])
+    cp = np.where(y[:, None] == np.arange(3), 0.0, 1.0) * (y[:, None] >= 0)
+    cm = np.where(y[:, None] == np.arange(3), 1.0, 0.0)
+    P, Q, eps, lam = _stats(loss_id, cp / 20, cm / 20, cp, cm, np.zeros((10, 3)))
+    hp, hq = np.empty((1, 256, 3)), np.empty((1, 256, 3))
+    counts = np.empty((1, 256), np.int64)
+    order = np.arange(10)
+    kern.node_histograms(bins, P, Q, order, 0, 10, hp, hq)
+    kern.node_counts(bins, order, 0, 10, counts)
+    got = kern.vector_scan(
+        hp, hq, P.sum(0), Q.sum(0), usable, loss_id, 1.0, eps, lam, 0.0, counts, 10, 4, np.inf
+    )
+    want = naive.vector_scan(
+        bins, P, Q, np.ones(10, bool), usable, 255, loss_id, 1.0, eps, lam, np.inf, 0.0, 4
+    )
+    assert got[:2] == want[:2] == (0, bins[0, 3] + 1)
 
 
 REGULARISATION = [(0.0, 1), (0.3, 1), (0.0, 8), (2.0, 8)]  # (l2 in the statistics' units, min_samples_leaf)

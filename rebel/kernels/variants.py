@@ -176,17 +176,26 @@ def vector_criterion(p, q, loss_id, learning_rate, eps, lam, l2):
 @njit(cache=True, nogil=True)
 def apply_leaf_values(H, wp, wm, node, values, scale, reweight, cost_rows):
     """H += values[node[n]] (the round's step); with ``reweight`` (exp loss) also wp <- wp e^v scale and
-    wm <- wm e^-v scale. Returns the training risk mean_n cost_rows[n, argmax_k H[n, k]] (ties to the lowest k)."""
+    wm <- wm e^-v scale. Returns the training risk mean_n cost_rows[n, argmax_k H[n, k]] (ties to the lowest k).
+    The factors e^v scale and e^-v scale are computed once per (leaf, class), not once per (sample, class):
+    the same values, so the same weights to the bit."""
     n_samples, n_classes = H.shape
+    n_factors = values.shape[0] if reweight else 0
+    up = np.empty((n_factors, n_classes))
+    down = np.empty((n_factors, n_classes))
+    for lf in range(n_factors):
+        for k in range(n_classes):
+            up[lf, k] = np.exp(values[lf, k]) * scale
+            down[lf, k] = np.exp(-values[lf, k]) * scale
     risk = 0.0
     for n in range(n_samples):
-        v = values[node[n]]
+        lf = node[n]
         best = 0
         for k in range(n_classes):
-            H[n, k] += v[k]
+            H[n, k] += values[lf, k]
             if reweight:
-                wp[n, k] *= np.exp(v[k]) * scale
-                wm[n, k] *= np.exp(-v[k]) * scale
+                wp[n, k] *= up[lf, k]
+                wm[n, k] *= down[lf, k]
             if H[n, k] > H[n, best]:
                 best = k
         risk += cost_rows[n, best]
