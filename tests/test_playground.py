@@ -257,6 +257,26 @@ def test_staged_class_indices_kept_as_uint8_equal_to_the_engines_int16(small_pai
     assert sorted(p.blind_rounds) == [3, p.n_rounds]  # the last round and the last one asked, not T + 1
 
 
+def test_zero_one_costs_train_one_model_for_both_methods(small_pair, monkeypatch):
+    """With 0-1 costs REBEL's fit is the cost-blind fit (``RebelClassifier`` fits None as the 0-1 matrix): the
+    pair trains once, and its two-step method decides on that model's posteriors; other costs still train two."""
+    p = small_pair
+    fits = []
+    real = pg.fit_rebel
+    monkeypatch.setattr(pg, "fit_rebel", lambda ds, C, hyper: fits.append(C) or real(ds, C, hyper))
+    K = p.dataset.n_classes
+    q = pg.train_pair(p.dataset, uniform_costs(K), p.hyper, grid_size=8, cache=ModelCache(), shared=SharedLRU(4))
+    assert len(fits) == 1 and q.posterior_model is q.rebel
+    assert model_key(p.dataset, uniform_costs(K), p.hyper) == model_key(p.dataset, None, p.hyper)
+    alone = RebelClassifier(**p.hyper).fit(p.dataset.X_train, p.dataset.y_train)
+    np.testing.assert_array_equal(q.rebel.predict_proba(p.dataset.X_test), alone.predict_proba(p.dataset.X_test))
+    C = uniform_costs(K)
+    C[0, 1] = 2.0
+    pg.train_pair(p.dataset, C, p.hyper, grid_size=8, cache=ModelCache(), shared=SharedLRU(4))
+    assert len(fits) == 3
+    assert model_key(p.dataset, C, p.hyper) != model_key(p.dataset, None, p.hyper)
+
+
 def test_a_cost_edit_reuses_what_the_zero_one_model_shows(small_pair):
     """The 0-1 model (costs ignored) is the same after a cost edit: its staged classes on the test points and its
     grid rounds are computed once per model, and the new pair's numbers under the new costs are exact."""

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from rebel import budget
-from rebel.costs import validate_cost_matrix
+from rebel.costs import uniform_costs, validate_cost_matrix
 from rebel.data import PRESETS, Dataset, DatasetSpec
 from rebel.estimator import RebelClassifier
 from rebel.params import APP_DEFAULTS
@@ -150,8 +150,12 @@ SHARED_PAIRS = SharedLRU(SHARED_PAIR_LIMIT, SHARED_PAIR_BYTES)
 
 
 def model_key(dataset: Dataset, cost_matrix, hyper: dict) -> str:
-    """Content key of a REBEL fit: the dataset's points, the cost matrix (None = 0-1) and hyper-parameters."""
+    """Content key of a REBEL fit: the dataset's points, the cost matrix (None = 0-1) and hyper-parameters. A
+    given 0-1 matrix has None's key: ``RebelClassifier`` fits None as that matrix, so the Playground's cost-blind
+    model is the REBEL fit itself when the costs are 0-1 (trained once, not twice)."""
     C = None if cost_matrix is None else np.asarray(cost_matrix, dtype=np.float64)
+    if C is not None and C.ndim == 2 and C.shape[0] == C.shape[1] >= 2:
+        C = None if np.array_equal(C, uniform_costs(C.shape[0])) else C
     return content_key(
         "rebel", dataset_key(dataset), C if C is not None else "0-1", dict(sorted(hyper.items()))
     )
