@@ -203,3 +203,21 @@ def test_every_test_under_e2e_is_a_browser_test():
         check=False, cwd=ROOT, capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert out.returncode == 5 and "deselected" in out.stdout, out.stdout[-2000:]  # 5: no test selected
+
+
+def test_browser_tests_wait_for_a_drawn_page_in_one_place():
+    """What "the page is drawn" means (the script run over, nothing busy, every chart in view drawn) is defined
+    once, in ``tests/e2e/conftest.py`` (``settle``): no other browser test module waits on Streamlit's status
+    widget or script state by itself (one such wait took a screenshot of a page whose charts had not arrived)."""
+    e2e = ROOT / "tests" / "e2e"
+    own = [  # an assertion that no run is under way (a scrub reruns nothing) is not a wait
+        p.name
+        for p in sorted(e2e.glob("*.py"))
+        if p.name != "conftest.py"
+        and any(
+            re.search(r"stStatusWidget|data-test-script-state", line) and not line.strip().startswith("assert ")
+            for line in p.read_text().splitlines()
+        )
+    ]
+    assert not own, f"{own} wait on the status widget themselves; use tests.e2e.conftest.settle"
+    assert "def settle(" in (e2e / "conftest.py").read_text()

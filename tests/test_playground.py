@@ -265,11 +265,15 @@ def test_zero_one_costs_train_one_model_for_both_methods(small_pair, monkeypatch
     real = pg.fit_rebel
     monkeypatch.setattr(pg, "fit_rebel", lambda ds, C, hyper: fits.append(C) or real(ds, C, hyper))
     K = p.dataset.n_classes
-    q = pg.train_pair(p.dataset, uniform_costs(K), p.hyper, grid_size=8, cache=ModelCache(), shared=SharedLRU(4))
+    q = pg.train_pair(
+        p.dataset, uniform_costs(K), p.hyper, grid_size=8, cache=ModelCache(), shared=SharedLRU(4)
+    )
     assert len(fits) == 1 and q.posterior_model is q.rebel
     assert model_key(p.dataset, uniform_costs(K), p.hyper) == model_key(p.dataset, None, p.hyper)
     alone = RebelClassifier(**p.hyper).fit(p.dataset.X_train, p.dataset.y_train)
-    np.testing.assert_array_equal(q.rebel.predict_proba(p.dataset.X_test), alone.predict_proba(p.dataset.X_test))
+    np.testing.assert_array_equal(
+        q.rebel.predict_proba(p.dataset.X_test), alone.predict_proba(p.dataset.X_test)
+    )
     C = uniform_costs(K)
     C[0, 1] = 2.0
     pg.train_pair(p.dataset, C, p.hyper, grid_size=8, cache=ModelCache(), shared=SharedLRU(4))

@@ -21,6 +21,27 @@ NAV_LINKS = "[data-testid='stSidebar'] a[data-testid='stPageLink-NavLink']"
 CHROMIUM = Path(CHROMIUM_PATH)
 SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
 
+# What "the page is drawn" means for every browser test (one definition, ``settle``): Streamlit's app says its
+# script run is over, no status widget, progress bar or spinner shows, and every chart in view has drawn (a
+# chart whose plotly code is still loading, or that is still mounting, has no ``main-svg`` yet).
+IDLE = """() => {
+    const app = document.querySelector("[data-testid='stApp']");
+    if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
+    if (document.querySelector(
+        "[data-testid='stStatusWidget'], [data-testid='stProgress'], [data-testid='stSpinner']")) return false;
+    return [...document.querySelectorAll("[data-testid='stPlotlyChart']")]
+        .filter(chart => chart.offsetParent !== null)
+        .every(chart => chart.querySelector('.main-svg'));
+}"""
+
+
+def settle(page, timeout: int = 240_000, pauses: tuple = (600, 400)) -> None:
+    """Wait until the page is drawn and idle (``IDLE``), once after each pause: a rerun the browser asks for
+    right after a run (the Playground's viewport script, a widget's callback) is caught by the second look."""
+    for pause in pauses:
+        page.wait_for_timeout(pause)
+        page.wait_for_function(IDLE, timeout=timeout, polling=250)
+
 
 def _wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 90.0) -> None:
     deadline = time.monotonic() + timeout

@@ -18,7 +18,7 @@ import pytest
 
 from benchmarks.bench_browser import HOOKS
 from rebel.ui import config as cf
-from tests.e2e.conftest import NAV_LINKS
+from tests.e2e.conftest import NAV_LINKS, settle
 
 pytestmark = pytest.mark.browser
 
@@ -47,18 +47,6 @@ def _marked_link() -> str:
     return cf.encode_query(cf.Config(cfg.spec, C, cfg.hyper, "airport"))
 
 
-def _settle(page, timeout: int = PAGE_LOAD) -> None:
-    """Wait until the script run has finished: Streamlit's status widget ("Running...") stays away."""
-    page.wait_for_timeout(600)
-    page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout, polling=250
-    )
-    page.wait_for_timeout(400)
-    page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout, polling=250
-    )
-
-
 def _no_exception(page, where: str) -> None:
     shown = page.locator("[data-testid='stException']")
     assert shown.count() == 0, f"{where}: {shown.first.inner_text()[:500]}"
@@ -70,7 +58,7 @@ def _open_page(page, title: str) -> None:
         page.locator(".st-key-pg_plot .js-plotly-plot .slider-label").first.wait_for(timeout=PAGE_LOAD)
     else:
         page.get_by_role("heading", name=PAGES[title]).first.wait_for(timeout=PAGE_LOAD)
-    _settle(page)
+    settle(page, PAGE_LOAD)
 
 
 def _weapon_cost_text(page) -> str:
@@ -85,7 +73,7 @@ def _upload_csv(page, name: str, data: bytes) -> None:
     uploader.locator("input[type=file]").set_input_files(
         {"name": name, "mimeType": "text/csv", "buffer": data}
     )
-    _settle(page)
+    settle(page, PAGE_LOAD)
 
 
 @pytest.fixture(scope="module")
@@ -97,7 +85,7 @@ def app_page(app_url, browser):
     page.goto(f"{app_url}/?{cf.QUERY_KEY}={_marked_link()}", wait_until="domcontentloaded")
     # the Playground has no heading (one screen): its regions figure names itself in its numbers lines
     page.wait_for_selector(".st-key-pg_plot .js-plotly-plot .slider-label", timeout=FIRST_LOAD)
-    _settle(page, FIRST_LOAD)
+    settle(page, FIRST_LOAD)
     yield page
     page.close()
 
@@ -145,16 +133,16 @@ def test_lesson_scenes_open_in_the_playground_one_click_each(app_url, browser, s
     page = browser.new_page()
     page.goto(f"{app_url}/Lessons", wait_until="domcontentloaded")
     page.get_by_role("heading", name="Lessons").first.wait_for(timeout=FIRST_LOAD)
-    _settle(page, FIRST_LOAD)
+    settle(page, FIRST_LOAD)
     page.screenshot(path=str(screenshot_dir / "lessons_page.png"), full_page=True)
     page.locator(".st-key-w_lesson_2 button").click()
     page.locator(".st-key-pg_plot .js-plotly-plot .slider-label").first.wait_for(timeout=PAGE_LOAD)
-    _settle(page)
+    settle(page, PAGE_LOAD)
     _no_exception(page, "scene 3")
     assert "scene 3 of" in page.locator("[data-testid='stMain']").inner_text()
     page.screenshot(path=str(screenshot_dir / "lesson_scene_3.png"))
     page.locator(".st-key-w_lesson_next button").click()
-    _settle(page)
+    settle(page, PAGE_LOAD)
     _no_exception(page, "scene 4")
     assert "scene 4 of" in page.locator("[data-testid='stMain']").inner_text()
     assert cf.QUERY_KEY in page.url

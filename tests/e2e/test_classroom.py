@@ -38,6 +38,7 @@ from benchmarks._common import free_port, healthy
 from benchmarks.bench_browser import HOOKS
 from rebel.ui import classroom
 from rebel.ui import config as cf
+from tests.e2e.conftest import settle
 from tests.test_packaging import _make_variable
 
 # a cold numba cache compiles the kernels before the replicas start: more than the suite's 600 s per test
@@ -165,14 +166,7 @@ class Student:
         return next((c["value"] for c in self.context.cookies() if c["name"] == "SERVERID"), "")
 
     def settle(self, timeout: int = LOAD_MS) -> None:
-        """Until the script run is over: no status widget ("Running..."/"Connecting") twice in a row."""
-        for _ in range(2):
-            self.page.wait_for_timeout(500)
-            self.page.wait_for_function(
-                "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')",
-                timeout=timeout,
-                polling=250,
-            )
+        settle(self.page, timeout, pauses=(500, 500))
 
     def rounds(self) -> int:
         """The regions replay's number of rounds: the label of its round slider's last step (t = 0..T)."""

@@ -17,21 +17,11 @@ from pathlib import Path
 import pytest
 
 from benchmarks.bench_browser import HOOKS, VIEWPORT, in_browser_replay, open_playground
-from tests.e2e.conftest import NAV_LINKS
+from tests.e2e.conftest import NAV_LINKS, settle
 
 pytestmark = pytest.mark.browser
 
 PAGE_LOAD = 240_000  # ms: the first visit may compile the numba kernels; Real data trains several models
-
-
-BUSY = "[data-testid='stStatusWidget'], [data-testid='stProgress'], [data-testid='stSpinner']"
-
-
-def _settle(page, timeout: int = PAGE_LOAD) -> None:
-    """Wait until the page is idle: no script run ("Running..."), progress bar or spinner, twice in a row."""
-    for pause in (600, 400):
-        page.wait_for_timeout(pause)
-        page.wait_for_function("sel => !document.querySelector(sel)", arg=BUSY, timeout=timeout, polling=250)
 
 
 def _resized(page, size: dict) -> None:
@@ -46,7 +36,7 @@ def _resized(page, size: dict) -> None:
         arg=size["height"],
         timeout=PAGE_LOAD,
     )
-    _settle(page)
+    settle(page, PAGE_LOAD)
 
 
 def _full_screenshot(page, path) -> None:
@@ -86,7 +76,7 @@ def first_screen(app_url, browser):
     screenshot_dir = Path(__file__).resolve().parent / "screenshots"
     screenshot_dir.mkdir(parents=True, exist_ok=True)
     page, _ = open_playground(browser, app_url)
-    _settle(page)
+    settle(page, PAGE_LOAD)
     page.evaluate("window.scrollTo(0, 0)")
     page.screenshot(path=str(screenshot_dir / "first_screen.png"))
     yield page
@@ -119,7 +109,7 @@ def test_screenshots_of_every_page_at_1440_by_900(first_screen, screenshot_dir):
     saved = []
     for n, title in enumerate(titles):
         links.nth(n).click()
-        _settle(page)
+        settle(page, PAGE_LOAD)
         page.locator("[data-testid='stMain'] [data-testid='stElementContainer']").first.wait_for(
             timeout=PAGE_LOAD
         )

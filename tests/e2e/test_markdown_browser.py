@@ -12,7 +12,8 @@ from __future__ import annotations
 import pytest
 
 from rebel.ui import config as cf
-from tests.e2e.test_all_pages import FIRST_LOAD, _no_exception, _open_page, _settle
+from tests.e2e.conftest import settle
+from tests.e2e.test_all_pages import FIRST_LOAD, _no_exception, _open_page
 from tests.test_injection import HOSTILE, _hostile_doc, _link
 
 pytestmark = pytest.mark.browser
@@ -49,7 +50,7 @@ def test_hostile_names_stay_inert_in_the_browser(app_url, browser, pages):
     page = browser.new_page()
     page.goto(f"{app_url}/?{cf.QUERY_KEY}={_link(doc)}", wait_until="domcontentloaded")
     page.locator(".st-key-pg_plot .js-plotly-plot .slider-label").first.wait_for(timeout=FIRST_LOAD)
-    _settle(page, FIRST_LOAD)
+    settle(page, FIRST_LOAD)
     shown = page.inner_text("body").replace("\u2060", "")
     assert all(name in shown for name in HOSTILE), "the class names are not shown as typed"
     _assert_inert(page, "Playground")
