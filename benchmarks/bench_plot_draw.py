@@ -15,10 +15,19 @@ callback runs after it). Four variants, their draws interleaved one by one:
 The difference between ``as sent`` and ``no points`` is what the markers cost every new figure; a design that draws
 the points another way (say, a raster image under hover-only traces) can save at most that much.
 
+With ``--update``, it also times what a chart updated in place would cost instead of a new mount (a component that
+keeps one plotly div): the figure after a cost edit (``EDIT``: one off-diagonal cost doubled), drawn over the
+figure before it, interleaved with its mount:
+
+- ``edit: mount``: the new figure drawn from scratch (what Streamlit does: the edit's chart is a new element);
+- ``edit: react``: ``Plotly.react`` of the new figure over the old one, every object new;
+- ``edit: react, points kept``: the same, with every trace that did not change (the ~1,500 points) passed as the
+  very objects already drawn, so plotly can tell they did not change.
+
 plotly.js is the copy bundled with the ``plotly`` Python package (no network); its version is printed (the app's
 copy is the one in Streamlit's bundle, plotly.js 4.2.0 with Streamlit 1.67).
 
-Run: ``python -m benchmarks.bench_plot_draw [--preset airport] [--repeat 15]``
+Run: ``python -m benchmarks.bench_plot_draw [--preset airport] [--repeat 15] [--update]``
 """
 
 from __future__ import annotations
@@ -49,9 +58,38 @@ _DRAW_JS = """async (fig) => {
 }"""
 
 
-def replay_spec(preset: str) -> tuple[dict, int]:
+UPDATES = ("edit: mount", "edit: react", "edit: react, points kept")
+EDIT = (0, 1)  # the cost edit of ``--update``: this entry doubled
+
+# Draw the figure before the edit (untimed), then time the edit's figure: mounted anew, or updated in place.
+_UPDATE_JS = """async ([before, after, how]) => {
+  const raf = () => new Promise((r) => requestAnimationFrame(r));
+  const gd = document.getElementById('gd');
+  const config = {displayModeBar: false};
+  Plotly.purge(gd);
+  if (how !== 'edit: mount') {
+    await Plotly.newPlot(gd, {data: before.data, layout: before.layout, frames: before.frames, config});
+  }
+  let data = after.data;
+  if (how === 'edit: react, points kept') {
+    data = after.data.map((tr, i) => i < gd.data.length && JSON.stringify(tr) === JSON.stringify(before.data[i])
+                                     ? gd.data[i] : tr);
+  }
+  await raf(); await raf();
+  const t0 = performance.now();
+  const draw = how === 'edit: mount' ? Plotly.newPlot : Plotly.react;
+  await draw(gd, {data, layout: after.layout, frames: after.frames, config});
+  await raf();
+  const channel = new MessageChannel();
+  await new Promise((r) => { channel.port1.onmessage = r; channel.port2.postMessage(0); });
+  return performance.now() - t0;
+}"""
+
+
+def replay_spec(preset: str, edit: tuple | None = None) -> tuple[dict, int]:
     """The Playground's replay figure of ``preset`` (``compute.replay_of``, trained as the app trains it) at its
-    last round, as plotly JSON, and its number of data points (train and test)."""
+    last round, as plotly JSON, and its number of data points (train and test); with ``edit`` (i, j), after that
+    cost is doubled."""
     import numpy as np
     import plotly.io as pio
 
@@ -60,7 +98,10 @@ def replay_spec(preset: str) -> tuple[dict, int]:
 
     cfg = cf.preset_config(preset)
     ds = cf.dataset_from_config(cfg)
-    pair = pg.train_pair(ds, np.array(cfg.cost_matrix, dtype=float), dict(cfg.hyper))
+    C = np.array(cfg.cost_matrix, dtype=float)
+    if edit is not None:
+        C[edit] *= 2.0
+    pair = pg.train_pair(ds, C, dict(cfg.hyper))
     fig = pg.replay_of(pair, pair.n_rounds, height=PLOT_HEIGHT)  # the Playground's figure, no overlay
     return json.loads(pio.to_json(fig, validate=False)), len(ds.X_train) + len(ds.X_test)
 
@@ -91,6 +132,7 @@ def main(argv=None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--preset", default="airport", help="the preset whose replay figure is drawn")
     ap.add_argument("--repeat", type=int, default=15, help="draws of each variant (>= 5)")
+    ap.add_argument("--update", action="store_true", help="also time a cost edit's figure updated in place")
     args = ap.parse_args(argv)
     if args.repeat < 5:
         ap.error(f"argument --repeat: at least 5 draws are needed for a median; got {args.repeat}.")
@@ -103,6 +145,8 @@ def main(argv=None) -> dict:
         ap.error(f"{CHROMIUM} is missing: install Debian's chromium (apt-get install chromium).")
     spec, n_points = replay_spec(args.preset)
     specs = {name: variant(spec, name) for name in VARIANTS}
+    edited = replay_spec(args.preset, EDIT)[0] if args.update else None
+    updates = UPDATES if args.update else ()
     js = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
     with tempfile.TemporaryDirectory() as tmp:
         page_file = Path(tmp) / "draw.html"
@@ -110,7 +154,7 @@ def main(argv=None) -> dict:
             f"<html><body style='margin:0'><div id='gd' style='width:{PLOT_WIDTH}px;height:{PLOT_HEIGHT}px'>"
             f"</div><script src='{js.as_uri()}'></script></body></html>"
         )
-        times: dict = {name: [] for name in VARIANTS}
+        times: dict = {name: [] for name in (*VARIANTS, *updates)}
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
             page = browser.new_page(viewport={"width": 1280, "height": 720})
@@ -118,9 +162,13 @@ def main(argv=None) -> dict:
             version = page.evaluate("Plotly.version")
             for name in VARIANTS:  # warm-up draw of each
                 page.evaluate(_DRAW_JS, specs[name])
+            for name in updates:
+                page.evaluate(_UPDATE_JS, [spec, edited, name])
             for _ in range(args.repeat):
                 for name in VARIANTS:
                     times[name].append(page.evaluate(_DRAW_JS, specs[name]))
+                for name in updates:
+                    times[name].append(page.evaluate(_UPDATE_JS, [spec, edited, name]))
             hovered = _hover_labels(page, specs["points hover-only"])
             browser.close()
     load = os.getloadavg()[0]
@@ -135,6 +183,16 @@ def main(argv=None) -> dict:
         print(
             f"  {name:<18} median {med:7.1f} ms  min {min(times[name]):7.1f} ms  ({med / base:.2f} of as sent)"
         )
+    if updates:
+        mount = statistics.median(times[UPDATES[0]])
+        print(
+            f"  after the edit C{list(EDIT)} x 2 ({len(json.dumps(edited)) // 1000} kB), load {os.getloadavg()[0]:.2f}:"
+        )
+        for name in updates:
+            med = statistics.median(times[name])
+            print(
+                f"  {name:<26} median {med:7.1f} ms  min {min(times[name]):7.1f} ms  ({med / mount:.2f} of a mount)"
+            )
     print(f"  hover labels over the points with hover-only traces: {hovered[0]} of {hovered[1]} positions")
     return times
 
