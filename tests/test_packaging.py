@@ -215,7 +215,8 @@ def test_browser_tests_wait_for_a_drawn_page_in_one_place():
         for p in sorted(e2e.glob("*.py"))
         if p.name != "conftest.py"
         and any(
-            re.search(r"stStatusWidget|data-test-script-state", line) and not line.strip().startswith("assert ")
+            re.search(r"stStatusWidget|data-test-script-state", line)
+            and not line.strip().startswith("assert ")
             for line in p.read_text().splitlines()
         )
     ]
