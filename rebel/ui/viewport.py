@@ -14,7 +14,10 @@ commits it, as a person pressing Enter would (a rerun of the main area that draw
 (``COOKIE``), which a later session of the same browser reads on its first run (``st.context.cookies``). The size
 is parsed strictly (``parse_size``) and otherwise ignored. A browser's very first visit draws as before. A new size
 is taken only with a new picture (``figure_size``): the same figure at a new size would be a new chart, drawn again
-for nothing, while the chart on the page follows its box by itself. Where the size is not known or no longer right,
+for nothing, while the chart on the page follows its box by itself. After a click on a page link (or a move in the
+history) the script commits nothing until the run that the click asked for has started and ended: Streamlit folds
+a rerun asked for before that run starts into it, with the newer request's page, so a commit from the page being
+left turned the new page's run into a run of the Playground, and the new page stayed blank. Where the size is not known or no longer right,
 the chart falls back to Streamlit's own measuring: the picture is right, drawn twice.
 
 (A Streamlit component sending the size back was tried first: once one had been mounted on a page, even with an
@@ -58,7 +61,31 @@ WATCH = """<script>
   const setValue = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set;
   let box = null, observer = null, timer = 0, cookie = null;
   const input = () => document.querySelector('.st-key-pg_viewport input');
+  // A page link clicked (or the history moved): no commit until the run it asked for has started and ended.
+  // Streamlit folds a rerun asked for before that run starts into it, with the newer request's page: a commit
+  // from the page being left would turn the new page's run into a run of this one, and the new page stays blank.
+  let leaving = 0, sawRun = false;
+  const app = () => document.querySelector("[data-testid='stApp']");
+  const state = () => { const a = app(); return a ? a.getAttribute('data-test-script-state') : null; };
+  const leave = () => { leaving = Date.now(); sawRun = false; };
+  const busy = (s) => s === 'running' || s === 'rerunRequested';
+  const running = () => { if (leaving && busy(state())) sawRun = true; };
+  if (app()) {
+    new MutationObserver(running).observe(app(), {attributes: true, attributeFilter: ['data-test-script-state']});
+  }
+  document.addEventListener('click', (e) => {
+    const t = e.target;
+    if (t && t.closest && t.closest("a[data-testid='stPageLink-NavLink'], [data-testid='stSidebarNav'] a")) leave();
+  }, true);
+  window.addEventListener('popstate', leave);
+  const waiting = () => {
+    if (!leaving) return false;
+    running();
+    if (!busy(state()) && (sawRun || Date.now() - leaving > 10000)) leaving = 0;  // its run is over, or none came
+    return leaving !== 0;
+  };
   const send = () => {
+    if (waiting()) { later(); return; }
     if (!box || !box.isConnected) return;
     const gd = box.querySelector('.js-plotly-plot');
     if (!gd || !gd._fullLayout) { later(); return; }  // a first visit: after the plot is drawn, not during
