@@ -14,11 +14,13 @@ commits it, as a person pressing Enter would (a rerun of the main area that draw
 (``COOKIE``), which a later session of the same browser reads on its first run (``st.context.cookies``). The size
 is parsed strictly (``parse_size``) and otherwise ignored. A browser's very first visit draws as before. A new size
 is taken only with a new picture (``figure_size``): the same figure at a new size would be a new chart, drawn again
-for nothing, while the chart on the page follows its box by itself. After a click on a page link (or a move in the
-history) the script commits nothing until the run that the click asked for has started and ended: Streamlit folds
-a rerun asked for before that run starts into it, with the newer request's page, so a commit from the page being
-left turned the new page's run into a run of the Playground, and the new page stayed blank. Where the size is not known or no longer right,
+for nothing, while the chart on the page follows its box by itself. Where the size is not known or no longer right,
 the chart falls back to Streamlit's own measuring: the picture is right, drawn twice.
+
+After a click on a page link (or a move in the history) the script commits nothing until the run that the click
+asked for has started and ended: Streamlit folds a rerun asked for before that run starts into it, with the newer
+request's page, so a commit from the page being left turned the new page's run into a run of the Playground, and
+the new page stayed blank (``tests/e2e/test_viewport_nav.py``).
 
 (A Streamlit component sending the size back was tried first: once one had been mounted on a page, even with an
 empty script and unmounted again, the replay's Play ran at about 16-17 frames a second instead of 18-19.)
