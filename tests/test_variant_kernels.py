@@ -125,15 +125,25 @@ def test_node_histograms_sort_and_vector_scan(shape, loss_id):
         l2 = (
             l2 / N if loss_id == kern.LOSS_EXP else l2
         )  # the exp weights total 1: l2 on the scale of one row's
-        got = kern.vector_scan(
-            hp, hq, P[members].sum(0), Q[members].sum(0), usable, loss_id, lr, eps, lam, l2, counts,
-            members.sum(), msl, np.inf,
-        )  # fmt: skip
-        want = naive.vector_scan(
-            bins, P, Q, members, usable, thr.shape[1], loss_id, lr, eps, lam, np.inf, l2, msl
+        _assert_scan_as_naive(
+            bins, thr, usable, P, Q, members, (hp, hq, counts), loss_id, (lr, eps, lam, l2, msl)
         )
-        assert got[:2] == want[:2]
-        np.testing.assert_allclose(got[2], want[2], rtol=1e-9)
+
+
+def _assert_scan_as_naive(bins, thr, usable, P, Q, members, hists, loss_id, options) -> None:
+    """``vector_scan`` over the node ``members`` (its histograms ``hists``: hp, hq, counts) finds the naive scan's
+    split over every threshold, with its criterion to a relative 1e-9."""
+    hp, hq, counts = hists
+    lr, eps, lam, l2, msl = options
+    got = kern.vector_scan(
+        hp, hq, P[members].sum(0), Q[members].sum(0), usable, loss_id, lr, eps, lam, l2, counts,
+        members.sum(), msl, np.inf,
+    )  # fmt: skip
+    want = naive.vector_scan(
+        bins, P, Q, members, usable, thr.shape[1], loss_id, lr, eps, lam, np.inf, l2, msl
+    )
+    assert got[:2] == want[:2]
+    np.testing.assert_allclose(got[2], want[2], rtol=1e-9)
 
 
 @pytest.mark.parametrize("msl", [1, 4])
@@ -165,15 +175,9 @@ def test_vector_scan_skips_only_bins_that_add_nothing(loss_id, msl):
     assert (counts > 0).sum() < n_bins  # most bins hold no row of the node
     for lr, l2 in ((1.0, 0.0), (0.3, 0.0), (0.5, 0.2)):
         l2 = l2 / N if loss_id == kern.LOSS_EXP else l2
-        got = kern.vector_scan(
-            hp, hq, P[members].sum(0), Q[members].sum(0), usable, loss_id, lr, eps, lam, l2, counts,
-            members.sum(), msl, np.inf,
-        )  # fmt: skip
-        want = naive.vector_scan(
-            bins, P, Q, members, usable, thr.shape[1], loss_id, lr, eps, lam, np.inf, l2, msl
+        _assert_scan_as_naive(
+            bins, thr, usable, P, Q, members, (hp, hq, counts), loss_id, (lr, eps, lam, l2, msl)
         )
-        assert got[:2] == want[:2]
-        np.testing.assert_allclose(got[2], want[2], rtol=1e-9)
 
 
 @pytest.mark.parametrize("loss_id", LOSSES)
