@@ -527,3 +527,26 @@ def test_replay_of_is_the_pairs_replay_with_the_overlays_asked_for(small_pair):
     assert resized and not [d for d in plain.to_dict()["frames"][0]["data"] if "marker" in d]
     if p.bayes_regions is not None:  # the Bayes boundaries are a line trace
         assert len(pg.replay_of(p, T, {"bayes": True}).data) > len(plain.data)
+
+
+def test_a_taller_plot_gives_its_height_to_the_regions(small_pair):
+    """What lies under the regions (cost strip, legend, tick labels) keeps its 1280 x 720 size in px on a taller
+    screen, so the regions take the extra height; at 1280 x 720 and when the height is not known the split is
+    the fixed fractions."""
+    from rebel.ui.figures import replay as rp
+
+    p, T = small_pair, small_pair.n_rounds
+
+    def split(height):
+        lay = pg.replay_of(p, T, height=height).to_dict()["layout"]
+        area = None if height is None else height - lay["margin"]["t"] - lay["margin"]["b"]
+        return area, lay["yaxis"]["domain"][0], lay["yaxis3"]["domain"][1], lay["legend"]["y"]
+
+    assert split(None)[1:] == (rp.PLANE_DOMAIN[0], rp.CURVE_DOMAIN[1], rp.CURVE_DOMAIN[1] + 0.03)
+    area, *small = split(668)  # the plot's height at 1280 x 720
+    assert area * rp.PLANE_DOMAIN[0] <= rp.BELOW_PLANE_PX + 1
+    assert small == [rp.PLANE_DOMAIN[0], rp.CURVE_DOMAIN[1], rp.CURVE_DOMAIN[1] + 0.03]
+    area, plane, curve, legend = split(1028)  # at 1920 x 1080
+    assert plane * area == pytest.approx(rp.BELOW_PLANE_PX) and curve * area == pytest.approx(rp.CURVE_PX)
+    assert (legend - curve) * area == pytest.approx(rp.LEGEND_GAP_PX)
+    assert (1 - plane) * area > (1 - rp.PLANE_DOMAIN[0]) * area + 100  # the regions are over 100 px taller

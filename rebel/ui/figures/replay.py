@@ -378,6 +378,10 @@ HEADER_DOMAIN = (0.999, 1.0)  # paper y of the numbers lines' anchor: they grow 
 CURVE_DOMAIN = (0.0, 0.13)  # paper y of the cost strip under the regions
 PLANE_DOMAIN = (0.38, 1.0)  # paper y of the regions (square: their width follows); the legend sits below
 LINE_PX = 19  # height of one numbers line (FONT_NUMBERS = 14)
+# What lies under the regions keeps its size in px on a taller screen: the cost strip, the gap to the legend and
+# all of it (strip, legend, the regions' tick labels), as the fractions above make them at 1280 x 720 (a plot
+# area of ~442 px). A taller plot gives its extra height to the regions, not to empty space under them.
+CURVE_PX, LEGEND_GAP_PX, BELOW_PLANE_PX = 58, 13, 168
 # Left and bottom margins (px) of the one-screen layout: the room plotly's automatic margins take in Streamlit's
 # chart theme (the cost strip's tick labels and title on the left; the Play buttons and round slider below).
 # Asked for up front, plotly draws the figure once; from smaller margins it draws, widens them and draws again,
@@ -522,8 +526,21 @@ def _add_numbers(
     )
 
 
-def _numbers_axes(numbers: dict, T: int) -> dict:
-    """Layout of the numbers line's axes (x2/y2, hidden) and the cost strip's (x3/y3); the regions' y domain."""
+def below_plane(area_px: float | None) -> tuple:
+    """(the cost strip's top, the legend's bottom, the regions' bottom) in paper y for a plot area ``area_px``
+    high: ``CURVE_DOMAIN``, ``PLANE_DOMAIN`` and the legend's gap as fractions, or their px sizes at 1280 x 720
+    (``CURVE_PX``, ``LEGEND_GAP_PX``, ``BELOW_PLANE_PX``) where those are the smaller share; the fractions when
+    the area is not known (the chart fills its box)."""
+    if not area_px or area_px <= 0:
+        return CURVE_DOMAIN[1], CURVE_DOMAIN[1] + 0.03, PLANE_DOMAIN[0]
+    curve = min(CURVE_DOMAIN[1], CURVE_PX / area_px)
+    return curve, curve + min(0.03, LEGEND_GAP_PX / area_px), min(PLANE_DOMAIN[0], BELOW_PLANE_PX / area_px)
+
+
+def _numbers_axes(numbers: dict, T: int, below: tuple | None = None) -> dict:
+    """Layout of the numbers line's axes (x2/y2, hidden) and the cost strip's (x3/y3); the regions' y domain
+    (``below``: ``below_plane``'s split, the fractions by default)."""
+    curve_top, _, plane_bottom = below or below_plane(None)
     r, s = np.asarray(numbers["REBEL"], dtype=np.float64), np.asarray(numbers["two-step"], dtype=np.float64)
     lo = min(float(np.nanmin(r)), float(np.nanmin(s)), numbers.get("Bayes") or np.inf)
     hi = max(float(np.nanmax(r)), float(np.nanmax(s)))
@@ -546,14 +563,14 @@ def _numbers_axes(numbers: dict, T: int) -> dict:
             "ticks": "outside",
         },
         "yaxis3": {
-            "domain": list(CURVE_DOMAIN),
+            "domain": [CURVE_DOMAIN[0], curve_top],
             "range": [lo - pad, hi + pad],
             "fixedrange": True,
             "anchor": "x3",
             "nticks": 3,
             "title": {"text": "test cost"},
         },
-        "yaxis": {"domain": list(PLANE_DOMAIN)},
+        "yaxis": {"domain": [plane_bottom, PLANE_DOMAIN[1]]},
     }
 
 
@@ -641,10 +658,13 @@ def replay_figure(
     controls["sliders"][0].update(y=0, yanchor="top", pad={"t": 62 + drop, "b": 0})
     lines = 2 if projector else numbers_lines(numbers, title)
     curve_y = PROJECTOR_CURVE_Y_MANY if len(classes) > PROJECTOR_LEGEND_ROWS else PROJECTOR_CURVE_Y
+    # the plot area's height in px when the figure's height is known (the margins below)
+    area = None if projector or not height else height - (LINE_PX * lines + 8) - ONE_SCREEN_MARGIN[1]
+    below = below_plane(area)
     legend = (
         {"orientation": "v", "x": PROJECTOR_SIDE_X[0], "y": curve_y[1] + 0.055, "yanchor": "bottom"}
         if projector
-        else {"orientation": "h", "x": 0, "y": CURVE_DOMAIN[1] + 0.03, "yanchor": "bottom"}
+        else {"orientation": "h", "x": 0, "y": below[1], "yanchor": "bottom"}
     )
     merge_layout(
         layout,
@@ -655,7 +675,7 @@ def replay_figure(
             "legend": {**legend, "font": {"size": 11}},
         },
         controls,
-        _numbers_axes(numbers, T),
+        _numbers_axes(numbers, T, below),
     )
     if projector:
         _projector_legend(fig, len(classes), {**legend, "font": {"size": 11}, "tracegroupgap": 0}, layout)
