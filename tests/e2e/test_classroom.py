@@ -192,9 +192,17 @@ class Student:
         return sum(h.startswith("data:image/png") for h in hrefs)
 
     def media(self) -> list:
-        """HTTP answers for the session's media files (/media/...: the download buttons' files), which exist
-        only on the replica that holds the session."""
+        """HTTP answers for the session's media files (/media/...: the sidebar's preset pictures and the download
+        buttons' files), which exist only on the replica that holds the session."""
         return [(st, u, r) for st, u, r in self.responses if "/media/" in u and "/static/" not in u]
+
+    def wait_for_media(self, timeout: int = LOAD_MS) -> list:
+        """``media`` once the browser has fetched some: the sidebar is drawn after the main area, and its
+        pictures arrive after the run that sent them has ended (8 sessions share one Chromium on 2 cores)."""
+        deadline = time.monotonic() + timeout / 1000
+        while not self.media() and time.monotonic() < deadline:
+            self.page.wait_for_timeout(250)
+        return self.media()
 
     def cost_cell(self):
         cell = self.page.locator(HOOKS["cost_cell"].format(i=2, j=0)).first
@@ -222,7 +230,7 @@ def test_a_class_through_the_balancer_survives_a_replica(room, chromium):
         assert s.rounds() == _config(i).hyper["n_estimators"]
         s.settle()
         assert s.region_images() > 0, f"student {i}: no region image in the plots"
-        assert s.media() and all(r[0] == 200 and r[2] == s.replica() for r in s.media()), (
+        assert s.wait_for_media() and all(r[0] == 200 and r[2] == s.replica() for r in s.media()), (
             f"student {i} on {s.replica()}: media files {s.media()}"
         )
     where = {i: s.replica() for i, s in enumerate(students)}
