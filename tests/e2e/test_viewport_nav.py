@@ -1,4 +1,5 @@
-"""A page link clicked just as the Playground's viewport script has a new size to send: the next page is drawn.
+"""A page link clicked just as one of the Playground's scripts has something to write: the next page is drawn, and
+gets nothing of the Playground's.
 
 Streamlit folds a rerun asked for before the previous request's run has started into that run, with the newer
 request's page. The viewport script (``rebel.ui.viewport.WATCH``) commits its hidden text box 300 ms after a
@@ -6,16 +7,23 @@ resize; committed between a click on a page link and the start of that page's ru
 of the Playground, and the page clicked stayed blank (seen under load). Here the window is made certain: the
 server is stopped (SIGSTOP) while the window is resized and the link clicked, for longer than the script's delay,
 then resumed. The script must send nothing in that window, and the page clicked must be drawn.
+
+The round in the address bar (``rebel.ui.playground.widgets.ROUND_IN_LINK``) is written 250 ms after the replay's
+slider stops. The address changes to the clicked page's when that page's run starts, while the Playground's plot
+stays in the page until the run draws over it; a write in that window put the Playground's ``t`` into the other
+page's address. That test runs the script itself beside a stand-in plot, so the window is certain.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import signal
 
 import pytest
 
 from benchmarks.bench_browser import open_playground
+from rebel.ui.playground.widgets import ROUND_IN_LINK
 from tests.e2e.conftest import NAV_LINKS, serve_app, settle
 
 pytestmark = pytest.mark.browser
@@ -30,9 +38,16 @@ COUNT_COMMITS = """() => {
 }"""
 
 
-def test_a_page_link_clicked_as_the_window_is_resized_opens_that_page(browser):
+@pytest.fixture(scope="module")
+def server():
     with serve_app() as (url, proc):
-        page, _ = open_playground(browser, url)
+        yield url, proc
+
+
+def test_a_page_link_clicked_as_the_window_is_resized_opens_that_page(browser, server):
+    url, proc = server
+    page, _ = open_playground(browser, url)
+    try:
         settle(page, LOAD)
         page.evaluate(COUNT_COMMITS)
         os.kill(proc.pid, signal.SIGSTOP)
@@ -58,3 +73,51 @@ def test_a_page_link_clicked_as_the_window_is_resized_opens_that_page(browser):
             "Math.floor(document.querySelector('div.st-key-pg_plot').getBoundingClientRect().width)",
             timeout=LOAD,
         )
+    finally:
+        page.close()
+
+
+# A stand-in for the replay figure, enough for ``ROUND_IN_LINK``: plotly's event hook and its slider's state.
+FAKE_PLOT = """() => {
+  const box = document.createElement('div');
+  box.className = 'st-key-pg_plot';
+  const gd = document.createElement('div');
+  gd.className = 'js-plotly-plot';
+  gd.handlers = {};
+  gd.on = (name, f) => { gd.handlers[name] = f; };
+  gd.layout = {sliders: [{active: 12, steps: Array.from({length: 101}, (_, t) => ({label: String(t)}))}]};
+  box.appendChild(gd);
+  document.body.appendChild(box);
+  window.__gd = gd;
+}"""
+
+
+@pytest.mark.parametrize("leave", ["history.pushState(null, '', '/Theory?depth=2')", "window.__gd.remove()"])
+def test_the_round_is_written_only_while_its_plot_is_on_the_page_it_came_from(browser, server, leave):
+    """``ROUND_IN_LINK`` writes the round 250 ms after the slider stops. A page link clicked in that time changes
+    the address before the next page's run replaces the Playground's plot (under load, for longer than 250 ms);
+    the round must not go into the other page's address, nor be written for a plot no longer drawn."""
+    url, _ = server
+    page = browser.new_page()
+    try:
+        page.goto(f"{url}/_stcore/health")  # the app's origin, no app: the script runs on its own
+        page.evaluate(FAKE_PLOT)
+        page.evaluate(_script_body(ROUND_IN_LINK))
+        page.wait_for_function("() => 'plotly_sliderchange' in window.__gd.handlers")
+        page.evaluate("() => window.__gd.handlers.plotly_sliderchange()")  # a scrub to round 12
+        page.wait_for_timeout(600)
+        assert re.search(r"[?&]t=12\b", page.url), page.url  # written where the plot is
+        page.evaluate(
+            "() => { window.__gd.layout.sliders[0].active = 30; window.__gd.handlers.plotly_sliderchange(); }"
+        )
+        page.evaluate(leave)  # within the 250 ms
+        page.wait_for_timeout(600)
+        assert not re.search(r"[?&]t=30\b", page.url), page.url
+    finally:
+        page.close()
+
+
+def _script_body(html: str) -> str:
+    """The JavaScript of a ``<script>...</script>`` block, as a function body for ``page.evaluate``."""
+    code = html.strip().removeprefix("<script>").removesuffix("</script>")
+    return "() => {" + code + "}"

@@ -625,10 +625,14 @@ ROUND_IN_LINK = """<script>
     if (!gd || gd.__rebelRound || !gd.on) return;
     gd.__rebelRound = true;
     // Play moves the slider 20 times a second: the address is written once the round has stayed put for
-    // 250 ms (each history.replaceState costs a few ms, and Chromium throttles many in a row).
+    // 250 ms (each history.replaceState costs a few ms, and Chromium throttles many in a row). Only while this
+    // plot is drawn and the address is still its page's: a page link clicked in those 250 ms changes the
+    // address before the next page's run replaces the plot.
+    const path = window.location.pathname;
     let pending = null;
     const write = () => { clearTimeout(pending); pending = setTimeout(writeNow, 250); };
     const writeNow = () => {
+      if (!gd.isConnected || window.location.pathname !== path) return;
       const slider = gd.layout && gd.layout.sliders && gd.layout.sliders[0];
       if (!slider) return;
       const step = slider.steps[slider.active];
