@@ -9,9 +9,9 @@ server is stopped (SIGSTOP) while the window is resized and the link clicked, fo
 then resumed. The script must send nothing in that window, and the page clicked must be drawn.
 
 The round in the address bar (``rebel.ui.playground.widgets.ROUND_IN_LINK``) is written 250 ms after the replay's
-slider stops. The address changes to the clicked page's when that page's run starts, while the Playground's plot
-stays in the page until the run draws over it; a write in that window put the Playground's ``t`` into the other
-page's address. That test runs the script itself beside a stand-in plot, so the window is certain.
+slider stops. A page link clicked within those 250 ms changes the address; a write after that put the Playground's
+``t`` into the other page's address. That test runs the script itself beside a stand-in plot, so the timing is
+certain.
 """
 
 from __future__ import annotations
@@ -95,8 +95,8 @@ FAKE_PLOT = """() => {
 @pytest.mark.parametrize("leave", ["history.pushState(null, '', '/Theory?depth=2')", "window.__gd.remove()"])
 def test_the_round_is_written_only_while_its_plot_is_on_the_page_it_came_from(browser, server, leave):
     """``ROUND_IN_LINK`` writes the round 250 ms after the slider stops. A page link clicked in that time changes
-    the address before the next page's run replaces the Playground's plot (under load, for longer than 250 ms);
-    the round must not go into the other page's address, nor be written for a plot no longer drawn."""
+    the address (and the plot leaves the page when the next page is drawn): the round must not go into the other
+    page's address, nor be written for a plot no longer drawn."""
     url, _ = server
     page = browser.new_page()
     try:

@@ -627,7 +627,7 @@ ROUND_IN_LINK = """<script>
     // Play moves the slider 20 times a second: the address is written once the round has stayed put for
     // 250 ms (each history.replaceState costs a few ms, and Chromium throttles many in a row). Only while this
     // plot is drawn and the address is still its page's: a page link clicked in those 250 ms changes the
-    // address before the next page's run replaces the plot.
+    // address, and the round must not go into the other page's.
     const path = window.location.pathname;
     let pending = null;
     const write = () => { clearTimeout(pending); pending = setTimeout(writeNow, 250); };
