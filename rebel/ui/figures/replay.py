@@ -657,9 +657,10 @@ def replay_figure(
     controls["updatemenus"][0].update(y=0, yanchor="top", pad={"t": 26 + drop, "r": 6})
     controls["sliders"][0].update(y=0, yanchor="top", pad={"t": 62 + drop, "b": 0})
     lines = 2 if projector else numbers_lines(numbers, title)
+    top = LINE_PX * lines + 8  # the numbers lines' margin
     curve_y = PROJECTOR_CURVE_Y_MANY if len(classes) > PROJECTOR_LEGEND_ROWS else PROJECTOR_CURVE_Y
     # the plot area's height in px when the figure's height is known (the margins below)
-    area = None if projector or not height else height - (LINE_PX * lines + 8) - ONE_SCREEN_MARGIN[1]
+    area = None if projector or not height else height - top - ONE_SCREEN_MARGIN[1]
     below = below_plane(area)
     legend = (
         {"orientation": "v", "x": PROJECTOR_SIDE_X[0], "y": curve_y[1] + 0.055, "yanchor": "bottom"}
@@ -669,9 +670,9 @@ def replay_figure(
     merge_layout(
         layout,
         {
-            "margin": {"l": 10, "r": 10, "t": LINE_PX * lines + 8, "b": 118 + drop}
+            "margin": {"l": 10, "r": 10, "t": top, "b": 118 + drop}
             if projector
-            else {"l": ONE_SCREEN_MARGIN[0], "r": 10, "t": LINE_PX * lines + 8, "b": ONE_SCREEN_MARGIN[1]},
+            else {"l": ONE_SCREEN_MARGIN[0], "r": 10, "t": top, "b": ONE_SCREEN_MARGIN[1]},
             "legend": {**legend, "font": {"size": 11}},
         },
         controls,
