@@ -36,6 +36,12 @@ def test_clicking_a_thumbnail_loads_its_preset_like_the_preset_box():
     at.run(timeout=120)
     assert not at.exception
     assert at.session_state[STATE_KEY].preset != "xor"
+    # closed, the expander draws nothing: a run sends no picture and no thumbnail button
+    assert not [b for b in at.button if (b.key or "").startswith("w_thumb_")] and not at.get("image")
+    at.session_state["w_thumbs_open"] = True  # the user opens "Presets as pictures"
+    at.run(timeout=120)
+    assert len([b for b in at.button if (b.key or "").startswith("w_thumb_")]) == len(PRESETS)
+    assert len(at.get("image")) == len(PRESETS)
     at.button(key="w_thumb_xor").click()
     at.run(timeout=120)
     assert not at.exception, [e.message for e in at.exception]

@@ -197,8 +197,12 @@ class Student:
         return [(st, u, r) for st, u, r in self.responses if "/media/" in u and "/static/" not in u]
 
     def wait_for_media(self, timeout: int = LOAD_MS) -> list:
-        """``media`` once the browser has fetched some: the sidebar is drawn after the main area, and its
-        pictures arrive after the run that sent them has ended (8 sessions share one Chromium on 2 cores)."""
+        """``media`` once the browser has fetched some: the student opens the sidebar's "Presets as pictures"
+        (drawn only while open), whose pictures arrive after the run that sent them has ended (8 sessions share
+        one Chromium on 2 cores)."""
+        self.page.locator("[data-testid='stSidebar'] [data-testid='stExpander'] summary").filter(
+            has_text="Presets as pictures"
+        ).first.click()
         deadline = time.monotonic() + timeout / 1000
         while not self.media() and time.monotonic() < deadline:
             self.page.wait_for_timeout(250)

@@ -1,4 +1,5 @@
-"""Real-browser check of the Playground's slide downloads: one button each, the file drawn on the click."""
+"""Real-browser checks of the Playground's downloads (slides in the Lecture view, points and session in the sidebar):
+one button each, the file drawn on the click."""
 
 from __future__ import annotations
 
@@ -6,16 +7,20 @@ import io
 
 import av
 import numpy as np
+import pandas as pd
 import pytest
 from PIL import Image
 
+from rebel.data import PRESETS
+from rebel.ui import config as cfgmod
 from rebel.ui import export
+from tests.e2e.conftest import settle
 
 pytestmark = pytest.mark.browser
 
 
-def _download(page, label: str) -> bytes:
-    button = page.locator("[data-testid='stDownloadButton']", has_text=label).first
+def _download(page, label: str, where: str = "") -> bytes:
+    button = page.locator(f"{where} [data-testid='stDownloadButton']".strip(), has_text=label).first
     with page.expect_download(timeout=180_000) as info:
         button.click()
     return open(info.value.path(), "rb").read()
@@ -51,4 +56,26 @@ def test_slide_downloads(app_url, browser, screenshot_dir):
     page.wait_for_timeout(1500)
     square = Image.open(io.BytesIO(_download(page, "Regions at t (PNG)")))
     assert square.size == export.SQUARE
+    page.close()
+
+
+def test_sidebar_pictures_and_files_follow_the_preset(app_url, browser):
+    """The sidebar's preset pictures are drawn when their expander opens, and a click on one loads its preset;
+    the points (CSV) and the session (JSON) are built on the download's click, from what the page then shows."""
+    page = browser.new_page()
+    page.goto(app_url, wait_until="domcontentloaded")
+    page.wait_for_selector(".js-plotly-plot", timeout=240_000)
+    side = "[data-testid='stSidebar']"
+    assert page.locator(f"{side} .st-key-w_thumb_xor").count() == 0  # closed: nothing drawn
+    page.locator(f"{side} [data-testid='stExpander'] summary").filter(has_text="Presets as pictures").click()
+    page.locator(f"{side} .st-key-w_thumb_xor button").first.click(timeout=60_000)
+    # the chosen preset's picture button turns primary once the run that loaded it is drawn
+    page.locator(f"{side} .st-key-w_thumb_xor [data-testid='stBaseButton-primary']").wait_for(timeout=60_000)
+    settle(page)
+    cfg = cfgmod.parse_session_json(_download(page, "Download session (JSON)", side))
+    assert cfg.preset == "xor"
+    points = pd.read_csv(io.BytesIO(_download(page, "Download points (CSV)", side)))
+    assert list(points.columns) == ["x", "y", "label", "split"]
+    assert len(points) == cfg.spec.n_points
+    assert set(points["label"].astype(str)) == {str(c) for c in PRESETS["xor"].classes}
     page.close()

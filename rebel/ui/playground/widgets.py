@@ -8,6 +8,8 @@ Streamlit drops widget keys on other pages.
 
 from __future__ import annotations
 
+from functools import partial
+
 import streamlit as st
 
 from rebel.cost_presets import COST_PRESETS
@@ -282,8 +284,13 @@ THUMB_COLUMNS = 2  # the names under the pictures fit at two a row (at four they
 
 
 def preset_thumbnails(where) -> None:
-    """The presets as small pictures of their points, each with a button that loads it (``_on_thumbnail``)."""
-    with where.expander("Presets as pictures", expanded=False):
+    """The presets as small pictures of their points, each with a button that loads it (``_on_thumbnail``).
+    Drawn only while their expander is open: closed, a run sends none of its 12 pictures and 12 buttons (a
+    preset's run draws the whole page, and the browser's work on those elements delayed the regions' paint)."""
+    box = where.expander("Presets as pictures", expanded=False, key="w_thumbs_open", on_change="rerun")
+    if not box.open:
+        return
+    with box:
         names = preset_order(PRESETS)
         for row in range(0, len(names), THUMB_COLUMNS):
             cols = st.columns(THUMB_COLUMNS, gap="small")
@@ -457,9 +464,10 @@ def sidebar(A: AppState) -> None:
 def _files(A: AppState, sb) -> None:
     """The sidebar's (``sb``) files section: download or upload the points and the session (JSON)."""
     sb.header("Files and sharing")
+    # The files are built on the click (a callable), not on every run of the page.
     sb.download_button(
         "Download points (CSV)",
-        cfgmod.dataset_to_csv(A.dataset),
+        partial(cfgmod.dataset_to_csv, A.dataset),
         file_name="rebel_points.csv",
         mime="text/csv",
         icon=":material/download:",
@@ -473,7 +481,7 @@ def _files(A: AppState, sb) -> None:
     if A.data_source == "mixture":
         sb.download_button(
             "Download session (JSON)",
-            cfgmod.session_json(_config(A)),
+            partial(cfgmod.session_json, _config(A)),
             file_name="rebel_session.json",
             mime="application/json",
             icon=":material/download:",
