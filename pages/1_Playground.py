@@ -221,10 +221,17 @@ def _live() -> None:
 
 
 # ---------------------------------------------------------------------------------------------------------- page
+# Where the sidebar goes in a whole-page run. A session's first run: after the main area, since the browser is
+# then busy with its chart code and the regions should reach it first. Later runs (a preset, a sidebar setting):
+# before it, so the browser draws the sidebar while the server trains and has less to do after the chart.
+sidebar_first = bool(S.get(side.PRELOADED))
 preload = side.preload_charts()  # first: the browser loads its chart code while the first model trains
 side.init_state(A)
 side.read_sidebar(A)
 lessons.scene_bar(A)  # the lesson path's "next scene" (only while a lesson scene is shown)
+if sidebar_first:
+    side.sidebar(A)
 st.fragment(ui.guarded(_live))()
-side.sidebar(A)  # drawn after the main area: the regions reach the browser first
+if not sidebar_first:
+    side.sidebar(A)
 preload.empty()  # the page's own charts only, once it is drawn

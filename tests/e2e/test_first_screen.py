@@ -75,6 +75,12 @@ def first_screen(app_url, browser):
     """The Playground as a new visitor first sees it at 1440 x 900 (screenshot saved), with the plot painted."""
     screenshot_dir = Path(__file__).resolve().parent / "screenshots"
     screenshot_dir.mkdir(parents=True, exist_ok=True)
+    # A new visitor: no sidebar state left in this origin's storage by earlier tests of the shared profile
+    # (Streamlit keeps the sidebar's collapsed state in localStorage; folded, its page links are off screen).
+    blank = browser.new_page()
+    blank.goto(f"{app_url}/_stcore/health")
+    blank.evaluate("localStorage.clear()")
+    blank.close()
     page, _ = open_playground(browser, app_url)
     settle(page, PAGE_LOAD)
     page.evaluate("window.scrollTo(0, 0)")
