@@ -285,8 +285,8 @@ THUMB_COLUMNS = 2  # the names under the pictures fit at two a row (at four they
 
 def preset_thumbnails(where) -> None:
     """The presets as small pictures of their points, each with a button that loads it (``_on_thumbnail``).
-    Drawn only while their expander is open: closed, a run sends none of its 12 pictures and 12 buttons (a
-    preset's run draws the whole page, and the browser's work on those elements delayed the regions' paint)."""
+    Drawn only while their expander is open: closed, a run sends none of its pictures and buttons (one of each per
+    preset; a preset's run draws the whole page, and the browser's work on them delayed the regions' paint)."""
     box = where.expander("Presets as pictures", expanded=False, key="w_thumbs_open", on_change="rerun")
     if not box.open:
         return
@@ -393,7 +393,8 @@ _SPEC_ERROR = "pg_spec_error"  # a refused dataset setting's message, shown unde
 
 def read_sidebar(A: AppState) -> None:
     """Apply the sidebar's settings (kept in the session under the widgets' keys) to the state. Runs before the
-    main area, so the sidebar itself can be drawn after it (``sidebar``): the picture reaches the browser first."""
+    main area, so the sidebar itself can be drawn after it (``sidebar``) in a session's first run: the picture
+    reaches the browser first."""
     _read_dataset_widgets(A)
     A.hyper = cfgmod.validate_hyper({name: int(S[f"w_{name}"]) for name in INT_PARAMS})
     S.setdefault("w_engine", A.engine)
