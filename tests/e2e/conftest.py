@@ -123,6 +123,27 @@ def browser(playwright):
             context.close()
 
 
+def forget_storage(browser, url: str) -> None:
+    """Clear the shared profile's localStorage for ``url``'s origin, as a new visitor has it. Streamlit keeps the
+    sidebar's folded state there: a test that folds it would otherwise leave every later test a folded sidebar,
+    its page links and widgets off screen."""
+    blank = browser.new_page()
+    try:
+        blank.goto(f"{url}/_stcore/health")
+        blank.evaluate("localStorage.clear()")
+    finally:
+        blank.close()
+
+
+@pytest.fixture(autouse=True)
+def _new_visitor_storage(request):
+    """Before every test that uses the shared profile (``browser``) on the session's app (``app_url``): no
+    storage left by an earlier test (``forget_storage``). Module-scoped pages call ``forget_storage`` themselves
+    (they open before this runs)."""
+    if {"browser", "app_url"} <= set(request.fixturenames):
+        forget_storage(request.getfixturevalue("browser"), request.getfixturevalue("app_url"))
+
+
 @pytest.fixture(scope="session")
 def chromium(playwright):
     """A Chromium browser for tests that need several independent contexts (their own cookies each)."""

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.bench_browser import HOOKS, VIEWPORT, in_browser_replay, open_playground
-from tests.e2e.conftest import NAV_LINKS, settle
+from tests.e2e.conftest import NAV_LINKS, forget_storage, settle
 
 pytestmark = pytest.mark.browser
 
@@ -75,12 +75,7 @@ def first_screen(app_url, browser):
     """The Playground as a new visitor first sees it at 1440 x 900 (screenshot saved), with the plot painted."""
     screenshot_dir = Path(__file__).resolve().parent / "screenshots"
     screenshot_dir.mkdir(parents=True, exist_ok=True)
-    # A new visitor: no sidebar state left in this origin's storage by earlier tests of the shared profile
-    # (Streamlit keeps the sidebar's collapsed state in localStorage; folded, its page links are off screen).
-    blank = browser.new_page()
-    blank.goto(f"{app_url}/_stcore/health")
-    blank.evaluate("localStorage.clear()")
-    blank.close()
+    forget_storage(browser, app_url)  # a new visitor: no folded sidebar left by an earlier test
     page, _ = open_playground(browser, app_url)
     settle(page, PAGE_LOAD)
     page.evaluate("window.scrollTo(0, 0)")
