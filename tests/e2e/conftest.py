@@ -123,6 +123,15 @@ def browser(playwright):
             context.close()
 
 
+def open_preset_pictures(page) -> None:
+    """Open the Playground sidebar's preset pictures (drawn only while their expander is open)."""
+    from rebel.ui.playground.widgets import PRESET_PICTURES
+
+    page.locator("[data-testid='stSidebar'] [data-testid='stExpander'] summary").filter(
+        has_text=PRESET_PICTURES
+    ).first.click()
+
+
 def forget_storage(browser, url: str) -> None:
     """Clear the shared profile's localStorage for ``url``'s origin, as a new visitor has it. Streamlit keeps the
     sidebar's folded state there: a test that folds it would otherwise leave every later test a folded sidebar,

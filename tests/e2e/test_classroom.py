@@ -38,7 +38,7 @@ from benchmarks._common import free_port, healthy
 from benchmarks.bench_browser import HOOKS
 from rebel.ui import classroom
 from rebel.ui import config as cf
-from tests.e2e.conftest import settle
+from tests.e2e.conftest import open_preset_pictures, settle
 from tests.test_packaging import _make_variable
 
 # a cold numba cache compiles the kernels before the replicas start: more than the suite's 600 s per test
@@ -200,9 +200,7 @@ class Student:
         """``media`` once the browser has fetched some: the student opens the sidebar's "Presets as pictures"
         (drawn only while open), whose pictures arrive after the run that sent them has ended (8 sessions share
         one Chromium on 2 cores)."""
-        self.page.locator("[data-testid='stSidebar'] [data-testid='stExpander'] summary").filter(
-            has_text="Presets as pictures"
-        ).first.click()
+        open_preset_pictures(self.page)
         deadline = time.monotonic() + timeout / 1000
         while not self.media() and time.monotonic() < deadline:
             self.page.wait_for_timeout(250)

@@ -14,7 +14,7 @@ from PIL import Image
 from rebel.data import PRESETS
 from rebel.ui import config as cfgmod
 from rebel.ui import export
-from tests.e2e.conftest import settle
+from tests.e2e.conftest import open_preset_pictures, settle
 
 pytestmark = pytest.mark.browser
 
@@ -67,7 +67,7 @@ def test_sidebar_pictures_and_files_follow_the_preset(app_url, browser):
     page.wait_for_selector(".js-plotly-plot", timeout=240_000)
     side = "[data-testid='stSidebar']"
     assert page.locator(f"{side} .st-key-w_thumb_xor").count() == 0  # closed: nothing drawn
-    page.locator(f"{side} [data-testid='stExpander'] summary").filter(has_text="Presets as pictures").click()
+    open_preset_pictures(page)
     page.locator(f"{side} .st-key-w_thumb_xor button").first.click(timeout=60_000)
     # the chosen preset's picture button turns primary once the run that loaded it is drawn
     page.locator(f"{side} .st-key-w_thumb_xor [data-testid='stBaseButton-primary']").wait_for(timeout=60_000)

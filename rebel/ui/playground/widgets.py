@@ -280,6 +280,7 @@ def _thumbnail(name: str) -> bytes | None:
     return thumbs.preset_thumbnail(name)
 
 
+PRESET_PICTURES = "Presets as pictures"  # the expander's label (browser tests open it by it)
 THUMB_COLUMNS = 2  # the names under the pictures fit at two a row (at four they were cut to "a…")
 
 
@@ -287,7 +288,7 @@ def preset_thumbnails(where) -> None:
     """The presets as small pictures of their points, each with a button that loads it (``_on_thumbnail``).
     Drawn only while their expander is open: closed, a run sends none of its pictures and buttons (one of each per
     preset; a preset's run draws the whole page, and the browser's work on them delayed the regions' paint)."""
-    box = where.expander("Presets as pictures", expanded=False, key="w_thumbs_open", on_change="rerun")
+    box = where.expander(PRESET_PICTURES, expanded=False, key="w_thumbs_open", on_change="rerun")
     if not box.open:
         return
     with box:
