@@ -288,7 +288,7 @@ def preset_thumbnails(where) -> None:
     """The presets as small pictures of their points, each with a button that loads it (``_on_thumbnail``).
     Drawn only while their expander is open: closed, a run sends none of its pictures and buttons (one of each per
     preset; a preset's run draws the whole page, and the browser's work on them delayed the regions' paint)."""
-    box = where.expander(PRESET_PICTURES, expanded=False, key="w_thumbs_open", on_change="rerun")
+    box = where.expander(ui.plain(PRESET_PICTURES), expanded=False, key="w_thumbs_open", on_change="rerun")
     if not box.open:
         return
     with box:
