@@ -11,7 +11,8 @@ before that paint, on the page's own clock (ms from the navigation):
   the page sends first, ``widgets.preload_charts``; ``Html``: the code drawing ``st.html``), start and end;
 - ``long``: every long animation frame over 50 ms, its length and the two scripts that took the most of it;
 - ``style in page``: the first animation frame on which the one-screen style is in the page; ``regions drawn``:
-  the first on which the regions chart has been drawn.
+  the first on which the regions chart has been drawn; ``whole page drawn``: the first with the cost editor's cells
+  and the sidebar's preset box (``bench_browser.WHOLE_PAGE``).
 
 The server is warmed by one visit first (its shared cache holds the default model), so the server's part is the
 page's run, not training. The websocket messages are stamped by Playwright as they reach it (a few ms late).
@@ -22,22 +23,24 @@ Run: ``python -m benchmarks.bench_first_visit [--visits 3] [--viewport 1280x720]
 from __future__ import annotations
 
 import argparse
+import json
 import time
 
 from benchmarks._common import CHROMIUM, CHROMIUM_ARGS, free_port, load_average
-from benchmarks.bench_browser import start_app, stop_app
+from benchmarks.bench_browser import WHOLE_PAGE, start_app, stop_app
 
 _PROBE = r"""
 (() => {
   const log = window.__timeline = [];
   const at = (what) => log.push([what, Math.round(performance.now())]);
-  let drawn = false, styled = false;
+  let drawn = false, styled = false, whole = false;
   const tick = () => {
     if (!styled && [...document.querySelectorAll('style')].some(
         e => e.textContent.includes('div.st-key-pg_plot {height'))) { styled = true; at('style in page'); }
     for (const gd of document.querySelectorAll('.st-key-pg_plot .js-plotly-plot'))
       if (!drawn && gd._fullLayout && gd._fullLayout.width) { drawn = true; at('regions drawn'); }
-    if (!drawn) requestAnimationFrame(tick);
+    if (!whole && document.querySelector(WHOLE)) { whole = true; at('whole page drawn'); }
+    if (!drawn || !whole) requestAnimationFrame(tick);
   };
   requestAnimationFrame(tick);
   new PerformanceObserver((list) => {
@@ -64,7 +67,7 @@ def _visit(browser, url: str, width: int, height: int) -> list[tuple[int, str]]:
     context = browser.new_context(viewport={"width": width, "height": height})
     try:
         page = context.new_page()
-        page.add_init_script(_PROBE)
+        page.add_init_script(_PROBE.replace("WHOLE", json.dumps(WHOLE_PAGE)))
         messages = []
 
         def on_websocket(ws):

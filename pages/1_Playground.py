@@ -188,6 +188,9 @@ def _tray_messages(tray, pair) -> None:
 def _live() -> None:
     """The main area, one screen: regions with the round control and the numbers (left), costs and the message
     tray (right); the plot is sized from the viewport and messages never move it. Then one detail view."""
+    stage = side.plot_first_stage()
+    if stage == side.PLOT_FIRST_WAITING:  # the main area reran before the browser's press: the whole page now
+        side.rest_of_page_now()
     present = bool(S.get("w_present"))
     side.one_screen_style(present)
     viewport = vp.known()  # the browser's viewport height and plot width (or None)
@@ -208,6 +211,13 @@ def _live() -> None:
             show = side.view_toggles(pair.has_bayes, A.data_source == "mixture")
             with plot:
                 _regions(pair, t, show, viewport)
+        if (
+            stage == side.PLOT_FIRST_NOW
+        ):  # a session's first run: the rest once the browser has drawn the plot
+            side.plot_drawn_alone()
+            return
+    elif stage == side.PLOT_FIRST_NOW:  # no plot to wait for: everything in this run
+        side.forget_plot_first()
     with costs_box:
         _cost_panel(tray, viewport)
     _tray_messages(tray, pair)  # after the plot (its slot is kept): the picture reaches the browser first
@@ -222,16 +232,20 @@ def _live() -> None:
 
 # ---------------------------------------------------------------------------------------------------------- page
 # Where the sidebar goes in a whole-page run. A session's first run: after the main area, since the browser is
-# then busy with its chart code and the regions should reach it first. Later runs (a preset, a sidebar setting):
-# before it, so the browser draws the sidebar while the server trains and has less to do after the chart.
-sidebar_first = bool(S.get(side.PRELOADED))
+# then busy with its chart code and the regions should reach it first (and with a browser behind the session, not
+# in that run at all: the plot is sent alone, ``side.start_plot_first``). Later runs (a preset, a sidebar
+# setting): before it, so the browser draws the sidebar while the server trains and has less to do after the chart.
+first_run = not S.get(side.PRELOADED)
 preload = side.preload_charts()  # first: the browser loads its chart code while the first model trains
 side.init_state(A)
 side.read_sidebar(A)
+side.start_plot_first(first_run)
 lessons.scene_bar(A)  # the lesson path's "next scene" (only while a lesson scene is shown)
-if sidebar_first:
+if not first_run:
     side.sidebar(A)
 st.fragment(ui.guarded(_live))()
-if not sidebar_first:
+if first_run and side.sidebar_waits():
+    side.rest_button()  # outside the main area: its press (once the plot is drawn) reruns the whole page
+elif first_run:
     side.sidebar(A)
 preload.empty()  # the page's own charts only, once it is drawn

@@ -99,6 +99,7 @@ def test_no_component_and_the_script_is_fixed_text():
     assert "innerHeight" in js and "getBoundingClientRect().width" in js and "innerHTML" not in js
     assert f".st-key-{viewport.INPUT} input" in js and "'rebel_vp=' + size" in js
     assert "el.value === size" in js  # writes (and reruns) only when the size changed
+    assert f".st-key-{viewport.REST} button" in js  # presses the first page's hidden button (``rest_button``)
 
 
 def test_the_hidden_box_is_the_one_the_page_hides():

@@ -39,6 +39,7 @@ BOX = "pg_viewport_box"  # the hidden container holding it and the script (the p
 HEIGHTS = (200, 10_000)  # px: viewport heights taken as real
 WIDTHS = (100, 10_000)  # px: plot widths taken as real
 SIZE = "_viewport_size"  # the size the browser sent last in this session (kept when the text box's key is dropped)
+REST = "pg_rest"  # the hidden button the watcher presses to bring the rest of a first page (``rest_button``)
 DRAWN = "_viewport_drawn"  # (what the regions figure showed, the size it was made at): ``figure_size``
 
 
@@ -118,8 +119,25 @@ WATCH = """<script>
       if (el && el.value === '') later();
     }
   };
+  // The rest of a session's first page (``rest_button``: a hidden button sent, with this script, by a run that drew the
+  // regions plot alone): pressed once the plot is drawn, or after 8 s without one, so the page is never left
+  // half-drawn; again 3 s later if its run has not replaced it yet. Looked for every 50 ms (no layout read).
+  let restSince = 0, restPressed = 0;
+  const rest = () => {
+    const b = document.querySelector('.st-key-pg_rest button');
+    if (!b) { restSince = 0; return; }
+    if (!restSince) restSince = Date.now();
+    if (waiting()) return;
+    const gd = document.querySelector('div.st-key-pg_plot .js-plotly-plot');
+    const drawn = !!gd && !!gd._fullLayout;
+    if ((drawn || Date.now() - restSince > 8000) && Date.now() - restPressed > 3000) {
+      restPressed = Date.now();
+      b.click();
+    }
+  };
   watch();
   setInterval(watch, 1000);
+  setInterval(rest, 50);
   window.addEventListener('resize', later);
 })();
 </script>"""
@@ -146,6 +164,15 @@ def _cookie_size() -> Viewport | None:
         return None
 
 
+def browser_behind() -> bool:
+    """Whether a browser is behind this session (its request's headers are known), to run the watcher; a test
+    harness has none."""
+    try:
+        return bool(st.context.headers)
+    except Exception:  # noqa: BLE001 (no request behind this run: nothing runs the watcher)
+        return False
+
+
 def known() -> Viewport | None:
     """The size known at the start of this run: the one the browser wrote into the text box in this session (kept
     when its key is dropped, on another page), else the browser's cookie, else None."""
@@ -162,7 +189,22 @@ def keep() -> None:
     box's slot is below the first screen)."""
     with st.container(key=BOX):
         st.text_input("Viewport size", key=INPUT, label_visibility="collapsed")
-        st.html(WATCH, unsafe_allow_javascript=True)
+        _watcher()
+
+
+def rest_button() -> None:
+    """After a run that drew the Playground's regions plot alone (a session's first): a hidden button that the
+    watcher presses once the plot is drawn (``WATCH``). Outside the main area's fragment, so its press reruns the
+    whole page. A button, not the text box: a browser reconnecting to another server sends its widgets' values
+    back, so a text box could arrive already holding the size, and the watcher would never commit it."""
+    with st.container(key=BOX):
+        st.button("Rest of the page", key=REST)
+        _watcher()
+
+
+def _watcher() -> None:
+    """The watcher (``WATCH``, fixed text; it installs itself once per window)."""
+    st.html(WATCH, unsafe_allow_javascript=True)
 
 
 def figure_size(current: Viewport | None, picture) -> Viewport | None:

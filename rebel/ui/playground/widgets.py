@@ -126,6 +126,58 @@ def preload_charts():
     return slot
 
 
+# A new session's first run, when a browser is behind it, sends the regions plot alone and leaves the rest of the
+# page (cost editor, message tray, details, sidebar) to a whole-page run that the browser asks for once the plot is
+# drawn: the viewport watcher presses a hidden button sent after the main area (``viewport.rest_button``). The
+# browser then has nothing else to draw while it compiles the chart code and mounts the plot (a first visit's
+# regions ~0.4 s sooner at 1280x720). With no browser behind the session (a test harness), nothing would press it:
+# everything is drawn at once. Later runs never wait.
+PLOT_FIRST = "_plot_first"  # "now": this run draws the plot alone; "waiting": for the browser's press
+PLOT_FIRST_NOW, PLOT_FIRST_WAITING = "now", "waiting"
+
+
+def start_plot_first(first_run: bool) -> None:
+    """At the top of every whole-page run: mark a session's first run as drawing the plot alone when a browser is
+    behind it; any later whole-page run drops the mark (it draws everything)."""
+    S.pop(PLOT_FIRST, None)
+    if first_run and viewport.browser_behind():
+        S[PLOT_FIRST] = PLOT_FIRST_NOW
+
+
+def plot_first_stage() -> str | None:
+    """``PLOT_FIRST_NOW`` (this run draws the plot alone), ``PLOT_FIRST_WAITING`` (the main area reran before the
+    browser's press: rerun the whole page) or None (draw everything)."""
+    return S.get(PLOT_FIRST)
+
+
+def plot_drawn_alone() -> None:
+    """The plot was sent alone: the page then sends the button that brings the rest (``rest_button``)."""
+    S[PLOT_FIRST] = PLOT_FIRST_WAITING
+
+
+def rest_button() -> None:
+    """After a run that drew the plot alone, outside the main area: the hidden button the browser presses once the
+    plot is drawn; its press reruns the whole page."""
+    viewport.rest_button()
+
+
+def forget_plot_first() -> None:
+    """No plot was drawn (training failed): this run draws everything."""
+    S.pop(PLOT_FIRST, None)
+
+
+def rest_of_page_now() -> None:
+    """The main area reran while the page waited for the browser's press (a toggle under the plot, say): the whole
+    page now."""
+    S.pop(PLOT_FIRST, None)
+    st.rerun(scope="app")
+
+
+def sidebar_waits() -> bool:
+    """Whether the sidebar is left to the next run (this run drew the plot alone)."""
+    return S.get(PLOT_FIRST) == PLOT_FIRST_WAITING
+
+
 # Folds the sidebar away (a click on its collapse button), once each time presentation mode is switched on (or
 # opened from a link), so the plot gets the projector's whole width; the sidebar can be opened again as usual.
 # Sent in every run while presentation mode is on, in a hidden box whose key names the time it was switched on
