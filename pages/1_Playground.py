@@ -211,9 +211,7 @@ def _live() -> None:
             show = side.view_toggles(pair.has_bayes, A.data_source == "mixture")
             with plot:
                 _regions(pair, t, show, viewport)
-        if (
-            stage == side.PLOT_FIRST_NOW
-        ):  # a session's first run: the rest once the browser has drawn the plot
+        if stage == side.PLOT_FIRST_NOW:  # a session's first run: the rest once the plot is drawn
             side.plot_drawn_alone()
             return
     elif stage == side.PLOT_FIRST_NOW:  # no plot to wait for: everything in this run
