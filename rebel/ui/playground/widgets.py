@@ -130,8 +130,8 @@ def preload_charts():
 # page (cost editor, message tray, details, sidebar) to a whole-page run that the browser asks for once the plot is
 # drawn: the viewport watcher presses a hidden button sent after the main area (``viewport.rest_button``). The
 # browser then has nothing else to draw while it compiles the chart code and mounts the plot (a first visit's
-# regions ~0.4 s sooner at 1280x720). With no browser behind the session (a test harness), nothing would press it:
-# everything is drawn at once. Later runs never wait.
+# regions ~0.4 s sooner at 1280x720, the whole first screen ~0.25 s later). With no browser behind the session (a
+# test harness), nothing would press it: everything is drawn at once. Later runs never wait.
 PLOT_FIRST = "_plot_first"  # "now": this run draws the plot alone; "waiting": for the browser's press
 PLOT_FIRST_NOW, PLOT_FIRST_WAITING = "now", "waiting"
 
