@@ -88,7 +88,7 @@ def test_with_no_browser_behind_the_session_the_first_run_draws_everything():
 
 
 def test_with_a_browser_a_first_run_without_a_model_draws_everything(browser_behind, monkeypatch):
-    """Training failed (no plot to wait for): nothing would report a drawn plot, so nothing waits."""
+    """Training failed (no plot to wait for): nothing would press the button, so nothing waits."""
     from rebel.ui.playground import compute
 
     def fail(*args, **kwargs):

@@ -17,6 +17,9 @@ is taken only with a new picture (``figure_size``): the same figure at a new siz
 for nothing, while the chart on the page follows its box by itself. Where the size is not known or no longer right,
 the chart falls back to Streamlit's own measuring: the picture is right, drawn twice.
 
+The watcher also brings the rest of a session's first page (``rest_button``): that run sends the regions plot
+alone and a hidden button, which the watcher presses once the plot is drawn (``widgets.start_plot_first``).
+
 After a click on a page link (or a move in the history) the script commits nothing until the run that the click
 asked for has started and ended: Streamlit folds a rerun asked for before that run starts into it, with the newer
 request's page, so a commit from the page being left turned the new page's run into a run of the Playground, and
@@ -119,9 +122,9 @@ WATCH = """<script>
       if (el && el.value === '') later();
     }
   };
-  // The rest of a session's first page (``rest_button``: a hidden button sent, with this script, by a run that drew the
-  // regions plot alone): pressed once the plot is drawn, or after 8 s without one, so the page is never left
-  // half-drawn; again 3 s later if its run has not replaced it yet. Looked for every 50 ms (no layout read).
+  // The rest of a session's first page (``rest_button``: a hidden button sent, with this script, by a run that
+  // drew the regions plot alone): pressed once the plot is drawn, or after 8 s without one, so the page is never
+  // left half-drawn; again 3 s later if its run has not replaced it yet. Looked for every 50 ms (no layout read).
   let restSince = 0, restPressed = 0;
   const rest = () => {
     const b = document.querySelector('.st-key-pg_rest button');
