@@ -242,8 +242,8 @@ lessons.scene_bar(A)  # the lesson path's "next scene" (only while a lesson scen
 if not first_run:
     side.sidebar(A)
 st.fragment(ui.guarded(_live))()
-if first_run and side.sidebar_waits():
-    side.rest_button()  # outside the main area: its press (once the plot is drawn) reruns the whole page
+if side.plot_first_stage() == side.PLOT_FIRST_WAITING:
+    vp.rest_button()  # outside the main area: its press (once the plot is drawn) reruns the whole page
 elif first_run:
     side.sidebar(A)
 preload.empty()  # the page's own charts only, once it is drawn

@@ -62,8 +62,8 @@ class Viewport(NamedTuple):
 # opened again); no layout is read then, so the replay's Play is not slowed.
 WATCH = """<script>
 (() => {
-  if (window.__rebelViewportWatch) return;
-  window.__rebelViewportWatch = true;
+  // Installed once per window; sent again (a new mount), it only looks for the first page's button (``rest``).
+  if (window.__rebelViewportWatch) { window.__rebelViewportWatch(); return; }
   const setValue = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set;
   let box = null, observer = null, timer = 0, cookie = null;
   const input = () => document.querySelector('.st-key-pg_viewport input');
@@ -124,11 +124,18 @@ WATCH = """<script>
   };
   // The rest of a session's first page (``rest_button``: a hidden button sent, with this script, by a run that
   // drew the regions plot alone): pressed once the plot is drawn, or after 8 s without one, so the page is never
-  // left half-drawn; again 3 s later if its run has not replaced it yet. Looked for every 50 ms (no layout read).
-  let restSince = 0, restPressed = 0;
+  // left half-drawn; again 3 s later if its run has not replaced it yet. Looked for every 50 ms (no layout read)
+  // only from a mount of this script (sent with the button) until the button is gone, up to 2 s if it never comes,
+  // or from the once-a-second look (``watch``) seeing one.
+  let restSince = 0, restPressed = 0, restTimer = 0, restStarted = 0;
   const rest = () => {
     const b = document.querySelector('.st-key-pg_rest button');
-    if (!b) { restSince = 0; return; }
+    if (!b) {
+      restSince = 0;
+      if (Date.now() - restStarted > 2000) { clearInterval(restTimer); restTimer = 0; }
+      return;
+    }
+    restStarted = 0;
     if (!restSince) restSince = Date.now();
     if (waiting()) return;
     const gd = document.querySelector('div.st-key-pg_plot .js-plotly-plot');
@@ -138,9 +145,17 @@ WATCH = """<script>
       b.click();
     }
   };
+  const restSoon = () => {
+    restStarted = Date.now();
+    if (!restTimer) restTimer = setInterval(rest, 50);
+  };
+  window.__rebelViewportWatch = restSoon;
   watch();
-  setInterval(watch, 1000);
-  setInterval(rest, 50);
+  restSoon();
+  setInterval(() => {
+    watch();
+    if (!restTimer && document.querySelector('.st-key-pg_rest button')) restSoon();
+  }, 1000);
   window.addEventListener('resize', later);
 })();
 </script>"""

@@ -151,14 +151,8 @@ def plot_first_stage() -> str | None:
 
 
 def plot_drawn_alone() -> None:
-    """The plot was sent alone: the page then sends the button that brings the rest (``rest_button``)."""
+    """The plot was sent alone: the page then sends the button that brings the rest (``viewport.rest_button``)."""
     S[PLOT_FIRST] = PLOT_FIRST_WAITING
-
-
-def rest_button() -> None:
-    """After a run that drew the plot alone, outside the main area: the hidden button the browser presses once the
-    plot is drawn; its press reruns the whole page."""
-    viewport.rest_button()
 
 
 def forget_plot_first() -> None:
@@ -169,13 +163,8 @@ def forget_plot_first() -> None:
 def rest_of_page_now() -> None:
     """The main area reran while the page waited for the browser's press (a toggle under the plot, say): the whole
     page now."""
-    S.pop(PLOT_FIRST, None)
+    forget_plot_first()
     st.rerun(scope="app")
-
-
-def sidebar_waits() -> bool:
-    """Whether the sidebar is left to the next run (this run drew the plot alone)."""
-    return S.get(PLOT_FIRST) == PLOT_FIRST_WAITING
 
 
 # Folds the sidebar away (a click on its collapse button), once each time presentation mode is switched on (or
