@@ -133,6 +133,8 @@ def _regions(pair: pg.TrainedPair, t: int, show: dict, viewport) -> None:
         style.presentation(fig, size=None, font_size=style.PRESENTATION_FONT_SCREEN)
         test_points = lambda tr: "(test)" in (tr.name or "")  # one legend entry per class
         fig.for_each_trace(lambda tr: tr.update(showlegend=False), selector=test_points)
+    if not show["box"]:  # (a dragged box selects over marker traces: the points stay markers)
+        pg.points_as_image(fig)
     event = st.plotly_chart(
         fig,
         height=height or "stretch",

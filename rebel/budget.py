@@ -134,6 +134,15 @@ LIMITS: dict[str, Limit] = {
             "rounds is about 230 million)",
             "Choose a smaller slide size.",
         ),
+        Limit(
+            "points_image_pixels",
+            "pixels of the Playground's points drawn as one image (plot area x its scale squared)",
+            16_000_000,
+            16_000_000,
+            "the image is drawn and kept on the server for every plot size (a 2,000 px square plot at twice the "
+            "screen's resolution)",
+            "Nothing to do: a larger plot draws its points as markers instead.",
+        ),
     )
 }
 

@@ -17,7 +17,9 @@ ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 CORE = {"numpy", "numba", "scipy", "scikit-learn", "pandas", "joblib"}
 APP_LIBRARIES = {"streamlit", "plotly"}  # the engine must never import these
-APP_EXTRA = APP_LIBRARIES | {"pydantic", "av"}  # pydantic: session files and links; av: MP4 slides (rebel/ui)
+APP_EXTRA = APP_LIBRARIES | {"pydantic", "av", "pillow"}
+"""pydantic: session files and links; av: MP4 slides; pillow: slides, preset pictures, the Playground's points
+image (all in rebel/ui)."""
 
 
 def _names(requirements: list) -> set:
@@ -53,7 +55,7 @@ def test_license_is_an_spdx_string():
 _IMPORT_ALL = r"""
 import importlib, json, pkgutil, sys
 
-BLOCKED = ("streamlit", "plotly", "pydantic", "av")
+BLOCKED = ("streamlit", "plotly", "pydantic", "av", "PIL")
 
 
 class Blocker:

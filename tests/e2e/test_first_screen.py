@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.bench_browser import HOOKS, VIEWPORT, in_browser_replay, open_playground
+from rebel.ui.figures.replay import POINTS_META
 from tests.e2e.conftest import NAV_LINKS, forget_storage, settle
 
 pytestmark = pytest.mark.browser
@@ -93,9 +94,11 @@ def test_regions_plot_and_cost_editor_are_on_the_first_screen(first_screen):
     assert page.evaluate("window.scrollY") == 0
     regions = _box(page, [f"{s} .js-plotly-plot" for s in HOOKS["regions"]])
     costs = _box(page, HOOKS["cost_editor"])
-    points = page.evaluate(  # markers drawn by the regions chart (its decoded traces: x may arrive as base64)
-        """() => window.__bench.plot()._fullData.filter(t => t.type.startsWith('scatter') && t.visible === true
-                 && (t.mode || '').includes('markers')).reduce((n, t) => n + (t._length || 0), 0)"""
+    points = page.evaluate(  # data points of the regions chart: its point traces (markers, or hover-only over
+        # the points' image: ``compute.points_as_image``); decoded traces, as x may arrive as base64
+        """meta => window.__bench.plot()._fullData.filter(t => t.meta === meta
+                 && t.visible === true).reduce((n, t) => n + (t._length || 0), 0)""",
+        POINTS_META,
     )
     assert points > 0  # the chart with the data points
     assert _inside(costs), f"the cost editor {costs} is not fully inside the 1440 x 900 viewport"

@@ -24,6 +24,7 @@ import numpy as np
 import plotly.graph_objects as go
 from _plotly_utils.utils import to_typed_array_spec
 
+from rebel.budget import BudgetError
 from rebel.ui.figures import style
 from rebel.ui.figures.palette import BAYES_COLOR, MODEL_COLORS, class_colors, region_rgb
 from rebel.ui.figures.regions import (
@@ -355,11 +356,102 @@ def _add_points(fig: go.Figure, classes, train, test, train_sizes, start: int, u
         sized = split == "train" and sizes is not None
         traces = point_traces(np.asarray(data[0]), np.asarray(data[1]), classes, colors, split)
         for tr in traces:
+            tr.meta = POINTS_META
             if sized:
                 rows = np.asarray(tr.customdata)
                 tr.marker.size = sizes[start][rows]
                 updates.append((len(fig.data), [{"marker": {"size": s[rows]}} for s in sizes]))
             fig.add_trace(tr)
+
+
+POINTS_META = (
+    "points"  # the point traces' ``meta`` (``points_as_image`` and the browser tests find them by it)
+)
+POINTS_IMAGE = "points image"
+
+
+def plane_px(fig: go.Figure) -> tuple | None:
+    """The regions' plot area (W, H) in px as the browser lays it out from ``fig``'s fixed width, height,
+    margins, axis domains and equal-scale ranges; None when the figure's width or height is not fixed."""
+    L = fig.layout
+    if not L.width or not L.height or L.xaxis.range is None or L.yaxis.range is None:
+        return None
+    m = L.margin
+
+    def px(v):
+        return 80 if v is None else v  # plotly's default margin
+
+    dx, dy = L.xaxis.domain or (0, 1), L.yaxis.domain or (0, 1)
+    span_x, span_y = (float(r[1]) - float(r[0]) for r in (L.xaxis.range, L.yaxis.range))
+    across = (L.width - px(m.l) - px(m.r)) * (dx[1] - dx[0])
+    down = (L.height - px(m.t) - px(m.b)) * (dy[1] - dy[0])
+    scale = min(across / span_x, down / span_y) if span_x > 0 and span_y > 0 else 0.0
+    if scale <= 0:
+        return None
+    return max(1, round(span_x * scale)), max(1, round(span_y * scale))
+
+
+POINTS_SCALE = 2  # image pixels per screen px: sharp on a high-density screen and zoomed in twice
+
+
+def points_as_image(fig: go.Figure, render, scale: int = POINTS_SCALE) -> bool:
+    """Draw the data points of a replay figure as one image instead of one SVG marker each
+    (``point_raster``): ``render(layers, x_range, y_range, (W, H), scale)`` returns the PNG of ``layers`` at
+    ``scale`` times the plot area's size (``plane_px``), its bottom row first. The point traces keep their hover labels with no markers (``mode="none"``), a
+    legend-only entry per class keeps its place in the legend (``legendrank``), the image is an image trace
+    (plotly draws image traces under every scatter trace: the mistake crosses stay on top, and the frames'
+    layout images leave it alone). Legend clicks no longer hide a class (the image cannot follow).
+
+    Leaves the figure as it is and returns False when the plot area's size is not fixed, a point trace's
+    markers change size (boundary sizes by weight: per-round sizes) or ``render`` refuses the size
+    (``BudgetError``: a plot too large for one image); True when the points are an image.
+    """
+    size = plane_px(fig)
+    points = [i for i, tr in enumerate(fig.data) if getattr(tr, "meta", None) == POINTS_META]
+    if size is None or not points:
+        return False
+    if any(np.ndim(fig.data[i].marker.size) for i in points):
+        return False
+    layers = []
+    for i in points:
+        m = fig.data[i].marker
+        stroke = m.line.color if m.line.color is not None else m.color
+        X = np.column_stack([np.asarray(fig.data[i].x, float), np.asarray(fig.data[i].y, float)])
+        layers.append((X, m.symbol, float(m.size), m.color, (float(m.line.width or 0.0), stroke)))
+    x_range, y_range = tuple(fig.layout.xaxis.range), tuple(fig.layout.yaxis.range)
+    W, H = size[0] * scale, size[1] * scale
+    try:
+        png = render(layers, x_range, y_range, (W, H), scale)
+    except BudgetError:
+        return False
+    for i, tr in enumerate(list(fig.data)):
+        if tr.showlegend is not False and tr.legendrank is None:
+            tr.legendrank = i + 1  # the legend's order as it was, with the entries below appended
+    for i in points:
+        tr = fig.data[i]
+        if tr.showlegend is not False:
+            entry = legend_entry(tr.name, **tr.marker.to_plotly_json())
+            entry.update(legendgroup=tr.legendgroup, legendrank=tr.legendrank, legend=tr.legend)
+            fig.add_trace(entry)
+        tr.update(mode="none", showlegend=False)
+    (x0, x1), (y0, y1) = x_range, y_range
+    fig.add_trace(
+        go.Image(
+            source=png_data_uri(png),
+            x0=x0 + (x1 - x0) / W / 2,
+            dx=(x1 - x0) / W,
+            y0=y0 + (y1 - y0) / H / 2,
+            dy=(y1 - y0) / H,
+            zsmooth="fast",  # scaled smoothly to the screen (the default, pixelated, drops outline pixels)
+            hoverinfo="skip",
+            name=POINTS_IMAGE,
+        )
+    )
+    no_clicks = {"itemclick": False, "itemdoubleclick": False}
+    fig.update_layout(legend=no_clicks)
+    if any(tr.legend == "legend2" for tr in fig.data):
+        fig.update_layout(legend2=no_clicks)
+    return True
 
 
 def _add_mistakes(fig: go.Figure, train, test, start: int, updates: list) -> None:

@@ -8,6 +8,8 @@
   a0), the boosting weights per round (S.6), and ``metrics(t)`` (``StageMetrics``: test cost, error, regret,
   confusion matrix, per-class precision/recall).
 - ``box_from_selection``: the dragged box of a plotly selection.
+- ``replay_of``: the regions figure; ``points_as_image``: its data points as one image (drawn once per dataset
+  and plot size) instead of one SVG marker each.
 
 Reads the dataset's X_train/X_test (N, 2) and labels; writes nothing. No streamlit here.
 """
@@ -578,6 +580,16 @@ def replay_of(
         numbers=round_numbers(pair),
         projector=projector,
     )
+
+
+def points_as_image(fig) -> bool:
+    """The data points of a regions figure (``replay_of``, sized) as one image under hover-only traces
+    (``replay.points_as_image``): ~70 ms less for the browser to draw on every new figure. The image is drawn
+    once per dataset and plot size (``point_raster.cached_png``). Returns whether it was done (not when the
+    figure's size is not fixed or the marker sizes follow the boosting weights)."""
+    from rebel.ui.figures import point_raster, replay
+
+    return replay.points_as_image(fig, point_raster.cached_png)
 
 
 def comparison_table(pair: TrainedPair, t: int) -> pd.DataFrame:
