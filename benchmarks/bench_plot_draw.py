@@ -6,14 +6,17 @@ preset at the 1280 x 720 plot size, drawn with ``Plotly.newPlot`` into a page th
 call to the end of the rendering task of the frame that shows it (a message posted from the next animation
 callback runs after it). Four variants, their draws interleaved one by one:
 
-- ``as sent``: the figure as the app sends it (about 1,500 SVG point markers, one element each);
+- ``markers``: the figure with its points as SVG markers (about 1,500, one element each: what the app sends when
+  the figure's size is not fixed, and sent for every figure before the points image);
+- ``as sent``: the figure as the app sends it once the plot's size is known: the points as one image under
+  hover-only traces (``compute.points_as_image``);
 - ``points hover-only``: the point traces with ``mode="none"``: no markers drawn, hover on the points still works
   (the script hovers over the plot and counts the labels);
 - ``no points``: the point traces hidden;
 - ``points scattergl``: the point traces as ``scattergl`` (WebGL; in this browser without a GPU, software GL).
 
-The difference between ``as sent`` and ``no points`` is what the markers cost every new figure; a design that draws
-the points another way (say, a raster image under hover-only traces) can save at most that much.
+The difference between ``markers`` and ``no points`` is what the markers cost every new figure; the points image
+saves all of it but the image's own draw (``as sent`` against ``no points``).
 
 With ``--update``, it also times what a chart updated in place would cost instead of a new mount (a component that
 keeps one plotly div): the figure after a cost edit (``EDIT``: one off-diagonal cost doubled), drawn over the
@@ -39,7 +42,7 @@ import statistics
 import tempfile
 from pathlib import Path
 
-VARIANTS = ("as sent", "points hover-only", "no points", "points scattergl")
+VARIANTS = ("markers", "as sent", "points hover-only", "no points", "points scattergl")
 PLOT_HEIGHT = 668  # px: the regions plot's height at 1280 x 720 (``playground.widgets.plot_height``)
 PLOT_WIDTH = 780
 
@@ -86,10 +89,11 @@ _UPDATE_JS = """async ([before, after, how]) => {
 }"""
 
 
-def replay_spec(preset: str, edit: tuple | None = None) -> tuple[dict, int]:
+def replay_spec(preset: str, edit: tuple | None = None, image: bool = False) -> tuple[dict, int]:
     """The Playground's replay figure of ``preset`` (``compute.replay_of``, trained as the app trains it) at its
-    last round, as plotly JSON, and its number of data points (train and test); with ``edit`` (i, j), after that
-    cost is doubled."""
+    last round and the 1280 x 720 plot size, as plotly JSON, and its number of data points (train and test); with
+    ``edit`` (i, j), after that cost is doubled; with ``image``, its points as one image
+    (``compute.points_as_image``), else as SVG markers."""
     import numpy as np
     import plotly.io as pio
 
@@ -103,6 +107,9 @@ def replay_spec(preset: str, edit: tuple | None = None) -> tuple[dict, int]:
         C[edit] *= 2.0
     pair = pg.train_pair(ds, C, dict(cfg.hyper))
     fig = pg.replay_of(pair, pair.n_rounds, height=PLOT_HEIGHT)  # the Playground's figure, no overlay
+    fig.update_layout(width=PLOT_WIDTH)
+    if image and not pg.points_as_image(fig):
+        raise RuntimeError("the figure's points could not be drawn as an image")
     return json.loads(pio.to_json(fig, validate=False)), len(ds.X_train) + len(ds.X_test)
 
 
@@ -145,6 +152,7 @@ def main(argv=None) -> dict:
         ap.error(f"{CHROMIUM} is missing: install Debian's chromium (apt-get install chromium).")
     spec, n_points = replay_spec(args.preset)
     specs = {name: variant(spec, name) for name in VARIANTS}
+    specs["as sent"] = replay_spec(args.preset, image=True)[0]
     edited = replay_spec(args.preset, EDIT)[0] if args.update else None
     updates = UPDATES if args.update else ()
     js = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
@@ -177,11 +185,11 @@ def main(argv=None) -> dict:
         f"{len(json.dumps(spec)) // 1000} kB), "
         f"plotly.js {version}, {args.repeat} draws each, interleaved; load {load:.2f}"
     )
-    base = statistics.median(times["as sent"])
+    base = statistics.median(times["markers"])
     for name in VARIANTS:
         med = statistics.median(times[name])
         print(
-            f"  {name:<18} median {med:7.1f} ms  min {min(times[name]):7.1f} ms  ({med / base:.2f} of as sent)"
+            f"  {name:<18} median {med:7.1f} ms  min {min(times[name]):7.1f} ms  ({med / base:.2f} of markers)"
         )
     if updates:
         mount = statistics.median(times[UPDATES[0]])

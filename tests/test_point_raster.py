@@ -275,3 +275,17 @@ def test_every_class_colour_and_shape_draws(tmp_path):
     for c in colors:
         rgb = np.array(pr._hex_rgb(c))
         assert (np.abs(opaque - rgb).sum(axis=1) == 0).any(), f"class colour {c} is missing"
+
+
+def test_warming_makes_every_class_stamp_and_a_second_call_changes_nothing():
+    pr.marker_stamps.cache_clear()
+    replay.warm_point_stamps(3)
+    assert pr.marker_stamps.cache_info().currsize == 6  # 3 classes x (train, test)
+    fig = _figure(n_classes=3)
+    pr._cache.clear()  # the image drawn anew, from the stamps
+    hits = pr.marker_stamps.cache_info().hits
+    assert replay.points_as_image(fig, pr.cached_png)
+    assert pr.marker_stamps.cache_info().currsize == 6 and pr.marker_stamps.cache_info().hits > hits
+    before = fig.to_plotly_json()
+    assert replay.points_as_image(fig, pr.cached_png)  # already an image: left as it is
+    assert fig.to_plotly_json() == before

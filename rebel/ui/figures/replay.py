@@ -25,7 +25,7 @@ import plotly.graph_objects as go
 from _plotly_utils.utils import to_typed_array_spec
 
 from rebel.budget import BudgetError
-from rebel.ui.figures import style
+from rebel.ui.figures import point_raster, style
 from rebel.ui.figures.palette import BAYES_COLOR, MODEL_COLORS, class_colors, region_rgb
 from rebel.ui.figures.regions import (
     BAYES_STYLE,
@@ -394,30 +394,51 @@ def plane_px(fig: go.Figure) -> tuple | None:
 POINTS_SCALE = 2  # image pixels per screen px: sharp on a high-density screen and zoomed in twice
 
 
+def _point_layer(tr) -> tuple:
+    """A point trace as a ``point_raster`` layer: ``(X (n, 2), symbol, size, colour, (outline width, outline
+    colour))``; a hollow marker's outline is in its own colour."""
+    m = tr.marker
+    stroke = m.line.color if m.line.color is not None else m.color
+    X = np.column_stack([np.asarray(tr.x, dtype=np.float64), np.asarray(tr.y, dtype=np.float64)])
+    return X, m.symbol, float(m.size), m.color, (float(m.line.width or 0.0), stroke)
+
+
+def warm_point_stamps(n_classes: int = 12, scale: int = POINTS_SCALE) -> None:
+    """Make the marker stamps of the training and test points of classes 0..n_classes-1
+    (``point_raster.marker_stamps``, kept for the process: a class's colour and shape do not depend on how many
+    classes there are), so the first figure drawn with its points as an image does not pay for them (~12 ms a
+    class and split). ``rebel.ui.launch`` calls it once the first page is served."""
+    classes = [str(k) for k in range(n_classes)]
+    X, y = np.zeros((n_classes, 2)), np.arange(n_classes)
+    colors = class_colors(n_classes)
+    layers = [
+        _point_layer(tr) for split in ("train", "test") for tr in point_traces(X, y, classes, colors, split)
+    ]
+    point_raster.points_image(layers, (-1, 1), (-1, 1), (4, 4), scale)
+
+
 def points_as_image(fig: go.Figure, render, scale: int = POINTS_SCALE) -> bool:
     """Draw the data points of a replay figure as one image instead of one SVG marker each
     (``point_raster``): ``render(layers, x_range, y_range, (W, H), scale)`` returns the PNG of ``layers`` at
-    ``scale`` times the plot area's size (``plane_px``), its bottom row first. The point traces keep their hover labels with no markers (``mode="none"``), a
-    legend-only entry per class keeps its place in the legend (``legendrank``), the image is an image trace
-    (plotly draws image traces under every scatter trace: the mistake crosses stay on top, and the frames'
-    layout images leave it alone). Legend clicks no longer hide a class (the image cannot follow).
+    ``scale`` times the plot area's size (``plane_px``), its bottom row first. The point traces keep their hover
+    labels with no markers (``mode="none"``), a legend-only entry per class keeps its place in the legend
+    (``legendrank``), the image is an image trace (plotly draws image traces under every scatter trace: the
+    mistake crosses stay on top, and the frames' layout images leave it alone). Legend clicks no longer hide a
+    class (the image cannot follow).
 
     Leaves the figure as it is and returns False when the plot area's size is not fixed, a point trace's
     markers change size (boundary sizes by weight: per-round sizes) or ``render`` refuses the size
-    (``BudgetError``: a plot too large for one image); True when the points are an image.
+    (``BudgetError``: a plot too large for one image); True when the points are an image (already, or now).
     """
+    if any(tr.type == "image" and tr.name == POINTS_IMAGE for tr in fig.data):
+        return True
     size = plane_px(fig)
     points = [i for i, tr in enumerate(fig.data) if getattr(tr, "meta", None) == POINTS_META]
     if size is None or not points:
         return False
     if any(np.ndim(fig.data[i].marker.size) for i in points):
         return False
-    layers = []
-    for i in points:
-        m = fig.data[i].marker
-        stroke = m.line.color if m.line.color is not None else m.color
-        X = np.column_stack([np.asarray(fig.data[i].x, float), np.asarray(fig.data[i].y, float)])
-        layers.append((X, m.symbol, float(m.size), m.color, (float(m.line.width or 0.0), stroke)))
+    layers = [_point_layer(fig.data[i]) for i in points]
     x_range, y_range = tuple(fig.layout.xaxis.range), tuple(fig.layout.yaxis.range)
     W, H = size[0] * scale, size[1] * scale
     try:
@@ -425,7 +446,7 @@ def points_as_image(fig: go.Figure, render, scale: int = POINTS_SCALE) -> bool:
     except BudgetError:
         return False
     for i, tr in enumerate(list(fig.data)):
-        if tr.showlegend is not False and tr.legendrank is None:
+        if getattr(tr, "showlegend", False) is not False and tr.legendrank is None:
             tr.legendrank = i + 1  # the legend's order as it was, with the entries below appended
     for i in points:
         tr = fig.data[i]
