@@ -289,3 +289,21 @@ def test_warming_makes_every_class_stamp_and_a_second_call_changes_nothing():
     before = fig.to_plotly_json()
     assert replay.points_as_image(fig, pr.cached_png)  # already an image: left as it is
     assert fig.to_plotly_json() == before
+
+
+def test_the_browser_redraws_the_points_with_the_same_shapes_and_names():
+    """The zoom script (``viewport.POINTS_ZOOM``, fixed text) holds ``SHAPES`` to 4 decimals and the figure's
+    names of its point traces and image."""
+    import json
+    import re
+
+    from rebel.ui import viewport
+
+    js = viewport.POINTS_ZOOM
+    body = re.search(r"const SHAPES = (\{.*?\n  \});", js, re.DOTALL).group(1)
+    shapes = json.loads(re.sub(r"//[^\n]*", "", body))
+    assert set(shapes) == set(pr.SHAPES)
+    for name, poly in pr.SHAPES.items():
+        np.testing.assert_allclose(shapes[name], poly, atol=6e-5)
+    assert f"META = '{replay.POINTS_META}', IMAGE = '{replay.POINTS_IMAGE}'" in js
+    assert viewport.SCRIPTS == viewport.WATCH + js

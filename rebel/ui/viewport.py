@@ -160,6 +160,129 @@ WATCH = """<script>
 })();
 </script>"""
 
+# Zoomed in, the image's points would grow with the plot (as its pixels do). In the browser, once a zoom or pan
+# ends (plotly's ``plotly_relayout``) and the axes no longer span the image's extent (the image trace's ``meta``:
+# [x0, x1, y0, y1]; ``replay.points_as_image``), this script draws the points again at their own size for the
+# new axes, on a canvas of the plot area at the screen's pixel density, with the shapes below (radius = size / 2,
+# the outline stroked on the edge, mitred: as plotly and ``point_raster.points_image`` draw them), in the traces'
+# order, and shows it in place of the image, in the image's own layer (under the mistake crosses, clipped to the
+# plot). Back at the image's extent (a double click), plotly's image shows again. It looks for new charts of the
+# Playground twice a second. Its shapes and names are ``point_raster.SHAPES`` and ``replay``'s
+# (``tests/test_point_raster.py`` checks them).
+POINTS_ZOOM = """<script>
+(() => {
+  if (window.__rebelPointsZoom) return;
+  window.__rebelPointsZoom = true;
+  const META = 'points', IMAGE = 'points image';  // replay.POINTS_META, replay.POINTS_IMAGE
+  const SHAPES = {  // point_raster.SHAPES (r = 1, screen coordinates), to 4 decimals
+    "circle": [
+      [1,0],[0.9952,0.098],[0.9808,0.1951],[0.9569,0.2903],[0.9239,0.3827],[0.8819,0.4714],[0.8315,0.5556],
+      [0.773,0.6344],[0.7071,0.7071],[0.6344,0.773],[0.5556,0.8315],[0.4714,0.8819],[0.3827,0.9239],
+      [0.2903,0.9569],[0.1951,0.9808],[0.098,0.9952],[0,1],[-0.098,0.9952],[-0.1951,0.9808],
+      [-0.2903,0.9569],[-0.3827,0.9239],[-0.4714,0.8819],[-0.5556,0.8315],[-0.6344,0.773],[-0.7071,0.7071],
+      [-0.773,0.6344],[-0.8315,0.5556],[-0.8819,0.4714],[-0.9239,0.3827],[-0.9569,0.2903],[-0.9808,0.1951],
+      [-0.9952,0.098],[-1,0],[-0.9952,-0.098],[-0.9808,-0.1951],[-0.9569,-0.2903],[-0.9239,-0.3827],
+      [-0.8819,-0.4714],[-0.8315,-0.5556],[-0.773,-0.6344],[-0.7071,-0.7071],[-0.6344,-0.773],
+      [-0.5556,-0.8315],[-0.4714,-0.8819],[-0.3827,-0.9239],[-0.2903,-0.9569],[-0.1951,-0.9808],
+      [-0.098,-0.9952],[-0,-1],[0.098,-0.9952],[0.1951,-0.9808],[0.2903,-0.9569],[0.3827,-0.9239],
+      [0.4714,-0.8819],[0.5556,-0.8315],[0.6344,-0.773],[0.7071,-0.7071],[0.773,-0.6344],[0.8315,-0.5556],
+      [0.8819,-0.4714],[0.9239,-0.3827],[0.9569,-0.2903],[0.9808,-0.1951],[0.9952,-0.098]
+    ],
+    "square": [[1,1],[-1,1],[-1,-1],[1,-1]],
+    "diamond": [[1.3,0],[0,1.3],[-1.3,0],[0,-1.3]],
+    "triangle-up": [[-1.1547,0.5],[1.1547,0.5],[0,-1]],
+    "triangle-down": [[-1.1547,-0.5],[1.1547,-0.5],[0,1]],
+    "triangle-left": [[0.5,-1.1547],[0.5,1.1547],[-1,0]],
+    "triangle-right": [[-0.5,-1.1547],[-0.5,1.1547],[1,0]],
+    "pentagon": [[0.951,-0.309],[0.588,0.809],[-0.588,0.809],[-0.951,-0.309],[0,-1]],
+    "hexagon": [[0.866,-0.5],[0.866,0.5],[0,1],[-0.866,0.5],[-0.866,-0.5],[0,-1]],
+    "star": [
+      [0.315,-0.4326],[1.3314,-0.4326],[0.5082,0.1652],[0.8232,1.1326],[0,0.5348],[-0.8232,1.1326],
+      [-0.5082,0.1652],[-1.3314,-0.4326],[-0.315,-0.4326],[0,-1.4]
+    ],
+    "hourglass": [[1,1],[-1,1],[1,-1],[-1,-1]],
+    "star-diamond": [
+      [-1.2334,0.0484],[-1.0719,0.1119],[-0.9169,0.1898],[-0.7697,0.2815],[-0.6314,0.3863],
+      [-0.5032,0.5032],[-0.3863,0.6314],[-0.2815,0.7697],[-0.1898,0.9169],[-0.1119,1.0719],
+      [-0.0484,1.2334],[-0,1.4],[0.0484,1.2334],[0.1119,1.0719],[0.1898,0.9169],[0.2815,0.7697],
+      [0.3863,0.6314],[0.5032,0.5032],[0.6314,0.3863],[0.7697,0.2815],[0.9169,0.1898],[1.0719,0.1119],
+      [1.2334,0.0484],[1.4,0],[1.2334,-0.0484],[1.0719,-0.1119],[0.9169,-0.1898],[0.7697,-0.2815],
+      [0.6314,-0.3863],[0.5032,-0.5032],[0.3863,-0.6314],[0.2815,-0.7697],[0.1898,-0.9169],
+      [0.1119,-1.0719],[0.0484,-1.2334],[0,-1.4],[-0.0484,-1.2334],[-0.1119,-1.0719],[-0.1898,-0.9169],
+      [-0.2815,-0.7697],[-0.3863,-0.6314],[-0.5032,-0.5032],[-0.6314,-0.3863],[-0.7697,-0.2815],
+      [-0.9169,-0.1898],[-1.0719,-0.1119],[-1.2334,-0.0484],[-1.4,0]
+    ]
+  };
+  const redraw = (gd) => {
+    const fl = gd._fullLayout, data = gd._fullData;
+    if (!fl || !data) return;
+    const image = data.find((t) => t.type === 'image' && t.name === IMAGE);
+    const el = gd.querySelector('.imagelayer.mlayer image');
+    gd.querySelectorAll('image.rebel-points').forEach((e) => e.remove());
+    if (!image || !el || !Array.isArray(image.meta)) return;
+    const xa = fl.xaxis, ya = fl.yaxis, [x0, x1, y0, y1] = image.meta;
+    const near = (a, b) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(x1 - x0), Math.abs(y1 - y0));
+    if (near(xa.range[0], x0) && near(xa.range[1], x1) && near(ya.range[0], y0) && near(ya.range[1], y1)) {
+      el.style.visibility = '';
+      return;
+    }
+    const W = xa._length, H = ya._length, d = window.devicePixelRatio || 1;
+    const canvas = document.createElement('canvas');
+    canvas.width = Math.max(1, Math.round(W * d));
+    canvas.height = Math.max(1, Math.round(H * d));
+    const ctx = canvas.getContext('2d');
+    ctx.scale(d, d);
+    ctx.lineJoin = 'miter';
+    ctx.miterLimit = 4;
+    for (const t of data.filter((t) => t.meta === META && t.visible === true)) {
+      const m = (gd.data[t.index] || {}).marker;  // as sent: a trace with no markers drawn has none in _fullData
+      if (!m) continue;
+      const open = String(m.symbol).endsWith('-open');
+      const shape = SHAPES[String(m.symbol).replace(/-open$/, '')];
+      if (!shape) continue;
+      const r = m.size / 2, width = (m.line && m.line.width) || 0;
+      for (let k = 0; k < t._length; k++) {
+        const px = xa.c2p(t.x[k]), py = ya.c2p(t.y[k]);
+        if (!(px > -4 * r && px < W + 4 * r && py > -4 * r && py < H + 4 * r)) continue;
+        ctx.beginPath();
+        shape.forEach(([sx, sy], i) => (i ? ctx.lineTo : ctx.moveTo).call(ctx, px + sx * r, py + sy * r));
+        ctx.closePath();
+        if (!open) { ctx.fillStyle = m.color; ctx.fill(); }
+        if (width > 0) {
+          ctx.lineWidth = width;
+          ctx.strokeStyle = open ? m.color : m.line.color;
+          ctx.stroke();
+        }
+      }
+    }
+    const img = document.createElementNS('http://www.w3.org/2000/svg', 'image');
+    img.setAttribute('class', 'rebel-points');
+    img.setAttribute('x', 0);
+    img.setAttribute('y', 0);
+    img.setAttribute('width', W);
+    img.setAttribute('height', H);
+    img.setAttribute('preserveAspectRatio', 'none');
+    img.setAttribute('href', canvas.toDataURL());
+    el.style.visibility = 'hidden';
+    el.parentNode.appendChild(img);
+  };
+  const hook = () => {
+    for (const gd of document.querySelectorAll('div.st-key-pg_plot .js-plotly-plot')) {
+      // once per plot (plotly's event emitter: a chart drawn anew, or purged and drawn again, has a new one)
+      if (typeof gd.on !== 'function' || !gd._ev || gd.__rebelPoints === gd._ev) continue;
+      gd.__rebelPoints = gd._ev;
+      gd.on('plotly_relayout', () => {
+        try { redraw(gd); } catch (e) { console.warn('points redraw', e); }  // never in plotly's way
+      });
+    }
+  };
+  hook();
+  setInterval(hook, 500);
+})();
+</script>"""
+
+SCRIPTS = WATCH + POINTS_ZOOM  # what the hidden box sends (``_watcher``)
+
 _SIZE = re.compile(r"([0-9]{1,5})x([0-9]{1,5})")
 
 
@@ -221,8 +344,9 @@ def rest_button() -> None:
 
 
 def _watcher() -> None:
-    """The watcher (``WATCH``, fixed text; it installs itself once per window)."""
-    st.html(WATCH, unsafe_allow_javascript=True)
+    """The watcher (``WATCH``, fixed text; it installs itself once per window), and beside it the regions plot's
+    redraw of its points image when zoomed (``POINTS_ZOOM``, fixed text too)."""
+    st.html(SCRIPTS, unsafe_allow_javascript=True)
 
 
 def figure_size(current: Viewport | None, picture) -> Viewport | None:

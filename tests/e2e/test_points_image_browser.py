@@ -139,10 +139,35 @@ def test_the_playground_sends_its_points_as_one_image(browser, app_url):
                         return {images: img.length, modes: [...new Set(pts.map(t => t.mode))],
                                 points: pts.reduce((n, t) => n + t._length, 0),
                                 w: gd._fullLayout.xaxis._length,
-                                natural: img.length ? gd.querySelector('.imagelayer image').getAttribute('width') : 0}; }""",
+                                natural: img.length  // the image trace's element (layout images: another layer)
+                                    ? gd.querySelector('.imagelayer.mlayer image').getAttribute('width') : 0}; }""",
             [selector, POINTS_META],
         )
         assert state["images"] == 1 and state["modes"] == ["none"] and state["points"] > 1000, state
         assert abs(float(state["natural"]) - state["w"]) <= 1.5, state  # drawn at the plot area's width
+        # zoomed in (a drag over the plot), the points are drawn again at their own size in the image's place
+        # (``viewport.POINTS_ZOOM``); a double click brings back the image
+        area = page.locator(f"{selector.split(',')[0]} .nsewdrag").first
+        box = area.bounding_box()
+        page.mouse.move(box["x"] + box["width"] * 0.3, box["y"] + box["height"] * 0.3)
+        page.mouse.down()
+        page.mouse.move(box["x"] + box["width"] * 0.55, box["y"] + box["height"] * 0.55, steps=8)
+        page.mouse.up()
+        zoomed = """sel => { const gd = document.querySelector(sel); const own = gd.querySelector('image.rebel-points');
+                              const img = gd.querySelector('.imagelayer.mlayer image');
+                              return own ? [+own.getAttribute('width'), gd._fullLayout.xaxis._length,
+                                            img.style.visibility] : null; }"""
+        page.wait_for_function(zoomed, arg=selector, timeout=10_000)
+        width, length, hidden = page.evaluate(zoomed, selector)
+        assert abs(width - length) <= 0.5 and hidden == "hidden"
+        page.wait_for_timeout(700)  # past plotly's double-click window since the drag's release
+        area.dblclick()
+        page.wait_for_function(
+            """sel => { const gd = document.querySelector(sel);
+                        return !gd.querySelector('image.rebel-points')
+                               && gd.querySelector('.imagelayer.mlayer image').style.visibility === ''; }""",
+            arg=selector,
+            timeout=10_000,
+        )
     finally:
         page.close()

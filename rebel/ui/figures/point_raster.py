@@ -248,8 +248,8 @@ def _key(layers, x_range, y_range, shape_px, scale) -> bytes:
 
 def cached_png(layers, x_range, y_range, shape_px: tuple, scale: float = 1.0) -> bytes:
     """``points_png`` (bottom row first, for plotly's image trace) remembered for the last ``CACHE_SIZE``
-    requests (``CACHE_BYTES`` at most): the points do not change when the costs or the engine's settings do, so a cost edit draws
-    none. Raises ``BudgetError`` over ``budget``'s ``points_image_pixels``."""
+    requests (``CACHE_BYTES`` at most): the points do not change when the costs or the engine's settings do, so
+    a cost edit draws none. Raises ``BudgetError`` over ``budget``'s ``points_image_pixels``."""
     from rebel import budget
 
     budget.check("points_image_pixels", int(shape_px[0]) * int(shape_px[1]), app=True)

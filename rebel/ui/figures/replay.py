@@ -466,6 +466,13 @@ def points_as_image(fig: go.Figure, render, scale: int = POINTS_SCALE) -> bool:
             zsmooth="fast",  # scaled smoothly to the screen (the default, pixelated, drops outline pixels)
             hoverinfo="skip",
             name=POINTS_IMAGE,
+            meta=[
+                float(x0),
+                float(x1),
+                float(y0),
+                float(y1),
+            ],  # its extent: zoomed past it, the browser redraws
+            # the points at their size (``viewport.POINTS_ZOOM``)
         )
     )
     no_clicks = {"itemclick": False, "itemdoubleclick": False}
