@@ -217,8 +217,8 @@ POINTS_ZOOM = """<script>
     const fl = gd._fullLayout, data = gd._fullData;
     if (!fl || !data) return;
     const image = data.find((t) => t.type === 'image' && t.name === IMAGE);
-    const el = gd.querySelector('.imagelayer.mlayer image');
     gd.querySelectorAll('image.rebel-points').forEach((e) => e.remove());
+    const el = gd.querySelector('.imagelayer.mlayer image:not(.rebel-points)');  // plotly's own
     if (!image || !el || !Array.isArray(image.meta)) return;
     const xa = fl.xaxis, ya = fl.yaxis, [x0, x1, y0, y1] = image.meta;
     const near = (a, b) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(x1 - x0), Math.abs(y1 - y0));

@@ -154,7 +154,7 @@ def test_the_playground_sends_its_points_as_one_image(browser, app_url):
         page.mouse.move(box["x"] + box["width"] * 0.55, box["y"] + box["height"] * 0.55, steps=8)
         page.mouse.up()
         zoomed = """sel => { const gd = document.querySelector(sel); const own = gd.querySelector('image.rebel-points');
-                              const img = gd.querySelector('.imagelayer.mlayer image');
+                              const img = gd.querySelector('.imagelayer.mlayer image:not(.rebel-points)');
                               return own ? [+own.getAttribute('width'), gd._fullLayout.xaxis._length,
                                             img.style.visibility] : null; }"""
         page.wait_for_function(zoomed, arg=selector, timeout=10_000)
@@ -164,8 +164,8 @@ def test_the_playground_sends_its_points_as_one_image(browser, app_url):
         area.dblclick()
         page.wait_for_function(
             """sel => { const gd = document.querySelector(sel);
-                        return !gd.querySelector('image.rebel-points')
-                               && gd.querySelector('.imagelayer.mlayer image').style.visibility === ''; }""",
+                        const img = gd.querySelector('.imagelayer.mlayer image:not(.rebel-points)');
+                        return !gd.querySelector('image.rebel-points') && img.style.visibility === ''; }""",
             arg=selector,
             timeout=10_000,
         )

@@ -584,7 +584,7 @@ def replay_of(
 
 def points_as_image(fig) -> bool:
     """The data points of a regions figure (``replay_of``, sized) as one image under hover-only traces
-    (``replay.points_as_image``): ~70 ms less for the browser to draw on every new figure. The image is drawn
+    (``replay.points_as_image``): ~60 ms less for the browser to draw on every new figure. The image is drawn
     once per dataset and plot size (``point_raster.cached_png``). Returns whether it was done (not when the
     figure's size is not fixed or the marker sizes follow the boosting weights)."""
     from rebel.ui.figures import point_raster, replay
