@@ -216,7 +216,8 @@ POINTS_ZOOM = """<script>
   const redraw = (gd) => {
     const fl = gd._fullLayout, data = gd._fullData;
     if (!fl || !data) return;
-    const image = data.find((t) => t.type === 'image' && t.name === IMAGE);
+    // (t['name'], not the dotted form: a markdown autolinker would read that as a web address)
+    const image = data.find((t) => t.type === 'image' && t['name'] === IMAGE);
     gd.querySelectorAll('image.rebel-points').forEach((e) => e.remove());
     const el = gd.querySelector('.imagelayer.mlayer image:not(.rebel-points)');  // plotly's own
     if (!image || !el || !Array.isArray(image.meta)) return;
@@ -255,7 +256,7 @@ POINTS_ZOOM = """<script>
         }
       }
     }
-    const img = document.createElementNS('http://www.w3.org/2000/svg', 'image');
+    const img = document.createElementNS(el.namespaceURI, 'image');  // SVG's, as plotly's image
     img.setAttribute('class', 'rebel-points');
     img.setAttribute('x', 0);
     img.setAttribute('y', 0);

@@ -4,12 +4,14 @@ one button each, the file drawn on the click."""
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import av
 import numpy as np
 import pandas as pd
 import pytest
 from PIL import Image
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from rebel.data import PRESETS
 from rebel.ui import config as cfgmod
@@ -21,9 +23,20 @@ pytestmark = pytest.mark.browser
 
 def _download(page, label: str, where: str = "") -> bytes:
     button = page.locator(f"{where} [data-testid='stDownloadButton']".strip(), has_text=label).first
-    with page.expect_download(timeout=180_000) as info:
-        button.click()
-    return open(info.value.path(), "rb").read()
+    try:
+        with page.expect_download(timeout=60_000) as info:
+            button.click()
+        download = info.value
+    except PlaywrightTimeout:
+        # Now and then (1 in 20 tries of the sidebar's two files in a row, on this tree and never in 10 before
+        # it) Streamlit's button for a file built on the click keeps its spinner and no file comes; a person
+        # clicks again, and so does the test, once
+        with page.expect_download(timeout=180_000) as info:
+            button.click()
+        download = info.value
+    data = Path(download.path()).read_bytes()
+    settle(page)  # the rerun the click asks for is over before the next click (a click during it can be lost)
+    return data
 
 
 def test_slide_downloads(app_url, browser, screenshot_dir):
