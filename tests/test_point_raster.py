@@ -15,6 +15,8 @@ from rebel import budget
 from rebel.ui.figures import point_raster as pr
 from rebel.ui.figures import replay
 from rebel.ui.figures.palette import CLASS_SYMBOLS, class_colors
+from rebel.ui.playground import compute as pg
+from rebel.ui.state import SharedLRU
 
 RED, BLUE = "#d00000", "#0000d0"
 
@@ -130,19 +132,26 @@ def test_bad_colours_and_sizes_are_named():
         pr.points_image([], (-1, 1), (-1, 1), (0, 10))
 
 
+def test_a_shared_store_bounds_the_bytes_of_the_images_it_keeps():
+    store = SharedLRU(8, max_bytes=250)
+    for k in range(4):
+        store.put(str(k), bytes(100))
+    assert len(store) == 2 and "3" in store and "0" not in store
+
+
 def test_the_cache_keeps_few_images_and_the_budget_refuses_huge_ones():
-    pr._cache.clear()
+    pg.POINTS_IMAGES.clear()
     layers = [(np.array([[0.0, 0.0]]), "circle", 7.0, RED, (0.6, "white"))]
-    first = pr.cached_png(layers, (-1, 1), (-1, 1), (20, 20))
-    assert pr.cached_png(layers, (-1, 1), (-1, 1), (20, 20)) is first
+    first = pg.points_png_cached(layers, (-1, 1), (-1, 1), (20, 20))
+    assert pg.points_png_cached(layers, (-1, 1), (-1, 1), (20, 20)) is first
     moved = [(np.array([[0.1, 0.0]]), "circle", 7.0, RED, (0.6, "white"))]
-    assert pr.cached_png(moved, (-1, 1), (-1, 1), (20, 20)) != first
-    for n in range(pr.CACHE_SIZE + 3):
-        pr.cached_png(layers, (-1, 1), (-1, 1), (10 + n, 10))
-    assert len(pr._cache) == pr.CACHE_SIZE
+    assert pg.points_png_cached(moved, (-1, 1), (-1, 1), (20, 20)) != first
+    for n in range(pg.POINTS_IMAGES.limit + 3):
+        pg.points_png_cached(layers, (-1, 1), (-1, 1), (10 + n, 10))
+    assert len(pg.POINTS_IMAGES) == pg.POINTS_IMAGES.limit
     side = int(np.sqrt(budget.limit_of("points_image_pixels", app=True))) + 1
     with pytest.raises(budget.BudgetError, match="points_image_pixels|pixels"):
-        pr.cached_png(layers, (-1, 1), (-1, 1), (side, side))
+        pg.points_png_cached(layers, (-1, 1), (-1, 1), (side, side))
 
 
 # --- the regions figure ------------------------------------------------------------------------------------
@@ -199,7 +208,7 @@ def test_the_figure_keeps_its_points_hover_legend_and_frames(projector):
     svg = _figure(projector=projector, n_classes=6 if projector else 3)
     img = _figure(projector=projector, n_classes=6 if projector else 3)
     n_before = len(img.data)
-    assert replay.points_as_image(img, pr.cached_png)
+    assert replay.points_as_image(img, pg.points_png_cached)
     points = [i for i, tr in enumerate(svg.data) if getattr(tr, "meta", None) == replay.POINTS_META]
     assert len(points) == 6 * 2 if projector else 3 * 2
     for i in points:  # the same points and hover labels, no markers drawn
@@ -223,7 +232,7 @@ def test_the_figure_keeps_its_points_hover_legend_and_frames(projector):
 def test_the_image_spans_the_plot_area_at_twice_its_pixels():
     fig = _figure()
     W, H = replay.plane_px(fig)
-    assert replay.points_as_image(fig, pr.cached_png)
+    assert replay.points_as_image(fig, pg.points_png_cached)
     image = fig.data[-1]
     png = Image.open(io.BytesIO(__import__("base64").b64decode(image.source.split(",", 1)[1])))
     assert png.size == (W * replay.POINTS_SCALE, H * replay.POINTS_SCALE)
@@ -250,14 +259,14 @@ def test_plane_px_follows_the_margins_domains_and_equal_scale():
 def test_the_figure_stays_as_it_is_when_its_size_or_marker_sizes_are_not_fixed():
     for fig in (_figure(width=None), _figure(height=None), _figure(sizes=True)):
         before = fig.to_plotly_json()
-        assert not replay.points_as_image(fig, pr.cached_png)
+        assert not replay.points_as_image(fig, pg.points_png_cached)
         assert fig.to_plotly_json() == before
 
 
 def test_a_plot_too_large_for_one_image_keeps_its_markers():
     fig = _figure(width=9000, height=9000)
     before = fig.to_plotly_json()
-    assert not replay.points_as_image(fig, pr.cached_png)
+    assert not replay.points_as_image(fig, pg.points_png_cached)
     assert fig.to_plotly_json() == before
 
 
@@ -282,12 +291,12 @@ def test_warming_makes_every_class_stamp_and_a_second_call_changes_nothing():
     replay.warm_point_stamps(3)
     assert pr.marker_stamps.cache_info().currsize == 6  # 3 classes x (train, test)
     fig = _figure(n_classes=3)
-    pr._cache.clear()  # the image drawn anew, from the stamps
+    pg.POINTS_IMAGES.clear()  # the image drawn anew, from the stamps
     hits = pr.marker_stamps.cache_info().hits
-    assert replay.points_as_image(fig, pr.cached_png)
+    assert replay.points_as_image(fig, pg.points_png_cached)
     assert pr.marker_stamps.cache_info().currsize == 6 and pr.marker_stamps.cache_info().hits > hits
     before = fig.to_plotly_json()
-    assert replay.points_as_image(fig, pr.cached_png)  # already an image: left as it is
+    assert replay.points_as_image(fig, pg.points_png_cached)  # already an image: left as it is
     assert fig.to_plotly_json() == before
 
 

@@ -138,7 +138,10 @@ class SharedLRU:
 
 
 def array_bytes(value) -> int:
-    """Bytes of the numpy arrays an object holds in its attributes (one level deep)."""
+    """Bytes a stored value holds: its own length if it is bytes (an encoded image), else the numpy arrays it
+    holds in its attributes (one level deep)."""
+    if isinstance(value, (bytes, bytearray)):
+        return len(value)
     return (
         sum(v.nbytes for v in vars(value).values() if isinstance(v, np.ndarray))
         if hasattr(value, "__dict__")

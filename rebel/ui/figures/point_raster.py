@@ -3,7 +3,8 @@
 A browser draws plotly's markers as one SVG element each: ~1,500 of them take ~70 ms of the ~110 ms a replay
 figure takes to draw, on every cost edit, preset and toggle (``python -m benchmarks.bench_plot_draw``). One image
 of all the points costs a few ms instead, and the points do not change with the costs, so the image is made once
-per dataset and plot size (``points_png`` is pure; the caller caches it). The traces stay for the hover labels,
+per dataset and plot size (``points_png`` is pure; ``compute.points_png_cached`` keeps it, keyed by
+``points_key``). The traces stay for the hover labels,
 with no markers (``mode="none"``).
 
 Shapes follow plotly's marker geometry (``CLASS_SYMBOLS``: a marker of size s has radius r = s / 2 and its
@@ -18,15 +19,13 @@ from __future__ import annotations
 
 import hashlib
 import io
-import threading
-from collections import OrderedDict
 from functools import lru_cache
 
 import numpy as np
 from PIL import Image, ImageDraw
 
-CACHE_SIZE = 16  # images kept (the points of a few datasets at a few plot sizes; ~50-200 kB each) ...
-CACHE_BYTES = 32 * 1024 * 1024  # ... and at most this many bytes of them
+from rebel.ui.figures.palette import hex_to_rgb
+
 SUPERSAMPLE = 8  # a stamp's drawing resolution per output pixel
 PHASES = 4  # sub-pixel offsets of a stamp per axis
 _SQRT3 = np.sqrt(3.0)
@@ -177,7 +176,7 @@ def _hex_rgb(color: str) -> tuple:
     c = _NAMED.get(str(color).lower(), str(color))
     if len(c) != 7 or not c.startswith("#"):
         raise ValueError(f"color must be '#rrggbb', 'white' or 'black', got {color!r}.")
-    return tuple(int(c[i : i + 2], 16) for i in (1, 3, 5))
+    return hex_to_rgb(c)
 
 
 def points_image(layers, x_range, y_range, shape_px: tuple, scale: float = 1.0) -> Image.Image:
@@ -233,34 +232,12 @@ def points_png(
     return buf.getvalue()
 
 
-_cache: OrderedDict = OrderedDict()
-_lock = threading.Lock()
-
-
-def _key(layers, x_range, y_range, shape_px, scale) -> bytes:
+def points_key(layers, x_range, y_range, shape_px, scale) -> str:
+    """A digest of everything ``points_png`` draws from (the points, their markers, the plot's extent and size):
+    the key of a cached image."""
     h = hashlib.blake2b(digest_size=16)
     h.update(repr((tuple(map(float, x_range)), tuple(map(float, y_range)), tuple(shape_px), scale)).encode())
     for X, symbol, size, color, line in layers:
         h.update(np.ascontiguousarray(X, np.float64).tobytes())
         h.update(repr((symbol, size, color, line)).encode())
-    return h.digest()
-
-
-def cached_png(layers, x_range, y_range, shape_px: tuple, scale: float = 1.0) -> bytes:
-    """``points_png`` (bottom row first, for plotly's image trace) remembered for the last ``CACHE_SIZE``
-    requests (``CACHE_BYTES`` at most): the points do not change when the costs or the engine's settings do, so
-    a cost edit draws none. Raises ``BudgetError`` over ``budget``'s ``points_image_pixels``."""
-    from rebel import budget
-
-    budget.check("points_image_pixels", int(shape_px[0]) * int(shape_px[1]), app=True)
-    key = _key(layers, x_range, y_range, shape_px, scale)
-    with _lock:
-        if key in _cache:
-            _cache.move_to_end(key)
-            return _cache[key]
-    png = points_png(layers, x_range, y_range, shape_px, scale, bottom_up=True)
-    with _lock:
-        _cache[key] = png
-        while len(_cache) > CACHE_SIZE or (len(_cache) > 1 and sum(map(len, _cache.values())) > CACHE_BYTES):
-            _cache.popitem(last=False)
-    return png
+    return h.hexdigest()

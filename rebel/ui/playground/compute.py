@@ -582,14 +582,34 @@ def replay_of(
     )
 
 
+POINTS_IMAGES = SharedLRU(16, 32 * 1024 * 1024)
+"""The points images of the last few datasets and plot sizes (~50-200 kB each), shared by the sessions."""
+
+
+def points_png_cached(layers, x_range, y_range, shape_px: tuple, scale: float = 1.0) -> bytes:
+    """``point_raster.points_png`` (bottom row first, for plotly's image trace) kept in ``POINTS_IMAGES``: the
+    points do not change when the costs or the engine's settings do, so a cost edit draws none. Raises
+    ``BudgetError`` over ``budget``'s ``points_image_pixels``, before any drawing."""
+    from rebel.ui.figures import point_raster
+
+    budget.check("points_image_pixels", int(shape_px[0]) * int(shape_px[1]), app=True)
+    key = point_raster.points_key(layers, x_range, y_range, shape_px, scale)
+    png = POINTS_IMAGES.get(key)
+    if png is None:
+        png = POINTS_IMAGES.put(
+            key, point_raster.points_png(layers, x_range, y_range, shape_px, scale, bottom_up=True)
+        )
+    return png
+
+
 def points_as_image(fig) -> bool:
     """The data points of a regions figure (``replay_of``, sized) as one image under hover-only traces
     (``replay.points_as_image``): ~60 ms less for the browser to draw on every new figure. The image is drawn
-    once per dataset and plot size (``point_raster.cached_png``). Returns whether it was done (not when the
-    figure's size is not fixed or the marker sizes follow the boosting weights)."""
-    from rebel.ui.figures import point_raster, replay
+    once per dataset and plot size (``points_png_cached``). Returns whether it was done (not when the figure's
+    size is not fixed or the marker sizes follow the boosting weights)."""
+    from rebel.ui.figures import replay
 
-    return replay.points_as_image(fig, point_raster.cached_png)
+    return replay.points_as_image(fig, points_png_cached)
 
 
 def comparison_table(pair: TrainedPair, t: int) -> pd.DataFrame:
