@@ -17,9 +17,9 @@ ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 CORE = {"numpy", "numba", "scipy", "scikit-learn", "pandas", "joblib"}
 APP_LIBRARIES = {"streamlit", "plotly"}  # the engine must never import these
-APP_EXTRA = APP_LIBRARIES | {"pydantic", "av", "pillow"}
+APP_EXTRA = APP_LIBRARIES | {"pydantic", "av", "pillow", "orjson"}
 """pydantic: session files and links; av: MP4 slides; pillow: slides, preset pictures, the Playground's points
-image (all in rebel/ui)."""
+image (all in rebel/ui); orjson: plotly's JSON engine for the charts' specs."""
 
 
 def _names(requirements: list) -> set:
@@ -55,7 +55,7 @@ def test_license_is_an_spdx_string():
 _IMPORT_ALL = r"""
 import importlib, json, pkgutil, sys
 
-BLOCKED = ("streamlit", "plotly", "pydantic", "av", "PIL")
+BLOCKED = ("streamlit", "plotly", "pydantic", "av", "PIL", "orjson")
 
 
 class Blocker:
