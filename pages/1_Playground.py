@@ -134,7 +134,7 @@ def _regions(pair: pg.TrainedPair, t: int, show: dict, viewport) -> None:
         test_points = lambda tr: "(test)" in (tr.name or "")  # one legend entry per class
         fig.for_each_trace(lambda tr: tr.update(showlegend=False), selector=test_points)
     if not show["box"]:  # (a dragged box selects over marker traces: the points stay markers)
-        pg.points_as_image(fig)
+        pg.points_as_image(fig, unsized=side.points_image_px(height))
     event = st.plotly_chart(
         fig,
         height=height or "stretch",

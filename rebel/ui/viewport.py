@@ -53,6 +53,12 @@ class Viewport(NamedTuple):
     width: int
 
 
+# What a browser whose size is not known yet (a first visit) is taken to be where a guess is needed: a 1280 x 720
+# projector with the sidebar open (its plot box 469 px wide). The regions' points image of such a visit is drawn
+# for it; at any other size the browser draws the points again (``POINTS_ZOOM``).
+UNKNOWN = Viewport(720, 469)
+
+
 # The watcher: fixed text, installed once per window. A ResizeObserver on the plot box and the window's resize
 # events; 300 ms after a change (a sidebar sliding open counts once), and once the plot is drawn (on a first visit
 # the rerun would slow its first picture), it reads the viewport's height and the box's width, keeps them in a
@@ -160,14 +166,18 @@ WATCH = """<script>
 })();
 </script>"""
 
-# Zoomed in, the image's points would grow with the plot (as its pixels do). In the browser, once a zoom or pan
-# ends (plotly's ``plotly_relayout``) and the axes no longer span the image's extent (the image trace's ``meta``:
-# [x0, x1, y0, y1]; ``replay.points_as_image``), this script draws the points again at their own size for the
-# new axes, on a canvas of the plot area at the screen's pixel density, with the shapes below (radius = size / 2,
-# the outline stroked on the edge, mitred: as plotly and ``point_raster.points_image`` draw them), in the traces'
+# Zoomed in, the image's points would grow with the plot (as its pixels do); in a plot area of another size than
+# the image was drawn for (a first visit's figure, drawn before the server knows the box's size), they would be
+# too large or too small. In the browser, after each draw of the chart and once a zoom or pan ends (plotly's
+# ``plotly_afterplot`` and ``plotly_relayout``), when the axes no longer span the image's extent or the plot area
+# is not the size it was drawn for (the image trace's ``meta``: [x0, x1, y0, y1, width px, height px];
+# ``replay.points_as_image``), this script draws the points again at their own size for the axes and area as they
+# are, on a canvas of the plot area at the screen's pixel density, with the shapes below (radius = size / 2, the
+# outline stroked on the edge, mitred: as plotly and ``point_raster.points_image`` draw them), in the traces'
 # order, and shows it in place of the image, in the image's own layer (under the mistake crosses, clipped to the
-# plot). Back at the image's extent (a double click), plotly's image shows again. It looks for new charts of the
-# Playground twice a second. Its shapes and names are ``point_raster.SHAPES`` and ``replay``'s
+# plot). Back at the image's extent and size (a double click), plotly's image shows again. Nothing is drawn again
+# while the axes, the area and the pixel density stay as they were (a replay playing). It looks for new charts of
+# the Playground twice a second. Its shapes and names are ``point_raster.SHAPES`` and ``replay``'s
 # (``tests/test_point_raster.py`` checks them).
 POINTS_ZOOM = """<script>
 (() => {
@@ -218,16 +228,25 @@ POINTS_ZOOM = """<script>
     if (!fl || !data) return;
     // (t['name'], not the dotted form: a markdown autolinker would read that as a web address)
     const image = data.find((t) => t.type === 'image' && t['name'] === IMAGE);
-    gd.querySelectorAll('image.rebel-points').forEach((e) => e.remove());
     const el = gd.querySelector('.imagelayer.mlayer image:not(.rebel-points)');  // plotly's own
-    if (!image || !el || !Array.isArray(image.meta)) return;
-    const xa = fl.xaxis, ya = fl.yaxis, [x0, x1, y0, y1] = image.meta;
+    const own = gd.querySelector('image.rebel-points');
+    if (!image || !el || !Array.isArray(image.meta)) {
+      if (own) own.remove();
+      return;
+    }
+    const xa = fl.xaxis, ya = fl.yaxis, [x0, x1, y0, y1, w0, h0] = image.meta;
+    const W = xa._length, H = ya._length, d = window.devicePixelRatio || 1;
     const near = (a, b) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(x1 - x0), Math.abs(y1 - y0));
-    if (near(xa.range[0], x0) && near(xa.range[1], x1) && near(ya.range[0], y0) && near(ya.range[1], y1)) {
+    const sized = w0 === undefined || (Math.abs(W - w0) <= 1 && Math.abs(H - h0) <= 1);
+    if (sized && near(xa.range[0], x0) && near(xa.range[1], x1) && near(ya.range[0], y0) && near(ya.range[1], y1)) {
+      if (own) own.remove();
       el.style.visibility = '';
       return;
     }
-    const W = xa._length, H = ya._length, d = window.devicePixelRatio || 1;
+    const key = [xa.range, ya.range, W, H, d].join();
+    if (own && own.parentNode === el.parentNode && gd.__rebelPointsKey === key) return;  // as drawn last
+    gd.__rebelPointsKey = key;
+    if (own) own.remove();
     const canvas = document.createElement('canvas');
     canvas.width = Math.max(1, Math.round(W * d));
     canvas.height = Math.max(1, Math.round(H * d));
@@ -272,9 +291,12 @@ POINTS_ZOOM = """<script>
       // once per plot (plotly's event emitter: a chart drawn anew, or purged and drawn again, has a new one)
       if (typeof gd.on !== 'function' || !gd._ev || gd.__rebelPoints === gd._ev) continue;
       gd.__rebelPoints = gd._ev;
-      gd.on('plotly_relayout', () => {
+      const again = () => {
         try { redraw(gd); } catch (e) { console.warn('points redraw', e); }  // never in plotly's way
-      });
+      };
+      gd.on('plotly_relayout', again);
+      gd.on('plotly_afterplot', again);
+      again();  // drawn before this script came
     }
   };
   hook();

@@ -21,6 +21,7 @@ from PIL import Image
 
 from benchmarks.bench_browser import HOOKS
 from rebel.ui.figures.replay import POINTS_META
+from rebel.ui.viewport import COOKIE
 from tests.e2e.conftest import settle
 
 pytestmark = pytest.mark.browser
@@ -122,16 +123,53 @@ def test_the_points_image_looks_like_the_markers_and_fills_the_plot_area(chromiu
         page.close()
 
 
+# Which points the regions chart shows: its points image trace, the browser's redraw (``viewport.POINTS_ZOOM``)
+# and whether plotly's image is hidden under it.
+_SHOWN = """sel => { const gd = document.querySelector(sel);
+                     const img = gd.querySelector('.imagelayer.mlayer image:not(.rebel-points)');
+                     return {image: gd._fullData.some(t => t.type === 'image'),
+                             canvas: !!gd.querySelector('image.rebel-points'),
+                             hidden: !!img && img.style.visibility === 'hidden'}; }"""
+
+
+def test_a_first_visit_at_another_size_gets_its_points_drawn_at_their_own_size(browser, app_url):
+    """A first visit's figure has no size of its own: its points image is drawn for a 1280 x 720 screen. At
+    1440 x 900 the plot area is larger, so the browser draws the points again at their own size, in the image's
+    place, once the chart is drawn at its box's size."""
+    browser.clear_cookies(name=COOKIE)  # as a new visitor: the size is not known
+    page = browser.new_page()
+    try:
+        page.set_viewport_size({"width": 1440, "height": 900})
+        page.goto(app_url)
+        settle(page)
+        selector = ", ".join(f"{s} .js-plotly-plot" for s in HOOKS["regions"])
+        page.wait_for_function(f"sel => ({_SHOWN})(sel).canvas", arg=selector, timeout=10_000)
+        assert page.evaluate(_SHOWN, selector) == {"image": True, "canvas": True, "hidden": True}
+        width, length, meta = page.evaluate(
+            """sel => { const gd = document.querySelector(sel);
+                        return [+gd.querySelector('image.rebel-points').getAttribute('width'),
+                                gd._fullLayout.xaxis._length,
+                                gd._fullData.find(t => t.type === 'image').meta]; }""",
+            selector,
+        )
+        assert abs(width - length) <= 0.5 and abs(meta[4] - length) > 20, (width, length, meta)
+    finally:
+        page.close()
+
+
 def test_the_playground_sends_its_points_as_one_image(browser, app_url):
+    browser.clear_cookies(name=COOKIE)  # as a new visitor: the size is not known
     page = browser.new_page()
     try:
         page.set_viewport_size({"width": 1280, "height": 720})
         page.goto(app_url)
         settle(page)
+        selector = ", ".join(f"{s} .js-plotly-plot" for s in HOOKS["regions"])
+        # a first visit (no size known yet): the image drawn for ``viewport.UNKNOWN``, this very size, is shown
+        assert page.evaluate(_SHOWN, selector) == {"image": True, "canvas": False, "hidden": False}
         page.wait_for_function("document.cookie.includes('rebel_vp=')", timeout=30_000)
         page.reload()  # now with the plot's size known (its cookie): the figure has a fixed size
         settle(page)
-        selector = ", ".join(f"{s} .js-plotly-plot" for s in HOOKS["regions"])
         state = page.evaluate(
             """([sel, META]) => { const gd = document.querySelector(sel);
                         const img = gd._fullData.filter(t => t.type === 'image');

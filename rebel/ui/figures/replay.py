@@ -373,11 +373,13 @@ POINTS_IMAGE = "points image"
 """The name of the image trace that draws the points (``points_as_image``)."""
 
 
-def plane_px(fig: go.Figure) -> tuple | None:
+def plane_px(fig: go.Figure, size: tuple | None = None) -> tuple | None:
     """The regions' plot area (W, H) in px as the browser lays it out from ``fig``'s fixed width, height,
-    margins, axis domains and equal-scale ranges; None when the figure's width or height is not fixed."""
+    margins, axis domains and equal-scale ranges (or at ``size`` = (width, height) px instead of its own); None
+    when the figure's width or height is not fixed (and no ``size`` is given)."""
     L = fig.layout
-    if not L.width or not L.height or L.xaxis.range is None or L.yaxis.range is None:
+    width, height = size if size is not None else (L.width, L.height)
+    if not width or not height or L.xaxis.range is None or L.yaxis.range is None:
         return None
     m = L.margin
 
@@ -386,8 +388,8 @@ def plane_px(fig: go.Figure) -> tuple | None:
 
     dx, dy = L.xaxis.domain or (0, 1), L.yaxis.domain or (0, 1)
     span_x, span_y = (float(r[1]) - float(r[0]) for r in (L.xaxis.range, L.yaxis.range))
-    across = (L.width - px(m.l) - px(m.r)) * (dx[1] - dx[0])
-    down = (L.height - px(m.t) - px(m.b)) * (dy[1] - dy[0])
+    across = (width - px(m.l) - px(m.r)) * (dx[1] - dx[0])
+    down = (height - px(m.t) - px(m.b)) * (dy[1] - dy[0])
     scale = min(across / span_x, down / span_y) if span_x > 0 and span_y > 0 else 0.0
     if scale <= 0:
         return None
@@ -420,7 +422,7 @@ def warm_point_stamps(n_classes: int = 12, scale: int = POINTS_SCALE) -> None:
     point_raster.points_image(layers, (-1, 1), (-1, 1), (4, 4), scale)
 
 
-def points_as_image(fig: go.Figure, render, scale: int = POINTS_SCALE) -> bool:
+def points_as_image(fig: go.Figure, render, scale: int = POINTS_SCALE, unsized: tuple | None = None) -> bool:
     """Draw the data points of a replay figure as one image instead of one SVG marker each
     (``point_raster``): ``render(layers, x_range, y_range, (W, H), scale)`` returns the PNG of ``layers`` at
     ``scale`` times the plot area's size (``plane_px``), its bottom row first. The point traces keep their hover
@@ -429,13 +431,21 @@ def points_as_image(fig: go.Figure, render, scale: int = POINTS_SCALE) -> bool:
     mistake crosses stay on top, and the frames' layout images leave it alone). Legend clicks no longer hide a
     class (the image cannot follow).
 
-    Leaves the figure as it is and returns False when the plot area's size is not fixed, a point trace's
-    markers change size (boundary sizes by weight: per-round sizes) or ``render`` refuses the size
-    (``BudgetError``: a plot too large for one image); True when the points are an image (already, or now).
+    ``unsized``: (width, height) px to draw the image for when the figure's own size is not fixed (it then
+    fills its box, whose size the server does not know yet). Wherever the plot area the browser lays out differs
+    from the one the image was drawn for (its px size is in the image's ``meta``), the browser draws the points
+    again at their own size (``viewport.POINTS_ZOOM``), as it does when zoomed.
+
+    Leaves the figure as it is and returns False when the plot area's size is not known (not fixed, no
+    ``unsized``), a point trace's markers change size (boundary sizes by weight: per-round sizes) or ``render``
+    refuses the size (``BudgetError``: a plot too large for one image); True when the points are an image
+    (already, or now).
     """
     if any(tr.type == "image" and tr.name == POINTS_IMAGE for tr in fig.data):
         return True
     size = plane_px(fig)
+    if size is None and unsized is not None:
+        size = plane_px(fig, unsized)
     points = [i for i, tr in enumerate(fig.data) if getattr(tr, "meta", None) == POINTS_META]
     if size is None or not points:
         return False
@@ -459,9 +469,9 @@ def points_as_image(fig: go.Figure, render, scale: int = POINTS_SCALE) -> bool:
             fig.add_trace(entry)
         tr.update(mode="none", showlegend=False)
     (x0, x1), (y0, y1) = x_range, y_range
-    # the image's extent in its ``meta``: zoomed past it, the browser draws the points again at their own size
-    # (``viewport.POINTS_ZOOM``)
-    extent = [float(x0), float(x1), float(y0), float(y1)]
+    # the image's extent and the plot area's px it was drawn for in its ``meta``: zoomed past it or laid out at
+    # another size, the browser draws the points again at their own size (``viewport.POINTS_ZOOM``)
+    extent = [float(x0), float(x1), float(y0), float(y1), int(size[0]), int(size[1])]
     fig.add_trace(
         go.Image(
             source=png_data_uri(png),
