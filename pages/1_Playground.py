@@ -114,14 +114,14 @@ def _regions(pair: pg.TrainedPair, t: int, show: dict, viewport) -> None:
     """The regions of every round in one figure (slider and Play run in the browser), starting at round t (at
     t = 0 and playing by itself right after a retrain with "Replay after retraining" on). The figure is the size
     of its box (``side.plot_height``, the box's width) once the browser has told it (``rebel.ui.viewport``), so it
-    is drawn once."""
+    is drawn once; before that (a first visit), the size of a 1280 x 720 projector's box (``viewport.UNKNOWN``):
+    drawn once there, at any other size drawn again at its box's size by Streamlit's chart."""
     autoplay = S.pop(side.AUTOPLAY, None)
     t = 0 if autoplay else t
     present = bool(S.get("w_present"))
     picture = (pair.key, t, autoplay, tuple(sorted(show.items())), present, S.get("chart_v", 0))
-    size = vp.figure_size(viewport, picture)
-    height = side.plot_height(size)
-    # ``height``: the plot's box (``side.ONE_SCREEN_CSS``: sized from the viewport), or None: measured
+    size = vp.figure_size(viewport or vp.UNKNOWN, picture)  # (a first visit: taken to be a projector's)
+    height = side.plot_height(size)  # the plot's box (``side.ONE_SCREEN_CSS``: sized from the viewport)
     fig = pg.replay_of(pair, t, show, height=height, projector=present)
     if height is not None:  # the box's width: Streamlit measures it too, and draws once if equal
         fig.update_layout(width=size.width)
@@ -134,7 +134,7 @@ def _regions(pair: pg.TrainedPair, t: int, show: dict, viewport) -> None:
         test_points = lambda tr: "(test)" in (tr.name or "")  # one legend entry per class
         fig.for_each_trace(lambda tr: tr.update(showlegend=False), selector=test_points)
     if not show["box"]:  # (a dragged box selects over marker traces: the points stay markers)
-        pg.points_as_image(fig, unsized=side.points_image_px(height))
+        pg.points_as_image(fig)
     event = st.plotly_chart(
         fig,
         height=height or "stretch",

@@ -12,12 +12,10 @@ import pytest
 from PIL import Image
 
 from rebel import budget
-from rebel.ui import viewport
 from rebel.ui.figures import point_raster as pr
 from rebel.ui.figures import replay
 from rebel.ui.figures.palette import CLASS_SYMBOLS, class_colors
 from rebel.ui.playground import compute as pg
-from rebel.ui.playground import widgets as side
 from rebel.ui.state import SharedLRU
 
 RED, BLUE = "#d00000", "#0000d0"
@@ -289,20 +287,12 @@ def test_the_figure_stays_as_it_is_when_its_size_or_marker_sizes_are_not_fixed()
         assert fig.to_plotly_json() == before
 
 
-def test_a_figure_without_a_size_of_its_own_gets_the_image_of_the_size_it_is_given():
-    sized = _figure(width=469, height=668)
-    assert replay.points_as_image(sized, pg.points_png_cached)
-    for unsized in (_figure(width=None, height=None), _figure(height=None)):
-        assert unsized.layout.height is None
-        assert replay.points_as_image(unsized, pg.points_png_cached, unsized=(469, 668))
-        assert unsized.layout.height is None  # the figure still fills its box
-        image, same = unsized.data[-1], sized.data[-1]
-        assert image.source == same.source and image.meta == same.meta  # the image of that size
-    # its meta names the extent and the plot area's px it was drawn for, which the browser compares
-    assert list(sized.data[-1].meta[4:]) == list(replay.plane_px(sized))
-    # the page's guess for a browser whose size is not known: the figure at ``viewport.UNKNOWN``
-    assert side.points_image_px(None) == (viewport.UNKNOWN.width, side.plot_height(viewport.UNKNOWN))
-    assert side.points_image_px(668) is None
+def test_the_image_names_the_plot_area_it_was_drawn_for():
+    """The browser compares the image's extent and plot area (its ``meta``) with the axes and area it lays out."""
+    fig = _figure(width=469, height=668)
+    assert replay.points_as_image(fig, pg.points_png_cached)
+    (x0, x1), (y0, y1) = fig.layout.xaxis.range, fig.layout.yaxis.range
+    assert list(fig.data[-1].meta) == [x0, x1, y0, y1, *replay.plane_px(fig)]
 
 
 def test_a_plot_too_large_for_one_image_keeps_its_markers():

@@ -12,7 +12,8 @@ by ``known`` at the start of the next): a fixed script (``WATCH``, no user text)
 window; 300 ms after a change it writes ``"<viewport height>x<plot width>"`` into a hidden text box (``INPUT``) and
 commits it, as a person pressing Enter would (a rerun of the main area that draws nothing new), and into a cookie
 (``COOKIE``), which a later session of the same browser reads on its first run (``st.context.cookies``). The size
-is parsed strictly (``parse_size``) and otherwise ignored. A browser's very first visit draws as before. A new size
+is parsed strictly (``parse_size``) and otherwise ignored. A browser's very first visit (no size known yet) is
+taken to be a 1280 x 720 projector's (``UNKNOWN``): drawn once there, twice elsewhere, as before. A new size
 is taken only with a new picture (``figure_size``): the same figure at a new size would be a new chart, drawn again
 for nothing, while the chart on the page follows its box by itself. Where the size is not known or no longer right,
 the chart falls back to Streamlit's own measuring: the picture is right, drawn twice.
@@ -53,9 +54,10 @@ class Viewport(NamedTuple):
     width: int
 
 
-# What a browser whose size is not known yet (a first visit) is taken to be where a guess is needed: a 1280 x 720
-# projector with the sidebar open (its plot box 469 px wide). The regions' points image of such a visit is drawn
-# for it; at any other size the browser draws the points again (``POINTS_ZOOM``).
+# What a browser whose size is not known yet (a first visit) is taken to be: a 1280 x 720 projector with the
+# sidebar open (its plot box 469 px wide), the lecture's screen. The Playground makes a first visit's regions
+# figure at this size: drawn once on such a screen; on any other, Streamlit's chart draws it again at its box's
+# size (as every first visit was drawn before), and the browser draws its points again (``POINTS_ZOOM``).
 UNKNOWN = Viewport(720, 469)
 
 

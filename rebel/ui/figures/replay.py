@@ -373,12 +373,11 @@ POINTS_IMAGE = "points image"
 """The name of the image trace that draws the points (``points_as_image``)."""
 
 
-def plane_px(fig: go.Figure, size: tuple | None = None) -> tuple | None:
+def plane_px(fig: go.Figure) -> tuple | None:
     """The regions' plot area (W, H) in px as the browser lays it out from ``fig``'s fixed width, height,
-    margins, axis domains and equal-scale ranges (or at ``size`` = (width, height) px instead of its own); None
-    when the figure's width or height is not fixed (and no ``size`` is given)."""
+    margins, axis domains and equal-scale ranges; None when the figure's width or height is not fixed."""
     L = fig.layout
-    width, height = size if size is not None else (L.width, L.height)
+    width, height = L.width, L.height
     if not width or not height or L.xaxis.range is None or L.yaxis.range is None:
         return None
     m = L.margin
@@ -422,7 +421,7 @@ def warm_point_stamps(n_classes: int = 12, scale: int = POINTS_SCALE) -> None:
     point_raster.points_image(layers, (-1, 1), (-1, 1), (4, 4), scale)
 
 
-def points_as_image(fig: go.Figure, render, scale: int = POINTS_SCALE, unsized: tuple | None = None) -> bool:
+def points_as_image(fig: go.Figure, render, scale: int = POINTS_SCALE) -> bool:
     """Draw the data points of a replay figure as one image instead of one SVG marker each
     (``point_raster``): ``render(layers, x_range, y_range, (W, H), scale)`` returns the PNG of ``layers`` at
     ``scale`` times the plot area's size (``plane_px``), its bottom row first. The point traces keep their hover
@@ -431,21 +430,17 @@ def points_as_image(fig: go.Figure, render, scale: int = POINTS_SCALE, unsized: 
     mistake crosses stay on top, and the frames' layout images leave it alone). Legend clicks no longer hide a
     class (the image cannot follow).
 
-    ``unsized``: (width, height) px to draw the image for when the figure's own size is not fixed (it then
-    fills its box, whose size the server does not know yet). Wherever the plot area the browser lays out differs
-    from the one the image was drawn for (its px size is in the image's ``meta``), the browser draws the points
-    again at their own size (``viewport.POINTS_ZOOM``), as it does when zoomed.
+    Wherever the browser lays the plot area out at another size than the image was drawn for (its px size is in
+    the image's ``meta``: Streamlit's chart follows its box when the figure's size is not the box's), the browser
+    draws the points again at their own size (``viewport.POINTS_ZOOM``), as it does when zoomed.
 
-    Leaves the figure as it is and returns False when the plot area's size is not known (not fixed, no
-    ``unsized``), a point trace's markers change size (boundary sizes by weight: per-round sizes) or ``render``
-    refuses the size (``BudgetError``: a plot too large for one image); True when the points are an image
-    (already, or now).
+    Leaves the figure as it is and returns False when the plot area's size is not fixed, a point trace's
+    markers change size (boundary sizes by weight: per-round sizes) or ``render`` refuses the size
+    (``BudgetError``: a plot too large for one image); True when the points are an image (already, or now).
     """
     if any(tr.type == "image" and tr.name == POINTS_IMAGE for tr in fig.data):
         return True
     size = plane_px(fig)
-    if size is None and unsized is not None:
-        size = plane_px(fig, unsized)
     points = [i for i, tr in enumerate(fig.data) if getattr(tr, "meta", None) == POINTS_META]
     if size is None or not points:
         return False

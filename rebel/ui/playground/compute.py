@@ -602,16 +602,14 @@ def points_png_cached(layers, x_range, y_range, shape_px: tuple, scale: float = 
     return png
 
 
-def points_as_image(fig, unsized: tuple | None = None) -> bool:
-    """The data points of a regions figure (``replay_of``) as one image under hover-only traces
+def points_as_image(fig) -> bool:
+    """The data points of a regions figure (``replay_of``, sized) as one image under hover-only traces
     (``replay.points_as_image``): ~60 ms less for the browser to draw on every new figure. The image is drawn
-    once per dataset and plot size (``points_png_cached``); ``unsized``: the (width, height) px it is drawn for
-    when the figure's size is not fixed (the browser draws the points again where its plot area differs).
-    Returns whether it was done (not when the figure's size is not known or the marker sizes follow the
-    boosting weights)."""
+    once per dataset and plot size (``points_png_cached``). Returns whether it was done (not when the figure's
+    size is not fixed or the marker sizes follow the boosting weights)."""
     from rebel.ui.figures import replay
 
-    return replay.points_as_image(fig, points_png_cached, unsized=unsized)
+    return replay.points_as_image(fig, points_png_cached)
 
 
 def comparison_table(pair: TrainedPair, t: int) -> pd.DataFrame:

@@ -88,15 +88,6 @@ def plot_height(size: viewport.Viewport | None) -> int | None:
 COSTS_AROUND_TABLE = 370
 
 
-def points_image_px(height: int | None) -> tuple | None:
-    """The (width, height) px of the figure to draw the regions' points image for when the figure's own size is
-    not fixed (``height`` None: the browser's size is not known yet): the figure at ``viewport.UNKNOWN``. None
-    when the figure has a size of its own (the image is drawn for that)."""
-    if height is not None:
-        return None
-    return viewport.UNKNOWN.width, plot_height(viewport.UNKNOWN)
-
-
 def cost_table_height(size: viewport.Viewport | None) -> int | None:
     """The read-only cost table's height at most in presentation mode, or None (the default) when the viewport
     is not known."""
