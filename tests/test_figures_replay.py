@@ -141,6 +141,27 @@ def test_replay_frames_stay_small():
     assert size < 5_000 * (T + 1)  # a base64 uint8 heatmap frame would be 53_000 bytes
 
 
+def test_the_replay_carries_none_of_streamlits_colour_placeholders():
+    """With streamlit imported, plotly's default template is Streamlit's, full of "#0000NN" placeholders that its
+    chart rewrites in the browser, each one found by a copy of the whole spec: the replay takes a lean template."""
+    import re
+
+    import streamlit  # noqa: F401 (registers Streamlit's template as plotly's default)
+
+    assert pio.templates.default == "streamlit"
+    with_default = go.Figure().to_json()
+    assert re.search(r"#0000(0[1-9]|[1-3][0-9]|40)", with_default)  # the check can fail
+    T, n = 3, 12
+    xs = ys = np.linspace(-1, 1, n)
+    rng = np.random.default_rng(0)
+    S, y, X = rng.integers(0, 3, size=(T + 1, n, n)), rng.integers(0, 3, 30), rng.normal(size=(30, 2))
+    pred = rng.integers(0, 3, size=(T + 1, 30))
+    fig = replay.replay_figure(xs, ys, S, ["a", "b", "c"], train=(X, y, pred), test=(X, y, pred))
+    spec = pio.to_json(fig, validate=False)
+    assert not re.search(r"#0000(0[1-9]|[1-3][0-9]|40)", spec)
+    assert fig.layout.template.data.scatter[0].marker.line.width == 0  # the one default kept
+
+
 def test_replay_without_points_and_bad_shapes():
     xs, ys, S, X, y, pred = _staged()
     fig = replay.replay_figure(xs, ys, S, ["a", "b", "c"])

@@ -40,7 +40,15 @@ from rebel.ui.figures.regions import (
     regions_layout,
     regions_layout_dict,
 )
-from rebel.ui.figures.style import esc, legend_entry, line, merge_layout, modebar_layout, set_layout
+from rebel.ui.figures.style import (
+    LEAN_TEMPLATE,
+    esc,
+    legend_entry,
+    line,
+    merge_layout,
+    modebar_layout,
+    set_layout,
+)
 
 FONT_NUMBERS = 14  # the numbers line above the regions
 FRAME_MS = 40  # Play: 25 frames a second asked (plotly waits for a frame to be drawn: ~15-20 painted)
@@ -767,7 +775,7 @@ def replay_figure(
         _add_numbers(fig, numbers, T, start, updates, title, projector)
     set_frames(fig, _frames(T, updates, images))
     layout = merge_layout(
-        {"images": [im[start] for im in images]},
+        {"images": [im[start] for im in images], "template": LEAN_TEMPLATE},
         regions_layout_dict(title if numbers is None else "", height),
         plane_axes_layout(grid_xs, grid_ys),
     )
