@@ -246,7 +246,8 @@ POINTS_ZOOM = """<script>
       return;
     }
     const key = [xa.range, ya.range, W, H, d].join();
-    if (own && own.parentNode === el.parentNode && gd.__rebelPointsKey === key) return;  // as drawn last
+    const kept = own && own.parentNode === el.parentNode && el.style.visibility === 'hidden';
+    if (kept && gd.__rebelPointsKey === key) return;  // as drawn last
     gd.__rebelPointsKey = key;
     if (own) own.remove();
     const canvas = document.createElement('canvas');

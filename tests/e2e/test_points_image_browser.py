@@ -133,9 +133,9 @@ _SHOWN = """sel => { const gd = document.querySelector(sel);
 
 
 def test_a_first_visit_at_another_size_gets_its_points_drawn_at_their_own_size(browser, app_url):
-    """A first visit's figure has no size of its own: its points image is drawn for a 1280 x 720 screen. At
-    1440 x 900 the plot area is larger, so the browser draws the points again at their own size, in the image's
-    place, once the chart is drawn at its box's size."""
+    """A first visit's figure is made for a 1280 x 720 screen (``viewport.UNKNOWN``: the browser's size is not
+    known yet). At 1440 x 900 Streamlit's chart draws it again at its box's size, a larger plot area than its
+    points image was drawn for, so the browser draws the points again at their own size, in the image's place."""
     browser.clear_cookies(name=COOKIE)  # as a new visitor: the size is not known
     page = browser.new_page()
     try:

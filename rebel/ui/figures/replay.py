@@ -385,8 +385,7 @@ def plane_px(fig: go.Figure) -> tuple | None:
     """The regions' plot area (W, H) in px as the browser lays it out from ``fig``'s fixed width, height,
     margins, axis domains and equal-scale ranges; None when the figure's width or height is not fixed."""
     L = fig.layout
-    width, height = L.width, L.height
-    if not width or not height or L.xaxis.range is None or L.yaxis.range is None:
+    if not L.width or not L.height or L.xaxis.range is None or L.yaxis.range is None:
         return None
     m = L.margin
 
@@ -395,8 +394,8 @@ def plane_px(fig: go.Figure) -> tuple | None:
 
     dx, dy = L.xaxis.domain or (0, 1), L.yaxis.domain or (0, 1)
     span_x, span_y = (float(r[1]) - float(r[0]) for r in (L.xaxis.range, L.yaxis.range))
-    across = (width - px(m.l) - px(m.r)) * (dx[1] - dx[0])
-    down = (height - px(m.t) - px(m.b)) * (dy[1] - dy[0])
+    across = (L.width - px(m.l) - px(m.r)) * (dx[1] - dx[0])
+    down = (L.height - px(m.t) - px(m.b)) * (dy[1] - dy[0])
     scale = min(across / span_x, down / span_y) if span_x > 0 and span_y > 0 else 0.0
     if scale <= 0:
         return None
