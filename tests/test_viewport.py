@@ -121,6 +121,15 @@ def test_a_new_size_is_taken_with_a_new_picture_only(monkeypatch):
     assert viewport.figure_size(wider, "c") == wider
 
 
+def test_a_first_visit_is_taken_to_be_a_projector_only_with_a_browser_behind(monkeypatch):
+    known = viewport.Viewport(900, 564)
+    monkeypatch.setattr(viewport, "browser_behind", lambda: True)
+    assert viewport.or_guess(None) == viewport.UNKNOWN == viewport.Viewport(720, 469)
+    assert viewport.or_guess(known) == known
+    monkeypatch.setattr(viewport, "browser_behind", lambda: False)  # a test harness: the chart fills its box
+    assert viewport.or_guess(None) is None and viewport.or_guess(known) == known
+
+
 def _keep_app():
     import streamlit as st
 

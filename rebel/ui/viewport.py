@@ -375,6 +375,15 @@ def _watcher() -> None:
     st.html(SCRIPTS, unsafe_allow_javascript=True)
 
 
+def or_guess(current: Viewport | None) -> Viewport | None:
+    """``current``, or ``UNKNOWN`` when nothing is known yet and a browser is behind the session (its first visit:
+    the figure is made for a projector's screen). With no browser behind (a test harness), None: the chart fills
+    its box."""
+    if current is not None or not browser_behind():
+        return current
+    return UNKNOWN
+
+
 def figure_size(current: Viewport | None, picture) -> Viewport | None:
     """The size to make the regions figure at: ``current`` (the size known now), unless the figure shows the same
     ``picture`` (any hashable key of what it shows) as the one drawn last, which keeps its size: the same figure
