@@ -43,6 +43,9 @@ def test_slide_downloads(app_url, browser, screenshot_dir):
     page = browser.new_page()
     page.goto(app_url, wait_until="domcontentloaded")
     page.wait_for_selector(".js-plotly-plot", timeout=240_000)  # cold numba cache compiles
+    # the first visit's runs (the rest of the page, the viewport's size) are over before the click: a click during
+    # a rerun can be lost (once, the Lecture view never came)
+    settle(page)
     page.locator("[data-testid='stButtonGroup'] button", has_text="Lecture").first.click()
     # the sidebar has download buttons of its own: wait for the Lecture view's
     page.locator("[data-testid='stDownloadButton']", has_text="Replay (GIF)").first.wait_for(timeout=60_000)
