@@ -121,9 +121,8 @@ def _regions(pair: pg.TrainedPair, t: int, show: dict, viewport) -> None:
     present = bool(S.get("w_present"))
     picture = (pair.key, t, autoplay, tuple(sorted(show.items())), present, S.get("chart_v", 0))
     size = vp.figure_size(vp.or_guess(viewport), picture)  # (a first visit: taken to be a projector's)
-    height = side.plot_height(
-        size
-    )  # the plot's box (``side.ONE_SCREEN_CSS``: sized from the viewport), or None
+    # ``height``: the plot's box (``side.ONE_SCREEN_CSS``: sized from the viewport), or None: measured
+    height = side.plot_height(size)
     fig = pg.replay_of(pair, t, show, height=height, projector=present)
     if height is not None:  # the box's width: Streamlit measures it too, and draws once if equal
         fig.update_layout(width=size.width)

@@ -239,7 +239,7 @@ POINTS_ZOOM = """<script>
     const xa = fl.xaxis, ya = fl.yaxis, [x0, x1, y0, y1, w0, h0] = image.meta;
     const W = xa._length, H = ya._length, d = window.devicePixelRatio || 1;
     const near = (a, b) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(x1 - x0), Math.abs(y1 - y0));
-    const sized = w0 === undefined || (Math.abs(W - w0) <= 1 && Math.abs(H - h0) <= 1);
+    const sized = Math.abs(W - w0) <= 1 && Math.abs(H - h0) <= 1;
     if (sized && near(xa.range[0], x0) && near(xa.range[1], x1) && near(ya.range[0], y0) && near(ya.range[1], y1)) {
       if (own) own.remove();
       el.style.visibility = '';

@@ -132,17 +132,23 @@ _SHOWN = """sel => { const gd = document.querySelector(sel);
                              hidden: !!img && img.style.visibility === 'hidden'}; }"""
 
 
+def _first_visit(browser, app_url: str, width: int, height: int) -> tuple:
+    """A new visitor's Playground (no size cookie) at ``width`` x ``height``, drawn and idle: (page, the regions
+    chart's selector)."""
+    browser.clear_cookies(name=COOKIE)
+    page = browser.new_page()
+    page.set_viewport_size({"width": width, "height": height})
+    page.goto(app_url)
+    settle(page)
+    return page, ", ".join(f"{s} .js-plotly-plot" for s in HOOKS["regions"])
+
+
 def test_a_first_visit_at_another_size_gets_its_points_drawn_at_their_own_size(browser, app_url):
     """A first visit's figure is made for a 1280 x 720 screen (``viewport.UNKNOWN``: the browser's size is not
     known yet). At 1440 x 900 Streamlit's chart draws it again at its box's size, a larger plot area than its
     points image was drawn for, so the browser draws the points again at their own size, in the image's place."""
-    browser.clear_cookies(name=COOKIE)  # as a new visitor: the size is not known
-    page = browser.new_page()
+    page, selector = _first_visit(browser, app_url, 1440, 900)
     try:
-        page.set_viewport_size({"width": 1440, "height": 900})
-        page.goto(app_url)
-        settle(page)
-        selector = ", ".join(f"{s} .js-plotly-plot" for s in HOOKS["regions"])
         page.wait_for_function(f"sel => ({_SHOWN})(sel).canvas", arg=selector, timeout=10_000)
         assert page.evaluate(_SHOWN, selector) == {"image": True, "canvas": True, "hidden": True}
         width, length, meta = page.evaluate(
@@ -158,13 +164,8 @@ def test_a_first_visit_at_another_size_gets_its_points_drawn_at_their_own_size(b
 
 
 def test_the_playground_sends_its_points_as_one_image(browser, app_url):
-    browser.clear_cookies(name=COOKIE)  # as a new visitor: the size is not known
-    page = browser.new_page()
+    page, selector = _first_visit(browser, app_url, 1280, 720)
     try:
-        page.set_viewport_size({"width": 1280, "height": 720})
-        page.goto(app_url)
-        settle(page)
-        selector = ", ".join(f"{s} .js-plotly-plot" for s in HOOKS["regions"])
         # a first visit (no size known yet): the image drawn for ``viewport.UNKNOWN``, this very size, is shown
         assert page.evaluate(_SHOWN, selector) == {"image": True, "canvas": False, "hidden": False}
         page.wait_for_function("document.cookie.includes('rebel_vp=')", timeout=30_000)
