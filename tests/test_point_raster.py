@@ -108,15 +108,14 @@ def test_the_white_outline_and_the_fill_keep_their_colours():
     assert tuple(a[20, 20 + 7]) == (255, 255, 255, 255)  # on the edge (7 px out): the outline
 
 
-def test_points_off_the_plot_are_left_out_and_png_rows_can_run_bottom_up():
+def test_points_off_the_plot_are_left_out_and_png_rows_run_top_down():
     layers = [(np.array([[5.0, 5.0], [0.0, 0.9]]), "circle", 7, RED, (0.0, "white"))]
     image = pr.points_image(layers, (-1, 1), (-1, 1), (41, 41))
     a = _alpha(image)
     assert a[:8].sum() > 10 and a[8:].sum() == 0.0  # only the point near the top
-    png = pr.points_png(layers, (-1, 1), (-1, 1), (41, 41), bottom_up=True)
-    flipped = Image.open(io.BytesIO(png))
-    assert flipped.mode == "P"  # a palette: exact, as the image has fewer colours than a palette holds
-    np.testing.assert_array_equal(np.asarray(flipped.convert("RGBA")), np.asarray(image)[::-1])
+    png = Image.open(io.BytesIO(pr.points_png(layers, (-1, 1), (-1, 1), (41, 41))))
+    assert png.mode == "P"  # a palette: exact, as the image has fewer colours than a palette holds
+    np.testing.assert_array_equal(np.asarray(png.convert("RGBA")), np.asarray(image))
 
 
 def test_many_colours_get_a_palette_near_them_and_a_much_smaller_png():
@@ -241,10 +240,14 @@ def test_the_figure_keeps_its_points_hover_legend_and_frames(projector):
         np.testing.assert_array_equal(np.asarray(a.x), np.asarray(b.x))
         np.testing.assert_array_equal(np.asarray(a.y), np.asarray(b.y))
         assert a.hovertemplate == b.hovertemplate and a.hoverinfo == b.hoverinfo
-    images = [tr for tr in img.data if tr.type == "image"]
-    assert len(images) == 1 and images[0].name == replay.POINTS_IMAGE
-    assert images[0].source.startswith("data:image/png;base64,")
-    assert all(tr.type == "scatter" for tr in img.data[n_before:-1])  # legend-only entries, then the image
+    assert not [tr for tr in img.data if tr.type == "image"]
+    images = [im for im in img.layout.images if im.name == replay.POINTS_IMAGE]
+    assert len(images) == 1 and images[0].source.startswith("data:image/png;base64,")
+    # the points image comes after the regions' and overlays' images, which every frame sets by index
+    assert img.layout.images[-1].name == replay.POINTS_IMAGE and images[0].layer == "below"
+    frames = img.to_dict()["frames"]
+    assert frames and all(len(fr["layout"]["images"]) == len(img.layout.images) - 1 for fr in frames)
+    assert all(tr.type == "scatter" for tr in img.data[n_before:])  # legend-only entries
     assert _legend(img) == _legend(svg)  # the same entries, names, shapes and order
     assert img.layout.legend.itemclick is False
     if projector:
@@ -257,16 +260,14 @@ def test_the_image_spans_the_plot_area_at_twice_its_pixels():
     fig = _figure()
     W, H = replay.plane_px(fig)
     assert replay.points_as_image(fig, pg.points_png_cached)
-    image = fig.data[-1]
+    image = fig.layout.images[-1]
     png = Image.open(io.BytesIO(__import__("base64").b64decode(image.source.split(",", 1)[1])))
     assert png.size == (W * replay.POINTS_SCALE, H * replay.POINTS_SCALE)
     (x0, x1), (y0, y1) = fig.layout.xaxis.range, fig.layout.yaxis.range
-    assert image.x0 - image.dx / 2 == pytest.approx(x0) and image.x0 + (
-        png.width - 0.5
-    ) * image.dx == pytest.approx(x1)
-    assert image.y0 - image.dy / 2 == pytest.approx(y0) and image.y0 + (
-        png.height - 0.5
-    ) * image.dy == pytest.approx(y1)
+    assert (image.xref, image.yref, image.sizing) == ("x", "y", "stretch")
+    assert (image.xanchor, image.yanchor) == ("left", "top")
+    assert image.x == pytest.approx(x0) and image.x + image.sizex == pytest.approx(x1)
+    assert image.y == pytest.approx(y1) and image.y - image.sizey == pytest.approx(y0)
 
 
 def test_plane_px_follows_the_margins_domains_and_equal_scale():
@@ -292,7 +293,7 @@ def test_the_image_names_the_plot_area_it_was_drawn_for():
     fig = _figure(width=469, height=668)
     assert replay.points_as_image(fig, pg.points_png_cached)
     (x0, x1), (y0, y1) = fig.layout.xaxis.range, fig.layout.yaxis.range
-    assert list(fig.data[-1].meta) == [x0, x1, y0, y1, *replay.plane_px(fig)]
+    assert fig.layout.meta[replay.POINTS_IMAGE_META] == [x0, x1, y0, y1, *replay.plane_px(fig)]
 
 
 def test_a_plot_too_large_for_one_image_keeps_its_markers():
@@ -346,5 +347,8 @@ def test_the_browser_redraws_the_points_with_the_same_shapes_and_names():
     assert set(shapes) == set(pr.SHAPES)
     for name, poly in pr.SHAPES.items():
         np.testing.assert_allclose(shapes[name], poly, atol=6e-5)
-    assert f"META = '{replay.POINTS_META}', IMAGE = '{replay.POINTS_IMAGE}'" in js
+    assert (
+        f"META = '{replay.POINTS_META}', IMAGE = '{replay.POINTS_IMAGE}', "
+        f"EXTENT = '{replay.POINTS_IMAGE_META}'" in js
+    )
     assert viewport.SCRIPTS == viewport.WATCH + js

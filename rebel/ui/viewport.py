@@ -172,12 +172,12 @@ WATCH = """<script>
 # the image was drawn for (a first visit's figure, drawn before the server knows the box's size), they would be
 # too large or too small. In the browser, after each draw of the chart and once a zoom or pan ends (plotly's
 # ``plotly_afterplot`` and ``plotly_relayout``), when the axes no longer span the image's extent or the plot area
-# is not the size it was drawn for (the image trace's ``meta``: [x0, x1, y0, y1, width px, height px];
+# is not the size it was drawn for (``layout.meta[replay.POINTS_IMAGE_META]``: [x0, x1, y0, y1, width px, height px];
 # ``replay.points_as_image``), this script draws the points again at their own size for the axes and area as they
 # are, on a canvas of the plot area at the screen's pixel density, with the shapes below (radius = size / 2, the
 # outline stroked on the edge, mitred: as plotly and ``point_raster.points_image`` draw them), in the traces'
-# order, and shows it in place of the image, in the image's own layer (under the mistake crosses, clipped to the
-# plot). Back at the image's extent and size (a double click), plotly's image shows again. Nothing is drawn again
+# order, and shows it in place of the image, in a group right after the image's layer (under the mistake crosses,
+# clipped to the plot; the replay's frames leave both in place). Back at the image's extent and size (a double click), plotly's image shows again. Nothing is drawn again
 # while the axes, the area and the pixel density stay as they were (a replay playing). It looks for new charts of
 # the Playground twice a second. Its shapes and names are ``point_raster.SHAPES`` and ``replay``'s
 # (``tests/test_point_raster.py`` checks them).
@@ -185,7 +185,8 @@ POINTS_ZOOM = """<script>
 (() => {
   if (window.__rebelPointsZoom) return;
   window.__rebelPointsZoom = true;
-  const META = 'points', IMAGE = 'points image';  // replay.POINTS_META, replay.POINTS_IMAGE
+  // replay.POINTS_META, replay.POINTS_IMAGE, replay.POINTS_IMAGE_META
+  const META = 'points', IMAGE = 'points image', EXTENT = 'points_image';
   const SHAPES = {  // point_raster.SHAPES (r = 1, screen coordinates), to 4 decimals
     "circle": [
       [1,0],[0.9952,0.098],[0.9808,0.1951],[0.9569,0.2903],[0.9239,0.3827],[0.8819,0.4714],[0.8315,0.5556],
@@ -228,15 +229,15 @@ POINTS_ZOOM = """<script>
   const redraw = (gd) => {
     const fl = gd._fullLayout, data = gd._fullData;
     if (!fl || !data) return;
-    // (t['name'], not the dotted form: a markdown autolinker would read that as a web address)
-    const image = data.find((t) => t.type === 'image' && t['name'] === IMAGE);
-    const el = gd.querySelector('.imagelayer.mlayer image:not(.rebel-points)');  // plotly's own
-    const own = gd.querySelector('image.rebel-points');
-    if (!image || !el || !Array.isArray(image.meta)) {
+    const meta = fl.meta && fl.meta[EXTENT];
+    // plotly's own layout image of the points (its datum is the layout's image, named)
+    const el = [...gd.querySelectorAll('image')].find((e) => e.__data__ && e.__data__['name'] === IMAGE);
+    let own = gd.querySelector('g.rebel-points');
+    if (!el || !Array.isArray(meta)) {
       if (own) own.remove();
       return;
     }
-    const xa = fl.xaxis, ya = fl.yaxis, [x0, x1, y0, y1, w0, h0] = image.meta;
+    const xa = fl.xaxis, ya = fl.yaxis, [x0, x1, y0, y1, w0, h0] = meta;
     const W = xa._length, H = ya._length, d = window.devicePixelRatio || 1;
     const near = (a, b) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(x1 - x0), Math.abs(y1 - y0));
     const sized = Math.abs(W - w0) <= 1 && Math.abs(H - h0) <= 1;
@@ -246,7 +247,7 @@ POINTS_ZOOM = """<script>
       return;
     }
     const key = [xa.range, ya.range, W, H, d].join();
-    const kept = own && own.parentNode === el.parentNode && el.style.visibility === 'hidden';
+    const kept = own && own.previousSibling === el.parentNode && el.style.visibility === 'hidden';
     if (kept && gd.__rebelPointsKey === key) return;  // as drawn last
     gd.__rebelPointsKey = key;
     if (own) own.remove();
@@ -278,16 +279,26 @@ POINTS_ZOOM = """<script>
         }
       }
     }
+    // in a group of its own right after the layer of plotly's image (over it, under every trace): plotly's
+    // layer keeps only its own images; placed at the plot area's corner in that layer's frame, clipped as it is
     const img = document.createElementNS(el.namespaceURI, 'image');  // SVG's, as plotly's image
-    img.setAttribute('class', 'rebel-points');
-    img.setAttribute('x', 0);
-    img.setAttribute('y', 0);
+    img.setAttribute('x', parseFloat(el.getAttribute('x')) - xa.c2p(x0));
+    img.setAttribute('y', parseFloat(el.getAttribute('y')) - ya.c2p(y1));
     img.setAttribute('width', W);
     img.setAttribute('height', H);
     img.setAttribute('preserveAspectRatio', 'none');
     img.setAttribute('href', canvas.toDataURL());
+    own = document.createElementNS(el.namespaceURI, 'g');
+    own.setAttribute('class', 'rebel-points');
+    for (const a of ['transform', 'clip-path']) {
+      const v = el.parentNode.getAttribute(a);
+      if (v) own.setAttribute(a, v);
+    }
+    const clip = el.getAttribute('clip-path');
+    if (clip) img.setAttribute('clip-path', clip);
+    own.appendChild(img);
     el.style.visibility = 'hidden';
-    el.parentNode.appendChild(img);
+    el.parentNode.after(own);
   };
   const hook = () => {
     for (const gd of document.querySelectorAll('div.st-key-pg_plot .js-plotly-plot')) {

@@ -219,14 +219,9 @@ def points_image(layers, x_range, y_range, shape_px: tuple, scale: float = 1.0) 
     return canvas.crop((pad, pad, pad + W, pad + H))
 
 
-def points_png(
-    layers, x_range, y_range, shape_px: tuple, scale: float = 1.0, bottom_up: bool = False
-) -> bytes:
-    """``points_image`` as PNG bytes; ``bottom_up``: its rows stored bottom row first (plotly's image trace
-    draws row 0 at the low end of an upward y axis)."""
+def points_png(layers, x_range, y_range, shape_px: tuple, scale: float = 1.0) -> bytes:
+    """``points_image`` as PNG bytes (a palette PNG, ``palette_image``), its top row first."""
     image = points_image(layers, x_range, y_range, shape_px, scale)
-    if bottom_up:
-        image = image.transpose(Image.Transpose.FLIP_TOP_BOTTOM)
     buf = io.BytesIO()
     palette_image(image).save(buf, "PNG", compress_level=PNG_LEVEL)
     return buf.getvalue()

@@ -129,7 +129,7 @@ def class_grid_png(regions, n_classes: int) -> bytes:
 
 
 def png_data_uri(png: bytes) -> str:
-    """PNG bytes as a ``data:`` URI (what a plotly image trace's ``source`` takes)."""
+    """PNG bytes as a ``data:`` URI (what a plotly layout image's ``source`` takes)."""
     return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
 
 
@@ -378,7 +378,15 @@ def _add_points(fig: go.Figure, classes, train, test, train_sizes, start: int, u
 POINTS_META = "points"
 """The point traces' ``meta``: ``points_as_image`` and the browser's scripts and tests find them by it."""
 POINTS_IMAGE = "points image"
-"""The name of the image trace that draws the points (``points_as_image``)."""
+"""The name of the layout image that draws the points (``points_as_image``)."""
+POINTS_IMAGE_META = "points_image"
+"""The key in the figure's ``layout.meta`` of the points image's extent and the plot area's px it was drawn for:
+``[x0, x1, y0, y1, width px, height px]``."""
+
+
+def has_points_image(fig: go.Figure) -> bool:
+    """Whether ``fig`` draws its data points as one image (``points_as_image``)."""
+    return any(im.name == POINTS_IMAGE for im in fig.layout.images)
 
 
 def plane_px(fig: go.Figure) -> tuple | None:
@@ -431,21 +439,22 @@ def warm_point_stamps(n_classes: int = 12, scale: int = POINTS_SCALE) -> None:
 def points_as_image(fig: go.Figure, render, scale: int = POINTS_SCALE) -> bool:
     """Draw the data points of a replay figure as one image instead of one SVG marker each
     (``point_raster``): ``render(layers, x_range, y_range, (W, H), scale)`` returns the PNG of ``layers`` at
-    ``scale`` times the plot area's size (``plane_px``), its bottom row first. The point traces keep their hover
+    ``scale`` times the plot area's size (``plane_px``), its top row first. The point traces keep their hover
     labels with no markers (``mode="none"``), a legend-only entry per class keeps its place in the legend
-    (``legendrank``), the image is an image trace (plotly draws image traces under every scatter trace: the
-    mistake crosses stay on top, and the frames' layout images leave it alone). Legend clicks no longer hide a
-    class (the image cannot follow).
+    (``legendrank``), the image is a layout image after the regions' (drawn over them and under every trace:
+    the mistake crosses stay on top; the frames replace the layout images before it by index and leave it in
+    every frame). Legend clicks no longer hide a class (the image cannot follow).
 
     Wherever the browser lays the plot area out at another size than the image was drawn for (its px size is in
-    the image's ``meta``: Streamlit's chart follows its box when the figure's size is not the box's), the browser
+    ``layout.meta[POINTS_IMAGE_META]``: Streamlit's chart follows its box when the figure's size is not the
+    box's), the browser
     draws the points again at their own size (``viewport.POINTS_ZOOM``), as it does when zoomed.
 
     Leaves the figure as it is and returns False when the plot area's size is not fixed, a point trace's
     markers change size (boundary sizes by weight: per-round sizes) or ``render`` refuses the size
     (``BudgetError``: a plot too large for one image); True when the points are an image (already, or now).
     """
-    if any(tr.type == "image" and tr.name == POINTS_IMAGE for tr in fig.data):
+    if has_points_image(fig):
         return True
     size = plane_px(fig)
     points = [i for i, tr in enumerate(fig.data) if getattr(tr, "meta", None) == POINTS_META]
@@ -471,22 +480,29 @@ def points_as_image(fig: go.Figure, render, scale: int = POINTS_SCALE) -> bool:
             fig.add_trace(entry)
         tr.update(mode="none", showlegend=False)
     (x0, x1), (y0, y1) = x_range, y_range
-    # the image's extent and the plot area's px it was drawn for in its ``meta``: zoomed past it or laid out at
-    # another size, the browser draws the points again at their own size (``viewport.POINTS_ZOOM``)
-    extent = [float(x0), float(x1), float(y0), float(y1), int(size[0]), int(size[1])]
-    fig.add_trace(
-        go.Image(
-            source=png_data_uri(png),
-            x0=x0 + (x1 - x0) / W / 2,
-            dx=(x1 - x0) / W,
-            y0=y0 + (y1 - y0) / H / 2,
-            dy=(y1 - y0) / H,
-            zsmooth="fast",  # scaled smoothly to the screen (the default, pixelated, drops outline pixels)
-            hoverinfo="skip",
-            name=POINTS_IMAGE,
-            meta=extent,
-        )
+    # a layout image after the regions' (drawn above them and under every trace): the frames set the layout
+    # images before it by index and leave it alone. An image trace would be dropped from the page by the first
+    # frame that moves the mistake crosses (plotly redraws only the animated traces' layers), and the points
+    # would vanish for the whole replay.
+    fig.add_layout_image(
+        source=png_data_uri(png),
+        xref="x",
+        yref="y",
+        x=x0,
+        y=y1,
+        sizex=x1 - x0,
+        sizey=y1 - y0,
+        xanchor="left",
+        yanchor="top",
+        sizing="stretch",
+        layer="below",
+        name=POINTS_IMAGE,
     )
+    # the image's extent and the plot area's px it was drawn for: zoomed past it or laid out at another size,
+    # the browser draws the points again at their own size (``viewport.POINTS_ZOOM``)
+    meta = dict(fig.layout.meta) if isinstance(fig.layout.meta, dict) else {}
+    meta[POINTS_IMAGE_META] = [float(x0), float(x1), float(y0), float(y1), int(size[0]), int(size[1])]
+    fig.layout.meta = meta
     no_clicks = {"itemclick": False, "itemdoubleclick": False}
     fig.update_layout(legend=no_clicks)
     if any(getattr(tr, "legend", None) == "legend2" for tr in fig.data):

@@ -587,7 +587,7 @@ POINTS_IMAGES = SharedLRU(16, 32 * 1024 * 1024)
 
 
 def points_png_cached(layers, x_range, y_range, shape_px: tuple, scale: float = 1.0) -> bytes:
-    """``point_raster.points_png`` (bottom row first, for plotly's image trace) kept in ``POINTS_IMAGES``: the
+    """``point_raster.points_png`` (top row first, for plotly's layout image) kept in ``POINTS_IMAGES``: the
     points do not change when the costs or the engine's settings do, so a cost edit draws none. Raises
     ``BudgetError`` over ``budget``'s ``points_image_pixels``, before any drawing."""
     from rebel.ui.figures import point_raster
@@ -597,7 +597,7 @@ def points_png_cached(layers, x_range, y_range, shape_px: tuple, scale: float = 
     png = POINTS_IMAGES.get(key)
     if png is None:
         png = POINTS_IMAGES.put(
-            key, point_raster.points_png(layers, x_range, y_range, shape_px, scale, bottom_up=True)
+            key, point_raster.points_png(layers, x_range, y_range, shape_px, scale)
         )
     return png
 
