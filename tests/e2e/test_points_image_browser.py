@@ -20,7 +20,7 @@ import pytest
 from PIL import Image
 
 from benchmarks.bench_browser import HOOKS
-from rebel.ui.figures.replay import POINTS_META
+from rebel.ui.figures.replay import POINTS_IMAGE, POINTS_IMAGE_META, POINTS_META
 from rebel.ui.viewport import COOKIE
 from tests.e2e.conftest import settle
 
@@ -69,7 +69,7 @@ def _picture(page, spec: dict) -> tuple:
 
 def _flipped(spec: dict) -> dict:
     out = json.loads(json.dumps(spec))
-    image = next(tr for tr in out["data"] if tr["type"] == "image")
+    image = next(im for im in out["layout"]["images"] if im.get("name") == POINTS_IMAGE)
     png = Image.open(io.BytesIO(base64.b64decode(image["source"].split(",", 1)[1])))
     buf = io.BytesIO()
     png.transpose(Image.Transpose.FLIP_TOP_BOTTOM).save(buf, "PNG")
@@ -123,13 +123,16 @@ def test_the_points_image_looks_like_the_markers_and_fills_the_plot_area(chromiu
         page.close()
 
 
-# Which points the regions chart shows: its points image trace, the browser's redraw (``viewport.POINTS_ZOOM``)
-# and whether plotly's image is hidden under it.
-_SHOWN = """sel => { const gd = document.querySelector(sel);
-                     const img = gd.querySelector('.imagelayer.mlayer image:not(.rebel-points)');
-                     return {image: gd._fullData.some(t => t.type === 'image'),
-                             canvas: !!gd.querySelector('image.rebel-points'),
-                             hidden: !!img && img.style.visibility === 'hidden'}; }"""
+# plotly's element of the points image (a layout image: its datum is the layout's image, named) in chart ``gd``
+_IMG = "(gd => [...gd.querySelectorAll('image')].find(e => e.__data__ && e.__data__.name === 'points image'))"
+# the browser's own redraw of the points (``viewport.POINTS_ZOOM``)
+_OWN = "(gd => gd.querySelector('g.rebel-points image'))"
+
+# Which points the regions chart shows: its points image, the browser's redraw and whether plotly's image is hidden
+# under it.
+_SHOWN = f"""sel => {{ const gd = document.querySelector(sel); const img = {_IMG}(gd);
+                     return {{image: !!img, canvas: !!{_OWN}(gd),
+                             hidden: !!img && img.style.visibility === 'hidden'}}; }}"""
 
 
 def _first_visit(browser, app_url: str, width: int, height: int) -> tuple:
@@ -152,10 +155,9 @@ def test_a_first_visit_at_another_size_gets_its_points_drawn_at_their_own_size(b
         page.wait_for_function(f"sel => ({_SHOWN})(sel).canvas", arg=selector, timeout=10_000)
         assert page.evaluate(_SHOWN, selector) == {"image": True, "canvas": True, "hidden": True}
         width, length, meta = page.evaluate(
-            """sel => { const gd = document.querySelector(sel);
-                        return [+gd.querySelector('image.rebel-points').getAttribute('width'),
-                                gd._fullLayout.xaxis._length,
-                                gd._fullData.find(t => t.type === 'image').meta]; }""",
+            f"""sel => {{ const gd = document.querySelector(sel);
+                        return [+{_OWN}(gd).getAttribute('width'), gd._fullLayout.xaxis._length,
+                                gd._fullLayout.meta['{POINTS_IMAGE_META}']]; }}""",
             selector,
         )
         assert abs(width - length) <= 0.5 and abs(meta[4] - length) > 20, (width, length, meta)
@@ -172,14 +174,13 @@ def test_the_playground_sends_its_points_as_one_image(browser, app_url):
         page.reload()  # now with the plot's size known (its cookie): the figure has a fixed size
         settle(page)
         state = page.evaluate(
-            """([sel, META]) => { const gd = document.querySelector(sel);
-                        const img = gd._fullData.filter(t => t.type === 'image');
+            f"""([sel, META]) => {{ const gd = document.querySelector(sel); const img = {_IMG}(gd);
                         const pts = gd._fullData.filter(t => t.meta === META);
-                        return {images: img.length, modes: [...new Set(pts.map(t => t.mode))],
+                        return {{images: gd._fullLayout.images.filter(i => i.name === 'points image').length,
+                                modes: [...new Set(pts.map(t => t.mode))],
                                 points: pts.reduce((n, t) => n + t._length, 0),
                                 w: gd._fullLayout.xaxis._length,
-                                natural: img.length  // the image trace's element (layout images: another layer)
-                                    ? gd.querySelector('.imagelayer.mlayer image').getAttribute('width') : 0}; }""",
+                                natural: img ? img.getAttribute('width') : 0}}; }}""",
             [selector, POINTS_META],
         )
         assert state["images"] == 1 and state["modes"] == ["none"] and state["points"] > 1000, state
@@ -192,19 +193,17 @@ def test_the_playground_sends_its_points_as_one_image(browser, app_url):
         page.mouse.down()
         page.mouse.move(box["x"] + box["width"] * 0.55, box["y"] + box["height"] * 0.55, steps=8)
         page.mouse.up()
-        zoomed = """sel => { const gd = document.querySelector(sel); const own = gd.querySelector('image.rebel-points');
-                              const img = gd.querySelector('.imagelayer.mlayer image:not(.rebel-points)');
+        zoomed = f"""sel => {{ const gd = document.querySelector(sel); const own = {_OWN}(gd);
                               return own ? [+own.getAttribute('width'), gd._fullLayout.xaxis._length,
-                                            img.style.visibility] : null; }"""
+                                            {_IMG}(gd).style.visibility] : null; }}"""
         page.wait_for_function(zoomed, arg=selector, timeout=10_000)
         width, length, hidden = page.evaluate(zoomed, selector)
         assert abs(width - length) <= 0.5 and hidden == "hidden"
         page.wait_for_timeout(700)  # past plotly's double-click window since the drag's release
         area.dblclick()
         page.wait_for_function(
-            """sel => { const gd = document.querySelector(sel);
-                        const img = gd.querySelector('.imagelayer.mlayer image:not(.rebel-points)');
-                        return !gd.querySelector('image.rebel-points') && img.style.visibility === ''; }""",
+            f"""sel => {{ const gd = document.querySelector(sel);
+                        return !{_OWN}(gd) && {_IMG}(gd).style.visibility === ''; }}""",
             arg=selector,
             timeout=10_000,
         )
