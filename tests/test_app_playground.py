@@ -89,7 +89,7 @@ def test_first_load_shows_charts_and_trains_both_models(app):
     assert len(app.get("plotly_chart")) == 1  # the regions replay (the Details tab opens on text)
     assert f"t = {state.trained.rebel.n_estimators_}</b> of" in _numbers_line(app)
     assert not app.error
-    assert cf.QUERY_KEY in app.query_params  # the configuration is in the address
+    assert app.query_params["p"] in (cf.DEFAULT_PRESET, [cf.DEFAULT_PRESET])  # the configuration's short link
 
 
 def test_preset_change_follows_classes(app):
@@ -179,8 +179,10 @@ def test_good_csv_upload_replaces_dataset(app):
 
 
 def _link_config(at: AppTest) -> cf.Config:
-    text = at.query_params[cf.QUERY_KEY]
-    return cf.decode_query(text[0] if isinstance(text, list) else text)
+    from rebel.ui.short_link import LINK_KEYS, config_from_params
+
+    first = lambda v: v[0] if isinstance(v, list) else v
+    return config_from_params({k: first(at.query_params[k]) for k in LINK_KEYS if k in at.query_params})[0]
 
 
 def test_the_engine_choice_is_in_the_link_and_survives_a_preset(app):

@@ -116,7 +116,7 @@ def test_one_click_opens_the_scene_in_the_playground(i):
     _run(at)
     scene = ls.SCENES[i]
     assert _shown(at).to_dict() == scene.config.to_dict()  # preset, spec, costs, hyper-parameters, engine
-    assert cf.decode_query(at.query_params[cf.QUERY_KEY]).key() == scene.config.key()  # the link too
+    assert at.query_params["scene"] == str(i + 1)  # the link too: the scene's short link
     assert _regions_drawn(at)
     # the Playground's widgets show the scene's settings
     for name, value in scene.config.hyper.items():

@@ -65,7 +65,9 @@ def _edited_cost(i: int) -> int:
 
 
 def _link_config(url: str) -> cf.Config:
-    return cf.decode_query(parse_qs(urlparse(url).query)[cf.QUERY_KEY][0])
+    from rebel.ui.short_link import config_from_params
+
+    return config_from_params({k: v[0] for k, v in parse_qs(urlparse(url).query).items()})[0]
 
 
 def _descendants(pid: int) -> set:

@@ -17,7 +17,8 @@ from rebel.data import PRESETS, DatasetSpec
 from rebel.params import DATA_RANGES, INT_PARAMS
 from rebel.ui import components as ui
 from rebel.ui import config as cfgmod
-from rebel.ui import viewport
+from rebel.ui import short_link, viewport
+from rebel.ui.lessons import SCENE_KEY, scene_shown
 from rebel.ui.playground import actions as act
 from rebel.ui.playground import link, thumbs
 from rebel.ui.playground.compute import preset_order
@@ -261,16 +262,18 @@ def init_state(A: AppState) -> None:
             ui.reset_cost_editor(COSTS, A.cost_matrix)
             reset_mixture_editor(A.spec.mixture)
         return
-    text = st.query_params.get(cfgmod.QUERY_KEY)
-    if text:
-        try:
-            _apply(A, cfgmod.decode_query(text))
-            _restore_view()
-            return
-        except ValueError as exc:
-            ui.flash(
-                "error", f"The link's configuration could not be used: {exc} Showing the default preset."
-            )
+    try:
+        named = short_link.config_from_params({k: st.query_params.get(k) for k in short_link.LINK_KEYS})
+    except ValueError as exc:
+        named = None
+        ui.flash("error", f"The link's configuration could not be used: {exc} Showing the default preset.")
+    if named is not None:
+        cfg, scene = named
+        _apply(A, cfg)
+        if scene is not None:  # the lesson bar comes with the scene
+            S[SCENE_KEY] = scene
+        _restore_view()
+        return
     _apply(A, cfgmod.preset_config(cfgmod.DEFAULT_PRESET))
 
 
@@ -642,15 +645,20 @@ def _config(A: AppState) -> cfgmod.Config:
 
 def sync_url(A: AppState) -> None:
     if A.data_source != "mixture":
-        if cfgmod.QUERY_KEY in st.query_params:
-            del st.query_params[cfgmod.QUERY_KEY]
+        for key in short_link.LINK_KEYS:
+            if key in st.query_params:
+                del st.query_params[key]
         return
     try:
-        text = cfgmod.encode_query(_config(A))
+        lesson = scene_shown(A, S.get(SCENE_KEY))
+        params = short_link.link_params(_config(A), lesson=lesson)
     except ValueError:
         return
-    if st.query_params.get(cfgmod.QUERY_KEY) != text:
-        st.query_params[cfgmod.QUERY_KEY] = text
+    for key in short_link.LINK_KEYS:  # the shortest link that names the configuration, nothing else
+        if key not in params and key in st.query_params:
+            del st.query_params[key]
+        elif key in params and st.query_params.get(key) != params[key]:
+            st.query_params[key] = params[key]
     view = link.encode_view(
         S.get("t"),
         [name for name, key in link.OVERLAYS.items() if S.get(key)],
