@@ -17,10 +17,11 @@ st.markdown("#### Lessons")
 st.caption(
     md(
         "{} scenes, in order. Each button opens the Playground with that scene's data, costs and training "
-        "settings; a bar at the top of the Playground then leads to the next scene. Every “what to notice” is "
-        "checked by the test suite against the numbers the Playground computes for that scene; “Numbers” "
-        "shows them here.",
+        "settings; a bar at the top of the Playground then leads to the next scene (or back to this one after "
+        "an edit). Every “what to notice” is checked by the test suite against the numbers the Playground "
+        "computes for that scene, and on {} redraws of its data; “Numbers” shows the checked values here.",
         len(ls.SCENES),
+        ls.REDRAWS,
     )
 )
 for i, scene in enumerate(ls.SCENES):
@@ -38,4 +39,7 @@ for i, scene in enumerate(ls.SCENES):
             with st.spinner("Training this scene's models…"):
                 evidence = scene.evidence(lambda cfg: ls.fit_scene(cfg, cache=A.models))
             text.dataframe(ls.evidence_table(evidence), hide_index=True)
-            text.caption(md("Checked claim: {} Holds for these numbers: {}.", scene.claim, evidence.holds))
+            text.markdown(md("**Checked claim:** {}", scene.claim))
+            for line in evidence.tests:
+                text.markdown(md("- {}", line))
+            text.caption(md("{} {}", ls.verdict_text(evidence), ls.redraw_text(scene)))

@@ -241,7 +241,7 @@ preload = side.preload_charts()  # first: the browser loads its chart code while
 side.init_state(A)
 side.read_sidebar(A)
 side.start_plot_first(first_run)
-lessons.scene_bar(A)  # the lesson path's "next scene" (only while a lesson scene is shown)
+lessons.scene_bar(A)  # the lesson path's bar: "next scene", and "back to the scene" after an edit
 if not first_run:
     side.sidebar(A)
 st.fragment(ui.guarded(_live))()

@@ -1,5 +1,5 @@
-"""The lesson path's controls (Streamlit): open a scene in the Playground, and the Playground's compact
-"next scene" bar. The scenes and their checks are ``rebel.ui.lessons``.
+"""The lesson path's controls (Streamlit): open a scene in the Playground, and the Playground's compact lesson
+bar ("next scene", and "back to the scene" after an edit). The scenes and their checks are ``rebel.ui.lessons``.
 
 A scene is opened the way a shared link is loaded: ``playground.actions.apply_config`` makes its ``Config``
 current, and dropping the Playground's widget keys makes the Playground re-seed its widgets and editors from
@@ -32,26 +32,44 @@ def _on_next(A: AppState) -> None:
     open_scene(A, ls.next_scene(S.get(ls.SCENE_KEY)))
 
 
-def scene_bar(A: AppState) -> None:
-    """On the Playground: which lesson scene is shown and a button to the next one (only while the Playground
-    still shows that scene's configuration)."""
+def _on_back(A: AppState) -> None:
     i = S.get(ls.SCENE_KEY)
-    if not ls.scene_shown(A, i):
+    if i is not None and 0 <= i < len(ls.SCENES):
+        open_scene(A, i)
+
+
+def scene_bar(A: AppState) -> None:
+    """On the Playground, once a lesson scene was opened: which scene, its "what to notice" and question, and a
+    button to the next scene. After an edit (the Playground no longer shows the scene's configuration) the bar
+    stays, says so, and offers "Back to the scene" (restores its configuration) beside "Next scene"."""
+    i = S.get(ls.SCENE_KEY)
+    if not isinstance(i, int) or not 0 <= i < len(ls.SCENES):
         return
-    scene = ls.SCENES[i]
-    a, b, c = st.columns([4, 1, 1], vertical_alignment="center")
+    scene, edited = ls.SCENES[i], not ls.scene_shown(A, i)
+    a, *buttons = st.columns([4, 1, 1, 1] if edited else [4, 1, 1], vertical_alignment="center")
     a.caption(
         md(
-            "**Lesson, scene {} of {}: {}**. {} *{}*",
+            "**Lesson, scene {} of {}: {}**{}. {} *{}*",
             i + 1,
             len(ls.SCENES),
             scene.title,
+            " (settings changed since it was opened)" if edited else "",
             scene.notice,
             scene.question,
         )
     )
-    b.page_link(page=LESSONS, label="All scenes", icon=":material/school:")
-    c.button(
+    buttons[0].page_link(page=LESSONS, label="All scenes", icon=":material/school:")
+    if edited:
+        buttons[1].button(
+            "Back to the scene",
+            key="w_lesson_back",
+            icon=":material/undo:",
+            on_click=ui.guarded_callback(_on_back),
+            args=(A,),
+            width="stretch",
+            help="Restore this scene's data, costs and training settings.",
+        )
+    buttons[-1].button(
         "Next scene" if i < len(ls.SCENES) - 1 else "Back to scene 1",
         key="w_lesson_next",
         icon=":material/arrow_forward:",
