@@ -23,9 +23,10 @@ from rebel.ui import components as ui
 from rebel.ui import config as cfgmod
 from rebel.ui import lesson_widgets as lessons
 from rebel.ui import viewport as vp
-from rebel.ui.figures import style
+from rebel.ui.figures import replay, style
 from rebel.ui.playground import actions as act
 from rebel.ui.playground import compute as pg
+from rebel.ui.playground import present
 from rebel.ui.playground import widgets as side
 from rebel.ui.playground.details import details
 from rebel.ui.state import get_state
@@ -64,7 +65,7 @@ def _cost_panel(notes, viewport) -> None:
     editor = st.container(key="cost_editor")
     ui.log_cost_control(A.cost_matrix, classes, "w_log", on_move=_on_log_cost)  # below the editor
     with editor:
-        large = bool(S.get("w_present"))
+        large = present.on()
         st.markdown(
             md("**Costs** · rows = truth, columns = prediction; {}", ui.cost_editor_hint(len(classes), large))
         )
@@ -118,20 +119,22 @@ def _regions(pair: pg.TrainedPair, t: int, show: dict, viewport) -> None:
     drawn once there, at any other size drawn again at its box's size by Streamlit's chart."""
     autoplay = S.pop(side.AUTOPLAY, None)
     t = 0 if autoplay else t
-    present = bool(S.get("w_present"))
-    picture = (pair.key, t, autoplay, tuple(sorted(show.items())), present, S.get("chart_v", 0))
+    projector = present.on()
+    lesson = lessons.shown_scene() is not None
+    picture = (pair.key, t, autoplay, tuple(sorted(show.items())), projector, lesson, S.get("chart_v", 0))
     size = vp.figure_size(vp.or_guess(viewport), picture)  # (a first visit: taken to be a projector's)
     # ``height``: the plot's box (``side.ONE_SCREEN_CSS``: sized from the viewport), or None: measured
-    height = side.plot_height(size)
-    fig = pg.replay_of(pair, t, show, height=height, projector=present)
+    height = side.plot_height(size, lesson)
+    fig = pg.replay_of(pair, t, show, height=height, projector=projector)
     if height is not None:  # the box's width: Streamlit measures it too, and draws once if equal
         fig.update_layout(width=size.width)
     if show["box"]:
         fig.update_layout(dragmode="select")
     if autoplay:
         fig.update_layout(meta={"autoplay": autoplay})  # ``side.ROUND_IN_LINK`` presses Play once
-    if present:  # fonts for a projector; the plot keeps filling its box
+    if projector:  # fonts for a projector; the plot keeps filling its box
         style.presentation(fig, size=None, font_size=style.PRESENTATION_FONT_SCREEN)
+        replay.fit_projector_legend(fig)
         test_points = lambda tr: "(test)" in (tr.name or "")  # one legend entry per class
         fig.for_each_trace(lambda tr: tr.update(showlegend=False), selector=test_points)
     if not show["box"]:  # (a dragged box selects over marker traces: the points stay markers)
@@ -176,6 +179,9 @@ def _tray_messages(tray, pair) -> None:
     costs no longer tell it, and the verdict after all rounds (the figure shows the numbers at every round)."""
     with tray:
         ui.show_flash()
+        notes = lessons.scene_notes()
+        if notes:  # the open lesson scene's "what to notice" and question first
+            st.info(ui.md("**What to notice:** {} *{}*", *notes))
         preset = PRESETS.get(A.preset)
         if preset is not None and preset.story and A.data_source == "mixture":
             note = act.costs_story_note(A)
@@ -194,11 +200,13 @@ def _live() -> None:
     stage = side.plot_first_stage()
     if stage == side.PLOT_FIRST_WAITING:  # the main area reran before the browser's press: the whole page now
         side.rest_of_page_now()
-    present = bool(S.get("w_present"))
-    side.one_screen_style(present)
+    projector = present.on()
+    side.one_screen_style(projector, lessons.shown_scene() is not None)
     viewport = vp.known()  # the browser's viewport height and plot width (or None)
-    left, right = st.columns(side.PRESENT_COLUMNS if present else side.SCREEN_COLUMNS, gap="medium")
+    left, right = st.columns(side.PRESENT_COLUMNS if projector else side.SCREEN_COLUMNS, gap="medium")
     with right:
+        with st.container(key="pg_present"):  # on the first screen, above the costs
+            side.presentation_switch()
         costs_box = st.container()
         tray = st.container(height=side.TRAY_HEIGHT, key="pg_tray")
     with left:
@@ -238,6 +246,7 @@ def _live() -> None:
 # setting): before it, so the browser draws the sidebar while the server trains and has less to do after the chart.
 first_run = not S.get(side.PRELOADED)
 preload = side.preload_charts()  # first: the browser loads its chart code while the first model trains
+present.keep_mode()  # presentation mode as it was left (Streamlit forgets the switch on other pages)
 side.init_state(A)
 side.read_sidebar(A)
 side.start_plot_first(first_run)

@@ -84,7 +84,8 @@ def test_a_scene_link_opens_the_scene_with_its_lesson_bar():
     at.run()
     assert not at.exception
     assert at.session_state[ls.SCENE_KEY] == 2
-    assert "Lesson, scene 3 of" in " ".join(c.value for c in at.caption)
+    assert "Lesson, scene 3 of" in " ".join(m.value for m in at.markdown)
+    assert "What to notice" in " ".join(m.value for m in at.info)  # its notice and question lead the tray
     assert at.query_params["scene"] in ("3", ["3"])
     assert "cfg" not in at.query_params
 

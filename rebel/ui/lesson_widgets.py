@@ -13,6 +13,7 @@ import streamlit as st
 from rebel.ui import components as ui
 from rebel.ui import lessons as ls
 from rebel.ui.playground import actions as act
+from rebel.ui.playground import present
 from rebel.ui.state import AppState
 from rebel.ui.text import md
 
@@ -38,24 +39,37 @@ def _on_back(A: AppState) -> None:
         open_scene(A, i)
 
 
-def scene_bar(A: AppState) -> None:
-    """On the Playground, once a lesson scene was opened: which scene, its "what to notice" and question, and a
-    button to the next scene. After an edit (the Playground no longer shows the scene's configuration) the bar
-    stays, says so, and offers "Back to the scene" (restores its configuration) beside "Next scene"."""
+def shown_scene() -> int | None:
+    """The lesson scene last opened (0-based), or None."""
     i = S.get(ls.SCENE_KEY)
-    if not isinstance(i, int) or not 0 <= i < len(ls.SCENES):
+    return i if isinstance(i, int) and 0 <= i < len(ls.SCENES) else None
+
+
+def scene_notes() -> tuple | None:
+    """The open scene's "what to notice" and its question, for the Playground's message tray (the lesson bar
+    itself stays one row, so the plot keeps the screen's height), or None."""
+    i = shown_scene()
+    return None if i is None else (ls.SCENES[i].notice, ls.SCENES[i].question)
+
+
+def scene_bar(A: AppState) -> None:
+    """On the Playground, once a lesson scene was opened: one row (``present.LESSON_BAR_PX`` high) with which
+    scene it is and buttons to all scenes and the next one; its "what to notice" and question lead the message
+    tray (``scene_notes``). After an edit (the Playground no longer shows the scene's configuration) the bar
+    stays, says so, and offers "Back to the scene" (restores its configuration) beside "Next scene"."""
+    i = shown_scene()
+    if i is None:
         return
     scene, edited = ls.SCENES[i], not ls.scene_shown(A, i)
-    a, *buttons = st.columns([4, 1, 1, 1] if edited else [4, 1, 1], vertical_alignment="center")
-    a.caption(
+    bar = st.container(key=present.LESSON_BAR)
+    a, *buttons = bar.columns([2.4, 1, 1.4, 1.4] if edited else [3, 1, 1.4], vertical_alignment="center")
+    a.markdown(
         md(
-            "**Lesson, scene {} of {}: {}**{}. {} *{}*",
+            "**Lesson, scene {} of {}: {}**{}",
             i + 1,
             len(ls.SCENES),
             scene.title,
-            " (settings changed since it was opened)" if edited else "",
-            scene.notice,
-            scene.question,
+            " (settings changed)" if edited else "",
         )
     )
     buttons[0].page_link(page=LESSONS, label="All scenes", icon=":material/school:")

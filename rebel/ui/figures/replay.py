@@ -620,7 +620,7 @@ def _add_numbers(
         updates.append((len(fig.data), [{"text": [head]} for head, _ in pairs]))
         fig.add_trace(_text_trace(pairs[start][0], 0, "top right", "numbers"))
         updates.append((len(fig.data), [{"text": [side]} for _, side in pairs]))
-        fig.add_trace(_text_trace(pairs[start][1], PROJECTOR_SIDE_X[0], "bottom right", "verdict", 12))
+        fig.add_trace(_text_trace(pairs[start][1], PROJECTOR_SIDE_X[0], "bottom right", "verdict", 13))
     else:
         texts = [numbers_text(numbers, t, T, title) for t in range(T + 1)]
         updates.append((len(fig.data), [{"text": [text]} for text in texts]))
@@ -877,6 +877,30 @@ def _projector_legend(fig: go.Figure, n_classes: int, legend: dict, layout: dict
             tr.legend = "legend2"
     x0, x1 = PROJECTOR_SIDE_X
     layout["legend2"] = {**legend, "x": x0 + 0.53 * (x1 - x0)}
+
+
+def fit_projector_legend(fig: go.Figure, gap_px: float = 10.0) -> None:
+    """In the projector layout (fonts set, ``style.presentation``), the legend's top (both columns') right under
+    the verdict's lines beside the regions, at any font size: the verdict grows down from the plot's top and a
+    legend anchored by its bottom would grow up into it. Leaves a figure of unknown height as it is."""
+    L = fig.layout
+    verdict = next((tr for tr in fig.data if tr.name == "verdict"), None)
+    if verdict is None or not L.height:
+        return
+    area = L.height - (L.margin.t or 0) - (L.margin.b or 0)
+    lines = str(verdict.text[0]).count("<br>") + 1
+    y = 1 - (lines * (verdict.textfont.size or FONT_NUMBERS) * 1.3 + gap_px) / max(area, 1)
+    fig.update_layout(legend={"y": y, "yanchor": "top"})
+    two = "legend2" in L.to_plotly_json()
+    if two:
+        fig.update_layout(legend2={"y": y, "yanchor": "top"})
+    # the cost strip's top under the legend's rows (its entries a column, ~1.45 lines of its font each)
+    entries = [tr for tr in fig.data if tr.showlegend is not False and tr.name]
+    rows = -(-len(entries) // 2) if two else len(entries)
+    bottom = y - (rows * (L.legend.font.size or FONT_NUMBERS) * 1.45 + 2 * gap_px) / max(area, 1)
+    low, high = L.yaxis3.domain
+    if bottom < high:
+        fig.update_layout(yaxis3={"domain": [low, max(low + 0.08, bottom)]})
 
 
 TEST_HINT = "hollow: test"

@@ -25,9 +25,8 @@ MODEBAR_MARGIN = 34  # px of right margin: room for plotly's hover toolbar stand
 
 PRESENTATION_SIZE = (1280, 720)
 PRESENTATION_FONT = 22
-PRESENTATION_FONT_SCREEN = (
-    19  # the Playground's presentation mode: every part of the first screen fits 1280x720
-)
+PRESENTATION_FONT_SCREEN = 21  # the Playground's presentation mode: 20 px or more for the back of a room
+PRESENTATION_FONT_MIN = 20  # no text of a figure in presentation mode is smaller (legends included)
 
 
 def esc(text) -> str:
@@ -188,17 +187,17 @@ def presentation(
     same factor as the base font, and thickens lines a little. Returns the same figure, changed in place.
     """
     factor = font_size / FONT["size"]
+    floor = min(font_size, PRESENTATION_FONT_MIN)
     fig.update_layout(
         font={"size": font_size},
         title_font={"size": round(font_size * 1.15)},
-        legend_font={"size": round(font_size * 0.9)},
+        legend_font={"size": max(floor, round(font_size * 0.9))},
     )
     if (
         "legend2" in fig.layout.to_plotly_json()
     ):  # two legend columns (the projector's, many classes): smaller
-        fig.update_layout(
-            legend_font={"size": round(font_size * 0.8)}, legend2_font={"size": round(font_size * 0.8)}
-        )
+        small = max(floor, round(font_size * 0.8))
+        fig.update_layout(legend_font={"size": small}, legend2_font={"size": small})
     if size is not None:
         fig.update_layout(width=size[0], height=size[1], autosize=False)
     m = fig.layout.margin

@@ -596,9 +596,7 @@ def points_png_cached(layers, x_range, y_range, shape_px: tuple, scale: float = 
     key = point_raster.points_key(layers, x_range, y_range, shape_px, scale)
     png = POINTS_IMAGES.get(key)
     if png is None:
-        png = POINTS_IMAGES.put(
-            key, point_raster.points_png(layers, x_range, y_range, shape_px, scale)
-        )
+        png = POINTS_IMAGES.put(key, point_raster.points_png(layers, x_range, y_range, shape_px, scale))
     return png
 
 

@@ -20,7 +20,7 @@ from rebel.ui import config as cfgmod
 from rebel.ui import short_link, viewport
 from rebel.ui.lessons import SCENE_KEY, scene_shown
 from rebel.ui.playground import actions as act
-from rebel.ui.playground import link, thumbs
+from rebel.ui.playground import link, present, thumbs
 from rebel.ui.playground.compute import preset_order
 from rebel.ui.state import AppState, get_state
 from rebel.ui.variants import ENGINES
@@ -55,13 +55,20 @@ COLLAPSE = "_collapse_sidebar"
 # drawn once: Streamlit draws a chart again whenever its measured box differs from the figure's size. In
 # presentation mode the fonts of the cost editor and the tray grow too (the figure has its own,
 # ``style.presentation``). Fixed text: no user input reaches it.
-_PLOT_BOX_CSS = (
-    f"div.st-key-pg_plot {{height: round(down, max(100vh - {PLOT_TOP}px, {PLOT_MIN}px), 1px) !important;"
-    " width: round(down, 100%, 1px) !important; flex: 0 0 auto !important;}"
-    "div.st-key-pg_plot > [data-testid='stElementContainer'] {flex: 1 1 auto; height: 100% !important;}"
-    "div.st-key-pg_plot [data-testid='stFullScreenFrame'], div.st-key-pg_plot [data-testid='stPlotlyChart']"
-    " {height: 100% !important;}"
-)
+def plot_box_css(lesson: bool = False) -> str:
+    """The plot box's CSS: as tall as the viewport below the page's top padding and, while a lesson scene is open,
+    its one-row bar (``present.LESSON_BAR_PX``)."""
+    top = PLOT_TOP + (present.LESSON_BAR_PX if lesson else 0)
+    return (
+        f"div.st-key-pg_plot {{height: round(down, max(100vh - {top}px, {PLOT_MIN}px), 1px) !important;"
+        " width: round(down, 100%, 1px) !important; flex: 0 0 auto !important;}"
+        "div.st-key-pg_plot > [data-testid='stElementContainer'] {flex: 1 1 auto; height: 100% !important;}"
+        "div.st-key-pg_plot [data-testid='stFullScreenFrame'], div.st-key-pg_plot [data-testid='stPlotlyChart']"
+        " {height: 100% !important;}"
+    )
+
+
+_PLOT_BOX_CSS = plot_box_css()
 # The cost cells' text gets their whole width (Streamlit pads an input by 0.75rem a side): "0.75" fits a cell of
 # five classes at 1280x720.
 _CELL_CSS = (
@@ -71,16 +78,36 @@ _CELL_CSS = (
 # What keeps the viewport's size known (``rebel.ui.viewport``) takes no room, nor does the sidebar's fold.
 _VIEWPORT_BOX_CSS = "div.st-key-pg_viewport_box {display: none !important;}"  # viewport.BOX
 _FOLD_BOX_CSS = "div[class*='st-key-pg_fold_'] {display: none !important;}"  # FOLD_BOX: the sidebar's fold
-_PRESENT_CSS = ".st-key-cost_editor input, .st-key-pg_tray p {font-size: 1.35rem !important;}"
+# The lesson bar: one row of fixed height (``present.LESSON_BAR_PX`` with the gap under it), its text on one line.
+_LESSON_BAR_CSS = (
+    f"div.st-key-{present.LESSON_BAR} {{height: {present.LESSON_BAR_PX - 16}px; overflow: hidden;}}"
+    f"div.st-key-{present.LESSON_BAR} p {{white-space: nowrap; overflow: hidden; text-overflow: ellipsis;"
+    " margin: 0;}"
+)
+# Presentation mode: every text of the first screen at 20 px or more (1.25rem) for the back of a room.
+_PRESENT_CSS = (
+    ".st-key-cost_editor input, .st-key-pg_tray p {font-size: 1.35rem !important;}"
+    f".st-key-{present.LESSON_BAR} p, .st-key-{present.LESSON_BAR} button p,"
+    " .st-key-pg_present label p {font-size: 1.25rem !important;}"
+)
 _HIDDEN_CSS = _VIEWPORT_BOX_CSS + _FOLD_BOX_CSS
-ONE_SCREEN_CSS = "<style>" + _PLOT_BOX_CSS + _CELL_CSS + _HIDDEN_CSS + "</style>"
-ONE_SCREEN_CSS_PRESENT = "<style>" + _PLOT_BOX_CSS + _CELL_CSS + _HIDDEN_CSS + _PRESENT_CSS + "</style>"
 
 
-def plot_height(size: viewport.Viewport | None) -> int | None:
-    """The regions plot's height in px in the viewport ``size`` (the box ``_PLOT_BOX_CSS`` makes), or None when
-    the viewport is not known (the chart then measures its box)."""
-    return viewport.plot_height(size, PLOT_TOP, PLOT_MIN)
+def one_screen_css(present_mode: bool = False, lesson: bool = False) -> str:
+    """The first screen's style: the plot box, the cost cells, the hidden boxes, the lesson bar and, in
+    presentation mode, the large fonts."""
+    parts = [plot_box_css(lesson), _CELL_CSS, _HIDDEN_CSS, _LESSON_BAR_CSS]
+    return "<style>" + "".join(parts + ([_PRESENT_CSS] if present_mode else [])) + "</style>"
+
+
+ONE_SCREEN_CSS = one_screen_css()
+ONE_SCREEN_CSS_PRESENT = one_screen_css(True)
+
+
+def plot_height(size: viewport.Viewport | None, lesson: bool = False) -> int | None:
+    """The regions plot's height in px in the viewport ``size`` (the box ``plot_box_css(lesson)`` makes), or None
+    when the viewport is not known (the chart then measures its box)."""
+    return viewport.plot_height(size, PLOT_TOP + (present.LESSON_BAR_PX if lesson else 0), PLOT_MIN)
 
 
 # px of the costs' column around the read-only cost table in presentation mode (the page's top, the header and
@@ -97,9 +124,9 @@ def cost_table_height(size: viewport.Viewport | None) -> int | None:
     return max(ui.TABLE_HEIGHT_LARGE, int(size.height) - COSTS_AROUND_TABLE)
 
 
-def one_screen_style(present: bool = False) -> None:
-    """The first screen's style (``ONE_SCREEN_CSS``; ``ONE_SCREEN_CSS_PRESENT`` in presentation mode)."""
-    st.html(ONE_SCREEN_CSS_PRESENT if present else ONE_SCREEN_CSS)
+def one_screen_style(present_mode: bool = False, lesson: bool = False) -> None:
+    """The first screen's style (``one_screen_css``)."""
+    st.html(one_screen_css(present_mode, lesson))
 
 
 # A new session's first run sends, before anything else, an empty chart that is never shown (in a hidden box of
@@ -202,16 +229,20 @@ def collapse_sidebar_once() -> None:
     """While presentation mode is on, the script folding the sidebar once per switch (``COLLAPSE_SIDEBAR``, fixed
     text, in a hidden box keyed by the switch's count)."""
     count = S.get(COLLAPSE)
-    if S.get("w_present") and count:
+    if present.on() and count:
         with st.container(key=f"{FOLD_BOX}{int(count)}"):
             st.html(COLLAPSE_SIDEBAR, unsafe_allow_javascript=True)
 
 
 def _on_present() -> None:
-    present = bool(S.get("w_present"))
-    S["w_autoplay"] = present
-    if present:
+    S["w_autoplay"] = present.on()
+    if present.on():
         _switched_on()
+
+
+def presentation_switch() -> None:
+    """Presentation mode's switch, on the first screen (``present.switch``)."""
+    present.switch(_on_present)
 
 
 AUTOPLAY = "_autoplay"  # a token, set when a retrained model's replay should play from t = 0 by itself
@@ -298,7 +329,8 @@ def _restore_view() -> None:
     if "details" in view:
         S["w_details"] = view["details"]
     if view.get("present"):
-        S["w_present"] = S["w_autoplay"] = True
+        present.set_mode(True)
+        S["w_autoplay"] = True
         _switched_on()
     for problem in problems:
         ui.flash("warning", f"The link's view: {problem}.")
@@ -623,14 +655,7 @@ def view_toggles(has_bayes: bool, mixture_mode: bool) -> dict:
             label_visibility="collapsed",
             disabled=not (mixture_mode and S.get("w_box")),
         ),
-        "present": o[6].toggle(
-            "Presentation mode",
-            key="w_present",
-            on_change=ui.guarded_callback(_on_present),
-            help="A projector layout: the sidebar folds away, the regions fill the screen's height with the "
-            "verdict, legend and cost curve beside them, large fonts everywhere (plot, numbers, cost editor).",
-        ),
-        "autoplay": o[7].toggle(
+        "autoplay": o[6].toggle(
             "Replay after retraining",
             key="w_autoplay",
             help="After each retrain the replay plays from t = 0 by itself, so training appears to happen live "
@@ -663,7 +688,7 @@ def sync_url(A: AppState) -> None:
         S.get("t"),
         [name for name, key in link.OVERLAYS.items() if S.get(key)],
         S.get("w_details"),
-        bool(S.get("w_present")),
+        present.on(),
     )
     for key in link.VIEW_KEYS:
         if key == "t" and key in st.query_params:

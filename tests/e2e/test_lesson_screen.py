@@ -1,0 +1,95 @@
+"""A lecture's screen, in Chromium: every lesson scene opened by its short link (``?scene=N&present=1``) in
+presentation mode fits one 1280 x 720 screen with the sidebar collapsed and open (the regions, the cost matrix, the
+round control, the three numbers and the lesson bar with its buttons, nothing scrolled), and 1920 x 1080; every
+text a room reads (the lesson bar, the numbers, the tick labels, the legend, the cost cells, the cost strip, the
+round control) is at least 20 px; presentation mode's switch is on that screen, and the mode survives opening the
+next scene. Screenshots ``lesson_scene<N>_<w>x<h>_<sidebar>.png`` go to tests/e2e/screenshots/ for a person to look
+at."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchmarks import bench_browser as bb
+from rebel.ui import lessons as ls
+from rebel.ui.playground import present
+from tests.e2e.test_one_screen import _assert_on_screen, _scroll_top, _set_sidebar
+
+pytestmark = pytest.mark.browser
+
+MIN_FONT_PX = 20
+
+# computed font sizes (px) of the texts a room reads, the smallest of each kind
+_FONTS = """bar => { const px = e => parseFloat(getComputedStyle(e).fontSize);
+  const least = sel => { const els = [...document.querySelectorAll(sel)].filter(e => e.getBoundingClientRect().width > 0);
+                         return els.length ? Math.min(...els.map(px)) : null; };
+  const plot = '.st-key-pg_plot .js-plotly-plot ';
+  return {'lesson bar': least(`.st-key-${bar} p`), numbers: least(plot + '.textpoint text'),
+          ticks: least(plot + '.xy .xtick text, ' + plot + '.xy .ytick text'), legend: least(plot + '.legendtext'),
+          'cost cells': least('.st-key-cost_editor input'), strip: least(plot + '.x3tick text, ' + plot + '.y3tick text'),
+          'round control': least(plot + '.slider-group > text.slider-label, ' + plot + '.updatemenu-item-text')}; }"""
+
+
+def _open_scene(browser, app_url: str, n: int, w: int, h: int):
+    bb.VIEWPORT.update(width=w, height=h)
+    try:
+        page, _ = bb.open_playground(browser, f"{app_url}/?scene={n}&present=1")
+    finally:
+        bb.VIEWPORT.update(width=1440, height=900)
+    page.wait_for_function(
+        "() => { const t = document.querySelector('.st-key-pg_plot .xtick text');"
+        " return t && parseFloat(getComputedStyle(t).fontSize) >= 20; }",
+        timeout=60_000,
+    )
+    page.wait_for_function(
+        "() => { const s = document.querySelector('[data-testid=\"stSidebar\"]');"
+        " return !s || s.getAttribute('aria-expanded') === 'false' || s.getBoundingClientRect().right <= 1; }",
+        timeout=60_000,
+    )  # presentation mode folds the sidebar away by itself
+    page.wait_for_timeout(600)  # the main area's transition
+    return page
+
+
+def _assert_lesson_screen(page, n: int, w: int, h: int, sidebar: str, screenshot_dir) -> None:
+    _set_sidebar(page, sidebar == "open")
+    bb._settle(page)
+    _scroll_top(page)
+    page.wait_for_timeout(300)
+    page.screenshot(path=str(screenshot_dir / f"lesson_scene{n}_{w}x{h}_{sidebar}.png"))
+    when = f"scene {n}, presentation mode, sidebar {sidebar}"
+    _assert_on_screen(page, w, h, when)
+    for name in (present.LESSON_BAR, "pg_present"):  # the lesson bar and presentation mode's switch
+        box = page.locator(f".st-key-{name}").first.bounding_box()
+        assert box and box["y"] >= -0.5 and box["y"] + box["height"] <= h + 0.5, (name, box, when)
+    assert page.locator(f".st-key-{present.LESSON_BAR}").first.text_content().count(f"scene {n} of") == 1
+    fonts = page.evaluate(_FONTS, present.LESSON_BAR)
+    print(f"\n{when} at {w}x{h}: smallest font px {fonts}")
+    small = {k: v for k, v in fonts.items() if v is None or v < MIN_FONT_PX}
+    assert not small, f"texts under {MIN_FONT_PX} px or missing ({when}): {small}"
+
+
+@pytest.mark.parametrize("sidebar", ["collapsed", "open"])
+def test_every_scene_fits_one_720p_screen_in_large_type(app_url, browser, screenshot_dir, sidebar):
+    for n in range(1, len(ls.SCENES) + 1):
+        page = _open_scene(browser, app_url, n, 1280, 720)
+        try:
+            _assert_lesson_screen(page, n, 1280, 720, sidebar, screenshot_dir)
+        finally:
+            page.close()
+
+
+def test_a_scene_fits_1080p_and_presentation_mode_survives_next_scene(app_url, browser, screenshot_dir):
+    page = _open_scene(browser, app_url, 6, 1920, 1080)
+    try:
+        _assert_lesson_screen(page, 6, 1920, 1080, "collapsed", screenshot_dir)
+        page.locator(".st-key-w_lesson_next button").first.click()
+        page.wait_for_function(
+            f"() => (document.querySelector('.st-key-{present.LESSON_BAR}') || {{}}).textContent"
+            "?.includes('scene 7 of')",
+            timeout=120_000,
+        )
+        bb._settle(page)
+        assert page.locator(".st-key-pg_present input[type=checkbox]").first.is_checked()
+        _assert_lesson_screen(page, 7, 1920, 1080, "collapsed", screenshot_dir)
+    finally:
+        page.close()
