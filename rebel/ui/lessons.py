@@ -33,7 +33,7 @@ SCENE_KEY = "lesson_scene"  # session-state key of the scene last opened (0-base
 
 
 REDRAWS = 10  # redraws of a scene's data (same settings, new data seeds) its claim is tested on
-REDRAW_SEED = 1000  # the first redraw's data seed (no preset draws from 1000 on)
+REDRAW_SEED = 1000  # the first redraw's data seed (the redraws' seeds are none of the scenes' own)
 
 
 @dataclass(frozen=True)
