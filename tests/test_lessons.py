@@ -40,6 +40,8 @@ def test_the_path_has_five_to_eight_scenes_each_complete():
         assert cf.decode_query(cf.encode_query(scene.config)).key() == scene.config.key()
         low, high = scene.band
         assert 0 <= low <= high <= ls.REDRAWS
+        # the redraws are new draws, never the scene's own
+        assert not ls.REDRAW_SEED <= scene.config.spec.seed < ls.REDRAW_SEED + ls.REDRAWS
         # a claim that may fail on more than 2 redraws in 10 says how often it holds
         assert low >= 8 or re.search(r"\bdraws?\b", scene.notice), (scene.title, scene.band)
 

@@ -33,7 +33,7 @@ SCENE_KEY = "lesson_scene"  # session-state key of the scene last opened (0-base
 
 
 REDRAWS = 10  # redraws of a scene's data (same settings, new data seeds) its claim is tested on
-REDRAW_SEED = 1000  # the first redraw's data seed (no preset draws from 1000 on)
+REDRAW_SEED = 1000  # the first redraw's data seed (the redraws' seeds are none of the scenes' own)
 
 
 @dataclass(frozen=True)
@@ -312,10 +312,9 @@ def _scenes() -> tuple[Scene, ...]:
         Scene(
             "REBEL wins",
             _cfg("airport", max_depth=4, n_estimators=200),
-            "Letting a weapon through costs 20, and with depth-4 trees and 200 rounds REBEL, trained with these "
-            "costs from its first round, costs less on the test points than the two-step method (0-1 training, "
-            "then the cheapest class) on almost every draw of the data. Both cost more than with scene 1's "
-            "depth-2 trees and 100 rounds; scene 7 calibrates the two-step method's probabilities.",
+            "With depth-4 trees and 200 rounds REBEL, trained with the costs from its first round, beats the "
+            "two-step method (0-1 training, then the cheapest class) on almost every draw. Both cost more than "
+            "with scene 1's depth-2 trees and 100 rounds.",
             "Turn on the two-step regions: where do the two methods disagree, and why there?",
             _claim(_check_rebel_wins),
             _check_rebel_wins,
@@ -323,11 +322,9 @@ def _scenes() -> tuple[Scene, ...]:
         Scene(
             "The two-step method wins",
             _cfg("fig7", costs=PRESETS["fig7"].cost_variants["(c) x10 false-positive C"], max_depth=3),
-            "Here calling C wrongly costs 10, and the two-step method, which learns class probabilities with "
-            "0-1 costs and applies the costs only at decision time, is cheaper than REBEL on almost every draw. "
-            "On one test draw of 500 points a method can even cost less than the Bayes rule, the best possible "
-            "rule: the test set is a finite sample, and the Bayes rule is cheapest only on average over many "
-            "draws.",
+            "Calling C wrongly costs 10, and the two-step method (0-1 probabilities, costs applied only at "
+            "decision time) beats REBEL on almost every draw. It may even beat the Bayes rule on one draw: 500 "
+            "test points are a finite sample, and the Bayes rule is cheapest only on average.",
             "What would have to be true about the data for training with the costs to pay off?",
             _claim(_check_two_step_wins),
             _check_two_step_wins,
@@ -345,10 +342,9 @@ def _scenes() -> tuple[Scene, ...]:
         Scene(
             "Another engine",
             _cfg("airport", engine="vector"),
-            "The same airport data and costs as scene 1, but both models grow vector leaves with shrinkage 0.3. "
-            "On about 3 draws in 4 REBEL now beats the two-step method, but only as the vector-leaf two-step "
-            "costs more than the paper engine's and the cheaper paper-engine method of scene 1 still costs less "
-            "than both: the change hurt the two-step method rather than made REBEL the best.",
+            "Scene 1's data and costs, with vector leaves (shrinkage 0.3) in both models. On about 3 draws in 4 "
+            "REBEL now beats the two-step method, but that method got worse than with the paper engine, and "
+            "scene 1's cheaper method still beats both.",
             "Why might a change in how the trees are grown favour one method over the other?",
             _claim(_check_engine),
             _check_engine,
@@ -357,10 +353,10 @@ def _scenes() -> tuple[Scene, ...]:
         Scene(
             "Calibration",
             _cfg("airport", max_depth=4, n_estimators=300),
-            "Scene 3's airport setting with 300 rounds instead of 200. Calibrated on out-of-fold predictions "
-            "(temperature scaling), the 0-1 model's probabilities have a lower calibration error, and the "
-            "two-step method built on them costs less than before and less than REBEL: the strongest known "
-            "baseline, and the one REBEL loses to in this project's measurements.",
+            "Scene 3's setting with 300 rounds. Calibrated on out-of-fold predictions (temperature scaling), the "
+            "0-1 model's probabilities have a lower calibration error, and the two-step method on them beats "
+            "its uncalibrated self and REBEL: the strongest known baseline, which REBEL loses to in this "
+            "project's measurements.",
             "Why does the minimum-risk rule need probabilities that mean what they say, and how could you check "
             "them on data the model was not trained on?",
             _claim(_check_calibration),
