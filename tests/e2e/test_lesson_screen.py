@@ -57,7 +57,7 @@ def _assert_lesson_screen(page, n: int, w: int, h: int, sidebar: str, screenshot
     page.wait_for_timeout(300)
     page.screenshot(path=str(screenshot_dir / f"lesson_scene{n}_{w}x{h}_{sidebar}.png"))
     when = f"scene {n}, presentation mode, sidebar {sidebar}"
-    _assert_on_screen(page, w, h, when)
+    _assert_on_screen(page, w, h, when, square=False)  # (a preset's plane keeps its data's aspect)
     for name in (present.LESSON_BAR, "pg_present"):  # the lesson bar and presentation mode's switch
         box = page.locator(f".st-key-{name}").first.bounding_box()
         assert box and box["y"] >= -0.5 and box["y"] + box["height"] <= h + 0.5, (name, box, when)

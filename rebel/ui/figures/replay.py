@@ -542,7 +542,7 @@ PROJECTOR_PLANE_X = (0.0, 0.6)  # paper x of the regions (square: the narrower o
 PROJECTOR_SIDE_X = (0.67, 1.0)  # paper x of the column beside them
 PROJECTOR_CURVE_Y = (0.1, 0.34)  # paper y of the cost strip in that column (room under it for its ticks)
 PROJECTOR_CURVE_Y_MANY = (0.07, 0.24)  # with a two-column legend (more classes): a lower, flatter strip
-PROJECTOR_LEGEND_ROWS = 3  # more classes: the projector's legend splits into two columns (legend, legend2)
+PROJECTOR_LEGEND_ROWS = 2  # more classes: the projector's legend splits into two columns (legend, legend2)
 PROJECTOR_CONTROLS_DROP = 8  # px (before presentation mode's font scaling): the buttons and slider sit lower
 PROJECTOR_NAME_CHARS = 10  # characters of a class name in a half column
 
