@@ -26,7 +26,7 @@ from rebel.ui import viewport as vp
 from rebel.ui.figures import replay, style
 from rebel.ui.playground import actions as act
 from rebel.ui.playground import compute as pg
-from rebel.ui.playground import present
+from rebel.ui.playground import keys, present
 from rebel.ui.playground import widgets as side
 from rebel.ui.playground.details import details
 from rebel.ui.state import get_state
@@ -235,6 +235,7 @@ def _live() -> None:
     details(pair, t, COSTS)
     side.sync_url(A)
     side.round_in_link()
+    keys.replay_keys()  # ← → step a round, Space plays and pauses, Home and End
     vp.keep()  # below the first screen: the hidden text box the browser writes its size into
     side.collapse_sidebar_once()  # last: its element's gap is below the first screen
 
