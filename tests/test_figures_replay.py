@@ -344,3 +344,28 @@ def test_merge_layout_merges_dicts_and_replaces_the_rest():
     out = merge_layout(base, {"margin": {"r": 5, "t": 3}, "images": [2, 3]}, {"title": {"text": "b"}})
     assert out is base
     assert base == {"margin": {"l": 1, "r": 5, "t": 3}, "images": [2, 3], "title": {"text": "b"}}
+
+
+@pytest.mark.parametrize("projector", [False, True])
+def test_the_cost_strip_names_its_lines_in_their_colours(projector):
+    from rebel.ui.figures.palette import MODEL_COLORS
+
+    T = 3
+    xs, ys, S, _, _, _ = _staged(T=T, K=3)
+    X, y = np.array([[0.0, 0.0], [1.0, 1.0], [0.5, 2.0]]), np.arange(3)
+    numbers = {
+        "REBEL": np.linspace(1, 0.5, T + 1),
+        "two-step": np.linspace(1, 0.6, T + 1),
+        "blind": np.ones(T + 1),
+    }
+    pred = np.tile(y, (T + 1, 1))
+    fig = replay.replay_figure(
+        xs, ys, S, ["a", "b", "c"], train=(X, y, pred), numbers=numbers, projector=projector
+    )
+    keys = [tr for tr in fig.data if tr.name == replay.STRIP_KEY]
+    assert len(keys) == 1 and (keys[0].xaxis, keys[0].yaxis) == ("x3", "y3")
+    text = keys[0].text[0]
+    for name, colour in MODEL_COLORS.items():
+        assert f"color:{colour}'>━ {name}<" in text
+    strip = [tr for tr in fig.data if getattr(tr, "xaxis", None) == "x3" and tr.mode == "lines"]
+    assert {tr.line.color for tr in strip} >= set(MODEL_COLORS.values())

@@ -51,6 +51,8 @@ from rebel.ui.figures.style import (
 )
 
 FONT_NUMBERS = 14  # the numbers line above the regions
+FONT_STRIP_KEY = 11  # the cost strip's legend (the models' names in their lines' colours)
+STRIP_KEY = "strip legend"  # the name of the cost strip's legend trace
 FRAME_MS = 40  # Play: 25 frames a second asked (plotly waits for a frame to be drawn: ~15-20 painted)
 # zlib level of the region PNGs: a replay encodes one per round (101 for 100 rounds) on every retrain. Level 1
 # takes less than half the time of the default 6 for about a third more bytes (~60 kB of base64 for 101 rounds of
@@ -641,6 +643,24 @@ def _add_numbers(
                 hovertemplate=f"{name} t=%{{x}}: %{{y:.3f}}<extra></extra>",
             )
         )
+    # the strip's own legend: each model's name in its line's colour, at its top right (the curves end low)
+    key = " ".join(f"<span style='color:{MODEL_COLORS[n]}'>━ {n}</span>" for n in ("REBEL", "two-step"))
+    fig.add_trace(
+        go.Scatter(
+            x=[T],
+            y=[max(float(np.nanmax(r)), float(np.nanmax(s)))],
+            text=[key],
+            mode="text",
+            textposition="bottom left",
+            textfont={"size": FONT_STRIP_KEY},
+            cliponaxis=False,
+            xaxis="x3",
+            yaxis="y3",
+            showlegend=False,
+            hoverinfo="skip",
+            name=STRIP_KEY,
+        )
+    )
     if numbers.get("Bayes") is not None:
         b = float(numbers["Bayes"])
         fig.add_trace(
