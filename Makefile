@@ -52,14 +52,17 @@ run: $(VENV)/.app-installed
 
 # A class on one machine: N replicas of `make run`'s server (default one per core; `make classroom N=4`) behind
 # HAProxy (apt-get installs it when missing) with session affinity, on port PORT of every interface (BIND=127.0.0.1
-# for this machine only). Ctrl-C stops everything. docs/CLASSROOM.md is the lecturer's guide.
+# for this machine only), the replicas on localhost from BASE_PORT on (default PORT + 100). Ctrl-C stops
+# everything. docs/CLASSROOM.md is the lecturer's guide.
 N    ?=
 BIND ?= 0.0.0.0
+BASE_PORT ?=
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 classroom: $(VENV)/.app-installed
 	@command -v haproxy >/dev/null 2>&1 || [ -x /usr/sbin/haproxy ] || { echo "installing haproxy with apt-get"; \
 	  $(SUDO) apt-get install -y haproxy || { $(SUDO) apt-get update && $(SUDO) apt-get install -y haproxy; }; }
-	$(BIN)/python -m rebel.ui.classroom --port $(PORT) --bind $(BIND) $(if $(N),--replicas $(N)) -- $(SAFETY)
+	$(BIN)/python -m rebel.ui.classroom --port $(PORT) --bind $(BIND) $(if $(N),--replicas $(N)) \
+	  $(if $(BASE_PORT),--base-port $(BASE_PORT)) -- $(SAFETY)
 
 # The suite in two parts: the browser tests first, one at a time and alone on the machine (each drives Chromium
 # against a live server and waits on what the page draws), then the rest on TEST_JOBS workers (pytest-xdist). Both
