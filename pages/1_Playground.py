@@ -26,7 +26,7 @@ from rebel.ui import viewport as vp
 from rebel.ui.figures import replay, style
 from rebel.ui.playground import actions as act
 from rebel.ui.playground import compute as pg
-from rebel.ui.playground import keys, present
+from rebel.ui.playground import exercise, keys, present
 from rebel.ui.playground import widgets as side
 from rebel.ui.playground.details import details
 from rebel.ui.state import get_state
@@ -232,8 +232,10 @@ def _live() -> None:
     _tray_messages(tray, pair)  # after the plot (its slot is kept): the picture reaches the browser first
     if pair is None:
         return
-    details(pair, t, COSTS)
+    with st.container(key=exercise.box("details")):
+        details(pair, t, COSTS)
     side.sync_url(A)
+    exercise.sync()
     side.round_in_link()
     keys.replay_keys()  # ← → step a round, Space plays and pauses, Home and End
     vp.keep()  # below the first screen: the hidden text box the browser writes its size into
@@ -248,6 +250,9 @@ def _live() -> None:
 first_run = not S.get(side.PRELOADED)
 preload = side.preload_charts()  # first: the browser loads its chart code while the first model trains
 present.keep_mode()  # presentation mode as it was left (Streamlit forgets the switch on other pages)
+for problem in exercise.start(st.query_params):  # an exercise link's hidden controls, once per session
+    ui.flash("warning", f"{problem}.")
+exercise.style()
 side.init_state(A)
 side.read_sidebar(A)
 side.start_plot_first(first_run)

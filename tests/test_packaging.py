@@ -230,9 +230,15 @@ def test_make_classroom_passes_the_replicas_base_port():
     """`make classroom BASE_PORT=9100`: the replicas' first port goes to the classroom command (default: none, the
     command then takes PORT + 100)."""
     out = subprocess.run(
-        ["make", "-n", "classroom", "BASE_PORT=9100", "N=2"], cwd=ROOT, capture_output=True, text=True
+        ["make", "-n", "classroom", "BASE_PORT=9100", "N=2"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout
     line = next(x for x in out.replace("\\\n", " ").splitlines() if "rebel.ui.classroom" in x)
     assert "--base-port 9100" in line and "--replicas 2" in line
-    plain = subprocess.run(["make", "-n", "classroom"], cwd=ROOT, capture_output=True, text=True).stdout
+    plain = subprocess.run(
+        ["make", "-n", "classroom"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout
     assert "--base-port" not in plain

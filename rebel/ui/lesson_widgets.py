@@ -13,7 +13,7 @@ import streamlit as st
 from rebel.ui import components as ui
 from rebel.ui import lessons as ls
 from rebel.ui.playground import actions as act
-from rebel.ui.playground import present
+from rebel.ui.playground import widgets as side
 from rebel.ui.state import AppState
 from rebel.ui.text import md
 
@@ -53,7 +53,7 @@ def scene_notes() -> tuple | None:
 
 
 def scene_bar(A: AppState) -> None:
-    """On the Playground, once a lesson scene was opened: one row (``present.LESSON_BAR_PX`` high) with which
+    """On the Playground, once a lesson scene was opened: one row (``side.LESSON_BAR_PX`` high) with which
     scene it is and buttons to all scenes and the next one; its "what to notice" and question lead the message
     tray (``scene_notes``). After an edit (the Playground no longer shows the scene's configuration) the bar
     stays, says so, and offers "Back to the scene" (restores its configuration) beside "Next scene"."""
@@ -61,7 +61,7 @@ def scene_bar(A: AppState) -> None:
     if i is None:
         return
     scene, edited = ls.SCENES[i], not ls.scene_shown(A, i)
-    bar = st.container(key=present.LESSON_BAR)
+    bar = st.container(key=side.LESSON_BAR)
     a, *buttons = bar.columns([2.4, 1, 1.4, 1.4] if edited else [3, 1, 1.4], vertical_alignment="center")
     a.markdown(
         md(

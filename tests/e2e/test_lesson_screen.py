@@ -12,7 +12,7 @@ import pytest
 
 from benchmarks import bench_browser as bb
 from rebel.ui import lessons as ls
-from rebel.ui.playground import present
+from rebel.ui.playground import widgets as side
 from tests.e2e.test_one_screen import _assert_on_screen, _scroll_top, _set_sidebar
 
 pytestmark = pytest.mark.browser
@@ -58,11 +58,11 @@ def _assert_lesson_screen(page, n: int, w: int, h: int, sidebar: str, screenshot
     page.screenshot(path=str(screenshot_dir / f"lesson_scene{n}_{w}x{h}_{sidebar}.png"))
     when = f"scene {n}, presentation mode, sidebar {sidebar}"
     _assert_on_screen(page, w, h, when, square=False)  # (a preset's plane keeps its data's aspect)
-    for name in (present.LESSON_BAR, "pg_present"):  # the lesson bar and presentation mode's switch
+    for name in (side.LESSON_BAR, "pg_present"):  # the lesson bar and presentation mode's switch
         box = page.locator(f".st-key-{name}").first.bounding_box()
         assert box and box["y"] >= -0.5 and box["y"] + box["height"] <= h + 0.5, (name, box, when)
-    assert page.locator(f".st-key-{present.LESSON_BAR}").first.text_content().count(f"scene {n} of") == 1
-    fonts = page.evaluate(_FONTS, present.LESSON_BAR)
+    assert page.locator(f".st-key-{side.LESSON_BAR}").first.text_content().count(f"scene {n} of") == 1
+    fonts = page.evaluate(_FONTS, side.LESSON_BAR)
     print(f"\n{when} at {w}x{h}: smallest font px {fonts}")
     small = {k: v for k, v in fonts.items() if v is None or v < MIN_FONT_PX}
     assert not small, f"texts under {MIN_FONT_PX} px or missing ({when}): {small}"
@@ -84,7 +84,7 @@ def test_a_scene_fits_1080p_and_presentation_mode_survives_next_scene(app_url, b
         _assert_lesson_screen(page, 6, 1920, 1080, "collapsed", screenshot_dir)
         page.locator(".st-key-w_lesson_next button").first.click()
         page.wait_for_function(
-            f"() => (document.querySelector('.st-key-{present.LESSON_BAR}') || {{}}).textContent"
+            f"() => (document.querySelector('.st-key-{side.LESSON_BAR}') || {{}}).textContent"
             "?.includes('scene 7 of')",
             timeout=120_000,
         )

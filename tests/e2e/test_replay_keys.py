@@ -21,7 +21,9 @@ def test_keys_step_play_and_pause_the_replay(app_url, browser):
     page, _ = bb.open_playground(browser, app_url)
     try:
         _, T = page.evaluate(_ROUND)
-        page.evaluate("() => document.activeElement && document.activeElement.blur()")  # no field has the focus
+        page.evaluate(
+            "() => document.activeElement && document.activeElement.blur()"
+        )  # no field has the focus
         page.keyboard.press("Home")
         _at(page, 0)
         page.keyboard.press("ArrowRight")

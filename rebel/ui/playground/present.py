@@ -15,8 +15,6 @@ from rebel.ui import components as ui
 
 KEY = "w_present"  # the switch
 KEEP = "_present"  # the mode, kept across pages
-LESSON_BAR = "lesson_bar"  # the lesson bar's container (``lesson_widgets.scene_bar``)
-LESSON_BAR_PX = 56  # px the lesson bar takes above the plot (its row of buttons and the gap under it)
 S = st.session_state
 
 

@@ -20,7 +20,7 @@ from rebel.ui import config as cfgmod
 from rebel.ui import short_link, viewport
 from rebel.ui.lessons import SCENE_KEY, scene_shown
 from rebel.ui.playground import actions as act
-from rebel.ui.playground import link, present, thumbs
+from rebel.ui.playground import exercise, link, present, thumbs
 from rebel.ui.playground.compute import preset_order
 from rebel.ui.state import AppState, get_state
 from rebel.ui.variants import ENGINES
@@ -55,20 +55,24 @@ COLLAPSE = "_collapse_sidebar"
 # drawn once: Streamlit draws a chart again whenever its measured box differs from the figure's size. In
 # presentation mode the fonts of the cost editor and the tray grow too (the figure has its own,
 # ``style.presentation``). Fixed text: no user input reaches it.
-def plot_box_css(lesson: bool = False) -> str:
-    """The plot box's CSS: as tall as the viewport below the page's top padding and, while a lesson scene is open,
-    its one-row bar (``present.LESSON_BAR_PX``)."""
-    top = PLOT_TOP + (present.LESSON_BAR_PX if lesson else 0)
-    return (
-        f"div.st-key-pg_plot {{height: round(down, max(100vh - {top}px, {PLOT_MIN}px), 1px) !important;"
-        " width: round(down, 100%, 1px) !important; flex: 0 0 auto !important;}"
-        "div.st-key-pg_plot > [data-testid='stElementContainer'] {flex: 1 1 auto; height: 100% !important;}"
-        "div.st-key-pg_plot [data-testid='stFullScreenFrame'], div.st-key-pg_plot [data-testid='stPlotlyChart']"
-        " {height: 100% !important;}"
-    )
-
-
-_PLOT_BOX_CSS = plot_box_css()
+LESSON_BAR = "lesson_bar"  # the lesson bar's container (``lesson_widgets.scene_bar``)
+LESSON_BAR_ROW_PX = 40  # px of the lesson bar's one row (its buttons)
+LESSON_BAR_PX = LESSON_BAR_ROW_PX + 16  # px it takes above the plot, with the gap under it
+PLOT_TOP_LESSON = PLOT_TOP + LESSON_BAR_PX  # the plot box's top while a lesson scene is open
+_PLOT_BOX_REST = (
+    " width: round(down, 100%, 1px) !important; flex: 0 0 auto !important;}"
+    "div.st-key-pg_plot > [data-testid='stElementContainer'] {flex: 1 1 auto; height: 100% !important;}"
+    "div.st-key-pg_plot [data-testid='stFullScreenFrame'], div.st-key-pg_plot [data-testid='stPlotlyChart']"
+    " {height: 100% !important;}"
+)
+_PLOT_BOX_CSS = (
+    f"div.st-key-pg_plot {{height: round(down, max(100vh - {PLOT_TOP}px, {PLOT_MIN}px), 1px) !important;"
+    + _PLOT_BOX_REST
+)
+_PLOT_BOX_CSS_LESSON = (
+    f"div.st-key-pg_plot {{height: round(down, max(100vh - {PLOT_TOP_LESSON}px, {PLOT_MIN}px), 1px) !important;"
+    + _PLOT_BOX_REST
+)
 # The cost cells' text gets their whole width (Streamlit pads an input by 0.75rem a side): "0.75" fits a cell of
 # five classes at 1280x720.
 _CELL_CSS = (
@@ -78,36 +82,31 @@ _CELL_CSS = (
 # What keeps the viewport's size known (``rebel.ui.viewport``) takes no room, nor does the sidebar's fold.
 _VIEWPORT_BOX_CSS = "div.st-key-pg_viewport_box {display: none !important;}"  # viewport.BOX
 _FOLD_BOX_CSS = "div[class*='st-key-pg_fold_'] {display: none !important;}"  # FOLD_BOX: the sidebar's fold
-# The lesson bar: one row of fixed height (``present.LESSON_BAR_PX`` with the gap under it), its text on one line.
+# The lesson bar: one row of fixed height (``LESSON_BAR_PX`` with the gap under it), its text on one line.
 _LESSON_BAR_CSS = (
-    f"div.st-key-{present.LESSON_BAR} {{height: {present.LESSON_BAR_PX - 16}px; overflow: hidden;}}"
-    f"div.st-key-{present.LESSON_BAR} p {{white-space: nowrap; overflow: hidden; text-overflow: ellipsis;"
-    " margin: 0;}"
+    f"div.st-key-{LESSON_BAR} {{height: {LESSON_BAR_ROW_PX}px; overflow: hidden;}}"
+    f"div.st-key-{LESSON_BAR} p {{white-space: nowrap; overflow: hidden; text-overflow: ellipsis; margin: 0;}}"
 )
 # Presentation mode: every text of the first screen at 20 px or more (1.25rem) for the back of a room.
 _PRESENT_CSS = (
     ".st-key-cost_editor input, .st-key-pg_tray p {font-size: 1.35rem !important;}"
-    f".st-key-{present.LESSON_BAR} p, .st-key-{present.LESSON_BAR} button p,"
+    f".st-key-{LESSON_BAR} p, .st-key-{LESSON_BAR} button p,"
     " .st-key-pg_present label p {font-size: 1.25rem !important;}"
 )
 _HIDDEN_CSS = _VIEWPORT_BOX_CSS + _FOLD_BOX_CSS
 
 
-def one_screen_css(present_mode: bool = False, lesson: bool = False) -> str:
-    """The first screen's style: the plot box, the cost cells, the hidden boxes, the lesson bar and, in
-    presentation mode, the large fonts."""
-    parts = [plot_box_css(lesson), _CELL_CSS, _HIDDEN_CSS, _LESSON_BAR_CSS]
-    return "<style>" + "".join(parts + ([_PRESENT_CSS] if present_mode else [])) + "</style>"
-
-
-ONE_SCREEN_CSS = one_screen_css()
-ONE_SCREEN_CSS_PRESENT = one_screen_css(True)
+_SCREEN = _CELL_CSS + _HIDDEN_CSS + _LESSON_BAR_CSS
+ONE_SCREEN_CSS = "<style>" + _PLOT_BOX_CSS + _SCREEN + "</style>"
+ONE_SCREEN_CSS_PRESENT = "<style>" + _PLOT_BOX_CSS + _SCREEN + _PRESENT_CSS + "</style>"
+ONE_SCREEN_CSS_LESSON = "<style>" + _PLOT_BOX_CSS_LESSON + _SCREEN + "</style>"
+ONE_SCREEN_CSS_PRESENT_LESSON = "<style>" + _PLOT_BOX_CSS_LESSON + _SCREEN + _PRESENT_CSS + "</style>"
 
 
 def plot_height(size: viewport.Viewport | None, lesson: bool = False) -> int | None:
-    """The regions plot's height in px in the viewport ``size`` (the box ``plot_box_css(lesson)`` makes), or None
+    """The regions plot's height in px in the viewport ``size`` (the box ``_PLOT_BOX_CSS[_LESSON]`` makes), or None
     when the viewport is not known (the chart then measures its box)."""
-    return viewport.plot_height(size, PLOT_TOP + (present.LESSON_BAR_PX if lesson else 0), PLOT_MIN)
+    return viewport.plot_height(size, PLOT_TOP_LESSON if lesson else PLOT_TOP, PLOT_MIN)
 
 
 # px of the costs' column around the read-only cost table in presentation mode (the page's top, the header and
@@ -125,8 +124,12 @@ def cost_table_height(size: viewport.Viewport | None) -> int | None:
 
 
 def one_screen_style(present_mode: bool = False, lesson: bool = False) -> None:
-    """The first screen's style (``one_screen_css``)."""
-    st.html(one_screen_css(present_mode, lesson))
+    """The first screen's style: ``ONE_SCREEN_CSS``, with presentation mode's large fonts and a lesson bar's row
+    above the plot as they apply."""
+    if lesson:
+        st.html(ONE_SCREEN_CSS_PRESENT_LESSON if present_mode else ONE_SCREEN_CSS_LESSON)
+    else:
+        st.html(ONE_SCREEN_CSS_PRESENT if present_mode else ONE_SCREEN_CSS)
 
 
 # A new session's first run sends, before anything else, an empty chart that is never shown (in a hidden box of
@@ -479,8 +482,18 @@ def read_sidebar(A: AppState) -> None:
 
 
 def sidebar(A: AppState) -> None:
-    """Draw the sidebar: dataset, training and files (its settings were applied by ``read_sidebar``)."""
+    """Draw the sidebar: dataset, training and files (its settings were applied by ``read_sidebar``), less the
+    groups an exercise link hides (``exercise``)."""
     sb = st.sidebar
+    hidden = [name for name in exercise.GROUPS if exercise.hidden(name)]
+    if hidden:
+        sb.caption(ui.md("This exercise hides {}.", "; ".join(exercise.GROUPS[n] for n in hidden)))
+    _dataset_controls(A, sb.container(key=exercise.box("data")))
+    _training_controls(sb.container(key=exercise.box("training")))
+    _files(A, sb.container(key=exercise.box("files")))
+
+
+def _dataset_controls(A: AppState, sb) -> None:
     sb.header("Dataset")
     sb.selectbox(
         "Preset",
@@ -523,6 +536,9 @@ def sidebar(A: AppState) -> None:
             on_click=ui.guarded_callback(_on_back_to_mixture),
             key="w_back_to_mixture",
         )
+
+
+def _training_controls(sb) -> None:
     sb.header("Training")
     for name, p in INT_PARAMS.items():
         sb.slider(ui.plain(HYPER_LABELS[name]), p.low, p.app_high, key=f"w_{name}", help=ui.plain(p.help))
@@ -536,7 +552,6 @@ def sidebar(A: AppState) -> None:
         "two-step method (0.1647 against 0.1554; REBEL wins 29 %, 95 % CI 18–39 %, docs/REPRODUCTION.md), "
         "and on a small Playground dataset it can cost more than paper REBEL: compare the numbers.",
     )
-    _files(A, sb)
 
 
 def _files(A: AppState, sb) -> None:
@@ -626,7 +641,8 @@ def cost_preset_controls(classes: list, on_apply) -> None:
 
 
 def view_toggles(has_bayes: bool, mixture_mode: bool) -> dict:
-    o = st.columns(2) + st.columns(2) + st.columns(2) + st.columns(2)
+    box = st.container(key=exercise.box("view"))
+    o = box.columns(2) + box.columns(2) + box.columns(2) + box.columns(2)
     return {
         "bayes": o[1].toggle(
             "Bayes boundaries",
