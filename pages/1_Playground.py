@@ -25,8 +25,8 @@ from rebel.ui import lesson_widgets as lessons
 from rebel.ui import viewport as vp
 from rebel.ui.figures import replay, style
 from rebel.ui.playground import actions as act
+from rebel.ui.playground import calibrated, exercise, keys, present
 from rebel.ui.playground import compute as pg
-from rebel.ui.playground import exercise, keys, present
 from rebel.ui.playground import widgets as side
 from rebel.ui.playground.details import details
 from rebel.ui.state import get_state
@@ -174,14 +174,28 @@ def _add_dragged_cluster(event) -> None:
     st.rerun()
 
 
-def _tray_messages(tray, pair) -> None:
-    """The message tray (fixed height, scrolls): queued messages, the preset's story and lesson, a note when the
-    costs no longer tell it, and the verdict after all rounds (the figure shows the numbers at every round)."""
+def _tray_messages(tray, pair, with_calibrated: bool = False) -> None:
+    """The message tray (fixed height, scrolls): queued messages, an open lesson scene's notes, the calibrated
+    two-step's test cost (``with_calibrated``), the preset's story and lesson, a note when the costs no longer tell it,
+    and the verdict after all rounds (the figure shows the numbers at every round)."""
     with tray:
         ui.show_flash()
         notes = lessons.scene_notes()
         if notes:  # the open lesson scene's "what to notice" and question first
             st.info(ui.md("**What to notice:** {} *{}*", *notes))
+        if pair is not None and with_calibrated:
+            with st.spinner("Calibrating the 0-1 model's posterior (out-of-fold models)..."):
+                n = calibrated.costs(pair, A.models)
+            st.success(
+                ui.md(
+                    "**Calibrated two-step** (temperature scaling, out of fold), after all {} rounds: test cost "
+                    "**{:.3f}**, against the two-step's {:.3f} on the posterior as trained and REBEL's {:.3f}.",
+                    pair.n_rounds,
+                    n["two-step, calibrated posterior"],
+                    n["two-step, posterior as trained"],
+                    pair.metrics(pair.n_rounds, "REBEL").cost,
+                )
+            )
         preset = PRESETS.get(A.preset)
         if preset is not None and preset.story and A.data_source == "mixture":
             note = act.costs_story_note(A)
@@ -229,7 +243,10 @@ def _live() -> None:
         side.forget_plot_first()
     with costs_box:
         _cost_panel(tray, viewport)
-    _tray_messages(tray, pair)  # after the plot (its slot is kept): the picture reaches the browser first
+    with_calibrated = pair is not None and (show["cal"] or lessons.calibration_scene_open())
+    _tray_messages(
+        tray, pair, with_calibrated
+    )  # after the plot (its slot is kept): the picture reaches it first
     if pair is None:
         return
     with st.container(key=exercise.box("details")):

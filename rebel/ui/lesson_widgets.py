@@ -45,6 +45,13 @@ def shown_scene() -> int | None:
     return i if isinstance(i, int) and 0 <= i < len(ls.SCENES) else None
 
 
+def calibration_scene_open() -> bool:
+    """Whether the open lesson scene is about calibration (its number, the calibrated two-step's cost, is then
+    shown on the Playground)."""
+    i = shown_scene()
+    return i is not None and ls.SCENES[i].shows_calibrated
+
+
 def scene_notes() -> tuple | None:
     """The open scene's "what to notice" and its question, for the Playground's message tray (the lesson bar
     itself stays one row, so the plot keeps the screen's height), or None."""

@@ -21,11 +21,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 import numpy as np
-from sklearn.base import clone
 
 from rebel.data import PRESETS
 from rebel.ui.config import DEFAULT_HYPER, Config, dataset_from_config, preset_config
 from rebel.ui.playground import compute as pg
+from rebel.ui.playground.calibrated import calibrated_two_step
 from rebel.ui.state import ModelCache
 from rebel.ui.variants import engine_options
 
@@ -198,30 +198,6 @@ def _check_engine(cfg: Config, fit: Fit) -> Evidence:
     )
 
 
-CALIBRATION_FOLDS = 5  # out-of-fold models behind the calibration scene's temperature scaling
-
-
-def calibrated_two_step(pair: pg.TrainedPair, method: str = "temperature") -> dict:
-    """The calibration scene's numbers: the Playground pair's 0-1 posterior on the test points as trained
-    (``sigma(2H)``) and calibrated (``rebel.calibration.CrossFitCalibrated``: ``CALIBRATION_FOLDS``
-    out-of-fold models of the same options, ``method``), each with the minimum-risk rule's test cost and its
-    class-wise calibration error (ECE)."""
-    from rebel.calibration import CrossFitCalibrated, ece, reliability
-    from rebel.costs import min_risk_class
-
-    ds, C, y = pair.dataset, pair.cost_matrix, pair.y_test_idx
-    raw = pair.posterior_model.predict_proba(ds.X_test)
-    y_train = ds.class_index(ds.y_train)
-    cal = CrossFitCalibrated(clone(pair.posterior_model), method, CALIBRATION_FOLDS).fit(ds.X_train, y_train)
-    calibrated = cal.predict_proba(ds.X_test)
-    return {
-        "two-step, posterior as trained": float(C[y, min_risk_class(raw, C)].mean()),
-        "two-step, calibrated posterior": float(C[y, min_risk_class(calibrated, C)].mean()),
-        "ECE, as trained": ece(reliability(raw, y)),
-        "ECE, calibrated": ece(reliability(calibrated, y)),
-    }
-
-
 def _check_calibration(cfg: Config, fit: Fit) -> Evidence:
     """The 0-1 model's posterior calibrated by temperature scaling on out-of-fold predictions has a lower
     calibration error than as trained, and the two-step method on it costs less than on the posterior as trained
@@ -252,6 +228,7 @@ class Scene:
     claim: str  # the claim ``check`` decides, in words (for the tests and the report)
     check: Callable[[Config, Fit], Evidence]
     band: tuple[int, int] = (8, REDRAWS)
+    shows_calibrated: bool = False  # the Playground shows the calibrated two-step's cost with this scene
 
     def evidence(self, fit: Fit = fit_scene) -> Evidence:
         return self.check(self.config, fit)
@@ -361,6 +338,7 @@ def _scenes() -> tuple[Scene, ...]:
             "them on data the model was not trained on?",
             _claim(_check_calibration),
             _check_calibration,
+            shows_calibrated=True,
         ),
     )
 

@@ -671,6 +671,12 @@ def view_toggles(has_bayes: bool, mixture_mode: bool) -> dict:
             label_visibility="collapsed",
             disabled=not (mixture_mode and S.get("w_box")),
         ),
+        "cal": o[7].toggle(
+            "Calibrated two-step",
+            key="w_show_cal",
+            help="The two-step method on the 0-1 model's posterior calibrated by temperature scaling on out-of-fold "
+            "models: its test cost after all rounds, in the message tray (a few seconds the first time).",
+        ),
         "autoplay": o[6].toggle(
             "Replay after retraining",
             key="w_autoplay",
