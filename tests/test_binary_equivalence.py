@@ -76,3 +76,25 @@ def test_the_logistic_loss_is_not_covered():
 def test_matrices_outside_the_result_are_refused(C, match):
     with pytest.raises(ValueError, match=match):
         cost_ratio(C)
+
+
+def test_a_fig3_run_on_a_binary_dataset_ties_every_trial_and_says_why():
+    """The REBEL-vs-two-step page on two classes (the xor preset redrawn, its costs then random ones): paper
+    mode against the same engine's sigma(2H) two-step ties every trial, and the run's summary says why."""
+    from rebel.data import PRESETS
+    from rebel.experiments import studies
+    from rebel.ui import vs_two_step as vs
+
+    p = PRESETS["xor"]
+    run = studies.fig3_run(
+        source="playground",
+        dataset=p.dataset(),
+        cost_matrix=p.cost_matrix,
+        n_datasets=2,
+        n_costs=3,
+        n_rounds=10,
+    )
+    trials = run.trials
+    assert len(trials) == 6 and trials["tie"].all() and not trials["win"].any()
+    assert (trials["rebel_cost"] == trials["two_step_cost"]).all()
+    assert str(vs.BINARY_NOTE) in str(vs.fig3_text(run))

@@ -73,6 +73,14 @@ def _verdict(c: dict) -> Markdown:
     )
 
 
+BINARY_NOTE = md(
+    "Every dataset of this run has two classes. With two classes and the exp loss, REBEL trained with the costs "
+    "and the two-step method on the same engine's 0-1 posterior σ(2H) make the same decision at every point "
+    "(Theory page, section 4): such trials can only tie, and any difference comes from another posterior or "
+    "the logistic loss, not from training with the costs."
+)
+
+
 def fig3_text(
     run_or_trials, cancelled: bool = False, planned: int | None = None, part: str = "test"
 ) -> Markdown:
@@ -149,6 +157,8 @@ def fig3_text(
             _verdict(c),
         )
     )
+    if isinstance(run_or_trials, Fig3Run) and run.datasets and all(d.n_classes == 2 for d in run.datasets):
+        lines.append(BINARY_NOTE)
     if cancelled:
         lines.append(
             md("*Stopped early: {} of {} planned trials finished; the numbers cover those only.*", n, planned)
