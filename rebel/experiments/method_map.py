@@ -354,3 +354,34 @@ def _rounded(value):
         return int(value)
     value = float(value)
     return None if np.isnan(value) else round(value, 6)
+
+
+SHORT = {
+    "rebel": "REBEL",
+    "weighted_boost": "cost-weighted boosting",
+    "weighted_linear": "cost-weighted logistic",
+    "two_step_boost": "two-step, boosting",
+    "two_step_linear": "two-step, logistic",
+    "rebel_paper": "REBEL paper mode, 100 stumps",
+}
+
+
+def markdown_table(record: dict) -> str:
+    """The map as the Markdown table of docs/REPRODUCTION.md (the test holds the two equal): per regime, each
+    family's held-out mean cost (the cheapest in bold), the chosen cost-sensitive method against the chosen
+    two-step one, REBEL against that two-step one, and the outcome."""
+    fams = [*record["families"], "rebel_paper"]
+    head = ["factor", "setting", *(SHORT[f] for f in fams), "cost-sensitive vs two-step: wins, difference (95 % CI)",
+            "REBEL vs two-step: wins, difference (95 % CI)", "outcome"]  # fmt: skip
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in record["rows"]:
+        costs = [
+            (f"**{r['methods'][f]['cost']:.4f}**" if f == r["best"] else f"{r['methods'][f]['cost']:.4f}")
+            for f in fams
+        ]
+        pairs = []
+        for key, who in (("cs_vs_two_step", SHORT[r["cost_sensitive"]]), ("rebel_vs_two_step", "REBEL")):
+            v = {**r[key], "level": 0.95}
+            pairs.append(f"{who} vs {SHORT[r['two_step']]}: {stats.rate_text(v)}, {stats.diff_text(v)}")
+        lines.append("| " + " | ".join([r["factor"], r["setting"], *costs, *pairs, r["outcome"]]) + " |")
+    return "\n".join(lines)
