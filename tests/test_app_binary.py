@@ -1,5 +1,6 @@
-"""AppTest of the Theory page's binary cost check (section 4): on the two-class xor preset, REBEL trained with
-costs (0, 1; r, 0) and the two-step method on the 0-1 model decide every test point alike, for each r tried."""
+"""AppTest of the binary equivalence in the app: on the Theory page (section 4, the two-class xor preset) REBEL
+trained with costs (0, 1; r, 0) and the two-step method on the 0-1 model decide every test point alike, for each
+r tried; on the Real data page, breast cancer gets the two-class note and equal curves."""
 
 from __future__ import annotations
 
@@ -47,3 +48,21 @@ def test_theory_binary_costs_rebel_equals_the_two_step_on_xor():
         assert metric.value == f"{n_test} of {n_test}"
     assert len(set(seen)) > 1  # r moves the decisions (of both rules alike)
     assert not at.error
+
+
+def test_real_data_page_on_breast_cancer_says_two_classes_and_the_curves_coincide():
+    """Binary breast cancer: the page says REBEL and the REBEL two-step decide alike, and their test-cost
+    curves are equal round by round (same decisions, so the same mean cost)."""
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    for key, value in {"w6_rounds": 10, "w6_methods": ["rebel"], "w6_cost": "random"}.items():
+        at.session_state[key] = value
+    at.switch_page("pages/6_Real_data.py")
+    _run(at)
+    at.selectbox(key="w6_dataset").set_value("breast_cancer")
+    _run(at)
+    assert any("Two classes" in c.value for c in at.caption)
+    at.button(key="w6_train").click()
+    _run(at)
+    curves = at.session_state["real_run"].curves
+    per_method = [g.sort_values("t")["test_cost"].to_numpy() for _, g in curves.groupby("method", sort=False)]
+    assert len(per_method) == 2 and np.array_equal(per_method[0], per_method[1])
