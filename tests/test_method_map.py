@@ -64,6 +64,7 @@ def test_one_binary_dataset_gives_every_family_and_rebel_equals_cost_weighted_bo
 def test_reproduction_md_holds_the_stored_method_map_table():
     doc = (ROOT / "docs" / "REPRODUCTION.md").read_text(encoding="utf-8")
     assert mm.markdown_table(RECORD["methods"]) in doc
+    assert mm.markdown_same_model_table(RECORD["methods"]) in doc
 
 
 def test_the_stored_map_is_read_and_every_regime_has_at_least_40_trials():

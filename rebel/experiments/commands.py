@@ -349,6 +349,10 @@ def _run_methods(args, progress) -> tuple:
                 f"{stats.rate_text(v)}, difference {stats.diff_text(v)}"
             ),
             f"  REBEL vs two-step ({r['two_step']}): wins {stats.rate_text(w)}, difference {stats.diff_text(w)}",
+            *(
+                f"  same model class, {pair}: wins {stats.rate_text(x)}, difference {stats.diff_text(x)}"
+                for pair, x in r["same_model"].items()
+            ),
         ]
     wins = [f"{r['factor']} ({r['setting']})" for r in rows if r["outcome"] == "cost-sensitive"]
     rebel_wins = [r["setting"] for r in rows if r["rebel_vs_two_step"]["diff_hi"] < 0]

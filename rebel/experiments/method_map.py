@@ -59,6 +59,11 @@ FAMILIES = {
 }
 COST_SENSITIVE = ("rebel", "weighted_boost", "weighted_linear")
 TWO_STEP = ("two_step_boost", "two_step_linear")
+SAME_MODEL = (  # cost-sensitive training against the two-step method on the same model class
+    ("weighted_linear", "two_step_linear"),
+    ("weighted_boost", "two_step_boost"),
+    ("rebel", "two_step_boost"),
+)
 REFERENCE = ("rebel_paper", "paper d1 r100")  # the paper's REBEL, shown beside the chosen settings
 SELECTION_RULE = (
     "Selection rule (fixed before the run): per regime, on the tuning seed's datasets (test halves as "
@@ -301,7 +306,18 @@ def regime_summary(held: pd.DataFrame, chosen: pd.DataFrame) -> dict:
         "two_step": ts,
         "cs_vs_two_step": versus(series[cs], series[ts]),
         "rebel_vs_two_step": versus(series["rebel"], series[ts]),
+        "same_model": {f"{a} vs {b}": versus(series[a], series[b]) for a, b in SAME_MODEL},
     }  # fmt: skip
+
+
+def chosen_from_row(row: dict) -> pd.DataFrame:
+    """The chosen settings of one stored regime row, as ``select`` returns them (to summarise a stored held-out
+    table again, e.g. after a comparison was added)."""
+    out = [{"family": f, "setting": row["methods"][f]["setting"], "chosen_family": None} for f in FAMILIES]
+    for pool, key in (("cost-sensitive", "cost_sensitive"), ("two-step", "two_step")):
+        f = row[key]
+        out.append({"family": pool, "setting": row["methods"][f]["setting"], "chosen_family": f})
+    return pd.DataFrame(out)
 
 
 def outcome(row: dict) -> str:
@@ -384,4 +400,20 @@ def markdown_table(record: dict) -> str:
             v = {**r[key], "level": 0.95}
             pairs.append(f"{who} vs {SHORT[r['two_step']]}: {stats.rate_text(v)}, {stats.diff_text(v)}")
         lines.append("| " + " | ".join([r["factor"], r["setting"], *costs, *pairs, r["outcome"]]) + " |")
+    return "\n".join(lines)
+
+
+def markdown_same_model_table(record: dict) -> str:
+    """Per regime, cost-sensitive training against the two-step method on the same model class (``SAME_MODEL``):
+    win rate and mean difference with 95 % intervals, each family at its own chosen setting."""
+    head = ["factor", "setting", *(f"{SHORT[a]} vs {SHORT[b]}" for a, b in SAME_MODEL)]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in record["rows"]:
+        cells = []
+        for a, b in SAME_MODEL:
+            v = {**r["same_model"][f"{a} vs {b}"], "level": 0.95}
+            cells.append(
+                f"{stats.rate_text(v)}; {v['a_cost']:.4f} vs {v['b_cost']:.4f}, {stats.diff_text(v)}"
+            )
+        lines.append("| " + " | ".join([r["factor"], r["setting"], *cells]) + " |")
     return "\n".join(lines)
