@@ -86,6 +86,15 @@ def test_the_figure_rings_the_cheapest_method_of_every_regime():
         assert best.x[list(best.y).index(label)] == pytest.approx(1.0)
 
 
+def test_the_caption_counts_the_regimes_as_the_record_does():
+    methods = RECORD["methods"]
+    text = str(vs.method_map_caption(methods))
+    n = len(methods["rows"])
+    cs = sum(r["outcome"] == "cost-sensitive" for r in methods["rows"])
+    assert f"is cheaper than the chosen two-step method in {cs} of {n} regimes" in text
+    assert f"seed {methods['seed']}" in text and methods["command"] in text
+
+
 def test_a_malformed_methods_entry_is_refused():
     with pytest.raises(ValueError, match="malformed"):
         vs.method_map({"methods": {"rows": [{"factor": "base"}]}})
