@@ -200,10 +200,10 @@ def _binary_costs(problem: Problem) -> None:
         "With costs (0, 1; r, 0), REBEL's weights r·e^(−H) and e^H are √r times the 0-1 loss's weights at "
         "H − ½ ln r. The bias a₀ absorbs the shift, so every round picks the same weak learner, "
         "H = H₀₋₁ + ½ ln r, and REBEL predicts the second class exactly where σ(2H₀₋₁) > 1/(1 + r): the "
-        "two-step rule on the 0-1 model. So with two classes, REBEL trained with the costs (exp loss) cannot beat "
-        "the two-step method on the same engine, nor lose to it; any difference needs three or more classes. "
-        "Below: the two classes above, REBEL trained with the costs next to the two-step method, on their test "
-        "points (proof: docs/REPRODUCTION.md)."
+        "two-step rule on the 0-1 model. So with two classes, REBEL trained with the costs (exp loss) cannot "
+        "beat the two-step method on the same engine, nor lose to it; a difference needs three or more classes, "
+        "another posterior or the logistic loss. Below: the two classes above, REBEL trained with the costs next "
+        "to the two-step method, on their test points (proof: docs/REPRODUCTION.md)."
     )
     classes = sorted(map(str, (S.get("th_c1"), S.get("th_c2"))))
     r = st.number_input(
