@@ -164,6 +164,7 @@ def test_the_scope_rule_flags_overgeneral_sentences_and_passes_scoped_ones():
     )
     assert overgeneral("Where does cost-sensitive training win?")
     assert overgeneral("Training with the costs never pays off.")
+    assert overgeneral("REBEL wins against the two-step method in every regime.")  # which regimes?
     assert not overgeneral(
         "On the regime map (trials of 11 regimes), REBEL trained with the costs beats the calibrated two-step "
         "method in none."

@@ -375,8 +375,9 @@ def method_map(record: dict | None) -> dict | None:
 
 
 def method_map_caption(methods: dict) -> Markdown:
-    """What the every-method map shows, in words: in how many regimes the chosen cost-sensitive method, the
-    chosen two-step method, or neither is cheaper (interval of the mean difference), and where REBEL is."""
+    """What the every-method map shows, in words: in how many regimes of the regime map the chosen
+    cost-sensitive method, the chosen two-step method, or neither is cheaper (interval of the mean difference),
+    and where REBEL is."""
     rows = methods["rows"]
     names = methods["families"]
     sides = {k: [r for r in rows if r["outcome"] == k] for k in ("cost-sensitive", "two-step", "unclear")}
