@@ -15,7 +15,7 @@ from rebel.experiments import studies as ar
 from rebel.experiments import versus
 from rebel.params import CHOICE_PARAMS, FLOAT_PARAMS, INT_PARAMS
 from rebel.ui import components as ui
-from rebel.ui import page_link
+from rebel.ui import page_link, regime_view
 from rebel.ui import vs_two_step as vs
 from rebel.ui.figures import calibration, compare, style, winrates
 from rebel.ui.state import get_state
@@ -222,21 +222,6 @@ def _reliability(run: ar.Fig3Run) -> None:
         )
 
 
-def _regime_map() -> None:
-    st.markdown("#### Where does cost-sensitive training win? The regime map")
-    try:
-        record = vs.load_regime_map()
-    except ValueError as exc:
-        ui.show_message("warning", f"The stored regime map could not be read: {exc}")
-        return
-    if record is None:
-        st.caption("The stored regime map (docs/regime_map.json) is not part of this installation.")
-        return
-    fig = winrates.regime_map_figure(record["rows"], "calibrated two-step method")
-    st.plotly_chart(fig, config=style.PNG_CONFIG, key="w2_regimes")
-    st.caption(ui.md("{}", vs.regime_caption(record)))
-
-
 def _datasets(run: ar.Fig3Run, trials) -> None:
     st.markdown("#### The datasets")
     wins = trials.groupby("dataset", sort=False)["win"].agg(["sum", "size"])
@@ -308,14 +293,14 @@ def _results(run: ar.Fig3Run) -> None:
         st.markdown(ui.plain(vs.fig3_text(run, part=part)))
     _capacity(run, part)
     _reliability(run)
-    _regime_map()
+    regime_view.show()
     _datasets(run, trials)
 
 
 ui.run_page(
     "REBEL vs the two-step method",
     ui.md(
-        "Does training with the costs beat the usual recipe (learn posteriors with 0-1 costs, then pick the "
+        "Does REBEL, trained with the costs, beat the usual recipe (learn posteriors with 0-1 costs, then pick the "
         "cheapest class)? The paper's Fig. 3 says REBEL wins in ~90 % of 200 random trials. Run the comparison "
         "yourself: each trial is a dataset and a random cost matrix; lower test cost wins. Both sides get the "
         "same engine and capacity; change the two-step posterior or the engine options to see what decides the "

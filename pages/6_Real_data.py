@@ -75,6 +75,12 @@ def _controls():
         format_func=lambda n: f"{n}: {labels[n]}" if n != PLAYGROUND else labels[n],
     )
     ds = _dataset(name)
+    if ds.n_classes == 2:
+        st.caption(
+            "Two classes: REBEL trained with the costs (exp loss) makes the same decisions as the two-step method "
+            "on REBEL's own 0-1 model, so their curves coincide (Theory page, section 4); a gap to another "
+            "baseline is a difference between posteriors, not a gain from training with the costs."
+        )
     kinds = _cost_kinds(name, ds)
     if S.get("w6_cost") not in kinds:
         S["w6_cost"] = "taxonomy" if "taxonomy" in kinds else kinds[-1] if name == PLAYGROUND else kinds[0]

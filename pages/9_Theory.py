@@ -1,5 +1,5 @@
 """Theory: the cost decomposition (S.3-S.5), the weak learning condition and the exponential bound of S.6.1 on
-the current model, and the binary reduction to AdaBoost (S.8).
+the current model, the binary reduction to AdaBoost (S.8) and, with costs, to the two-step method.
 
 Widgets and layout only; numbers come from ``rebel.ui`` view-models and ``rebel.experiments.studies``,
 figures from ``rebel.plots``. Reads the
@@ -194,6 +194,55 @@ def _binary(problem: Problem) -> None:
         _table(r.set_index("t"))
 
 
+def _binary_costs(problem: Problem) -> None:
+    st.header("4 · Two classes with costs: REBEL is the two-step method")
+    st.markdown(
+        "With costs (0, 1; r, 0), REBEL's weights r·e^(−H) and e^H are √r times the 0-1 loss's weights at "
+        "H − ½ ln r. The bias a₀ absorbs the shift, so every round picks the same weak learner, "
+        "H = H₀₋₁ + ½ ln r, and REBEL predicts the second class exactly where σ(2H₀₋₁) > 1/(1 + r): the "
+        "two-step rule on the 0-1 model. So with two classes, REBEL trained with the costs (exp loss) cannot "
+        "beat the two-step method on the same engine, nor lose to it; a difference needs three or more classes, "
+        "another posterior or the logistic loss. Below: the two classes above, REBEL trained with the costs next "
+        "to the two-step method, on their test points (proof: docs/REPRODUCTION.md)."
+    )
+    classes = sorted(map(str, (S.get("th_c1"), S.get("th_c2"))))
+    r = st.number_input(
+        ui.md("Cost of missing {} (missing {} costs 1)", classes[1], classes[0]),
+        0.01,
+        100.0,
+        5.0,
+        key="th_bin_r",
+        help="r in the cost matrix (0, 1; r, 0), rows = truth.",
+    )
+    depth, rounds = int(S.get("th_depth", 1)), int(S.get("th_bin_rounds", 30))
+    try:
+        eq, table = _cached(
+            "th_bincost_cache",
+            content_key(problem.key, *classes, r, depth, rounds),
+            lambda: th.binary_cost_check(
+                problem.dataset, tuple(classes), r, rounds, depth, problem.hyper["n_thresholds"]
+            ),
+        )
+    except ValueError as exc:
+        ui.show_error(f"Binary cost example not trained: {exc}")
+        return
+    S["th_binary_costs"] = eq  # read by tests
+    m = st.columns(3)
+    m[0].metric("same decision", ui.md("{} of {}", eq.agree, len(eq.rebel)))
+    m[1].metric(
+        "same weak learners",
+        "every round" if eq.same_learners else "not every round",
+        help=ui.md("{} rounds of depth-{} trees (the depth of section 2).", rounds, depth),
+    )
+    m[2].metric(
+        "max |H − H₀₋₁ − ½ ln r|",
+        ui.md("{:.2g}", eq.shift_error),
+        help="0 in exact arithmetic; the engine's smoothing of a* leaves about 1e-8.",
+    )
+    st.caption("The test points nearest the threshold, where the two rules would part if they could.")
+    _table(table, "%.4f")
+
+
 # ---------------------------------------------------------------------------------------------------------- page
 st.title("Theory on your problem")
 problem, _note = problem_or_default(A, DEFAULT_PRESET)
@@ -207,3 +256,4 @@ except ValueError as exc:
     ui.show_error(f"Per-round analysis failed: {exc} Fix the data or costs on the Playground.")
 if len(problem.classes) >= 2:
     _binary(problem)
+    _binary_costs(problem)

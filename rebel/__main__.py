@@ -54,6 +54,8 @@ def _mean_std(mean: pd.Series, std: pd.Series, digits: int) -> pd.Series:
 
 
 def _run_fig3(args, progress) -> tuple:
+    if args.readings:
+        return commands.run_fig3_readings(args, progress)
     n_datasets = 10 if args.datasets is None else int(args.datasets)
     df = ex.fig3(
         n_datasets,

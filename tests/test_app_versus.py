@@ -54,6 +54,8 @@ def test_vs_page_shows_the_capacity_plot_and_the_setting():
     assert "bootstrap over the 2 dataset(s)" in _text(at) and "Sign test" not in _text(at)
     assert "REBEL's win rate against the calibrated two-step method" in titles
     assert "No regime favours REBEL" in _text(at) and "seed 4813" in _text(at)
+    assert "Mean test cost of each method per regime (1 = the cheapest there)" in titles
+    assert "is cheaper than the chosen two-step method in 0 of 11 regimes" in _text(at)
 
 
 def test_vs_page_offers_the_calibrated_two_step():

@@ -15,9 +15,11 @@ import pandas as pd
 
 from rebel.cli import float_param_type, int_at_least, output_file, param_type, write_text
 from rebel.experiments import calibrated as cal
+from rebel.experiments import convergence as cv
 from rebel.experiments import diagnostics as diag
 from rebel.experiments import digits as dg
-from rebel.experiments import honest, stats
+from rebel.experiments import honest, readings, stats
+from rebel.experiments import method_map as mm
 from rebel.experiments.diagnostics import SCORE_TRANSFORMS, ScorePosterior
 from rebel.params import CHOICE_PARAMS
 
@@ -29,6 +31,7 @@ DEFAULT_ROUNDS = {
     "fig7": 100,
     "calibrated": 200,
     "digits": 400,
+    "methods": 100,
 }
 
 
@@ -100,7 +103,22 @@ def add_arguments(rep) -> None:
         "--regimes",
         type=output_file,
         default=None,
-        help="calibrated: write the regime map (JSON, read by the app's REBEL vs two-step page) to this file",
+        help="calibrated: write the regime map (JSON, read by the app's REBEL vs two-step page) to this file; "
+        'methods: store the every-method map as its "methods" entry (the file\'s other entries kept)',
+    )
+    rep.add_argument(
+        "--rebel-rounds",
+        type=param_type("n_estimators"),
+        default=None,
+        help="surrogate: train REBEL to this many rounds and print its training loss and cost curves against "
+        "the mapped two-step model (whose posterior keeps --rounds)",
+    )
+    rep.add_argument(
+        "--readings",
+        action="store_true",
+        help="fig3: REBEL against several two-step posteriors (sigma(2H), softmax, 1-vs-all at equal total "
+        "stumps, SAMME raw and temperature-calibrated) at 5, 10, 25 and 100 stumps (ignores --rounds, "
+        "--posterior and the engine options)",
     )
     rep.add_argument(
         "--lambdas", type=_floats, default=diag.LAMBDAS, help="example-costs: strengths (default: 1.5,3,5)"
@@ -118,6 +136,26 @@ def fig3_posterior(args):
     if args.posterior in NAIVE_POSTERIORS:
         return ScorePosterior(args.rounds, args.depth, args.posterior.removeprefix("rebel-"))
     return args.posterior
+
+
+def run_fig3_readings(args, progress) -> tuple:
+    """``reproduce fig3 --readings`` (``rebel.experiments.readings``): ``--datasets`` x ``--costs`` trials."""
+    n_datasets = 10 if args.datasets is None else int(args.datasets)
+    df = readings.fig3_readings(n_datasets, args.costs, seed=args.seed, progress=progress)
+    table = readings.readings_table(df)
+    majority = table[table["win_rate"] > 0.5]
+    headline = (
+        f"Fig. 3 readings, {n_datasets} datasets x {args.costs} costs: REBEL wins a majority against "
+        + (
+            "; ".join(
+                f"{readings.READINGS[r['reading']]} at {r['stumps']} stumps ({stats.rate_text(r, 1)})"
+                for r in majority.to_dict("records")
+            )
+            or "no reading"
+        )
+        + "."
+    )
+    return df, readings.readings_text(table), headline
 
 
 def _run_honest(args, progress) -> tuple:
@@ -173,6 +211,8 @@ def _trials(args) -> diag.Trials:
 
 
 def _run_surrogate(args, progress) -> tuple:
+    if getattr(args, "rebel_rounds", None):
+        return _run_surrogate_curves(args, progress)
     df = diag.surrogate_diagnostic(_trials(args), args.jobs, progress)
     means = df[["rebel_loss", "mapped_loss", "rebel_train_cost", "two_step_train_cost"]].mean()
     headline = (
@@ -182,6 +222,32 @@ def _run_surrogate(args, progress) -> tuple:
         f"{means['two_step_train_cost']:.4f}."
     )
     return df, df.round(4).to_string(index=False), headline
+
+
+def _run_surrogate_curves(args, progress) -> tuple:
+    """``surrogate --rebel-rounds T``: REBEL's training loss and cost along its rounds up to T against the mapped
+    two-step model (posterior with ``--rounds`` rounds), trial by trial (``rebel.experiments.convergence``)."""
+    df = cv.surrogate_curves(_trials(args), args.rebel_rounds, args.jobs, progress)
+    table = cv.curve_table(df)
+    last = df[df["rounds"] == df["rounds"].max()]
+    headline = (
+        f"After {int(last['rounds'].iloc[0])} rounds REBEL's training loss is below the mapped two-step model's "
+        f"in {int(last['loss_below'].sum())} of {len(last)} trials (mean {last['rebel_loss'].mean():.4f} against "
+        f"{last['mapped_loss'].mean():.4f}); its training cost is below the two-step's in "
+        f"{int(last['cost_below'].sum())} of {len(last)} (mean {last['rebel_train_cost'].mean():.4f} against "
+        f"{last['two_step_train_cost'].mean():.4f})."
+    )
+    per_trial = last[
+        ["dataset", "cost_id", "rebel_loss", "mapped_loss", "rebel_train_cost", "two_step_train_cost"]
+    ]
+    text = (
+        "Mean over trials per round count (loss_below / cost_below: trials where REBEL is below the mapped "
+        "two-step):\n"
+        + table.round(4).to_string()
+        + "\n\nPer trial at the last round count:\n"
+        + per_trial.round(4).to_string(index=False)
+    )
+    return df, text, headline
 
 
 EXAMPLE_BASELINES = {
@@ -264,6 +330,52 @@ def _run_calibrated(args, progress) -> tuple:
     return trials, text, headline
 
 
+def _run_methods(args, progress) -> tuple:
+    """The regime map with every method (``rebel.experiments.method_map``); ``--regimes FILE`` stores it as the
+    "methods" entry of that regime-map file (other entries kept)."""
+    rows, held = mm.method_map(args.seed, args.tune_seed, n_jobs=args.jobs, progress=progress)
+    lines = [mm.SELECTION_RULE, ""]
+    for r in rows:
+        v, w = r["cs_vs_two_step"], r["rebel_vs_two_step"]
+        costs = ", ".join(f"{f} {m['cost']:.4f} ({m['setting']})" for f, m in r["methods"].items())
+        lines += [
+            (
+                f"{r['factor']}: {r['setting']} ({v['trials']} trials, {v['datasets']} datasets) -> lowest mean cost: "
+                f"{r['best']}; outcome {r['outcome']}"
+            ),
+            f"  mean test cost: {costs}",
+            (
+                f"  cost-sensitive ({r['cost_sensitive']}) vs two-step ({r['two_step']}): wins "
+                f"{stats.rate_text(v)}, difference {stats.diff_text(v)}"
+            ),
+            f"  REBEL vs two-step ({r['two_step']}): wins {stats.rate_text(w)}, difference {stats.diff_text(w)}",
+            *(
+                f"  same model class, {pair}: wins {stats.rate_text(x)}, difference {stats.diff_text(x)}"
+                for pair, x in r["same_model"].items()
+            ),
+        ]
+    wins = [f"{r['factor']} ({r['setting']})" for r in rows if r["outcome"] == "cost-sensitive"]
+    rebel_wins = [r["setting"] for r in rows if r["rebel_vs_two_step"]["diff_hi"] < 0]
+    headline = (
+        f"Regimes where the chosen cost-sensitive method is cheaper than the chosen two-step (interval below 0): "
+        f"{len(wins)} of {len(rows)}"
+        + (f" ({'; '.join(wins)})" if wins else "")
+        + f"; where REBEL is: {len(rebel_wins)} of {len(rows)}."
+    )
+    if getattr(args, "regimes", None):
+        command = f"python -m rebel reproduce methods --seed {args.seed} --tune-seed {args.tune_seed}"
+        record = {}
+        try:
+            with open(args.regimes, encoding="utf-8") as fh:
+                record = json.load(fh)
+        except (OSError, ValueError):
+            record = {}
+        record = record if isinstance(record, dict) else {}
+        record["methods"] = mm.method_record(rows, command, args.seed, args.tune_seed)
+        write_text(args.regimes, json.dumps(record, indent=1, ensure_ascii=False) + "\n")
+    return held, "\n".join(lines), headline
+
+
 def _run_digits(args, progress) -> tuple:
     """Why cost-sensitive REBEL loses on digits (``rebel.experiments.digits``): ``--datasets`` half / half splits
     x ``--costs`` random matrices (the documented run: 3 x 5), every study, rounds 25..400."""
@@ -313,11 +425,13 @@ RUNNERS = {
     "fig7": _run_fig7,
     "calibrated": _run_calibrated,
     "digits": _run_digits,
+    "methods": _run_methods,
 }
 SEEDS = {
     "honest": honest.REPORT_SEED,
     "calibrated": cal.REPORT_SEED,
     "digits": cal.REPORT_SEED,
+    "methods": cal.REPORT_SEED,
 }  # experiments whose --seed defaults to another seed than the paper's
 
 __all__ = [
@@ -328,4 +442,5 @@ __all__ = [
     "add_arguments",
     "fig3_posterior",
     "fig3_variant",
+    "run_fig3_readings",
 ]

@@ -1,6 +1,6 @@
 """View-model of the Theory page: the decomposition table (S.3-S.5), the loss levels L* and L_bullet (S.4/S.5),
 the per-round edge and loss ratio against the bound of S.6.1 (``round_diagnostics``) and the binary reduction
-to AdaBoost (S.8, ``binary_reduction``).
+to AdaBoost (S.8, ``binary_reduction``) and, with costs, to the two-step method (``binary_cost_check``).
 
 Reads a fitted ``RebelClassifier`` and its training data (X (N, d), labels). No streamlit here.
 """
@@ -17,6 +17,7 @@ from rebel.binning import bin_data
 from rebel.costs import decompose, label_indices, validate_cost_matrix
 from rebel.data import Dataset
 from rebel.estimator import RebelClassifier
+from rebel.experiments.binary import binary_equivalence
 from rebel.ui.state import staged_scores
 
 EXP_CLIP = 700.0  # |H| is clipped here before exp() in the per-round diagnostics (e^709 overflows float64)
@@ -238,3 +239,42 @@ def binary_reduction(
         }
     )
     return BinaryDemo(tuple(model.classes_), model, H, h, rounds)
+
+
+def _pair_points(dataset: Dataset, classes: tuple, part: str) -> tuple:
+    X, y = getattr(dataset, f"X_{part}"), np.asarray(getattr(dataset, f"y_{part}")).astype(str)
+    mask = np.isin(y, classes)
+    return X[mask], y[mask]
+
+
+def binary_cost_check(
+    dataset: Dataset, pair: tuple, r: float, n_rounds: int, max_depth: int = 1, n_thresholds: int = 200
+) -> tuple:
+    """REBEL trained with costs (0, 1; r, 0) on the training points of the two classes ``pair`` (sorted; missing
+    the second costs r) beside the two-step method on the 0-1 model, decided on the pair's test points
+    (``rebel.experiments.binary``). Returns ``(BinaryEquivalence, table)``: ``table`` lists the 8 test points
+    nearest the threshold, with sigma(2 H_0-1), the threshold and both decisions (class names)."""
+    classes = tuple(sorted(map(str, pair)))
+    if len(set(classes)) != 2:
+        raise ValueError(f"the binary example needs two different classes; got {list(pair)}.")
+    X, y = _pair_points(dataset, classes, "train")
+    X_test, _ = _pair_points(dataset, classes, "test")
+    for c in classes:
+        if not np.any(y == c):
+            raise ValueError(f"class {c!r} has no training points; pick two classes that have some.")
+    if not len(X_test):
+        X_test = X  # a dataset without test points of these classes: decide on the training points
+    params = {"n_estimators": int(n_rounds), "max_depth": int(max_depth), "n_thresholds": int(n_thresholds)}
+    eq = binary_equivalence(X, y, X_test, [[0.0, 1.0], [float(r), 0.0]], **params)
+    near = np.argsort(np.abs(eq.posterior - eq.threshold), kind="stable")[:8]
+    names = np.asarray(eq.classes)
+    table = pd.DataFrame(
+        {
+            "σ(2H) of " + names[1]: eq.posterior[near],
+            "threshold 1/(1+r)": eq.threshold,
+            "REBEL (costs)": names[eq.rebel[near]],
+            "two-step (0-1 model)": names[eq.two_step[near]],
+        },
+        index=pd.Index(near, name="test point"),
+    )
+    return eq, table

@@ -73,6 +73,14 @@ def _verdict(c: dict) -> Markdown:
     )
 
 
+BINARY_NOTE = md(
+    "Every dataset of this run has two classes. With two classes and the exp loss, REBEL trained with the costs "
+    "and the two-step method on the same engine's 0-1 posterior σ(2H) make the same decision at every point "
+    "(Theory page, section 4): such trials can only tie, and any difference comes from another posterior or "
+    "the logistic loss, not from training with the costs."
+)
+
+
 def fig3_text(
     run_or_trials, cancelled: bool = False, planned: int | None = None, part: str = "test"
 ) -> Markdown:
@@ -149,6 +157,8 @@ def fig3_text(
             _verdict(c),
         )
     )
+    if isinstance(run_or_trials, Fig3Run) and run.datasets and all(d.n_classes == 2 for d in run.datasets):
+        lines.append(BINARY_NOTE)
     if cancelled:
         lines.append(
             md("*Stopped early: {} of {} planned trials finished; the numbers cover those only.*", n, planned)
@@ -345,3 +355,62 @@ def regime_caption(record: dict) -> Markdown:
             r["b_cost"],
         )
     return verdict + md(" ") + source
+
+
+METHOD_ROW_KEYS = ("factor", "setting", "methods", "best", "outcome", "cs_vs_two_step", "rebel_vs_two_step")
+
+
+def method_map(record: dict | None) -> dict | None:
+    """The every-method map stored beside the regime map (its "methods" entry, ``reproduce methods``), or None
+    when the file has none; a malformed entry is a ValueError."""
+    methods = (record or {}).get("methods")
+    if methods is None:
+        return None
+    rows = methods.get("rows") if isinstance(methods, dict) else None
+    if not rows or any(not isinstance(r, dict) or any(k not in r for k in METHOD_ROW_KEYS) for r in rows):
+        raise ValueError(
+            f"the regime map's methods entry is malformed: each row needs {list(METHOD_ROW_KEYS)}."
+        )
+    return methods
+
+
+def method_map_caption(methods: dict) -> Markdown:
+    """What the every-method map shows, in words: in how many regimes of the regime map the chosen
+    cost-sensitive method, the chosen two-step method, or neither is cheaper (interval of the mean difference),
+    and where REBEL is."""
+    rows = methods["rows"]
+    names = methods["families"]
+    sides = {k: [r for r in rows if r["outcome"] == k] for k in ("cost-sensitive", "two-step", "unclear")}
+    rebel = [
+        r
+        for r in rows
+        if r["rebel_vs_two_step"]["diff_hi"] is not None and r["rebel_vs_two_step"]["diff_hi"] < 0
+    ]
+    text = md(
+        "Each method family took its setting per regime on seed {} and was read once on seed {} ({} trials per "
+        "regime). The cost-sensitive method chosen on the tuning seed (REBEL, cost-weighted boosting or "
+        "cost-weighted logistic regression) is cheaper than the chosen two-step method in {} of {} regimes, "
+        "the two-step method in {}, neither clearly in {} (95 % intervals of the mean difference over datasets). "
+        "REBEL itself is cheaper than the chosen two-step method in {} of {}.",
+        methods["tune_seed"],
+        methods["seed"],
+        rows[0]["cs_vs_two_step"]["trials"],
+        len(sides["cost-sensitive"]),
+        len(rows),
+        len(sides["two-step"]),
+        len(sides["unclear"]),
+        len(rebel),
+        len(rows),
+    )
+    for r in sides["cost-sensitive"]:
+        v = r["cs_vs_two_step"]
+        text += md(
+            " {} ({}): {} costs {:.4f} against {:.4f} for the {}.",
+            r["setting"],
+            r["factor"],
+            names[r["cost_sensitive"]],
+            v["a_cost"],
+            v["b_cost"],
+            names[r["two_step"]],
+        )
+    return text + md(" Stored result of the command “{}”.", methods["command"])

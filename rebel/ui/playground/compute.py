@@ -706,7 +706,8 @@ def verdict(pair: TrainedPair, t: int) -> Markdown:
     if r < s - TIE:
         lines = [
             md(
-                "**REBEL is cheaper here** ({:.3f} against {:.3f} per test point): trained with the costs, it "
+                "**REBEL is cheaper here** than the two-step method ({:.3f} against {:.3f} per test point): trained "
+                "with the costs, it "
                 "spent its weak learners on the boundaries where mistakes are expensive.",
                 r,
                 s,
