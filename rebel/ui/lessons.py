@@ -302,7 +302,7 @@ def _scenes() -> tuple[Scene, ...]:
             "Calling C wrongly costs 10, and the two-step method (0-1 probabilities, costs applied only at "
             "decision time) beats REBEL on almost every draw. It may even beat the Bayes rule on one draw: 500 "
             "test points are a finite sample, and the Bayes rule is cheapest only on average.",
-            "What would have to be true about the data for training with the costs to pay off?",
+            "What would have to be true about the data for REBEL's training with the costs to pay off?",
             _claim(_check_two_step_wins),
             _check_two_step_wins,
         ),
