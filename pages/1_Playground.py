@@ -181,8 +181,12 @@ def _tray_messages(tray, pair, with_calibrated: bool = False) -> None:
     with tray:
         ui.show_flash()
         notes = lessons.scene_notes()
-        if notes:  # the open lesson scene's "what to notice" and question first
+        if notes:  # the open lesson scene's "what to notice" and question first, then what was checked
             st.info(ui.md("**What to notice:** {} *{}*", *notes))
+            with st.spinner("Checking the scene's numbers on this draw..."):
+                checked = lessons.scene_checks(A)
+            if checked:
+                st.caption(ui.md("**Checked on this draw:** {}", "; ".join(checked)))
         if pair is not None and with_calibrated:
             with st.spinner("Calibrating the 0-1 model's posterior (out-of-fold models)..."):
                 n = calibrated.costs(pair, A.models)

@@ -97,3 +97,13 @@ def test_a_bad_scene_link_says_so_and_shows_the_default_preset():
     assert not at.exception
     shown = " ".join(e.value for e in at.error).replace("\\", "")  # (shown as plain text: escaped)
     assert "scene='42' is not a scene number" in shown and "Showing the default preset" in shown
+
+
+def test_an_open_scene_shows_its_checked_numbers_in_the_tray():
+    at = _playground()
+    at.query_params["scene"] = "1"
+    at.run()
+    assert not at.exception
+    tests = ls.SCENES[0].evidence().tests
+    shown = " ".join(c.value for c in at.caption).replace("\\", "")
+    assert "Checked on this draw" in shown and tests and all(t in shown for t in tests), (tests, shown)

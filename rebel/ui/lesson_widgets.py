@@ -52,6 +52,19 @@ def calibration_scene_open() -> bool:
     return i is not None and ls.SCENES[i].shows_calibrated
 
 
+def scene_checks(A: AppState) -> tuple | None:
+    """The open scene's checked comparisons on the data shown, each in words with its values (its
+    ``Evidence.tests``), while the Playground shows the scene as opened; None otherwise. Computed once per scene and
+    data (kept in the session's model cache)."""
+    i = shown_scene()
+    if i is None or not ls.scene_shown(A, i):
+        return None
+    scene = ls.SCENES[i]
+    fit = lambda cfg: ls.fit_scene(cfg, cache=A.models)  # the Playground's own fits, shared
+    evidence = A.models.get_or_fit(f"scene/{scene.config.key()}", lambda: scene.evidence(fit))
+    return tuple(evidence.tests)
+
+
 def scene_notes() -> tuple | None:
     """The open scene's "what to notice" and its question, for the Playground's message tray (the lesson bar
     itself stays one row, so the plot keeps the screen's height), or None."""
