@@ -62,6 +62,32 @@ def test_rendered_region_colours_stay_apart(K, vision):
     )
 
 
+FLOOR_PROJECTOR_UP_TO_6 = (
+    10.0  # a lecture's presets (up to 5 classes) on a washed-out projector: 10.7 measured
+)
+
+
+@pytest.mark.parametrize("K", range(2, 7))
+def test_a_lectures_classes_stay_apart_on_a_washed_out_projector(K):
+    """Regions and points of up to six classes under the projector's flare (``cvd.PROJECTOR_FLARE``): the regions'
+    closest pair (olive against orange from five classes) keeps a CIEDE2000 difference of at least 10; points,
+    which also differ by their marker's shape, at least 8."""
+    from rebel.ui.figures.palette import class_colors
+
+    points = np.array([[int(c[i : i + 2], 16) for i in (1, 3, 5)] for c in class_colors(K)], dtype=np.float64)
+    for name, rgb in (("regions", _rendered_region_rgb(K)), ("points", points)):
+        delta, i, j = cvd.min_pairwise_delta_e(rgb, "projector")
+        assert delta >= FLOOR_PROJECTOR_UP_TO_6, (
+            f"{name}, K = {K}: classes {i} and {j} only ΔE {delta:.1f} apart"
+        )
+
+
+def test_the_projector_washes_colours_out():
+    red, blue = np.array([[230.0, 30, 30]]), np.array([[30.0, 30, 230]])
+    pair = np.vstack([red, blue])
+    assert cvd.min_pairwise_delta_e(pair, "projector")[0] < cvd.min_pairwise_delta_e(pair)[0]
+
+
 def test_every_class_has_its_own_marker_shape():
     for K in range(2, 13):
         assert len(set(class_symbols(K))) == K

@@ -25,7 +25,10 @@ MACHADO = {
     ),
 }
 """Machado, Oliveira and Fernandes (2009), severity 1.0, applied to linear sRGB."""
-VISIONS = ("normal", *MACHADO)
+PROJECTOR_FLARE = 0.2
+"""A projector in a lit room: the room's light adds this share of white to every colour (linear sRGB), which
+washes colours out and brings them closer (a lecture hall's screen, as "projector" vision)."""
+VISIONS = ("normal", *MACHADO, "projector")
 
 _SRGB_TO_XYZ = np.array(
     [[0.4124564, 0.3575761, 0.1804375], [0.2126729, 0.7151522, 0.0721750], [0.0193339, 0.1191920, 0.9503041]]
@@ -40,10 +43,13 @@ def to_linear(rgb) -> np.ndarray:
 
 
 def simulate(rgb, vision: str) -> np.ndarray:
-    """Linear sRGB (..., 3) as seen with ``vision`` ("normal" or a ``MACHADO`` key), clipped to 0..1."""
+    """Linear sRGB (..., 3) as seen with ``vision`` ("normal", a ``MACHADO`` key or "projector": washed out by
+    the room's light, ``PROJECTOR_FLARE``), clipped to 0..1."""
     lin = to_linear(rgb)
     if vision == "normal":
         return lin
+    if vision == "projector":
+        return (1.0 - PROJECTOR_FLARE) * lin + PROJECTOR_FLARE
     return np.clip(lin @ np.asarray(MACHADO[vision]).T, 0.0, 1.0)
 
 
