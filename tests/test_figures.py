@@ -304,3 +304,17 @@ def test_risk_path_panels_build_each_shape_once(monkeypatch):
     n = len(fig.layout.shapes)
     assert n > 400  # a stretch and a line per change, 6 panels
     assert built[0] <= 2 * n + 10, (built[0], n)
+
+
+def test_the_cost_table_names_its_columns_up_to_six_classes_and_numbers_them_beyond():
+    from rebel.ui.figures import cost_table as ct
+
+    five = ["healthy", "flu", "pneumonia", "sepsis", "covid"]
+    fig = ct.cost_table_figure(np.ones((5, 5)) - np.eye(5), five)
+    cols = list(fig.data[1].x)
+    assert cols == ct.column_labels(five) and cols[0] == "healthy" and cols[2].startswith("pneu")
+    assert all(len(c) <= ct.column_name_chars(5) for c in cols)
+    twelve = [f"class {k}" for k in range(12)]
+    assert ct.column_labels(twelve) == [str(j + 1) for j in range(12)]
+    clash = ["alpha one", "alpha two", "b", "c", "d", "e"]  # cut to the same text: numbered instead
+    assert ct.column_labels(clash) == [str(j + 1) for j in range(6)]

@@ -30,7 +30,7 @@ import streamlit as st
 
 from rebel.budget import BudgetError
 from rebel.ui import config
-from rebel.ui.figures.cost_table import ROW_PX, cost_table_figure
+from rebel.ui.figures.cost_table import ROW_PX, column_labels, cost_table_figure
 from rebel.ui.state import AppState, Problem, problem_or_default
 from rebel.ui.text import Markdown, md, plain
 
@@ -160,7 +160,10 @@ def _one_entry_editor(
 ) -> None:
     """Many classes: the matrix as a read-only table that fits the column (``cost_table_figure``), and one entry
     (truth, prediction) edited at a time."""
-    st.caption("Columns: the predicted class, by its row's number.")
+    if column_labels(names)[0] == "1":
+        st.caption("Columns: the predicted class, by its row's number.")
+    else:
+        st.caption("Columns: the predicted class.")
     st.plotly_chart(
         cost_table_figure(C, names, table_row_px(len(names), large, table_height)),
         config={"displayModeBar": False, "staticPlot": False},

@@ -2,8 +2,8 @@
 classes, where a grid of input cells, or a data grid with its 50 px minimum column width, would not fit the costs'
 column). Pure function: no streamlit here.
 
-Rows are the truth (class number and name), columns the prediction (class number, the row numbers' key); every
-cell writes its cost, shaded from white (0) to a light orange (the largest cost), the diagonal grey. The table
+Rows are the truth (class number and name), columns the prediction: up to ``NAMED_COLUMNS`` classes by name (cut to
+``column_name_chars``), more by class number (the row numbers' key); every cell writes its cost, shaded from white (0) to a light orange (the largest cost), the diagonal grey. The table
 fills its width, so a 12 x 12 matrix fits a 300 px column with nothing cut off.
 """
 
@@ -20,9 +20,28 @@ SHADE = [[0.0, "#FFFFFF"], [1.0, "#F5B971"]]
 DIAGONAL = "#E3E3E3"
 
 
-def _short(name: str) -> str:
+NAMED_COLUMNS = 6  # up to this many classes, the columns are named (more: numbered, the names don't fit)
+
+
+def _short(name: str, chars: int = MAX_NAME) -> str:
     name = str(name)
-    return name if len(name) <= MAX_NAME else name[: MAX_NAME - 1] + "…"
+    return name if len(name) <= chars else name[: chars - 1] + "…"
+
+
+def column_name_chars(n_classes: int) -> int:
+    """Characters of a class name over its column (a 300 px column holds about 40 at the table's font)."""
+    return max(3, 40 // max(int(n_classes), 1) - 1)
+
+
+def column_labels(classes) -> list:
+    """The columns' labels: the classes' names, cut to fit (``column_name_chars``), up to ``NAMED_COLUMNS``
+    classes when the cut names stay distinct; else the class numbers."""
+    K = len(classes)
+    if K <= NAMED_COLUMNS:
+        names = [esc(_short(c, column_name_chars(K))) for c in classes]
+        if len(set(names)) == K:
+            return names
+    return [str(j + 1) for j in range(K)]
 
 
 def cost_table_height(n_classes: int, row_px: int = ROW_PX) -> int:
@@ -49,7 +68,7 @@ def cost_table_figure(cost_matrix, classes, row_px: int = ROW_PX) -> go.Figure:
     shade = np.where(np.eye(K, dtype=bool), np.nan, C / top)
     text = [[short_cost(C[i, j], K) for j in range(K)] for i in range(K)]
     rows = [f"{i + 1} {esc(_short(name))}" for i, name in enumerate(classes)]
-    cols = [str(j + 1) for j in range(K)]
+    cols = column_labels(classes)
     size = max(9, round(int(row_px) * 0.5))
     fig = go.Figure(
         [
