@@ -58,7 +58,8 @@ def _weights(sample_weight) -> np.ndarray:
         arr = np.asarray(sample_weight)
         if arr.dtype.kind not in "USO":  # numbers or booleans: nothing to name
             return arr.astype(np.float64)
-        return np.array([_weight(v, i) for i, v in enumerate(arr.reshape(-1))]).reshape(arr.shape)
+        cells = np.asarray(sample_weight, dtype=object).reshape(-1)  # as given: [1, "a"] is not ["1", "a"]
+        return np.array([_weight(v, i) for i, v in enumerate(cells)]).reshape(arr.shape)
     except (TypeError, ValueError) as exc:
         if str(exc).startswith("sample_weight["):
             raise
