@@ -1,6 +1,6 @@
 """One way out for text (``rebel.textout``), checked on the source and on the hostile payloads.
 
-- The command line (``CLI_FILES``) prints nothing but through ``say`` or ``terminal``: no ``print(``, and a
+- The command line and the engine it runs (``CLI_FILES``) print nothing but through ``say`` or ``terminal``: no ``print(``, and a
   ``.write(`` or ``.exit(`` to a stream only of a ``terminal(...)`` text (literals allowed). Files it writes
   (``fh``) are not terminals.
 - No code of the project writes CSV but ``rebel/textout.py``: no ``.to_csv(``, ``csv.writer``/``DictWriter`` or
@@ -20,7 +20,12 @@ import pytest
 from rebel.textout import csv_text, neutralised, say, terminal
 
 ROOT = Path(__file__).resolve().parent.parent
-CLI_FILES = ["rebel/cli.py", "rebel/__main__.py", "rebel/warmup.py"]
+# the command line and everything it runs: the engine, without the app (rebel/ui/ draws through Streamlit)
+CLI_FILES = sorted(
+    str(p.relative_to(ROOT))
+    for p in (ROOT / "rebel").rglob("*.py")
+    if "ui" not in p.relative_to(ROOT).parts and p.name != "textout.py"
+)
 WRITER = "rebel/textout.py"
 CSV_FILES = sorted(
     str(p.relative_to(ROOT))
@@ -98,6 +103,12 @@ def csv_problems(source: str, path: str = "<source>") -> list:
 def test_the_command_line_prints_only_through_the_escaper(path):
     found = terminal_problems((ROOT / path).read_text(encoding="utf-8"), path)
     assert not found, "Text reaching the terminal unescaped:\n" + "\n".join(found)
+
+
+def test_the_scan_covers_the_command_line():
+    assert {"rebel/cli.py", "rebel/__main__.py", "rebel/warmup.py", "rebel/experiments/commands.py"} <= set(
+        CLI_FILES
+    )
 
 
 def test_no_csv_is_written_but_by_the_one_writer():
