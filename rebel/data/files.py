@@ -188,7 +188,7 @@ def _parse_labels(raw: pd.Series, label_column: str, first_line: int = 2) -> np.
     as_num = pd.to_numeric(raw, errors="coerce")
     if as_num.notna().all() and np.all(np.mod(as_num, 1) == 0):
         return as_num.to_numpy(dtype=np.int64)  # integer labels sort numerically (2 before 10)
-    return clean_names(raw.to_numpy(dtype=object), f"a class label in column {label_column!r}")
+    return clean_names(raw.to_numpy(dtype=object), f"column {label_column!r}: the class label")
 
 
 class MissingLabelColumn(ValueError):
