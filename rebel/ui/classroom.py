@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import secrets
 import shutil
 import signal
 import socket
@@ -69,11 +68,8 @@ def find_haproxy(explicit: str | None = None) -> str:
 
 
 def render_config(replicas: list[Replica], bind: str, port: int, template: Path = TEMPLATE) -> str:
-    """HAProxy's configuration: the template with the front address and one server line per replica, whose
-    affinity cookie value is a random token (a client cannot name a replica it was never sent to)."""
-    servers = "\n".join(
-        f"    server {r.name} 127.0.0.1:{r.port} check cookie {secrets.token_hex(8)}" for r in replicas
-    )
+    """HAProxy's configuration: the template with the front address and one server line per replica."""
+    servers = "\n".join(f"    server {r.name} 127.0.0.1:{r.port} check cookie {r.name}" for r in replicas)
     return string.Template(template.read_text()).substitute(bind=bind, port=port, servers=servers)
 
 
