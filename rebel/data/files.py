@@ -87,8 +87,7 @@ def _read_bytes(source) -> bytes:
 
 
 def _decode(data: bytes) -> str:
-    """The file's text, its line ends (CR LF, or CR alone as old Mac files have) made LF."""
-    try:
+    try:  # line ends CR LF, or CR alone (old Mac files), made LF
         return data.decode("utf-8-sig").replace("\r\n", "\n").replace("\r", "\n")
     except UnicodeDecodeError as exc:
         raise ValueError(
