@@ -62,11 +62,11 @@ def shown(value, limit: int = SHOWN_CHARS) -> str:
 def clean_name(value, what: str = "name", *, strip: bool = False) -> str:
     """``value`` (text) as a name the project keeps: NFC, no control characters, at most ``MAX_NAME_CHARS``
     characters; surrounding spaces are kept (the readers strip cells themselves). ``strip``: remove control
-    characters (line breaks and tabs become a space) and surrounding spaces instead of refusing them. Raises ValueError naming
-    ``what``, the value (escaped) and the fix."""
+    characters (line breaks and tabs become a space) and surrounding spaces instead of refusing them. Raises
+    ValueError naming ``what``, the value (escaped) and the fix."""
     if not isinstance(value, str):
         raise ValueError(f"{what} is {type(value).__name__} {shown(value)}; a name is text.")  # noqa: TRY004
-    if len(value) > 4 * MAX_NAME_CHARS:  # refused before any work on it (NFC never shrinks 4 characters to 1)
+    if len(value) > 4 * MAX_NAME_CHARS:  # refused before any work (NFC composes 2 or 3 characters into 1)
         _too_long(value, what)
     text = unicodedata.normalize("NFC", value)
     bad = CONTROL.search(text)
