@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from rebel import warmup
+from rebel.textout import csv_text
 
 from ._common import CPU, DEFAULT_REPEAT, compare, peers, rebel
 
@@ -96,7 +97,8 @@ def main(argv=None) -> dict:
             print(f"{axis}={v:>8}  " + "  ".join(f"{n} {t:.3f}" for n, t in med.items()), flush=True)
     df = pd.DataFrame(records)
     os.makedirs(RESULTS, exist_ok=True)
-    df.to_csv(os.path.join(RESULTS, "scaling.csv"), index=False)
+    with open(os.path.join(RESULTS, "scaling.csv"), "w", encoding="utf-8") as fh:
+        fh.write(csv_text(df))
     ratios = {}
     for clock in df.clock.unique():
         label = "1-thread CPU" if clock == CPU else f"{threads}-thread wall"

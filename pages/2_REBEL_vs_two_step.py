@@ -239,7 +239,7 @@ def _datasets(run: ar.Fig3Run, trials) -> None:
         st.dataframe(run.grid, hide_index=True, width="stretch")
         st.download_button(
             "Download trials (CSV)",
-            run.grid.to_csv(index=False),
+            vs.trials_csv(run.grid),
             file_name="rebel_fig3.csv",
             mime="text/csv",
             icon=":material/download:",

@@ -36,6 +36,7 @@ from .cli import (
 )
 from .data.mixture import PAPER_SEED
 from .experiments import commands, stats
+from .textout import csv_text, say, terminal
 
 DEFAULT_ROUNDS = {"fig3": 100, "table1": 100, "fig4": 200, **commands.DEFAULT_ROUNDS}
 
@@ -129,7 +130,7 @@ def _run_fig4(args, progress) -> tuple:
         progress,
     )
     if args.curves:
-        write_text(args.curves, curves.to_csv(index=False))
+        write_text(args.curves, csv_text(curves))
     trials = ex.select_rounds(curves)
     summary = ex.fig4_summary(trials)
     summary["label"] = summary.apply(ex.method_label, axis=1)
@@ -216,7 +217,7 @@ class _Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
     def error(self, message):
-        self.exit(2, f"error: {message} ('{self.prog} --help' shows the usage)\n")
+        self.exit(2, terminal(f"error: {message} ('{self.prog} --help' shows the usage)") + "\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -236,7 +237,7 @@ def _one_line_warning(message, category, filename, lineno, file=None, line=None)
     """``warnings.showwarning`` of the command line: ``warning: <message>`` on one line, no path or source."""
     text = " ".join(str(message).split())
     try:
-        print(f"warning: {text}", file=sys.stderr)
+        say(f"warning: {text}", file=sys.stderr)
     except OSError:
         pass
 
@@ -254,19 +255,19 @@ def main(argv=None) -> int:
             cli.drop_stdout()
             return 141
         except KeyboardInterrupt:
-            print("error: interrupted.", file=sys.stderr)
+            say("error: interrupted.", file=sys.stderr)
             return 130
         except MemoryError:
-            print(
+            say(
                 "error: out of memory; use a smaller file (or fewer rounds, classes or points).",
                 file=sys.stderr,
             )
             return 2
         except (ValueError, OSError) as exc:
-            print(f"error: {_message(exc)}", file=sys.stderr)
+            say(f"error: {_message(exc)}", file=sys.stderr)
             return 2
         except Exception as exc:  # noqa: BLE001 (a fault of the program: one line, never a traceback)
-            print(
+            say(
                 f"error: internal error ({type(exc).__name__}: {' '.join(str(exc).split())[:300]}); this is a bug "
                 "in REBEL Explorer, please report it with the command that caused it.",
                 file=sys.stderr,
@@ -330,12 +331,12 @@ def _main(argv) -> int:
     trials, table, headline = RUNNERS[args.experiment](args, progress)
     elapsed = time.perf_counter() - start
     with pd.option_context("display.width", 200, "display.max_columns", 50):
-        print(table)
-    print(f"\n{headline}")
-    print(f"{args.experiment}: {len(trials)} trials in {elapsed:.1f}s (seed {args.seed}, {args.jobs} jobs).")
+        say(table)
+    say(f"\n{headline}")
+    say(f"{args.experiment}: {len(trials)} trials in {elapsed:.1f}s (seed {args.seed}, {args.jobs} jobs).")
     if args.out:
-        write_text(args.out, trials.to_csv(index=False))
-        print(f"per-trial table written to {args.out}")
+        write_text(args.out, csv_text(trials))
+        say(f"per-trial table written to {args.out}")
     return 0
 
 

@@ -39,6 +39,7 @@ import pandas as pd
 
 from .costs import CostWarning, validate_cost_matrix
 from .data.files import LABEL_COLUMN, MissingLabelColumn, _shorten, read_features, read_labelled
+from .names import clean_name
 from .params import (
     CHOICE_PARAMS,
     FLOAT_PARAMS,
@@ -49,6 +50,7 @@ from .params import (
     check_param,
     check_variant_only,
 )
+from .textout import csv_text, say, terminal
 
 MAX_BYTES = 100_000_000  # default --max-bytes: the largest input file a command reads
 COMPILE_SECONDS = 20  # a cold compile of the kernels (docs/REPRODUCTION.md: "about 20 s")
@@ -80,8 +82,8 @@ class ProgressBar:
         filled = int(frac * self.width)
         bar = "#" * filled + "." * (self.width - filled)
         line = f"{self.label} [{bar}] {done}/{total} {self.unit} {time.perf_counter() - self.start:6.1f}s"
-        end = "\n" if (done >= total or not self.tty) else ""
-        self.stream.write(("\r" if self.tty else "") + line + end)
+        last = done >= total or not self.tty
+        self.stream.write(("\r" if self.tty else "") + terminal(line) + ("\n" if last else ""))
         self.stream.flush()
 
 
@@ -251,7 +253,7 @@ def write_text(path, text: str) -> None:
     if path is None:
         try:
             for start in range(0, len(text), 1 << 16):  # in pieces, so a closed pipe is noticed at once
-                sys.stdout.write(text[start : start + (1 << 16)])
+                sys.stdout.write(terminal(text[start : start + (1 << 16)]))
                 sys.stdout.flush()
         except BrokenPipeError:
             raise
@@ -285,7 +287,7 @@ def _read_labelled(path: Path, args, rows: str, model=None):
 
 def _note_ignored(path, ignored: list) -> None:
     if ignored:
-        print(f"note: {path}: ignoring column(s) {_shorten(ignored)} the model does not use", file=sys.stderr)
+        say(f"note: {path}: ignoring column(s) {_shorten(ignored)} the model does not use", file=sys.stderr)
 
 
 def _number(cell, where: str) -> float:
@@ -301,7 +303,10 @@ def _number(cell, where: str) -> float:
 
 
 def _named_grid(path, header: list, rows: dict, names: list) -> list:
-    """Rows and columns of a cost grid named by class (``rows``: name -> cells), in the order of ``names``."""
+    """Rows and columns of a cost grid named by class (``rows``: name -> cells), in the order of ``names``; the
+    names pass the name door (``rebel.names``: refused with control characters or over 200 characters)."""
+    what = f"--cost-matrix {path}: the class name"
+    header, rows = [clean_name(h, what) for h in header], {clean_name(n, what): r for n, r in rows.items()}
     if sorted(header) != sorted(names) or sorted(rows) != sorted(names):
         raise ValueError(
             f"--cost-matrix {path} names the classes {_shorten(header)} (columns) and {_shorten(sorted(rows))} "
@@ -375,7 +380,7 @@ def read_cost_matrix(path: Path, classes, max_bytes: int = MAX_BYTES) -> np.ndar
     """The cost matrix of a CSV or JSON file, rows and columns in the order of ``classes`` (sorted labels)."""
     check_size(Path(path), max_bytes, "--cost-matrix")
     try:
-        text = Path(path).read_bytes().decode("utf-8-sig")
+        text = Path(path).read_bytes().decode("utf-8-sig").replace("\r\n", "\n").replace("\r", "\n")
     except UnicodeDecodeError:
         raise ValueError(f"--cost-matrix {path} is not UTF-8 text; give a CSV or JSON file.") from None
     names = [str(c) for c in classes]
@@ -430,7 +435,7 @@ def compile_fit_if_cold(model, n_samples: int, n_features: int, n_classes: int, 
 
 
 def _say_compiling(seconds, stream) -> None:
-    print(
+    say(
         f"compiling the engine for this machine (first use only, about {seconds} s)",
         file=stream or sys.stderr,
         flush=True,
@@ -502,7 +507,7 @@ def cmd_fit(args) -> int:
         model.fit(_frame(data.X, data.features), data.y, callback=callback)
     write_text(args.out, dumps_model(model))
     features = data.features
-    print(
+    say(
         f"fitted {model.n_estimators_} rounds of depth {args.depth} ({_engine_text(args)}) on {len(data.y)} "
         f"points ({data.rows}), {len(features)} features ({', '.join(map(str, features[:8]))}"
         f"{', ...' if len(features) > 8 else ''}), classes {[str(c) for c in model.classes_]} in "
@@ -551,9 +556,9 @@ def cmd_predict(args) -> int:
         scores = class_scores(model, X)
         for k, c in enumerate(model.classes_):
             table[f"H_{c}"] = scores[:, k]
-    write_text(args.out, table.to_csv(index=False))
+    write_text(args.out, csv_text(table))
     if args.out is not None:
-        print(f"{len(table)} predictions written to {args.out}")
+        say(f"{len(table)} predictions written to {args.out}")
     return 0
 
 
@@ -580,18 +585,18 @@ def cmd_evaluate(args) -> int:
     pred = label_indices(model.predict(X), classes)
     k = len(classes)
     confusion = np.bincount(truth * k + pred, minlength=k * k).reshape(k, k)
-    names = [str(c) for c in classes]
+    names = [terminal(c) for c in classes]  # escaped before the columns are aligned
     frame = pd.DataFrame(confusion, columns=names)
     frame.insert(0, "truth \\ predicted", names)
     source = "the model's training costs" if args.cost_matrix is None else str(args.cost_matrix)
-    print(f"points: {len(data.y)}")
-    print(f"rows: {data.rows}")
-    print(f"mean cost: {_costs_of(pred, truth, costs):.6g} (cost matrix: {source})")
-    print(f"error rate: {np.mean(truth != pred):.6g}")
+    say(f"points: {len(data.y)}")
+    say(f"rows: {data.rows}")
+    say(f"mean cost: {_costs_of(pred, truth, costs):.6g} (cost matrix: {source})")
+    say(f"error rate: {np.mean(truth != pred):.6g}")
     if args.baselines:
         _print_baselines(args, model, costs, X, truth, _costs_of(pred, truth, costs))
-    print("confusion matrix (rows: truth, columns: predicted):")
-    print(frame.to_string(index=False))
+    say("confusion matrix (rows: truth, columns: predicted):")
+    say(frame.to_string(index=False))
     return 0
 
 
@@ -625,14 +630,14 @@ def _print_baselines(args, model, costs, X_test, truth, rebel_cost: float) -> No
     min_risk = label_indices(blind.predict(X_test), model.classes_)
     argmax = label_indices(blind.estimator_.predict(X_test), model.classes_)
     two_step = _costs_of(min_risk, truth, costs)
-    print(
+    say(
         f"baselines (the same engine trained without costs on {len(train.y)} points: {train.rows} of "
         f"{source}):"
     )
-    print(f"  mean cost, cost-blind + min-risk rule (two-step): {two_step:.6g}")
-    print(f"  mean cost, cost-blind + argmax: {_costs_of(argmax, truth, costs):.6g}")
+    say(f"  mean cost, cost-blind + min-risk rule (two-step): {two_step:.6g}")
+    say(f"  mean cost, cost-blind + argmax: {_costs_of(argmax, truth, costs):.6g}")
     if rebel_cost > two_step:
-        print(
+        say(
             f"  cost-sensitive training cost more here ({rebel_cost:.6g}) than the two-step method "
             f"({two_step:.6g}); docs/REPRODUCTION.md shows when that happens."
         )

@@ -52,21 +52,35 @@ def weighted_cost_rows(cost_rows: np.ndarray, sample_weight, n_samples: int) -> 
 
 
 def _weights(sample_weight) -> np.ndarray:
-    """``sample_weight`` as float64, or a ValueError naming the first entry that is not a number."""
+    """``sample_weight`` as float64, or a ValueError naming the first entry that is not a number (text such as
+    "1" included: numpy would read it as a number here but compare it as text in training)."""
     try:
-        return np.asarray(sample_weight, dtype=np.float64)
-    except (TypeError, ValueError):
+        arr = np.asarray(sample_weight)
+        if arr.dtype.kind not in "USO":  # numbers or booleans: nothing to name
+            return arr.astype(np.float64)
+        cells = np.asarray(sample_weight, dtype=object).reshape(-1)  # as given: [1, "a"] is not ["1", "a"]
+        return np.array([_weight(v, i) for i, v in enumerate(cells)]).reshape(arr.shape)
+    except (TypeError, ValueError) as exc:
+        if str(exc).startswith("sample_weight["):
+            raise
         flat = np.asarray(sample_weight, dtype=object).reshape(-1)
         for i, value in enumerate(flat):
-            try:
-                float(value)
-            except (TypeError, ValueError):
-                raise ValueError(
-                    f"sample_weight[{i}] is {reprlib.repr(value)}, not a number; sample_weight must hold one "
-                    "non-negative number per row of X."
-                ) from None
+            _weight(value, i)
         raise ValueError(
             "sample_weight must hold one non-negative number per row of X (a flat list or 1-D array)."
+        ) from None
+
+
+def _weight(value, i: int) -> float:
+    value = value.item() if isinstance(value, np.generic) else value
+    try:
+        if isinstance(value, (str, bytes)):
+            raise TypeError(value)
+        return float(value)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"sample_weight[{i}] is {reprlib.repr(value)}, not a number; sample_weight must hold one "
+            "non-negative number per row of X (numbers, not text)."
         ) from None
 
 

@@ -22,6 +22,7 @@ import numpy as np
 
 from .binning import BINNINGS
 from .costs import validate_cost_matrix
+from .names import MAX_NAME_CHARS, clean_name
 from .params import (
     CHOICE_PARAMS,
     INT_PARAMS,
@@ -38,9 +39,7 @@ FORMAT = "rebel-explorer-model"
 VERSION = 2  # the version save_model writes
 VERSIONS = (1, 2)  # the versions load_model reads (docs/MODEL_FORMAT.md: what each holds)
 MAX_FEATURES = 1_000_000
-MAX_LABEL_CHARS = (
-    1000  # a class label is a name, not a document (and numpy stores K labels at the longest width)
-)
+MAX_LABEL_CHARS = MAX_NAME_CHARS  # a class label or feature name passes the name door (rebel.names)
 MAX_ABS_SCORE = 1e300  # bound on |a0_k| + sum_t |a_tk|: the scores H cannot overflow
 _INT64 = (-(2**63), 2**63 - 1)
 
@@ -210,8 +209,8 @@ def _classes(obj: Any) -> np.ndarray:
             raise _fail(f"class label {short(v)} does not fit in 64 bits.")
         if type(v) is float and not np.isfinite(v):
             raise _fail(f"class label {short(v)} is not a finite number.")
-        if type(v) is str and len(v) > MAX_LABEL_CHARS:
-            raise _fail(f"a class label has {len(v)} characters; the limit is {MAX_LABEL_CHARS}.")
+        if type(v) is str:
+            _name(v, "a class label")
     if any(not a < b for a, b in itertools.pairwise(values)):
         raise _fail(f"classes must be sorted and unique (as fit stores them); got {short(values)}.")
     return np.array(values, dtype=dtype)
@@ -300,11 +299,21 @@ def _feature_names(value: Any, d: int) -> tuple | None:
     if not isinstance(value, list) or len(value) != d:
         raise _fail(f"feature_names must be null or a list of n_features_in = {d} names; got {short(value)}.")
     for v in value:
-        if type(v) is not str or not v or len(v) > MAX_LABEL_CHARS:
+        if type(v) is not str or not v:
             raise _fail(f"feature name {short(v)} must be text of 1 to {MAX_LABEL_CHARS} characters.")
+        _name(v, "a feature name")
     if len(set(value)) != d:
         raise _fail(f"feature_names must be distinct; got {short(value)}.")
     return tuple(value)
+
+
+def _name(value: str, what: str) -> None:
+    """A name of the file checked at the door (``rebel.names``): refused when too long or holding control
+    characters; kept as written otherwise (a model's classes are what it predicts)."""
+    try:
+        clean_name(value, what)
+    except ValueError as exc:
+        raise _fail(f"{exc} Fit the model again on data whose names are one short line of text.") from None
 
 
 def _package_version(value: Any) -> str:

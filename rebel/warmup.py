@@ -413,9 +413,11 @@ WARM = {"fit": _warm_fit, "predict": _warm_predict, "parallel": _warm_parallel, 
 def _main(argv: list[str]) -> int:
     """``python -m rebel.warmup [--nice N] [group ...]``: compile the named groups (all four by default) in this
     process, its CPU niceness raised by N first (where the system has niceness)."""
+    from .textout import say  # the one way out for text (a group name is the user's)
+
     if argv[:1] == ["--nice"]:
         if len(argv) < 2 or not argv[1].isdigit():
-            print("rebel.warmup: --nice takes a whole number, e.g. --nice 10", file=sys.stderr)
+            say("rebel.warmup: --nice takes a whole number, e.g. --nice 10", file=sys.stderr)
             return 2
         if hasattr(os, "nice"):
             os.nice(int(argv[1]))
@@ -423,7 +425,7 @@ def _main(argv: list[str]) -> int:
     names = argv or list(GROUPS)
     unknown = [g for g in names if g not in GROUPS]
     if unknown:
-        print(f"rebel.warmup: unknown group(s) {unknown}; choose from {list(GROUPS)}", file=sys.stderr)
+        say(f"rebel.warmup: unknown group(s) {unknown}; choose from {list(GROUPS)}", file=sys.stderr)
         return 2
     for name in names:
         WARM[name]()

@@ -124,7 +124,7 @@ APP_CASES = [
         ["1000 classes", f"at most {MAX_CLASSES}"],
     ),
     Case(
-        "csv-malformed-quotes", "csv", b'x,y,label\n1,2,"a\n3,4,b\n5,6,"b\n', ["label", "at least 2 classes"]
+        "csv-malformed-quotes", "csv", b'x,y,label\n1,2,"a\n3,4,b\n5,6,"b\n', ["label", "holds a line break"]
     ),
     Case("csv-binary-bytes", "csv", bytes(range(256)) * 4, ["not UTF-8", "save it as UTF-8 CSV"]),
     Case("csv-png-file", "csv", b"\x89PNG\r\n\x1a\n" + b"\x00" * 64, ["not UTF-8", "save it as UTF-8 CSV"]),

@@ -24,7 +24,7 @@ def _replicas(n: int) -> list:
 def test_the_configuration_has_affinity_websockets_health_checks_and_one_server_per_replica(tmp_path):
     text = classroom.render_config(_replicas(3), "127.0.0.1", 8501)
     assert "bind 127.0.0.1:8501" in text
-    assert "cookie SERVERID insert indirect nocache" in text
+    assert 'cookie SERVERID insert indirect nocache httponly attr "SameSite=Lax"' in text
     assert re.search(r"timeout tunnel \d+h", text)
     assert "option httpchk GET /_stcore/health" in text and "option redispatch" in text
     servers = re.findall(r"server (r\d) 127\.0\.0\.1:(\d+) check cookie (r\d)", text)

@@ -13,6 +13,7 @@ import rebel.data as d
 from rebel import RebelClassifier
 from rebel.budget import BudgetError
 from rebel.costs import min_risk_class, random_guess_cost, uniform_costs
+from rebel.textout import neutralised
 
 TWO = pd.DataFrame(
     [
@@ -431,10 +432,14 @@ _label = (
     labels=st.lists(_label, min_size=2, max_size=2, unique=True),
 )
 def test_csv_round_trip_of_any_floats_and_string_labels(X, labels):
+    """Exact, but for a label starting like a spreadsheet formula ("-a"), which comes back with the quote the
+    writer put before it (rebel.textout.csv_text)."""
     X = np.array(X)
     y = np.array([labels[i % 2] for i in range(len(X))], dtype=object)
     ds = d.Dataset(X[:2], y[:2], X[2:], y[2:], tuple(sorted(labels)))
-    _same(ds, d.read_csv(d.to_csv(ds).encode()))
+    quoted = [neutralised(v) for v in labels]
+    y = np.array([quoted[i % 2] for i in range(len(X))], dtype=object)
+    _same(d.Dataset(X[:2], y[:2], X[2:], y[2:], tuple(sorted(quoted))), d.read_csv(d.to_csv(ds).encode()))
 
 
 def test_read_csv_without_split_column_and_label_choice():

@@ -23,7 +23,9 @@ from sklearn.model_selection import train_test_split
 from rebel import budget
 from rebel.data.mixture import Dataset, _check_fraction
 from rebel.data.presets import PRESETS, Preset
+from rebel.names import clean_name, clean_names
 from rebel.params import check_n_classes
+from rebel.textout import csv_text
 
 MAX_ROWS = budget.limit_of("rows")  # rows of an imported CSV file (the limits live in rebel.budget)
 MAX_FEATURES = budget.limit_of("columns")  # feature columns of an imported CSV file
@@ -85,8 +87,8 @@ def _read_bytes(source) -> bytes:
 
 
 def _decode(data: bytes) -> str:
-    try:
-        return data.decode("utf-8-sig")
+    try:  # line ends CR LF, or CR alone (old Mac files), made LF
+        return data.decode("utf-8-sig").replace("\r\n", "\n").replace("\r", "\n")
     except UnicodeDecodeError as exc:
         raise ValueError(
             f"the CSV file is not UTF-8 text (byte {exc.start} is {data[exc.start]:#x}); save it as UTF-8 CSV."
@@ -112,7 +114,7 @@ def _check_header(text: str) -> list:
         raise ValueError(
             "the CSV file is empty; give a header line with column names and one line per point."
         )
-    header = [h.strip() for h in header]
+    header = [clean_name(h.strip(), "CSV column name") for h in header]  # refused, not stripped (names.py)
     names = set(header)
     n_features = len(header) - 1 - (SPLIT_COLUMN in names)  # one column is the label
     if n_features > MAX_FEATURES:
@@ -147,7 +149,7 @@ def _parse_table(text: str, max_rows: int) -> pd.DataFrame:
             f"the CSV file could not be parsed ({exc}); every line needs the same number of "
             "comma-separated fields as the header."
         ) from None
-    df.columns = [c.strip() for c in df.columns]
+    df.columns = [clean_name(c.strip(), "CSV column name") for c in df.columns]
     if len(df) == 0:
         raise ValueError("the CSV file has a header but no data lines; add one line per point.")
     if len(df) > max_rows:
@@ -185,7 +187,7 @@ def _parse_labels(raw: pd.Series, label_column: str, first_line: int = 2) -> np.
     as_num = pd.to_numeric(raw, errors="coerce")
     if as_num.notna().all() and np.all(np.mod(as_num, 1) == 0):
         return as_num.to_numpy(dtype=np.int64)  # integer labels sort numerically (2 before 10)
-    return raw.to_numpy(dtype=object)
+    return clean_names(raw.to_numpy(dtype=object), f"column {label_column!r}: the class label")
 
 
 class MissingLabelColumn(ValueError):
@@ -276,6 +278,7 @@ def read_csv(
     X = _numeric_features(df, features)
     y = _parse_labels(df[label_column], label_column)
     _check_classes(y, f"the label column {label_column!r}")
+    name = clean_name(name, "the file name", strip=True) if name else ""
     if SPLIT_COLUMN not in df.columns:
         return split_dataset(X, y, test_fraction, seed, features, name)
     test = _split_mask(df, SPLIT_COLUMN)
@@ -417,9 +420,7 @@ def read_labelled(
         n = len(feature_names) if n_features is None else n_features
         features, ignored = match_features(columns, None if not header else feature_names, n, exclude)
     first = df.attrs["first_line"]
-    X = _numeric_features(
-        df, features, first
-    )  # every row is checked, so a bad cell is named by its file line
+    X = _numeric_features(df, features, first)  # every row checked: a bad cell is named by its file line
     y = _parse_labels(df[label], label, first)
     if split is None:
         which = "every row (the file has no split column)"
@@ -441,7 +442,8 @@ def read_labelled(
 def to_csv(dataset: Dataset, path_or_buffer=None) -> str | None:
     """Write a Dataset as CSV: feature columns, ``label``, ``split`` (train/test). Returns the text if no path.
 
-    Floats are written with full precision, so ``read_csv(to_csv(ds))`` gives back identical arrays.
+    Floats are written with full precision, so ``read_csv(to_csv(ds))`` gives back identical arrays (a text
+    label starting like a spreadsheet formula comes back with a leading quote: ``rebel.textout.csv_text``).
     """
     clash = {LABEL_COLUMN, SPLIT_COLUMN} & set(dataset.feature_names)
     if clash:
@@ -457,7 +459,7 @@ def to_csv(dataset: Dataset, path_or_buffer=None) -> str | None:
         part[LABEL_COLUMN] = np.asarray(y, dtype=object)
         part[SPLIT_COLUMN] = split
         frames.append(part)
-    text = pd.concat(frames, ignore_index=True).to_csv(index=False, lineterminator="\n", float_format=None)
+    text = csv_text(pd.concat(frames, ignore_index=True))  # formula-like labels get a leading quote
     if path_or_buffer is None:
         return text
     if isinstance(path_or_buffer, (str, Path)):

@@ -36,6 +36,7 @@ import pandas as pd
 
 from rebel.cost_presets import random_costs
 from rebel.costs import label_indices
+from rebel.names import clean_names
 from rebel.params import MAX_CLASSES, MAX_SAMPLED_POINTS, check_n_classes
 
 MAX_COMPONENTS = 200  # rows of a mixture table
@@ -119,7 +120,7 @@ def _check_mixture_classes(df: pd.DataFrame) -> None:
     empty = np.flatnonzero(names.isna().to_numpy() | (names.astype(str).str.strip() == "").to_numpy())
     if empty.size:
         raise ValueError(f"mixture row {int(empty[0])}: class is empty; give every component a class name.")
-    df["class"] = names.astype(str).str.strip().astype(object)
+    df["class"] = clean_names(names.astype(str).str.strip().to_numpy(dtype=object), "the class name")
     n_classes = df["class"].nunique()
     if n_classes < 2:
         raise ValueError(

@@ -22,12 +22,12 @@ from pydantic import (
     ValidationError,
 )
 
+from rebel.names import MAX_NAME_CHARS, clean_name
 from rebel.params import DATA_RANGES, MAX_CLASSES
 from rebel.schema import short
 
 SESSION_FORMAT = "rebel-explorer-session"
 SESSION_VERSION = 1
-MAX_NAME_CHARS = 200  # a class or preset name
 MAX_TREE_NODES = 500
 MAX_TREE_DEPTH = 12
 
@@ -37,7 +37,8 @@ class InputError(ValueError):
 
 
 Finite = Annotated[float, Field(strict=True, allow_inf_nan=False)]
-Name = Annotated[StrictStr, Field(max_length=MAX_NAME_CHARS)]
+# a class or preset name: through the name door (rebel.names), refused when it holds control characters
+Name = Annotated[StrictStr, Field(max_length=MAX_NAME_CHARS), AfterValidator(clean_name)]
 
 
 def _in_range(name: str):
@@ -139,8 +140,11 @@ def _problem(what: str, exc: ValidationError, fix: str) -> InputError:
     more = f" ({len(errors) - 1} more problem{'s' * (len(errors) > 2)})" if len(errors) > 1 else ""
     if err["type"] == "missing":
         text = f"{what}: {where} is missing{more}."
-    elif err["type"] == "value_error":  # a range of rebel.params: its message names the entry and the fix
-        return InputError(f"{what}: {err['msg'].removeprefix('Value error, ')}{more}. {fix}")
+    elif (
+        err["type"] == "value_error"
+    ):  # a range of rebel.params or the name door: it names the value and the fix
+        message = err["msg"].removeprefix("Value error, ").rstrip(".")
+        return InputError(f"{what}: {where}: {message}{more}. {fix}")
     else:
         meaning = _PLAIN.get(err["type"], err["msg"].removeprefix("Value error, "))
         text = f"{what}: {where} is {short(err.get('input'))}: {meaning}{more}."
@@ -213,6 +217,7 @@ def tree_document(obj: Any) -> dict:
         for key, value in node.items():
             if not isinstance(key, str) or not key or len(key) > MAX_NAME_CHARS:
                 raise _tree_problem(where, key)
+            _tree_name(key, where)
             inside = f"under {short(key)}"
             for item in value if isinstance(value, list) else [value]:
                 if isinstance(item, dict) and item:
@@ -224,4 +229,14 @@ def tree_document(obj: Any) -> dict:
                     and len(item) > MAX_NAME_CHARS
                 ):
                     raise _tree_problem(inside, item)
+                elif isinstance(item, str):
+                    _tree_name(item, inside)
     return obj
+
+
+def _tree_name(name: str, where: str) -> None:
+    """A name of the tree checked at the door (``rebel.names``): control characters are refused."""
+    try:
+        clean_name(name, "a name")
+    except ValueError as exc:
+        raise InputError(f"the class tree {where}: {exc} {TREE_EXAMPLE}") from None

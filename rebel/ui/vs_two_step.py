@@ -24,6 +24,7 @@ from rebel.estimator import RebelClassifier
 from rebel.experiments import stats
 from rebel.experiments.studies import PAPER_WIN_RATE, Fig3Run, with_outcome
 from rebel.experiments.versus import PARTS, POSTERIORS
+from rebel.textout import csv_text
 from rebel.ui.figures.winrates import REGIME_OUTCOMES, regime_outcome
 from rebel.ui.text import Markdown, md
 
@@ -198,6 +199,11 @@ def variant_text(settings: dict) -> Markdown:
         settings["n_rounds"],
         two_step,
     )
+
+
+def trials_csv(grid: pd.DataFrame) -> str:
+    """The trials table as the page's CSV download (``rebel.textout.csv_text``)."""
+    return csv_text(grid)
 
 
 def outcome_rates(trials: pd.DataFrame, by, costs=("rebel_cost", "two_step_cost")) -> pd.DataFrame:

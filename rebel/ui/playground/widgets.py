@@ -439,6 +439,7 @@ def _on_csv_upload() -> None:
         ui.flash("success", act.use_csv(A, data))
     except ValueError as exc:
         ui.flash("error", f"CSV file not loaded: {exc} The previous dataset is still in use.")
+        S[_CSV_REFUSED] = True  # the sidebar's "Using the uploaded CSV points" would read as this file's
     ui.reset_cost_editor(COSTS, A.cost_matrix)
 
 
@@ -469,6 +470,7 @@ def _on_cost_preset(on_apply) -> None:
 
 # ------------------------------------------------------------------------------------------------------- panels
 _SPEC_ERROR = "pg_spec_error"  # a refused dataset setting's message, shown under the dataset widgets
+_CSV_REFUSED = "pg_csv_refused"  # set by a refused upload, for the run that shows its message
 
 
 def read_sidebar(A: AppState) -> None:
@@ -529,8 +531,10 @@ def _dataset_controls(A: AppState, sb) -> None:
     error = S.pop(_SPEC_ERROR, None)
     if error:
         ui.show_error(error, where=sb)
+    refused = S.pop(_CSV_REFUSED, False)
     if A.data_source == "csv":
-        sb.info("Using the uploaded CSV points; the mixture settings above are not in use.")
+        if not refused:
+            sb.info("Using the uploaded CSV points; the mixture settings above are not in use.")
         sb.button(
             "Back to the designed mixture",
             on_click=ui.guarded_callback(_on_back_to_mixture),
