@@ -107,3 +107,12 @@ def test_an_open_scene_shows_its_checked_numbers_in_the_tray():
     tests = ls.SCENES[0].evidence().tests
     shown = " ".join(c.value for c in at.caption).replace("\\", "")
     assert "Checked on this draw" in shown and tests and all(t in shown for t in tests), (tests, shown)
+
+
+def test_a_diff_with_a_hostile_class_name_is_refused_at_the_name_door():
+    spec = cf.preset_config("airport").to_dict()["spec"]
+    for row in spec["mixture"]:
+        if row["class"] == "weapon":
+            row["class"] = "wea\x1b[2Jpon"
+    with pytest.raises(ValueError, match="control"):
+        sl.config_from_params({"p": "airport", "d": sl._pack({"spec": spec})})

@@ -28,7 +28,9 @@ def _pack(obj: dict) -> str:
     return base64.urlsafe_b64encode(zlib.compress(raw, 9)).decode().rstrip("=")
 
 
-def _unpack(text: str) -> dict:
+def _preset_with_diff(name: str, text: str) -> Config:
+    """Preset ``name``'s configuration with the fields of diff ``text`` (``_pack``) in place of its own, checked
+    as a session file is (its names through ``rebel.names.clean_name``)."""
     text = str(text)
     if len(text) > MAX_QUERY_CHARS:
         raise ValueError(
@@ -48,7 +50,10 @@ def _unpack(text: str) -> dict:
             f"the link's '{DIFF_KEY}' parameter is damaged (could not decode it); copy the full address "
             "again or remove the parameter."
         )
-    return obj
+    doc = preset_config(name).to_dict()
+    doc.update(obj)
+    doc.pop("classes", None)  # they follow from the mixture
+    return Config.from_dict(doc, what="the link's configuration")
 
 
 def _scenes():
@@ -103,11 +108,9 @@ def config_from_params(params: dict) -> tuple[Config, int | None] | None:
         name = str(params[PRESET_KEY])
         if name not in PRESETS:
             raise ValueError(f"p={name[:30]!r} is not a preset; choose one of {', '.join(PRESETS)}.")
-        doc = preset_config(name).to_dict()
-        if params.get(DIFF_KEY) is not None:
-            doc.update(_unpack(params[DIFF_KEY]))
-            doc.pop("classes", None)  # they follow from the mixture
-        return Config.from_dict(doc, what="the link's configuration"), None
+        if params.get(DIFF_KEY) is None:
+            return preset_config(name), None
+        return _preset_with_diff(name, params[DIFF_KEY]), None
     if params.get(QUERY_KEY) is not None:
         return decode_query(params[QUERY_KEY]), None
     return None
