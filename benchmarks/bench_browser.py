@@ -60,6 +60,7 @@ from benchmarks._common import CHROMIUM, CHROMIUM_ARGS, free_port, healthy, serv
 
 ROOT = Path(__file__).resolve().parents[1]
 VIEWPORT = {"width": 1440, "height": 900}
+PRESENT = {"on": False}  # --present: every page opens in presentation mode (``?present=1``)
 
 # Stable hooks (CSS selectors of Streamlit's ``st-key-<key>`` classes and widget labels). The first selector that
 # matches wins, so a renamed key only needs its new spelling added here.
@@ -385,6 +386,8 @@ def open_playground(context, url: str):
 
     page = context.new_page()
     page.set_viewport_size(VIEWPORT)
+    if PRESENT["on"] and "present=" not in url:
+        url += ("&" if "?" in url else "/?") + "present=1"
     page.add_init_script(
         _FIRST_PAINT_JS.replace("SELECTORS", json.dumps(HOOKS["regions"]))
         .replace("FINAL", _FINAL_JS)
@@ -492,6 +495,8 @@ def edit_cost(page, value: str):
     editor) without committing it; returns the commit (pressing Enter), which ``_measure`` times."""
     i, j = COST_ENTRY
     cell = page.locator(HOOKS["cost_cell"].format(i=i, j=j))
+    grid = ", ".join(f"{e} canvas" for e in HOOKS["cost_editor"])
+    page.locator(f"{HOOKS['cost_cell'].format(i=i, j=j)}, {grid}").first.wait_for(timeout=120_000)  # drawn
     if cell.count():
         cell.first.fill(value)
         return lambda: cell.first.press("Enter")
@@ -628,9 +633,9 @@ def run_steps(context, url: str, repeat: int, out: dict):
     if repeat % 2:
         flip_toggle(page)
         _settle(page)
-    current, options = preset_names(page)
+    current, options = (None, []) if PRESENT["on"] else preset_names(page)  # (the sidebar folds away)
     others = [o for o in options if o != current]  # each preset once: a new dataset and model every time
-    for k in range(repeat):
+    for k in range(repeat if others else 0):
         name = others[k % len(others)]
         out["preset"].append((_measure(page, None, prepare=lambda n=name: open_preset(page, n)), load1()))
         yield
@@ -725,9 +730,11 @@ def alternate(steps: list) -> None:
 
 
 def report(label: str, results: dict) -> None:
-    print(f"== {label} (viewport {VIEWPORT['width']}x{VIEWPORT['height']})")
+    mode = ", presentation mode" if PRESENT["on"] else ""
+    print(f"== {label} (viewport {VIEWPORT['width']}x{VIEWPORT['height']}{mode})")
     for name in ("cost_edit", "scrub", "preset", "toggle", "first_visit", "first_page"):
-        print(_summary(name, results[name]))
+        if results.get(name):
+            print(_summary(name, results[name]))
     print(_summary("play_fps", results["play_fps"], "fps"))
 
 
@@ -744,7 +751,14 @@ def main(argv=None) -> dict:
         help="another checkout of the project (e.g. the code before a change), on its own server: its "
         "measurements alternate one by one with this tree's, and both tables are printed",
     )
+    ap.add_argument(
+        "--present",
+        action="store_true",
+        help="presentation mode (?present=1) on every page; the preset changes are then not measured (the "
+        "sidebar folds away)",
+    )
     args = ap.parse_args(argv)
+    PRESENT["on"] = args.present
     try:
         width, height = (int(v) for v in args.viewport.lower().split("x"))
     except ValueError:
@@ -775,13 +789,13 @@ def main(argv=None) -> dict:
     if baseline is not None:
         report(f"baseline {baseline}", base_results)
     report(f"this tree {ROOT}", results)
-    med = {k: statistics.median(v for v, _ in samples) for k, samples in results.items()}
+    med = {k: statistics.median(v for v, _ in samples) for k, samples in results.items() if samples}
     load = " ".join(f"{v:.2f}" for v in os.getloadavg())
     print(f"load average at the end (1, 5, 15 min): {load}; the machine has {os.cpu_count()} cores")
     print(f"first visit on a warm server (median ms): {med['first_visit']:.0f}")
     print(
         f"browser latency (median ms): cost_edit={med['cost_edit']:.0f} scrub={med['scrub']:.0f} "
-        f"preset={med['preset']:.0f} toggle={med['toggle']:.0f}; play_fps={med['play_fps']:.1f}"
+        f"preset={med.get('preset', float('nan')):.0f} toggle={med['toggle']:.0f}; play_fps={med['play_fps']:.1f}"
     )
     return results if baseline is None else {"this": results, "baseline": base_results}
 
