@@ -1,0 +1,234 @@
+"""The replay's numbers and its one-screen layout: the numbers lines over the regions (or beside them in the
+projector layout), the cost strip with its marker and legend, and the layout's constants.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from rebel.ui.figures.palette import BAYES_COLOR, MODEL_COLORS
+from rebel.ui.figures.style import (
+    esc,
+    line,
+)
+
+FONT_NUMBERS = 14  # the numbers line above the regions
+FONT_STRIP_KEY = 11  # the cost strip's legend (the models' names in their lines' colours)
+STRIP_KEY = "strip legend"  # the name of the cost strip's legend trace
+HEADER_DOMAIN = (0.999, 1.0)  # paper y of the numbers lines' anchor: they grow upwards into the top margin
+CURVE_DOMAIN = (0.0, 0.13)  # paper y of the cost strip under the regions
+PLANE_DOMAIN = (0.38, 1.0)  # paper y of the regions (square: their width follows); the legend sits below
+LINE_PX = 19  # height of one numbers line (FONT_NUMBERS = 14)
+# What lies under the regions keeps its size in px on a taller screen: the cost strip, the gap to the legend and
+# all of it (strip, legend, the regions' tick labels), as the fractions above make them at 1280 x 720 (a plot
+# area of ~442 px). A taller plot gives its extra height to the regions, not to empty space under them.
+CURVE_PX, LEGEND_GAP_PX, BELOW_PLANE_PX = 58, 13, 168
+# Left and bottom margins (px) of the one-screen layout: the room plotly's automatic margins take in Streamlit's
+# chart theme (the cost strip's tick labels and title on the left; the Play buttons and round slider below).
+# Asked for up front, plotly draws the figure once; from smaller margins it draws, widens them and draws again,
+# which doubled the time to a painted picture (a wider need still widens them, so nothing is ever clipped).
+ONE_SCREEN_MARGIN = (70, 142)
+BEFORE_AFTER_MARGIN = (32, 66)  # the same for ``before_after_figure`` (tick labels, legend below)
+# The projector layout (presentation mode): the regions fill the plot's height on the left; the verdict's figures,
+# the legend and the cost strip sit beside them; only the round and the three costs stay above.
+PROJECTOR_PLANE_X = (0.0, 0.6)  # paper x of the regions (square: the narrower of width and height wins)
+PROJECTOR_SIDE_X = (0.67, 1.0)  # paper x of the column beside them
+PROJECTOR_CURVE_Y = (0.1, 0.34)  # paper y of the cost strip in that column (room under it for its ticks)
+PROJECTOR_CURVE_Y_MANY = (0.07, 0.24)  # with a two-column legend (more classes): a lower, flatter strip
+PROJECTOR_LEGEND_ROWS = 2  # more classes: the projector's legend splits into two columns (legend, legend2)
+PROJECTOR_CONTROLS_DROP = 8  # px (before presentation mode's font scaling): the buttons and slider sit lower
+PROJECTOR_NAME_CHARS = 10  # characters of a class name in a half column
+
+
+def _numbers_parts(numbers: dict, t: int, T: int) -> tuple:
+    """Round t's numbers as ``(head, costs, verdict)``: the round line, the three test costs (REBEL, two-step,
+    Bayes when known) and the verdict's figures (the difference, ignoring the costs, the regret against Bayes)
+    as a list of short phrases."""
+    r, s = float(numbers["REBEL"][t]), float(numbers["two-step"][t])
+    bayes = numbers.get("Bayes")
+    costs = f"<b>REBEL {r:.3f}</b> · <b>two-step {s:.3f}</b> · " + (
+        "Bayes n/a" if bayes is None else f"<b>Bayes {bayes:.3f}</b>"
+    )
+    diff = r - s
+    who = (
+        "tie"
+        if abs(diff) <= numbers.get("tie", 0.0)
+        else ("REBEL cheaper" if diff < 0 else "two-step cheaper")
+    )
+    verdict = [f"{who} ({diff:+.3f})", f"costs ignored: {float(numbers['blind'][t]):.3f}"]
+    if bayes is not None:
+        verdict += [f"above Bayes: REBEL {r - bayes:+.3f},", f"two-step {s - bayes:+.3f}"]
+    return f"<b>t = {t}</b> of {T} · test cost per point:", costs, verdict
+
+
+def numbers_text(numbers: dict, t: int, T: int, title: str = "") -> str:
+    """The numbers lines of round t: the three test costs (REBEL, two-step, Bayes when known) and the verdict's
+    figures (the difference, ignoring the costs, the regret against Bayes). Numbers only; ``title`` (escaped)
+    heads them."""
+    head, costs, verdict = _numbers_parts(numbers, t, T)
+    lines = [head, costs, " · ".join(verdict[:2])]
+    if len(verdict) > 2:
+        lines.append(" ".join(verdict[2:]))
+    return "<br>".join(([f"<b>{esc(title)}</b>"] if title else []) + lines)
+
+
+def projector_texts(numbers: dict, t: int, T: int, title: str = "") -> tuple:
+    """The projector layout's numbers of round t: ``(head, side)``, the round and the three test costs above
+    the regions (two lines), the title and the verdict's figures beside them (one short phrase a line)."""
+    head, costs, verdict = _numbers_parts(numbers, t, T)
+    return head + "<br>" + costs, "<br>".join(([f"<b>{esc(title)}</b>"] if title else []) + verdict)
+
+
+def numbers_lines(numbers: dict, title: str = "") -> int:
+    """How many lines ``numbers_text`` writes (the top margin they need)."""
+    return 3 + (numbers.get("Bayes") is not None) + bool(title)
+
+
+def _text_trace(text: str, x: float, position: str, name: str, size: int = FONT_NUMBERS) -> go.Scatter:
+    """A block of text lines on the hidden axes x2/y2 (x in [0, 1] across the plot, y = 1 its top)."""
+    return go.Scatter(
+        x=[x],
+        y=[1],
+        text=[text],
+        mode="text",
+        textposition=position,
+        cliponaxis=False,
+        textfont={"size": size},
+        xaxis="x2",
+        yaxis="y2",
+        showlegend=False,
+        hoverinfo="skip",
+        name=name,
+    )
+
+
+def _add_numbers(
+    fig: go.Figure, numbers: dict, T: int, start: int, updates: list, title: str = "", projector: bool = False
+) -> None:
+    """The numbers line (axes x2/y2 above the regions) and the cost strip with its round marker (axes x3/y3
+    under them, or beside them in the ``projector`` layout, where the verdict's figures go beside the regions
+    too), all following t in the frames."""
+    if projector:
+        pairs = [projector_texts(numbers, t, T, title) for t in range(T + 1)]
+        updates.append((len(fig.data), [{"text": [head]} for head, _ in pairs]))
+        fig.add_trace(_text_trace(pairs[start][0], 0, "top right", "numbers"))
+        updates.append((len(fig.data), [{"text": [side]} for _, side in pairs]))
+        fig.add_trace(_text_trace(pairs[start][1], PROJECTOR_SIDE_X[0], "bottom right", "verdict", 13))
+    else:
+        texts = [numbers_text(numbers, t, T, title) for t in range(T + 1)]
+        updates.append((len(fig.data), [{"text": [text]} for text in texts]))
+        fig.add_trace(_text_trace(texts[start], 0, "top right", "numbers"))
+    r, s = np.asarray(numbers["REBEL"], dtype=np.float64), np.asarray(numbers["two-step"], dtype=np.float64)
+    rounds = np.arange(T + 1)
+    for name, cost in (("REBEL", r), ("two-step", s)):
+        fig.add_trace(
+            line(
+                rounds,
+                cost,
+                f"{name} test cost",
+                MODEL_COLORS[name],
+                2.0,
+                xaxis="x3",
+                yaxis="y3",
+                showlegend=False,
+                hovertemplate=f"{name} t=%{{x}}: %{{y:.3f}}<extra></extra>",
+            )
+        )
+    # the strip's own legend: each model's name in its line's colour, at its top right (the curves end low)
+    key = " ".join(f"<span style='color:{MODEL_COLORS[n]}'>━ {n}</span>" for n in ("REBEL", "two-step"))
+    fig.add_trace(
+        go.Scatter(
+            x=[T],
+            y=[max(float(np.nanmax(r)), float(np.nanmax(s)))],
+            text=[key],
+            mode="text",
+            textposition="bottom left",
+            textfont={"size": FONT_STRIP_KEY},
+            cliponaxis=False,
+            xaxis="x3",
+            yaxis="y3",
+            showlegend=False,
+            hoverinfo="skip",
+            name=STRIP_KEY,
+        )
+    )
+    if numbers.get("Bayes") is not None:
+        b = float(numbers["Bayes"])
+        fig.add_trace(
+            line(
+                [0, T],
+                [b, b],
+                "Bayes",
+                BAYES_COLOR,
+                1.2,
+                "dash",
+                xaxis="x3",
+                yaxis="y3",
+                showlegend=False,
+                hoverinfo="skip",
+            )
+        )
+    colors = [MODEL_COLORS["REBEL"], MODEL_COLORS["two-step"]]
+    updates.append((len(fig.data), [{"x": [t, t], "y": [r[t], s[t]]} for t in range(T + 1)]))
+    fig.add_trace(
+        go.Scatter(
+            x=[start, start],
+            y=[r[start], s[start]],
+            mode="markers",
+            marker={"color": colors, "size": 10, "line": {"color": "white", "width": 1.5}},
+            xaxis="x3",
+            yaxis="y3",
+            showlegend=False,
+            hoverinfo="skip",
+            name="round marker",
+        )
+    )
+
+
+def below_plane(area_px: float | None) -> tuple:
+    """(the cost strip's top, the legend's bottom, the regions' bottom) in paper y for a plot area ``area_px``
+    high: ``CURVE_DOMAIN``, ``PLANE_DOMAIN`` and the legend's gap as fractions, or their px sizes at 1280 x 720
+    (``CURVE_PX``, ``LEGEND_GAP_PX``, ``BELOW_PLANE_PX``) where those are the smaller share; the fractions when
+    the area is not known (the chart fills its box)."""
+    if not area_px or area_px <= 0:
+        return CURVE_DOMAIN[1], CURVE_DOMAIN[1] + 0.03, PLANE_DOMAIN[0]
+    curve = min(CURVE_DOMAIN[1], CURVE_PX / area_px)
+    return curve, curve + min(0.03, LEGEND_GAP_PX / area_px), min(PLANE_DOMAIN[0], BELOW_PLANE_PX / area_px)
+
+
+def _numbers_axes(numbers: dict, T: int, below: tuple | None = None) -> dict:
+    """Layout of the numbers line's axes (x2/y2, hidden) and the cost strip's (x3/y3); the regions' y domain
+    (``below``: ``below_plane``'s split, the fractions by default)."""
+    curve_top, _, plane_bottom = below or below_plane(None)
+    r, s = np.asarray(numbers["REBEL"], dtype=np.float64), np.asarray(numbers["two-step"], dtype=np.float64)
+    lo = min(float(np.nanmin(r)), float(np.nanmin(s)), numbers.get("Bayes") or np.inf)
+    hi = max(float(np.nanmax(r)), float(np.nanmax(s)))
+    pad = max(hi - lo, 1e-6) * 0.1
+    return {
+        "xaxis2": {"domain": [0, 1], "range": [0, 1], "visible": False, "fixedrange": True, "anchor": "y2"},
+        "yaxis2": {
+            "domain": list(HEADER_DOMAIN),
+            "range": [0, 1],
+            "visible": False,
+            "fixedrange": True,
+            "anchor": "x2",
+        },
+        "xaxis3": {
+            "domain": [0, 1],
+            "range": [0, max(T, 1)],
+            "fixedrange": True,
+            "anchor": "y3",
+            "showgrid": False,
+            "ticks": "outside",
+        },
+        "yaxis3": {
+            "domain": [CURVE_DOMAIN[0], curve_top],
+            "range": [lo - pad, hi + pad],
+            "fixedrange": True,
+            "anchor": "x3",
+            "nticks": 3,
+            "title": {"text": "test cost"},
+        },
+        "yaxis": {"domain": [plane_bottom, PLANE_DOMAIN[1]]},
+    }
