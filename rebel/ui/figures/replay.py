@@ -62,10 +62,15 @@ from rebel.ui.figures.regions import (
 from rebel.ui.figures.replay_frames import _frames, set_frames
 from rebel.ui.figures.replay_numbers import (  # noqa: F401 (the numbers and layout, as they were in this module)
     BEFORE_AFTER_MARGIN,
+    BELOW_PLANE_PX,
+    CURVE_DOMAIN,
+    CURVE_PX,
     FONT_NUMBERS,
     FONT_STRIP_KEY,
+    LEGEND_GAP_PX,
     LINE_PX,
     ONE_SCREEN_MARGIN,
+    PLANE_DOMAIN,
     PROJECTOR_CONTROLS_DROP,
     PROJECTOR_CURVE_Y,
     PROJECTOR_CURVE_Y_MANY,
