@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
+LIBM_JS = HERE / "libm.js"
 ENGINE_JS = HERE / "rebel_engine.js"
 NODE_BATCH_JS = HERE / "node_batch.js"
 # The sizes the engine is built and tested for (the Playground's ranges, rebel.params and rebel.ui.config).
@@ -27,8 +28,9 @@ N_FEATURES = 2
 
 
 def engine_source() -> str:
-    """The engine's JavaScript text (defines ``RebelEngine``; in a Web Worker it answers ``{problem}``)."""
-    return ENGINE_JS.read_text(encoding="utf-8")
+    """The engine's JavaScript text, its exp and log first (defines ``RebelLibm`` and ``RebelEngine``; in a Web
+    Worker it answers ``{problem}`` messages)."""
+    return LIBM_JS.read_text(encoding="utf-8") + "\n" + ENGINE_JS.read_text(encoding="utf-8")
 
 
 def problem_payload(X, y_idx, cost_matrix, hyper: dict, sample_weight=None) -> dict:
@@ -48,9 +50,13 @@ def problem_payload(X, y_idx, cost_matrix, hyper: dict, sample_weight=None) -> d
     ]
     for name, value, top in limits:
         if value > top:
-            raise ValueError(f"{name} is {value}; the browser engine takes at most {top}. Use the server engine.")
+            raise ValueError(
+                f"{name} is {value}; the browser engine takes at most {top}. Use the server engine."
+            )
     if d != N_FEATURES:
-        raise ValueError(f"X has {d} features; the browser engine takes {N_FEATURES} (the Playground's plane).")
+        raise ValueError(
+            f"X has {d} features; the browser engine takes {N_FEATURES} (the Playground's plane)."
+        )
     return {
         "X": X.ravel().tolist(),
         "N": n,
@@ -70,21 +76,40 @@ def node_path() -> str | None:
     return shutil.which("node") or shutil.which("nodejs")
 
 
-def run_node(jobs: list[tuple[dict, np.ndarray]], node: str | None = None, timeout: float = 600) -> list[dict]:
+def run_node(
+    jobs: list[tuple[dict, np.ndarray]], node: str | None = None, timeout: float = 600, trace: bool = False
+) -> list[dict]:
     """Fit each ``(problem payload, points (M, 2))`` job with the JavaScript engine in one Node process; returns
-    per job ``{"model": {...}, "staged": (T + 1, M) class indices, "seconds": the fit's wall time}``."""
+    per job ``{"model": {...}, "staged": (T + 1, M) class indices, "seconds": the fit's wall time}``, and with
+    ``trace`` ``"logs"``: (n, 2) the argument and result of every log the fit took."""
     node = node or node_path()
     if node is None:
-        raise RuntimeError("Node is not installed (apt-get install nodejs); the browser engine cannot run here.")
+        raise RuntimeError(
+            "Node is not installed (apt-get install nodejs); the browser engine cannot run here."
+        )
     payload = json.dumps(
-        [{"problem": p, "points": np.ascontiguousarray(P, dtype=np.float64).ravel().tolist()} for p, P in jobs]
+        [
+            {
+                "problem": p,
+                "points": np.ascontiguousarray(P, dtype=np.float64).ravel().tolist(),
+                "trace": trace,
+            }
+            for p, P in jobs
+        ]
     )
     done = subprocess.run(
-        [node, str(NODE_BATCH_JS)], input=payload, capture_output=True, text=True, timeout=timeout, check=False
+        [node, str(NODE_BATCH_JS)],
+        input=payload,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
     )
     if done.returncode != 0:
         raise RuntimeError(f"node exited with status {done.returncode}: {done.stderr.strip()[-2000:]}")
     out = json.loads(done.stdout)
     for (_, P), res in zip(jobs, out, strict=True):
         res["staged"] = np.asarray(res["staged"], dtype=np.int64).reshape(-1, np.shape(P)[0])
+        if res["logs"] is not None:
+            res["logs"] = np.asarray(res["logs"], dtype=np.float64).reshape(-1, 2)
     return out

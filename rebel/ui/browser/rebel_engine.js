@@ -4,14 +4,17 @@
  * Python function it mirrors, and accumulates its sums in the same order, so that the same inputs choose the
  * same features and thresholds (tests/test_browser_engine.py runs both on random problems).
  *
- * One difference cannot be removed: Math.exp and Math.log are the browser's, not the C library's; both are
- * within one unit in the last place, so a few weights differ in their last bit.
+ * exp and log come from libm.js (loaded first: RebelLibm), which gives the C library's bits: JavaScript's own
+ * differ in the last bit on a few per cent of arguments, enough to break a tie the other way.
  *
- * Loads as a classic script (defines RebelEngine), in a Web Worker (importScripts; then it answers
- * {problem} messages) or under Node (module.exports).
+ * Loads as a classic script after libm.js (defines RebelEngine), in a Web Worker (importScripts both; then it
+ * answers {problem} messages with {model}) or under Node (module.exports).
  */
 (function (root) {
   "use strict";
+
+  const libm = root.RebelLibm || require("./libm.js");
+  const { exp, log } = libm;
 
   const SMOOTHING = 1e-9; // rebel.kernels.common.SMOOTHING
   const LEAF_TOL = 1e-12; // rebel.kernels.common.LEAF_TOL
@@ -159,13 +162,13 @@
     let total = 0.0;
     for (let k = 0; k < K; k++) total += sp[k] + sm[k];
     const eps = Math.max(SMOOTHING * total / K, 1e-300);
-    for (let k = 0; k < K; k++) out[k] = 0.5 * (Math.log(sm[k] + eps) - Math.log(sp[k] + eps));
+    for (let k = 0; k < K; k++) out[k] = 0.5 * (log(sm[k] + eps) - log(sp[k] + eps));
   }
 
   /* rebel.kernels.astar.round_total: sum_k sp_k e^{a_k} + sm_k e^{-a_k}. */
   function roundTotal(sp, sm, a) {
     let total = 0.0;
-    for (let k = 0; k < sp.length; k++) total += sp[k] * Math.exp(a[k]) + sm[k] * Math.exp(-a[k]);
+    for (let k = 0; k < sp.length; k++) total += sp[k] * exp(a[k]) + sm[k] * exp(-a[k]);
     return total;
   }
 
@@ -173,8 +176,8 @@
   function layerChooseA(sp, sm, a, aNew) {
     let total = 0.0;
     for (let k = 0; k < sp.length; k++) {
-      const newLoss = sp[k] * Math.exp(aNew[k]) + sm[k] * Math.exp(-aNew[k]);
-      const oldLoss = sp[k] * Math.exp(a[k]) + sm[k] * Math.exp(-a[k]);
+      const newLoss = sp[k] * exp(aNew[k]) + sm[k] * exp(-aNew[k]);
+      const oldLoss = sp[k] * exp(a[k]) + sm[k] * exp(-a[k]);
       if (newLoss <= oldLoss) {
         a[k] = aNew[k];
         total += newLoss;
@@ -206,8 +209,8 @@
     const { N, K, wp, wm, H, rows, dw, wTotal, dwTotal, nChunks } = s;
     const ea = new Float64Array(K), ema = new Float64Array(K);
     for (let k = 0; k < K; k++) {
-      ea[k] = Math.exp(a[k]);
-      ema[k] = Math.exp(-a[k]);
+      ea[k] = exp(a[k]);
+      ema[k] = exp(-a[k]);
     }
     const wParts = new Float64Array(nChunks * K), dwParts = new Float64Array(nChunks * K);
     const risks = new Float64Array(nChunks);
@@ -311,8 +314,8 @@
     const { N, K, wp, wm, leaf, e, uTot, vTot } = s;
     const ea = new Float64Array(K), ema = new Float64Array(K);
     for (let k = 0; k < K; k++) {
-      ea[k] = Math.exp(a[k]);
-      ema[k] = Math.exp(-a[k]);
+      ea[k] = exp(a[k]);
+      ema[k] = exp(-a[k]);
     }
     uTot.fill(0.0, 0, nLeaves);
     vTot.fill(0.0, 0, nLeaves);
@@ -443,7 +446,7 @@
   function fit(p) {
     const { X, N, d, K, y, depth, nRounds, nThresholds } = p;
     const weights = p.weights || null;
-    const { rows } = costRows(p.costMatrix, K, y, weights);
+    const { rows, scale } = costRows(p.costMatrix, K, y, weights);
     const { cp, cm } = decompose(rows, K);
     const kept = [];
     for (let n = 0; n < N; n++) if (!weights || weights[n] > 0) kept.push(n);
@@ -480,6 +483,7 @@
       total = roundTotal(s.sp, s.sm, a);
       risk[t + 1] = applyRound(s, s.f, a, total > 0 ? 1.0 / total : 1.0);
     }
+    for (let t = 0; t <= nRounds; t++) risk[t] /= scale; // in the caller's cost units (a power of two: exact)
     const nodeThresholds = new Float64Array(nRounds * nNodes);
     for (let i = 0; i < nodeThresholds.length; i++) {
       nodeThresholds[i] = thresholds[forest.features[i] * nThresholds + forest.thrIdx[i] - 1];
