@@ -1,6 +1,6 @@
 """The browser engine's Python side: its JavaScript text, the problem it is given, and a Node runner.
 
-``rebel_engine.js`` is paper-mode REBEL (exp loss, binary leaves, uniform thresholds) in plain JavaScript. This
+``rebel_engine.js`` (with ``libm.js`` and ``rebel_inputs.js``) is paper-mode REBEL (exp loss, binary leaves, uniform thresholds) in plain JavaScript. This
 module reads its text (``engine_source``) for pages that embed it, writes the JSON-able problem it trains on
 (``problem_payload``: the training points, class indices, cost matrix, sample weights and hyper-parameters) and
 runs it under Node on a batch of problems (``run_node``), which the equality test and the timings use.
@@ -15,22 +15,25 @@ from pathlib import Path
 
 import numpy as np
 
+from rebel.params import INT_PARAMS, MAX_APP_POINTS, MAX_CLASSES
+
 HERE = Path(__file__).resolve().parent
 LIBM_JS = HERE / "libm.js"
+INPUTS_JS = HERE / "rebel_inputs.js"
 ENGINE_JS = HERE / "rebel_engine.js"
 NODE_BATCH_JS = HERE / "node_batch.js"
-# The sizes the engine is built and tested for (the Playground's ranges, rebel.params and rebel.ui.config).
-MAX_POINTS = 5000
-MAX_CLASSES = 12
-MAX_ROUNDS = 1000
-MAX_DEPTH = 4
+# The sizes the engine takes: the Playground's (rebel.params). tests/test_browser_engine.py checks it against the
+# numba engine up to 5,000 points and 12 classes.
+MAX_POINTS = MAX_APP_POINTS
+MAX_ROUNDS = INT_PARAMS["n_estimators"].app_high
+MAX_DEPTH = INT_PARAMS["max_depth"].app_high
 N_FEATURES = 2
 
 
 def engine_source() -> str:
-    """The engine's JavaScript text, its exp and log first (defines ``RebelLibm`` and ``RebelEngine``; in a Web
-    Worker it answers ``{problem}`` messages)."""
-    return LIBM_JS.read_text(encoding="utf-8") + "\n" + ENGINE_JS.read_text(encoding="utf-8")
+    """The engine's JavaScript text, its exp and log and its inputs first (defines ``RebelLibm``, ``RebelInputs``
+    and ``RebelEngine``; in a Web Worker it answers ``{problem}`` messages)."""
+    return "\n".join(path.read_text(encoding="utf-8") for path in (LIBM_JS, INPUTS_JS, ENGINE_JS))
 
 
 def problem_payload(X, y_idx, cost_matrix, hyper: dict, sample_weight=None) -> dict:
