@@ -87,6 +87,18 @@ def test_scene_file_offline_cost_edit_and_play(chromium, scene_file):
         page.press(f"#cost-{i}-{j}", "Tab")
         page.wait_for_function("() => document.body.dataset.fits === '3'", timeout=120_000)
 
+        C[0, 2] = 5.0  # two edits in a row: the page shows the last table, not a training of the first one
+        C[i, j] = 40.0
+        page.fill(f"#cost-{i}-{j}", "40")
+        page.press(f"#cost-{i}-{j}", "Tab")
+        page.fill("#cost-0-2", "5")
+        page.press("#cost-0-2", "Tab")
+        page.wait_for_function(
+            "() => document.body.dataset.asked === '5' && document.body.dataset.trained === '5'",
+            timeout=120_000,
+        )
+        _assert_same(page.evaluate(NUMBERS), _server_numbers(dataclasses.replace(cfg, cost_matrix=C)))
+
         page.click("#play")  # from the last round: the replay starts again at round 0
         page.wait_for_function(f"() => Number(document.body.dataset.round) < {T}")
         page.wait_for_function(

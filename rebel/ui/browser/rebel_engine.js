@@ -9,7 +9,7 @@
  * codes from rebel_inputs.js (RebelInputs).
  *
  * Loads as a classic script after libm.js and rebel_inputs.js (defines RebelEngine), in a Web Worker (the three
- * in one script; then it answers {problem} messages with {model}) or under Node (module.exports).
+ * in one script; then it answers {id, problem} messages with {id, model}) or under Node (module.exports).
  */
 (function (root) {
   "use strict";
@@ -448,12 +448,12 @@
   if (typeof module !== "undefined" && module.exports) module.exports = api;
   root.RebelEngine = api;
   if (typeof WorkerGlobalScope !== "undefined" && root instanceof WorkerGlobalScope) {
-    root.onmessage = (event) => {
+    root.onmessage = (event) => { // {id, problem} -> {id, model} or {id, error}
+      const id = event.data.id;
       try {
-        const model = fit(event.data.problem);
-        root.postMessage({ model });
+        root.postMessage({ id, model: fit(event.data.problem) });
       } catch (err) {
-        root.postMessage({ error: String(err && err.message ? err.message : err) });
+        root.postMessage({ id, error: String(err && err.message ? err.message : err) });
       }
     };
   }

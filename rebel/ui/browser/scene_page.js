@@ -1,8 +1,9 @@
 /* A scene file's page: the cost table, REBEL's regions on a canvas, the three test costs and the replay, all
  * recomputed in the page by the browser engine (RebelEngine, loaded before this script) on every cost edit.
  * Reads the JSON in #scene-data (rebel.ui.browser.scene.scene_data). Text is set with textContent only.
- * State for tests and embedding pages: body[data-fits] counts finished trainings, body[data-playing] is "1"
- * while the replay runs, body[data-round] is the round shown. */
+ * State for tests and embedding pages: body[data-fits] counts finished trainings, body[data-asked] and
+ * body[data-trained] number the last cost table asked for and the last one shown (equal when the page has caught
+ * up with the edits), body[data-playing] is "1" while the replay runs, body[data-round] is the round shown. */
 (function () {
   "use strict";
   const data = JSON.parse(document.getElementById("scene-data").textContent);
@@ -102,17 +103,37 @@
     worker = null; // no worker from this page (some browsers refuse them on file://): train in the page
   }
 
+  const pending = new Map(); // request id -> [resolve, reject, problem]
+  let requests = 0;
+  function trainHere(problem, resolve, reject) {
+    try {
+      resolve(E.fit(problem));
+    } catch (err) {
+      reject(err);
+    }
+  }
+  if (worker) {
+    worker.onmessage = (event) => {
+      const found = pending.get(event.data.id);
+      if (!found) return;
+      pending.delete(event.data.id);
+      if (event.data.error) found[1](new Error(event.data.error));
+      else found[0](event.data.model);
+    };
+    worker.onerror = (event) => {
+      event.preventDefault();
+      worker = null; // the worker failed: from now on the page trains itself, starting with what was asked
+      for (const [resolve, reject, problem] of pending.values()) trainHere(problem, resolve, reject);
+      pending.clear();
+    };
+  }
+
   function fitModel(problem) {
-    if (!worker) return Promise.resolve(E.fit(problem));
     return new Promise((resolve, reject) => {
-      const w = worker;
-      w.onmessage = (event) => (event.data.error ? reject(new Error(event.data.error)) : resolve(event.data.model));
-      w.onerror = (event) => {
-        event.preventDefault();
-        worker = null; // the worker failed to start: from now on the page trains itself
-        resolve(E.fit(problem));
-      };
-      w.postMessage({ problem });
+      if (!worker) return trainHere(problem, resolve, reject);
+      const id = ++requests;
+      pending.set(id, [resolve, reject, problem]);
+      worker.postMessage({ id, problem });
     });
   }
 
@@ -141,6 +162,7 @@
       return;
     }
     const generation = ++state.generation;
+    document.body.dataset.asked = String(generation);
     status.classList.remove("error");
     status.textContent = "training REBEL with these costs…";
     const start = performance.now();
@@ -156,6 +178,7 @@
       status.textContent = `REBEL retrained in this page in ${ms.toFixed(0)} ms (${T} rounds${worker ? ", in a worker" : ""})`;
       show(state.t);
       document.body.dataset.fits = String(state.fits);
+      document.body.dataset.trained = String(generation);
     }, (err) => {
       status.textContent = `training failed: ${err.message}`;
       status.classList.add("error");
