@@ -2,20 +2,24 @@
 
 On random Playground-sized problems (2 features, K 2-12, depths 1-4, sample weights, costs inside and outside the
 range trained as given, constant features, duplicated points) and on every preset, the JavaScript fit must choose
-the same thresholds, the same trees (features, threshold indices, leaf signs), a-vectors equal within 1e-12 of
-their size, and the same staged class on a grid over the data at every round. All problems run in one Node process.
+the same thresholds, the same trees (features, threshold indices, leaf signs) and the same staged class on a grid
+over the data at every round, and a-vectors equal within 1e-12 of their size. All problems run in one Node
+process.
 
 The one known source of difference: libm.js's log is correctly rounded and the C library's (which the numba
-kernels call, as Python's math.log does) is not on about 1 argument in 300,000; with few thresholds boosting ends
-up cycling between candidates tied to the last bit, and one such log can then choose another tree. Every fit's
-logs are traced: fits whose logs all equal the C library's must match exactly, the others (at most 2 %) must
-still agree on the data's thresholds.
+kernels call, as Python's math.log does) is not on about 1 argument in 10,000 of those a fit takes (measured:
+67 of 504,194 here, the correctly rounded value every time). Every fit's logs are traced: fits whose logs all equal
+the C library's must have equal a-vectors and training risks; in the others the a-vectors must agree up to the
+round of the first such log (after it a tie in step (3) of a deeper layer may keep the other a_k), and the trees
+and staged classes must still be the same.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
+import platform
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -26,10 +30,28 @@ from rebel.ui.browser.engine import node_path, problem_payload, run_node
 from rebel.ui.config import dataset_from_config, preset_config
 from rebel.ui.playground.compute import make_grid
 
-pytestmark = pytest.mark.skipif(
-    node_path() is None,
-    reason="Node is not installed (apt-get install nodejs): the browser engine cannot run",
-)
+
+def _glibc_with_fma() -> bool:
+    """Whether the numba engine's exp and log are glibc's x86-64 FMA build, whose bits libm.js reproduces (glibc
+    picks it on CPUs with FMA; other C libraries and the non-FMA build round some results otherwise)."""
+    if platform.libc_ver()[0] != "glibc" or platform.machine() not in ("x86_64", "AMD64"):
+        return False
+    try:
+        return " fma " in f" {Path('/proc/cpuinfo').read_text()} ".replace("\n", " ")
+    except OSError:
+        return False
+
+
+pytestmark = [
+    pytest.mark.skipif(
+        node_path() is None,
+        reason="Node is not installed (apt-get install nodejs): the browser engine cannot run",
+    ),
+    pytest.mark.skipif(
+        not _glibc_with_fma(),
+        reason="the numba engine's exp here is not glibc's x86-64 FMA build, the one libm.js reproduces",
+    ),
+]
 
 N_RANDOM = 200
 A_RTOL = 1e-12  # of max_k |a_tk|, the size of the round's vector
@@ -136,23 +158,23 @@ def test_javascript_engine_matches_numba():
     got = run_node(jobs, trace=True)
     results = [_compare(ref, grid, res) for (ref, grid), res in zip(refs, got, strict=True)]
     assert len(results) >= N_RANDOM + len(PRESETS)
-    for key in ("thresholds", "usable"):
+    for key in ("thresholds", "usable", "trees", "staged"):
         bad = [i for i, r in enumerate(results) if not r[key]]
         assert not bad, f"{key} differ on problems {bad} of {len(results)}"
-    for key in ("trees", "staged", "risk"):  # every fit whose logs all had the C library's bits
-        bad = [i for i, r in enumerate(results) if r["libm"] and not r[key]]
-        assert not bad, f"{key} differ on problems {bad} of {len(results)}"
+    bad = [i for i, r in enumerate(results) if r["libm"] and not r["risk"]]  # the C library's logs only
+    assert not bad, f"training risks differ on problems {bad} of {len(results)}"
     exact = [r for r in results if r["libm"]]
     worst = max(r["a_rel"] for r in exact)
     assert worst <= A_RTOL, f"a-vectors differ by {worst:.3g} of their size (allowed {A_RTOL:g})"
     other = [r for r in results if not r["libm"]]
     bad = [i for i, r in enumerate(results) if not r["same_before"]]
     assert not bad, f"problems {bad} differ before their first log unlike the C library's"
-    differ = sum(not r["trees"] or r["a_rel"] > A_RTOL for r in other)
+    differ = sum(r["a_rel"] > A_RTOL for r in other)
     print(
-        f"\nbrowser engine: {len(results)} fits; {len(exact)} with the C library's logs: all identical, largest "
-        f"a difference {worst:.3g} of the vector's size; {len(other)} with a log of another last bit: "
-        f"identical up to it, then {len(other) - differ} still identical, {differ} not"
+        f"\nbrowser engine: {len(results)} fits, trees and staged classes identical in all; {len(exact)} took "
+        f"only the C library's logs: a-vectors within {worst:.3g} of their size; {len(other)} took a log of "
+        f"another last bit: identical up to it, a-vectors then within {A_RTOL:g} in {len(other) - differ}, "
+        f"another a_k kept or replaced in {differ}"
     )
 
 
