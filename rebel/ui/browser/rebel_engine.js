@@ -419,8 +419,7 @@
   /* The minimum-expected-cost class argmin_k sum_y P[m, y] C[y, k] (first of equal ones) of each row of
    * posteriors P (M*K): the two-step method's and the Bayes rule's decision (rebel.costs.min_risk_class). The
    * sums run over y in order; numpy's P @ C (BLAS) may round them otherwise, so two classes whose expected costs
-   * tie to the last bit may be decided differently (never seen in the tests; a tie of exact costs is decided
-   * alike). */
+   * tie to the last bit may be decided differently (not seen in the tests). */
   function minRiskClasses(P, M, K, C) {
     const out = new Uint8Array(M);
     for (let m = 0; m < M; m++) {
