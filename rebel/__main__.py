@@ -1,6 +1,8 @@
-"""Command line ``python -m rebel`` (also installed as ``rebel``): ``fit``, ``predict``, ``evaluate``, ``reproduce``.
+"""Command line ``python -m rebel`` (also installed as ``rebel``): ``fit``, ``predict``, ``evaluate``,
+``export-scene``, ``reproduce``.
 
-``fit``/``predict``/``evaluate`` train, apply and score a model on CSV files (``rebel.cli``). ``reproduce
+``fit``/``predict``/``evaluate`` train, apply and score a model on CSV files (``rebel.cli``); ``export-scene``
+writes a lesson scene as one offline HTML file (``rebel.ui.browser.scene_cli``). ``reproduce
 fig3|table1|fig4`` runs one of the paper's experiments (``rebel.experiments``) with a progress bar on stderr,
 prints a summary table on stdout and writes the per-trial table as CSV (``--out``); see docs/REPRODUCTION.md for
 the measured runs. Bad arguments (ranges from ``rebel.params``, unwritable output paths) are refused before any
@@ -227,7 +229,9 @@ def build_parser() -> argparse.ArgumentParser:
         "reproduce the paper's experiments.",
     )
     parser.add_argument("--version", action="version", version=f"rebel-explorer {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{fit,predict,evaluate,reproduce}")
+    sub = parser.add_subparsers(
+        dest="command", required=True, metavar="{fit,predict,evaluate,export-scene,reproduce}"
+    )
     cli.add_commands(sub)
     _add_reproduce(sub)
     return parser

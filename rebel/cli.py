@@ -643,7 +643,18 @@ def _print_baselines(args, model, costs, X_test, truth, rebel_cost: float) -> No
         )
 
 
-COMMANDS = {"fit": cmd_fit, "predict": cmd_predict, "evaluate": cmd_evaluate}
+def cmd_export_scene(args) -> int:
+    from rebel.ui.browser.scene_cli import run
+
+    return run(args)
+
+
+COMMANDS = {
+    "fit": cmd_fit,
+    "predict": cmd_predict,
+    "evaluate": cmd_evaluate,
+    "export-scene": cmd_export_scene,
+}
 
 
 def _add_max_bytes(parser) -> None:
@@ -792,6 +803,9 @@ def add_commands(sub) -> None:
         help="training rows for --baselines (default: the 'train' rows of TEST.csv)",
     )
     _add_max_bytes(ev)
+    from rebel.ui.browser.scene_cli import add_command  # export-scene: a lesson as one offline HTML file
+
+    add_command(sub)
 
 
 def run(args) -> int:
