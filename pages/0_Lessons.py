@@ -4,6 +4,8 @@ Widgets and layout only: the scenes (configuration, what to notice, question, ch
 ``rebel.ui.lessons``; opening one is ``rebel.ui.lesson_widgets.open_scene`` (as a shared link loads).
 """
 
+from functools import partial
+
 import streamlit as st
 
 from rebel.ui import lesson_widgets as lw
@@ -35,6 +37,19 @@ for i, scene in enumerate(ls.SCENES):
         if go.button("Open", key=f"w_lesson_{i}", icon=":material/play_arrow:", width="stretch"):
             lw.open_scene(A, i)
             st.switch_page(lw.PLAYGROUND)
+        if scene.config.engine == "paper":  # the browser engine is paper mode
+            go.download_button(
+                "Offline file",
+                partial(lw.scene_file, i),
+                file_name=f"rebel_scene_{i + 1}.html",
+                mime="text/html",
+                key=f"w_lesson_file_{i}",
+                icon=":material/download:",
+                width="stretch",
+                help="This scene as one HTML file that runs in any browser without a server or network: "
+                "students edit the costs and play the replay in it (it can be embedded in slides or a course "
+                "page).",
+            )
         if go.button("Numbers", key=f"w_lesson_numbers_{i}", icon=":material/table:", width="stretch"):
             with st.spinner("Training this scene's models…"):
                 evidence = scene.evidence(lambda cfg: ls.fit_scene(cfg, cache=A.models))

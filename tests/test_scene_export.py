@@ -58,3 +58,22 @@ def test_scene_text_cannot_end_its_script():
     html = scene_html(data)
     assert html.count("</script>") == 3  # the data's, the engine's and the page's own
     assert "<b>x</b>" not in html
+
+
+def test_the_lessons_page_offers_each_paper_scene_as_an_offline_file():
+    from pathlib import Path
+
+    from streamlit.testing.v1 import AppTest
+
+    from rebel.ui import lesson_widgets as lw
+    from rebel.ui import lessons as ls
+
+    at = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "app.py"), default_timeout=240)
+    at.switch_page("pages/0_Lessons.py")
+    at.run()
+    assert not at.exception
+    keys = {b.proto.id for b in at.get("download_button")}
+    paper = [i for i, s in enumerate(ls.SCENES) if s.config.engine == "paper"]
+    assert len(at.get("download_button")) == len(paper) and keys
+    html = lw.scene_file(paper[0])
+    assert html.lstrip().lower().startswith("<!doctype html") and "http://" not in html.split("<script>")[0]

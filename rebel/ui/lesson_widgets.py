@@ -45,6 +45,16 @@ def shown_scene() -> int | None:
     return i if isinstance(i, int) and 0 <= i < len(ls.SCENES) else None
 
 
+def scene_file(i: int) -> str:
+    """Scene ``i`` as one self-contained HTML page (``rebel.ui.browser.scene``: data, the two-step's and the Bayes
+    rule's posteriors, the browser engine; no network, no server): students edit costs and play it offline. Built
+    when the download is clicked."""
+    from rebel.ui.browser.scene import scene_data, scene_html
+
+    scene = ls.SCENES[i]
+    return scene_html(scene_data(scene.config, ls.scene_label(i), scene.notice, scene.question))
+
+
 def calibration_scene_open() -> bool:
     """Whether the open lesson scene is about calibration (its number, the calibrated two-step's cost, is then
     shown on the Playground)."""
