@@ -12,6 +12,7 @@ from rebel.data import DatasetSpec, validate_mixture
 from rebel.ui import components as ui
 from rebel.ui import export
 from rebel.ui.figures import costs, replay, style
+from rebel.ui.guard import lower_priority
 from rebel.ui.playground import actions as act
 from rebel.ui.playground.compute import HOW_TO_READ, TrainedPair, class_table, comparison_table
 from rebel.ui.playground.link import DEFAULT_DETAIL_VIEW, DETAIL_VIEWS
@@ -153,10 +154,14 @@ def _lecture(pair: TrainedPair, t: int) -> None:
     kept = get_state().exports
     kept.forget_unless(pair.key)
     grid, kw = (pair.grid.xs, pair.grid.ys, pair.regions, pair.classes, pair.cost_matrix), _slide(pair, size)
-    draw = {
-        "png": kept.deferred("png", lambda: export.regions_png(*grid, t, **kw)),
-        "gif": kept.deferred("gif", lambda: export.replay_gif(*grid, **kw), (pair.key, "gif", size)),
-        "mp4": kept.deferred("mp4", lambda: export.replay_mp4(*grid, **kw), (pair.key, "mp4", size)),
+    draw = {  # drawn outside the page's run (a server thread): at the page runs' lower CPU priority
+        "png": kept.deferred("png", lambda: lower_priority() or export.regions_png(*grid, t, **kw)),
+        "gif": kept.deferred(
+            "gif", lambda: lower_priority() or export.replay_gif(*grid, **kw), (pair.key, "gif", size)
+        ),
+        "mp4": kept.deferred(
+            "mp4", lambda: lower_priority() or export.replay_mp4(*grid, **kw), (pair.key, "mp4", size)
+        ),
     }
     n_points, refused = len(pair.y_train_idx) + len(pair.y_test_idx), {}
     for kind in ("gif", "mp4"):
