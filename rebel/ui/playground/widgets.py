@@ -19,7 +19,7 @@ from rebel.ui import components as ui
 from rebel.ui import config as cfgmod
 from rebel.ui import viewport
 from rebel.ui.playground import actions as act
-from rebel.ui.playground import link, thumbs
+from rebel.ui.playground import link, thumbs, upload_link
 from rebel.ui.playground.compute import preset_order
 from rebel.ui.state import AppState, get_state
 from rebel.ui.variants import ENGINES
@@ -248,8 +248,13 @@ def _apply(A: AppState, cfg, preset: bool = False) -> None:
     note = act.apply_preset(A, cfg) if preset else act.apply_config(A, cfg)
     if note:
         ui.flash("info", note)
+    _apply_state(A)
+
+
+def _apply_state(A: AppState) -> None:
+    """The editors and widgets show the state afresh."""
     ui.reset_cost_editor(COSTS, A.cost_matrix)
-    reset_mixture_editor(cfg.spec.mixture)
+    reset_mixture_editor(A.spec.mixture)
     _sync_widgets(A)
 
 
@@ -260,6 +265,9 @@ def init_state(A: AppState) -> None:
             _sync_widgets(A)
             ui.reset_cost_editor(COSTS, A.cost_matrix)
             reset_mixture_editor(A.spec.mixture)
+        return
+    default = partial(_apply, A, cfgmod.preset_config(cfgmod.DEFAULT_PRESET))
+    if upload_link.restore(A, default, lambda: _apply_state(A)):  # the link names uploaded points
         return
     text = st.query_params.get(cfgmod.QUERY_KEY)
     if text:
@@ -392,18 +400,6 @@ def _on_session_upload() -> None:
         ui.flash("success", "Session loaded: dataset, costs and hyper-parameters restored.")
 
 
-def _on_csv_upload() -> None:
-    data = _uploaded_bytes("w_csv_upload")
-    if data is None:
-        return
-    A = get_state()
-    try:
-        ui.flash("success", act.use_csv(A, data))
-    except ValueError as exc:
-        ui.flash("error", f"CSV file not loaded: {exc} The previous dataset is still in use.")
-    ui.reset_cost_editor(COSTS, A.cost_matrix)
-
-
 def _on_back_to_mixture() -> None:
     A = get_state()
     note = act.back_to_mixture(A)
@@ -519,7 +515,7 @@ def _files(A: AppState, sb) -> None:
         "Upload points (CSV: x, y, label[, split])",
         type=["csv"],
         key="w_csv_upload",
-        on_change=ui.guarded_callback(_on_csv_upload),
+        on_change=ui.guarded_callback(partial(upload_link.on_csv_upload, _uploaded_bytes, COSTS)),
     )
     if A.data_source == "mixture":
         sb.download_button(
@@ -641,9 +637,7 @@ def _config(A: AppState) -> cfgmod.Config:
 
 
 def sync_url(A: AppState) -> None:
-    if A.data_source != "mixture":
-        if cfgmod.QUERY_KEY in st.query_params:
-            del st.query_params[cfgmod.QUERY_KEY]
+    if upload_link.sync(A) or A.data_source != "mixture":
         return
     try:
         text = cfgmod.encode_query(_config(A))
