@@ -1,4 +1,5 @@
-"""Uploads kept by content in a store every replica reads (rebel.ui.uploads), named in the Playground's link."""
+"""Uploads kept by content in a store every replica reads (rebel.ui.upload_store), named in the Playground's link
+(rebel.ui.uploads)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from rebel.ui import uploads
+from rebel.ui import upload_store, uploads
+from rebel.ui.config import pack_query
 from rebel.ui.state import STATE_KEY
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
@@ -33,9 +35,9 @@ def _csv(seed: int = 0, n: int = 60) -> bytes:
 
 def test_dir_store_keeps_uploads_by_content_bounded_by_bytes_and_age(tmp_path):
     room = sum(len(_csv(i)) for i in range(3))  # three uploads fit, a fourth does not
-    store = uploads.DirStore(tmp_path / "s", max_bytes=room, max_age=3600)
+    store = upload_store.DirStore(tmp_path / "s", max_bytes=room, max_age=3600)
     keys = [store.put(_csv(i)) for i in range(3)]
-    assert keys[0] == uploads.upload_key(_csv(0)) and len(set(keys)) == 3
+    assert keys[0] == upload_store.upload_key(_csv(0)) and len(set(keys)) == 3
     assert store.put(_csv(0)) == keys[0]  # stored once: the same content, the same key (and its age renewed)
     assert [store.get(k) for k in keys] == [_csv(i) for i in range(3)]
     assert oct((tmp_path / "s").stat().st_mode & 0o777) == "0o700"
@@ -56,16 +58,18 @@ def test_dir_store_keeps_uploads_by_content_bounded_by_bytes_and_age(tmp_path):
 
 def test_link_names_the_upload_its_split_and_costs():
     text = uploads.encode_link(
-        uploads.upload_key(b"a"), 0.25, 7, np.ones((2, 2)), {"n_estimators": 20}, "paper"
+        upload_store.upload_key(b"a"), 0.25, 7, np.ones((2, 2)), {"n_estimators": 20}, "paper"
     )
     link = uploads.decode_link(text)
-    assert link["upload"] == uploads.upload_key(b"a") and link["test_fraction"] == 0.25 and link["seed"] == 7
+    assert (
+        link["upload"] == upload_store.upload_key(b"a")
+        and link["test_fraction"] == 0.25
+        and link["seed"] == 7
+    )
     assert link["hyper"]["n_estimators"] == 20 and link["cost_matrix"] == [[1.0, 1.0], [1.0, 1.0]]
     with pytest.raises(ValueError, match="damaged"):
         uploads.decode_link(text[:-5] + "!!!!!")
-    bad = uploads.pack_query(
-        {"upload": "zz", "test_fraction": 0.2, "seed": 1, "cost_matrix": [], "hyper": {}}
-    )
+    bad = pack_query({"upload": "zz", "test_fraction": 0.2, "seed": 1, "cost_matrix": [], "hyper": {}})
     with pytest.raises(ValueError, match="not 32 hex digits"):
         uploads.decode_link(bad)
 
@@ -102,9 +106,9 @@ def redis_url(tmp_path):
         deadline = time.monotonic() + 20
         while True:
             try:
-                uploads.RedisStore(url).call("PING")
+                upload_store.RedisStore(url).call("PING")
                 break
-            except uploads.StoreError:
+            except upload_store.StoreError:
                 assert time.monotonic() < deadline, "redis-server did not start"
                 time.sleep(0.1)
         yield url
@@ -114,18 +118,20 @@ def redis_url(tmp_path):
 
 
 def test_redis_store_keeps_uploads_with_a_time_to_live(redis_url):
-    store = uploads.RedisStore(redis_url, max_age=600)
+    store = upload_store.RedisStore(redis_url, max_age=600)
     key = store.put(_csv(1))
     assert store.get(key) == _csv(1) and 0 < store.call("TTL", store.PREFIX + key) <= 600
-    assert store.get(uploads.upload_key(b"never stored")) is None
-    assert uploads.open_store(redis_url).get(key) == _csv(1)  # as the replicas open it (REBEL_UPLOAD_STORE)
-    with pytest.raises(uploads.StoreError, match="could not be reached.*--store"):
-        uploads.RedisStore(f"redis://127.0.0.1:{_free_port()}/0").get(key)
+    assert store.get(upload_store.upload_key(b"never stored")) is None
+    assert upload_store.open_store(redis_url).get(key) == _csv(
+        1
+    )  # as the replicas open it (REBEL_UPLOAD_STORE)
+    with pytest.raises(upload_store.StoreError, match="could not be reached.*--store"):
+        upload_store.RedisStore(f"redis://127.0.0.1:{_free_port()}/0").get(key)
 
 
 @pytest.fixture
 def store_dir(tmp_path, monkeypatch):
-    monkeypatch.setenv(uploads.ENV, str(tmp_path / "uploads"))
+    monkeypatch.setenv(upload_store.ENV, str(tmp_path / "uploads"))
     monkeypatch.setattr(uploads, "_STORE", [])
     return tmp_path / "uploads"
 
@@ -146,7 +152,7 @@ def test_a_new_session_finds_the_linked_upload_or_says_it_is_gone(store_dir):
     text = first.query_params.get(uploads.QUERY_KEY)
     text = text[0] if isinstance(text, list) else text
     assert state.data_source == "csv" and text and "cfg" not in first.query_params
-    assert (store_dir / f"{uploads.upload_key(_csv(5))}.csv").read_bytes() == _csv(5)
+    assert (store_dir / f"{upload_store.upload_key(_csv(5))}.csv").read_bytes() == _csv(5)
 
     again = AppTest.from_file(APP, default_timeout=120)
     again.query_params[uploads.QUERY_KEY] = text
@@ -157,7 +163,7 @@ def test_a_new_session_finds_the_linked_upload_or_says_it_is_gone(store_dir):
     np.testing.assert_array_equal(back.cost_matrix, state.cost_matrix)
     assert "uploaded points of this link are back" in " ".join(i.value for i in again.info)
 
-    (store_dir / f"{uploads.upload_key(_csv(5))}.csv").unlink()  # the store lost it
+    (store_dir / f"{upload_store.upload_key(_csv(5))}.csv").unlink()  # the store lost it
     gone = AppTest.from_file(APP, default_timeout=120)
     gone.query_params[uploads.QUERY_KEY] = text
     _run(gone)

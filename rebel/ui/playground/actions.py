@@ -22,7 +22,7 @@ import numpy as np
 from rebel.cost_presets import make_costs
 from rebel.costs import validate_cost_matrix
 from rebel.data import PRESETS, Dataset, DatasetSpec
-from rebel.ui import uploads
+from rebel.ui import upload_store, uploads
 from rebel.ui.config import (
     Config,
     dataset_from_config,
@@ -98,13 +98,13 @@ def set_spec(state: AppState, spec: DatasetSpec, preset: str | None = None) -> s
 
 def use_csv(state: AppState, data: bytes, store=None) -> str:
     """Uploaded CSV points replace the drawn ones (the spec stays for ``back_to_mixture``) and go to the upload
-    store (``store``, default ``uploads.store()``) under their key, which the link carries."""
+    store (``store``, default ``upload_store.store()``) under their key, which the link carries."""
     spec = state.spec
     ds = parse_dataset_csv(data, spec.test_fraction, int(spec.seed or 0), name="uploaded CSV")
     try:
-        key, kept = (store or uploads.store()).put(data), ""
-    except uploads.StoreError as exc:
-        key = uploads.upload_key(data)
+        key, kept = (store or upload_store.store()).put(data), ""
+    except upload_store.StoreError as exc:
+        key = upload_store.upload_key(data)
         kept = f" Only this server holds them: {exc} If it restarts, upload the file again."
     note = _use_dataset(state, ds, "csv")
     state.upload = (key, spec.test_fraction, int(spec.seed or 0))
@@ -121,7 +121,7 @@ def use_link_upload(state: AppState, text: str, store=None) -> str | None:
     when the store does not have them (any more), ``ValueError`` for a damaged link; returns a note when the
     link's costs do not fit the classes (the costs then follow the classes)."""
     link = uploads.decode_link(text)
-    data = (store or uploads.store()).get(link["upload"])
+    data = (store or upload_store.store()).get(link["upload"])
     if data is None:
         raise uploads.MissingUpload(link["upload"])
     ds = parse_dataset_csv(data, link["test_fraction"], link["seed"], name="uploaded CSV")

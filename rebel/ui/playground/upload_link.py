@@ -12,7 +12,7 @@ import streamlit as st
 
 from rebel.ui import components as ui
 from rebel.ui import config as cfgmod
-from rebel.ui import uploads
+from rebel.ui import upload_store, uploads
 from rebel.ui.playground import actions as act
 from rebel.ui.state import AppState, get_state
 
@@ -34,7 +34,7 @@ def restore(A: AppState, apply_default: Callable[[], None], resync: Callable[[],
     try:
         note = act.use_link_upload(A, text)
     except uploads.MissingUpload:
-        ui.flash("error", GONE.format(days=round(uploads.MAX_AGE / 86400)))
+        ui.flash("error", GONE.format(days=round(upload_store.MAX_AGE / 86400)))
         return True
     except (ValueError, OSError) as exc:  # a damaged link, a refused file, a store out of reach
         ui.flash("error", f"The link's uploaded points could not be used: {exc} Upload the CSV file again.")
