@@ -132,7 +132,7 @@ def test_redis_store_keeps_uploads_with_a_time_to_live(redis_url):
 @pytest.fixture
 def store_dir(tmp_path, monkeypatch):
     monkeypatch.setenv(upload_store.ENV, str(tmp_path / "uploads"))
-    monkeypatch.setattr(uploads, "_STORE", [])
+    monkeypatch.setattr(upload_store, "_STORE", [])
     return tmp_path / "uploads"
 
 
