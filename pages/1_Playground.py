@@ -26,6 +26,7 @@ from rebel.ui import viewport as vp
 from rebel.ui.figures import style
 from rebel.ui.playground import actions as act
 from rebel.ui.playground import compute as pg
+from rebel.ui.playground import upload_link
 from rebel.ui.playground import widgets as side
 from rebel.ui.playground.details import details
 from rebel.ui.state import get_state
@@ -176,6 +177,7 @@ def _tray_messages(tray, pair) -> None:
     costs no longer tell it, and the verdict after all rounds (the figure shows the numbers at every round)."""
     with tray:
         ui.show_flash()
+        upload_link.show_note(A)
         preset = PRESETS.get(A.preset)
         if preset is not None and preset.story and A.data_source == "mixture":
             note = act.costs_story_note(A)

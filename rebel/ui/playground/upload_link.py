@@ -16,6 +16,7 @@ from rebel.ui import upload_store, uploads
 from rebel.ui.playground import actions as act
 from rebel.ui.state import AppState, get_state
 
+NOTE = "pg_upload_note"  # (kind, message, id of the dataset it is about): what the link's upload came to
 GONE = (
     "The uploaded points this link names are gone: the server no longer has them (uploads are kept {days} days "
     "after their last use, or the server's upload store was emptied). Upload the CSV file again in the sidebar "
@@ -34,19 +35,36 @@ def restore(A: AppState, apply_default: Callable[[], None], resync: Callable[[],
     try:
         note = act.use_link_upload(A, text)
     except uploads.MissingUpload:
-        ui.flash("error", GONE.format(days=round(upload_store.MAX_AGE / 86400)))
+        _note(A, "error", GONE.format(days=round(upload_store.MAX_AGE / 86400)))
         return True
     except (ValueError, OSError) as exc:  # a damaged link, a refused file, a store out of reach
-        ui.flash("error", f"The link's uploaded points could not be used: {exc} Upload the CSV file again.")
+        _note(A, "error", f"The link's uploaded points could not be used: {exc} Upload the CSV file again.")
         return True
     resync()
     ds = A.dataset
-    ui.flash(
+    _note(
+        A,
         "info",
         f"The uploaded points of this link are back: {len(ds.y_train)} training and {len(ds.y_test)} test "
         f"points, {len(ds.classes)} classes." + (f" {note}" if note else ""),
     )
     return True
+
+
+def _note(A: AppState, kind: str, message: str) -> None:
+    st.session_state[NOTE] = (kind, message, id(A.dataset))
+
+
+def show_note(A: AppState) -> None:
+    """What became of the link's upload, shown on every run while the data it is about is in use (a one-run
+    message can be missed: a page that reconnects to another replica is redrawn by several runs at once)."""
+    kind, message, about = st.session_state.get(NOTE, (None, None, None))
+    if kind is None:
+        return
+    if about != id(A.dataset):
+        del st.session_state[NOTE]
+        return
+    ui.show_message(kind, message)
 
 
 def on_csv_upload(uploaded: Callable[[str], bytes | None], costs_key: str) -> None:
