@@ -25,7 +25,7 @@ from rebel.ui import lesson_widgets as lessons
 from rebel.ui import viewport as vp
 from rebel.ui.figures import replay, style
 from rebel.ui.playground import actions as act
-from rebel.ui.playground import calibrated, exercise, keys, present
+from rebel.ui.playground import calibrated, exercise, keys, present, upload_link
 from rebel.ui.playground import compute as pg
 from rebel.ui.playground import widgets as side
 from rebel.ui.playground.details import details
@@ -180,6 +180,7 @@ def _tray_messages(tray, pair, with_calibrated: bool = False) -> None:
     and the verdict after all rounds (the figure shows the numbers at every round)."""
     with tray:
         ui.show_flash()
+        upload_link.show_note(A)
         notes = lessons.scene_notes()
         if notes:  # the open lesson scene's "what to notice" and question first, then what was checked
             st.info(ui.md("**What to notice:** {} *{}*", *notes))

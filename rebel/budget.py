@@ -2,8 +2,8 @@
 
 Every limit on the size of a request lives in ``LIMITS``: file bytes, CSV header characters, columns and rows,
 the work of one training run (points x features x rounds x classes x depth), the memory of a fit and of the
-model it returns, the staged arrays the app keeps (rounds x points, rounds x grid cells) and the pixels of a
-slide export (frames x width x height). Each entry has an engine limit (the estimator and the command line;
+model it returns, the staged arrays the app keeps (rounds x points, rounds x grid cells) and the pixels and point markers of a
+slide export (frames x width x height, frames x points). Each entry has an engine limit (the estimator and the command line;
 ``None`` = no limit) and an app limit (a shared server that retrains on every change, so it is smaller), the
 reason for it and the fix to offer. ``check`` compares
 one amount with its entry and raises ``BudgetError`` (a ``ValueError``) whose message names the amount, the
@@ -133,6 +133,15 @@ LIMITS: dict[str, Limit] = {
             "each frame of a GIF or MP4 replay is drawn and encoded on the server (the 16:9 replay of 101 "
             "rounds is about 230 million)",
             "Choose a smaller slide size.",
+        ),
+        Limit(
+            "slide_marks",
+            "point markers drawn for one slide export (frames x points)",
+            None,
+            400_000,
+            "every frame of a GIF or MP4 replay draws each point as a marker on the server, about 15-20 s of one "
+            "core at the limit (the replay of 101 rounds of 2,000 points draws about 230,000)",
+            "Export the PNG of one round, or use fewer points (about 3,500 at most for a replay).",
         ),
         Limit(
             "points_image_pixels",

@@ -52,6 +52,13 @@ OWN_FILES = {
     ("rebel/ui/playground/thumbs.py", "preset_thumbnail"): "a preset's points in sample_data/",
     ("rebel/ui/vs_two_step.py", "load_regime_map"): "docs/regime_map.json, written by the project",
     ("rebel/experiments/honest.py", "parse_variant"): "a variant's settings the project named (key=value)",
+    (
+        "rebel/ui/config.py",
+        "unpack_query",
+    ): "a link parameter's base64/zlib/JSON to a dict, no names built; its "
+    "callers check what it returns (decode_query and short_link through Config.from_dict, whose schema's Name "
+    "type is the door; uploads.decode_link reads a content key and numbers, the names come from the stored file "
+    "through parse_dataset_csv)",
 }
 
 

@@ -8,8 +8,14 @@ media files), websockets, and a health check on ``/_stcore/health`` that takes a
 that exits is started again (unless ``--no-restart``); its students reconnect through HAProxy to a live
 replica meanwhile and get their configuration back from the ``?cfg=`` link in their address bar.
 
-Ctrl-C (SIGINT) or SIGTERM stops everything this command started: HAProxy and every replica with the processes
-it started (each replica runs in its own process group).
+Uploaded points survive their replica: every replica keeps them in one upload store (``rebel.ui.upload_store``) and
+the link names them, so a student moved to another replica gets them back. ``--store`` chooses it: a directory
+(default: the app's own, one per user in the temporary directory, which replicas on one machine share) or
+``redis://host:port/db`` for replicas on several machines; ``--redis-server`` starts a local redis-server for a
+``redis://127.0.0.1:PORT/db`` store (bounded by ``--redis-maxmemory``, least recently used uploads evicted).
+
+Ctrl-C (SIGINT) or SIGTERM stops everything this command started: HAProxy, every replica with the processes
+it started (each replica runs in its own process group) and the redis-server it started.
 """
 
 from __future__ import annotations
@@ -28,10 +34,13 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
+from rebel.ui import upload_store
+
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATE = ROOT / "deploy" / "haproxy.cfg"
 APP = ROOT / "app.py"
 HAPROXY_CANDIDATES = ("haproxy", "/usr/sbin/haproxy")
+REDIS_CANDIDATES = ("redis-server", "/usr/bin/redis-server")
 HEALTH_TIMEOUT = 180.0  # seconds a replica may take to answer its health check (a cold numba cache compiles)
 STOP_GRACE = 10.0  # seconds between SIGTERM and SIGKILL when stopping
 
@@ -64,6 +73,18 @@ def find_haproxy(explicit: str | None = None) -> str:
     raise SystemExit(
         f"haproxy not found (looked for {explicit or ', '.join(HAPROXY_CANDIDATES)}); install it with "
         "'apt-get install haproxy' (make classroom does this), or give its path with --haproxy PATH."
+    )
+
+
+def find_redis(explicit: str = "redis-server") -> str:
+    """The redis-server executable; raise ``SystemExit`` with the fix when there is none."""
+    for candidate in (explicit, *REDIS_CANDIDATES):
+        found = shutil.which(candidate)
+        if found:
+            return found
+    raise SystemExit(
+        f"redis-server not found (looked for {explicit}); install it with 'apt-get install redis-server', "
+        "or give its path: --redis-server PATH."
     )
 
 
@@ -131,6 +152,9 @@ class Classroom:
         self.env = dict(os.environ)
         self.env.setdefault("NUMBA_CACHE_DIR", str(ROOT / ".numba_cache"))
         self.env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), self.env.get("PYTHONPATH", "")) if p)
+        if args.store:
+            self.env[upload_store.ENV] = args.store  # every replica reads and writes the same upload store
+        self.redis: subprocess.Popen | None = None
         self._config_dir = tempfile.TemporaryDirectory(prefix="rebel-classroom-")
 
     def log(self, text: str) -> None:
@@ -196,9 +220,36 @@ class Classroom:
         )
         self.log(f"haproxy: pid {self.haproxy.pid}, configuration {path}")
 
+    def start_redis(self) -> None:
+        """A local redis-server for the ``--store redis://127.0.0.1:PORT/db`` store (no disk files; bounded by
+        ``--redis-maxmemory`` with least-recently-used eviction), once it answers."""
+        store = upload_store.RedisStore(self.args.store)
+        self.redis = subprocess.Popen(
+            [self.args.redis_server, "--bind", store.host, "--port", str(store.port), "--save", "",
+             "--appendonly", "no", "--maxmemory", self.args.redis_maxmemory, "--maxmemory-policy", "allkeys-lru",
+             "--dir", self._config_dir.name],
+            start_new_session=True,
+            stdout=subprocess.DEVNULL,
+        )  # fmt: skip
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                store.call("PING")
+                break
+            except upload_store.StoreError as exc:
+                if self.redis.poll() is not None or time.monotonic() > deadline:
+                    raise SystemExit(
+                        f"redis-server did not start for --store {self.args.store}: {exc}"
+                    ) from None
+                time.sleep(0.2)
+        self.log(f"redis-server: pid {self.redis.pid}, {store!r}")
+
     def start(self) -> None:
         self.check_ports()
         config = self.write_config()
+        if self.args.redis_server:
+            self.start_redis()
+        self.log(f"upload store: {upload_store.open_store(self.env.get(upload_store.ENV))!r}")
         if not self.args.no_warmup:
             self.warm_cache()
         for r in self.replicas:
@@ -234,8 +285,9 @@ class Classroom:
         stop_group(self.haproxy)
         for r in self.replicas:
             stop_group(r.proc)
+        stop_group(self.redis)
         self._config_dir.cleanup()
-        self.log("stopped haproxy and every replica")
+        self.log("stopped haproxy and every replica" + (" and redis-server" if self.redis else ""))
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -276,6 +328,23 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--no-warmup", action="store_true", help="skip preparing the kernels before the replicas start"
     )
     ap.add_argument("--quiet", action="store_true", help="hide the replicas' own output")
+    ap.add_argument(
+        "--store",
+        default="",
+        help="where uploaded points are kept for every replica: a directory, or redis://host:port/db "
+        f"(default: the app's directory, {upload_store.default_dir()})",
+    )
+    ap.add_argument(
+        "--redis-server",
+        nargs="?",
+        const="redis-server",
+        default=None,
+        metavar="PATH",
+        help="start a local redis-server (optionally its PATH) for a --store redis://127.0.0.1:PORT/db store",
+    )
+    ap.add_argument(
+        "--redis-maxmemory", default="256mb", help="memory bound of the redis-server started (default 256mb)"
+    )
     args = ap.parse_args(argv)
     if args.replicas < 1:
         ap.error(f"--replicas is {args.replicas}; give at least 1 (default: one per core).")
@@ -294,6 +363,21 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         ap.error(f"--template {args.template} is not a file; give HAProxy's configuration template.")
     if not args.app.is_file():
         ap.error(f"--app {args.app} is not a file; give the app's script (app.py).")
+    if args.store.startswith("redis://"):
+        try:
+            store = upload_store.RedisStore(args.store)
+        except ValueError as exc:
+            ap.error(f"--store: {exc}")
+        if args.redis_server and store.host not in ("127.0.0.1", "localhost", "::1"):
+            ap.error(
+                f"--redis-server starts redis on this machine; --store names host {store.host!r}: use 127.0.0.1."
+            )
+    elif args.redis_server:
+        ap.error(
+            "--redis-server needs a --store redis://127.0.0.1:PORT/db to serve, e.g. redis://127.0.0.1:6390/0."
+        )
+    if args.redis_server:
+        args.redis_server = find_redis(args.redis_server)
     args.haproxy = find_haproxy(args.haproxy)
     args.server_flags = server_flags
     return args

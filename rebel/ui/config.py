@@ -185,18 +185,19 @@ def parse_session_json(data) -> Config:
     return Config.from_dict(obj)
 
 
-def encode_query(cfg: Config) -> str:
-    """Compact URL-safe text for the query string: base64url of the zlib-compressed JSON configuration."""
-    raw = json.dumps(cfg.to_dict(), separators=(",", ":")).encode()
+def pack_query(obj) -> str:
+    """Compact URL-safe text for a query parameter: base64url of the zlib-compressed JSON of ``obj``."""
+    raw = json.dumps(obj, separators=(",", ":")).encode()
     return base64.urlsafe_b64encode(zlib.compress(raw, 9)).decode().rstrip("=")
 
 
-def decode_query(text: str) -> Config:
-    """Inverse of ``encode_query``; raise ``ValueError`` for a damaged, oversized or foreign link."""
+def unpack_query(text: str, key: str = QUERY_KEY):
+    """Inverse of ``pack_query`` for the link's parameter ``key``; raise ``ValueError`` for damaged or oversized
+    text (at most ``MAX_QUERY_CHARS`` characters and ``MAX_CONFIG_BYTES`` decompressed)."""
     text = str(text)
     if len(text) > MAX_QUERY_CHARS:
         raise ValueError(
-            f"the link's '{QUERY_KEY}' parameter has {len(text)} characters; at most "
+            f"the link's '{key}' parameter has {len(text)} characters; at most "
             f"{MAX_QUERY_CHARS} are read. Share a session file instead."
         )
     try:
@@ -204,13 +205,22 @@ def decode_query(text: str) -> Config:
         raw = inflate.decompress(base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)), MAX_CONFIG_BYTES)
         if inflate.unconsumed_tail:
             raise ValueError("too large")
-        obj = json.loads(raw)
+        return json.loads(raw)
     except (ValueError, RecursionError, zlib.error):
         raise ValueError(
-            f"the link's '{QUERY_KEY}' parameter is damaged (could not decode it); "
+            f"the link's '{key}' parameter is damaged (could not decode it); "
             "copy the full address again or remove the parameter."
         ) from None
-    return Config.from_dict(obj, what="the link's configuration")
+
+
+def encode_query(cfg: Config) -> str:
+    """The configuration as the link's ``?cfg=`` text (``pack_query``)."""
+    return pack_query(cfg.to_dict())
+
+
+def decode_query(text: str) -> Config:
+    """Inverse of ``encode_query``; raise ``ValueError`` for a damaged, oversized or foreign link."""
+    return Config.from_dict(unpack_query(text), what="the link's configuration")
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -25,12 +25,14 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageDraw
 
 from rebel import budget
 from rebel.ui.figures import palette
 from rebel.ui.figures.palette import BOUNDARY_COLOR, class_colors, hex_to_rgb, region_colors
 from rebel.ui.figures.replay import check_staged
+from rebel.ui.slide_text import fit_draw as _fit
+from rebel.ui.slide_text import font as _font
 
 WIDE = (1920, 1080)
 SQUARE = (1080, 1080)
@@ -131,23 +133,6 @@ def _palette(K: int) -> tuple:
         "grey": 2 * K + 3,
     }
     return flat + [0] * (768 - len(flat)), roles
-
-
-def _font(size: int):
-    try:
-        return ImageFont.load_default(size=max(8, int(size)))
-    except (TypeError, OSError):  # Pillow without FreeType: the fixed bitmap font
-        return ImageFont.load_default()
-
-
-def _fit(draw: ImageDraw.ImageDraw, text: str, font, width: float) -> str:
-    """``text`` cut (with an ellipsis) to fit ``width`` pixels."""
-    text = str(text)
-    if draw.textlength(text, font=font) <= width:
-        return text
-    while text and draw.textlength(text + "…", font=font) > width:
-        text = text[:-1]
-    return text + "…"
 
 
 def _shape(name: str, cx: float, cy: float, r: float):
@@ -280,10 +265,9 @@ def _axes(img, draw, canvas: _Canvas, lay: Layout, roles: dict, titles: tuple) -
         p = float(canvas.py(v))
         draw.line((x0 - tick, p, x0, p), fill=roles["black"], width=max(1, round(2 * s)))
         draw.text((x0 - tick - 4, p), f"{v:g}", fill=roles["black"], font=tick_font, anchor="rm")
-    draw.text(
-        ((x0 + x1) / 2, y1 + round(48 * s)), titles[0], fill=roles["black"], font=title_font, anchor="mt"
-    )
-    _text_up(img, titles[1], title_font, (x0 - round(100 * s), (y0 + y1) / 2), roles["black"])
+    x_title, y_title = (_fit(draw, v, title_font, x1 - x0) for v in titles)  # user column names
+    draw.text(((x0 + x1) / 2, y1 + round(48 * s)), x_title, fill=roles["black"], font=title_font, anchor="mt")
+    _text_up(img, y_title, title_font, (x0 - round(100 * s), (y0 + y1) / 2), roles["black"])
 
 
 def _legend(draw, lay: Layout, classes, roles: dict) -> None:
@@ -397,6 +381,11 @@ def _points(draw, canvas: _Canvas, points, roles: dict, markers: list, r: float)
             draw.line((px - r, py + r, px + r, py - r), fill=roles["black"], width=2)
 
 
+def _n_points(slide: dict) -> int:
+    """Points a slide draws (``slide``: the keywords of ``slide_frames``)."""
+    return sum(len(slide[k][1]) for k in ("train", "test") if slide.get(k) is not None)
+
+
 def _points_at(train, test, t: int) -> list:
     return [
         (split, (data[0], data[1], np.asarray(data[2])[t]))
@@ -486,6 +475,26 @@ def check_export(n_frames: int, size) -> None:
     )
 
 
+def check_replay(
+    T: int, size, kind: str, n_points: int = 0, *, frame_ms=GIF_FRAME_MS, max_frames=MAX_GIF_FRAMES
+):
+    """Refuse, before any drawing, a replay of rounds 0..T of ``n_points`` points as ``kind`` ("gif" or "mp4")
+    over the budget: the frames it draws (``gif_rounds``; for an MP4 with the ``hold_frames`` and even sides)
+    x their pixels (``slide_pixels``) and x the points (``slide_marks``, the app's limit)."""
+    frames = len(gif_rounds(int(T), max_frames))
+    if kind == "mp4":
+        frames, size = frames + hold_frames(frame_ms), even_size(size)
+    elif kind != "gif":
+        raise ValueError(f"kind is {kind!r}; use 'gif' or 'mp4'.")
+    check_export(frames, size)
+    budget.check(
+        "slide_marks",
+        frames * int(n_points),
+        app=True,
+        detail=f"{frames:,} frames x {int(n_points):,} points",
+    )
+
+
 def regions_png(grid_xs, grid_ys, staged_regions, classes, cost_matrix, t: int, **slide) -> bytes:
     """The slide of round ``t`` as PNG bytes (``slide``: the keywords of ``slide_frames``)."""
     (img,) = slide_frames(grid_xs, grid_ys, staged_regions, classes, cost_matrix, rounds=[t], **slide)
@@ -508,8 +517,10 @@ def replay_gif(
     """The training replay as an animated GIF of slides: one frame per round shown (``gif_rounds``), looping,
     the last round held a little longer (``slide``: the keywords of ``slide_frames`` but ``rounds``)."""
     T = check_staged(staged_regions, slide.get("train"), slide.get("test"))
+    check_replay(
+        T, slide.get("size", WIDE), "gif", _n_points(slide), frame_ms=frame_ms, max_frames=max_frames
+    )
     rounds = gif_rounds(T, max_frames)
-    check_export(len(rounds), slide.get("size", WIDE))
     frames = slide_frames(grid_xs, grid_ys, staged_regions, classes, cost_matrix, rounds=rounds, **slide)
     first = next(frames)
     buf = io.BytesIO()
@@ -553,10 +564,12 @@ def replay_mp4(
     if int(frame_ms) < 1:
         raise ValueError(f"frame_ms must be at least 1 millisecond, got {frame_ms}.")
     T = check_staged(staged_regions, slide.get("train"), slide.get("test"))
+    check_replay(
+        T, slide.get("size", WIDE), "mp4", _n_points(slide), frame_ms=frame_ms, max_frames=max_frames
+    )
     rounds = gif_rounds(T, max_frames)
     size = even_size(slide.pop("size", WIDE))
     hold = hold_frames(frame_ms)
-    check_export(len(rounds) + hold, size)
     frames = slide_frames(
         grid_xs, grid_ys, staged_regions, classes, cost_matrix, rounds=rounds, size=size, **slide
     )

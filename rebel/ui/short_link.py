@@ -4,17 +4,13 @@ preset, which nobody can type). Old ``?cfg=`` links still load (``rebel.ui.confi
 
 ``link_params(cfg)`` gives the query parameters that name ``cfg`` (the shortest that does); ``config_from_params``
 reads them back. Every decoded document goes through ``Config.from_dict`` (the same checks as a session file), and
-the diff's size is bounded as ``?cfg=`` is (``MAX_QUERY_CHARS``, ``MAX_CONFIG_BYTES``). No streamlit here.
+the diff is packed and read as ``?cfg=`` is (``config.pack_query``, ``config.unpack_query``: bounded in size). No streamlit here.
 """
 
 from __future__ import annotations
 
-import base64
-import json
-import zlib
-
 from rebel.data import PRESETS
-from rebel.ui.config import MAX_CONFIG_BYTES, MAX_QUERY_CHARS, QUERY_KEY, Config, decode_query, preset_config
+from rebel.ui.config import QUERY_KEY, Config, decode_query, pack_query, preset_config, unpack_query
 
 SCENE_KEY = "scene"  # ?scene=N: lesson scene N (1-based, as the Lessons page numbers them)
 PRESET_KEY = "p"  # ?p=NAME: a preset ...
@@ -24,27 +20,13 @@ _FIELDS = ("spec", "cost_matrix", "hyper", "engine")  # what a diff may hold (th
 
 
 def _pack(obj: dict) -> str:
-    raw = json.dumps(obj, separators=(",", ":")).encode()
-    return base64.urlsafe_b64encode(zlib.compress(raw, 9)).decode().rstrip("=")
+    return pack_query(obj)
 
 
 def _preset_with_diff(name: str, text: str) -> Config:
     """Preset ``name``'s configuration with the fields of diff ``text`` (``_pack``) in place of its own, checked
     as a session file is (its names through ``rebel.names.clean_name``)."""
-    text = str(text)
-    if len(text) > MAX_QUERY_CHARS:
-        raise ValueError(
-            f"the link's '{DIFF_KEY}' parameter has {len(text)} characters; at most {MAX_QUERY_CHARS} are "
-            "read. Share a session file instead."
-        )
-    try:
-        inflate = zlib.decompressobj()
-        raw = inflate.decompress(base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)), MAX_CONFIG_BYTES)
-        if inflate.unconsumed_tail:
-            raise ValueError("too large")
-        obj = json.loads(raw)
-    except (ValueError, RecursionError, zlib.error):
-        obj = None
+    obj = unpack_query(text, DIFF_KEY)
     if not isinstance(obj, dict) or set(obj) - set(_FIELDS):
         raise ValueError(
             f"the link's '{DIFF_KEY}' parameter is damaged (could not decode it); copy the full address "

@@ -4,7 +4,8 @@
   page is left, this object is not): the designed mixture ``spec`` and preset name, the ``dataset`` in use
   (drawn from the spec or uploaded as CSV: ``data_source``), the ``cost_matrix`` (K, K) in sorted class order,
   the hyper-parameters ``hyper``, the costs remembered per set of class names ``costs_by_classes`` and the
-  model cache ``models``. ``get_state()`` returns it (created empty on first use).
+  model cache ``models`` and the last slide export ``exports`` (``KeptFile``). ``get_state()`` returns it
+  (created empty on first use).
 - ``ModelCache``: a bounded least-recently-used store of fitted models and trained pairs keyed by content
   (``model_key``: dataset, cost matrix, hyper-parameters), so a model trained on one page is found by every
   other page that asks for the same problem, and memory stays bounded per session.
@@ -22,6 +23,7 @@ Only ``get_state`` touches streamlit; everything else is plain Python so tests c
 from __future__ import annotations
 
 import itertools
+import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -46,10 +48,14 @@ from rebel.ui.config import (
 )
 from rebel.ui.text import Markdown, md
 
+LOG = logging.getLogger("rebel.ui")
 STATE_KEY = "rebel_state"
 CACHE_LIMITS = {"model": 12, "pair": 3}  # entries kept per session: fitted models, Playground pairs (larger)
 SHARED_PAIR_LIMIT = 8  # Playground pairs kept for all sessions of a process (~8 MiB each at default settings)
 SHARED_PAIR_BYTES = 64 * 2**20  # and at most this many bytes of their arrays: a closed class's pairs go back
+KEPT_FILE_BYTES = (
+    32 * 2**20
+)  # the largest slide export a session keeps (a 16:9 replay of 2,000 points: ~20 MB)
 
 
 class ModelCache:
@@ -137,6 +143,58 @@ class SharedLRU:
             self._items.clear()
 
 
+class KeptFile:
+    """One session's last drawn file (a slide export) by key, so a second click does not draw it again: one file
+    at most, of at most ``max_bytes`` (a larger one is handed out and not kept), and the last failure of each
+    kind of file (``failures``: kind -> message) for the page to show. Thread-safe: a download's file is drawn
+    outside the page's run."""
+
+    def __init__(self, max_bytes: int = KEPT_FILE_BYTES):
+        self.max_bytes = int(max_bytes)
+        self.failures: dict[str, str] = {}
+        self._key, self._data = None, None
+        self._lock = threading.Lock()
+
+    @property
+    def nbytes(self) -> int:
+        return 0 if self._data is None else len(self._data)
+
+    def get_or_make(self, key: tuple, make: Callable[[], bytes]) -> bytes:
+        """The file kept under ``key``, else ``make()`` (kept in place of the previous one if small enough)."""
+        with self._lock:
+            if self._key == key:
+                return self._data
+        data = make()
+        with self._lock:
+            self._key, self._data = (key, data) if len(data) <= self.max_bytes else (None, None)
+        return data
+
+    def deferred(self, kind: str, make: Callable[[], bytes], key: tuple | None = None) -> Callable[[], bytes]:
+        """What a download button calls on its click: ``make()`` (through ``get_or_make`` when a ``key`` is
+        given); a failure is logged and its message kept in ``failures[kind]`` (a success clears it) before it
+        propagates, so the page's next run can say what went wrong."""
+
+        def run() -> bytes:
+            try:
+                data = make() if key is None else self.get_or_make(key, make)
+            except Exception as exc:
+                LOG.exception("the %s export failed", kind)
+                self.failures[kind] = (
+                    str(exc) if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}"
+                )
+                raise
+            self.failures.pop(kind, None)
+            return data
+
+        return run
+
+    def forget_unless(self, first) -> None:
+        """Drop the kept file unless its key starts with ``first`` (the model it was drawn from changed)."""
+        with self._lock:
+            if self._key is not None and self._key[0] != first:
+                self._key, self._data = None, None
+
+
 def array_bytes(value) -> int:
     """Bytes a stored value holds: its own length if it is bytes (an encoded image), else the numpy arrays it
     holds in its attributes (one level deep)."""
@@ -174,8 +232,10 @@ class AppState:
     hyper: dict = field(default_factory=lambda: dict(APP_DEFAULTS))
     preset: str = ""
     data_source: str = "mixture"  # "mixture" (drawn from spec) or "csv" (uploaded points)
+    upload: tuple = ()  # uploaded points in use: (key in ``rebel.ui.uploads``' store, test share, seed of the split)
     costs_by_classes: dict = field(default_factory=dict)  # tuple of class names -> (K, K) costs last used
     models: ModelCache = field(default_factory=ModelCache)
+    exports: KeptFile = field(default_factory=KeptFile)  # the last slide export drawn (one file, bounded)
     pair_key: str = ""  # cache key of the Playground's current trained pair
     engine: str = "paper"  # a key of rebel.ui.variants.ENGINES: the Playground's engine for both models
 

@@ -12,7 +12,8 @@ The figures (sessions, waves, one-session, peak and settled RSS, health misses) 
 Two loads: ``limits`` (8 sessions x 2 waves of 1000 stump rounds on 2,000 points) and ``attack`` (issue 20: 10
 sessions at once at the Playground's maxima that ``rebel.budget`` admits: 20,000 points, 1000 rounds of depth-4
 trees, 255 thresholds, the vector engine). ``attack`` also bounds the slowest health answer (``HEALTH_MAX``) and
-appends its figures, with the load average, to ``benchmarks/results/soak.txt``.
+appends its figures, with the load average, to ``benchmarks/results/soak.txt``; its sessions open the Lecture
+view and download every slide export it offers (PNG, GIF, MP4; a replay over the export budget shows why instead).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from rebel.ui.guard import MEMORY_RELEASE_SECONDS
 from rebel.ui.playground.compute import check_pair_budget
 from rebel.ui.variants import engine_options
 from tests.e2e.conftest import serve_app
+from tests.e2e.test_slides_browser import _download
 
 pytestmark = pytest.mark.browser
 
@@ -53,6 +55,7 @@ class Load:
     engine: str = "paper"
     render_timeout_ms: int = 240_000
     timeout: int = 600  # seconds for the whole test (pytest-timeout)
+    exports: bool = False  # each session opens the Lecture view and downloads every slide export offered
 
 
 LOADS = [
@@ -68,6 +71,7 @@ LOADS = [
         "vector",
         render_timeout_ms=1_500_000,
         timeout=2400,
+        exports=True,
     ),
 ]
 
@@ -129,21 +133,42 @@ def soak_server():
         yield url, proc.pid
 
 
-def _open(browser, url: str, link: str):
+def _open(browser, url: str, link: str, exports: bool = False):
     page = browser.new_page()
     # the Details tab on the before/after chart (a session opens on text): each session builds and draws both
-    # charts, the heaviest view a person opens
-    page.goto(f"{url}/?{cf.QUERY_KEY}={link}&details=Before%20%2F%20after", wait_until="domcontentloaded")
+    # charts, the heaviest view a person opens; or on the Lecture view, whose slide exports the session downloads
+    view = "Lecture" if exports else "Before%20%2F%20after"
+    page.goto(f"{url}/?{cf.QUERY_KEY}={link}&details={view}", wait_until="domcontentloaded")
     return page
 
 
-def _wait_rendered(page, timeout_ms: int) -> None:
+def _wait_rendered(page, timeout_ms: int, exports: bool = False) -> None:
+    ready = (
+        "document.querySelector(\"[data-testid='stDownloadButton'] button\") && [...document.querySelectorAll("
+        "\"[data-testid='stDownloadButton']\")].some(b => b.innerText.includes('Replay (MP4)'))"
+        if exports
+        else "document.querySelectorAll('.js-plotly-plot').length >= 2"  # the regions replay, before / after
+    )
     page.wait_for_function(
-        "document.querySelectorAll('.js-plotly-plot').length >= 2"  # the regions replay, before / after
-        " || document.querySelector(\"[data-testid='stException']\")",
-        timeout=timeout_ms,
+        f"{ready} || document.querySelector(\"[data-testid='stException']\")", timeout=timeout_ms
     )
     assert page.locator("[data-testid='stException']").count() == 0, page.inner_text("body")[:2000]
+
+
+def _export_all(page) -> dict:
+    """Download every slide export the Lecture view offers (the replays refused by the budget show why instead);
+    returns {label: bytes, or the refusal}."""
+    out = {}
+    for label in ("Regions at t (PNG)", "Replay (GIF)", "Replay (MP4)"):
+        button = page.locator("[data-testid='stDownloadButton']", has_text=label).first.locator("button")
+        if button.is_disabled():
+            shown = page.get_by_text(f"{label} not offered").first.inner_text()
+            assert "fewer points" in shown, shown
+            out[label] = "refused"
+        else:
+            out[label] = len(_download(page, label))
+            assert out[label] > 1000, (label, out[label])
+    return out
 
 
 def _settled_rss(monitor: _Monitor, wait: float = 2 * MEMORY_RELEASE_SECONDS + 2) -> int:
@@ -199,19 +224,24 @@ def test_waves_of_sessions_at_the_limits_keep_the_server_healthy_and_bounded(soa
     monitor.start()
     start = time.monotonic()
     times: dict = {}
-    one_session = settled = None
+    one_session = settled = exported = None
     try:
-        page = _open(browser, url, _link(load, 1000))
-        _wait_rendered(page, load.render_timeout_ms)
+        page = _open(browser, url, _link(load, 1000), load.exports)
+        _wait_rendered(page, load.render_timeout_ms, load.exports)
+        if load.exports:
+            exported = _export_all(page)
         times["one session"] = time.monotonic() - start
         time.sleep(2)
         one_session = monitor.rss()
         page.close()
         for wave in range(load.waves):
             t0 = time.monotonic()
-            pages = [_open(browser, url, _link(load, wave * load.sessions + i)) for i in range(load.sessions)]
+            links = [_link(load, wave * load.sessions + i) for i in range(load.sessions)]
+            pages = [_open(browser, url, link, load.exports) for link in links]
             for page in pages:
-                _wait_rendered(page, load.render_timeout_ms)
+                _wait_rendered(page, load.render_timeout_ms, load.exports)
+            for page in pages if load.exports else ():
+                _export_all(page)
             times[f"wave {wave + 1}"] = time.monotonic() - t0
             for page in pages:
                 page.close()
@@ -219,6 +249,8 @@ def test_waves_of_sessions_at_the_limits_keep_the_server_healthy_and_bounded(soa
     finally:
         monitor.stop()
         line = _figures(load, monitor, times, one_session, settled)
+        if load.exports:
+            line += f"; one session's exports {exported or 'not reached'}"
         print("\n" + line)
         if load.name == "attack":
             with RESULTS.open("a", encoding="utf-8") as f:

@@ -6,7 +6,8 @@ naming the problem (the page shows it and nothing changes) or returns a note for
 - ``apply_config``: a session file or a link becomes current (dataset, costs, hyper-parameters);
   ``apply_preset``: the same for a preset chosen in the list, keeping the costs last used with its classes.
 - ``set_spec``: a new dataset drawn from an edited mixture or edited sampling settings.
-- ``use_csv`` / ``back_to_mixture``: uploaded points replace the drawn ones, and back.
+- ``use_csv`` / ``back_to_mixture``: uploaded points replace the drawn ones (kept in the upload store, so a link
+  names them: ``rebel.ui.uploads``), and back; ``use_link_upload``: the uploaded points a link names.
 - ``costs_for_classes``: the costs to use when the classes change: the ones last used with exactly these class
   names (remembered per class names in ``AppState.costs_by_classes``), else the preset's suggested costs when the
   data is an unchanged preset, else the old costs kept between the classes present before (0-1 for new ones).
@@ -19,7 +20,9 @@ from __future__ import annotations
 import numpy as np
 
 from rebel.cost_presets import make_costs
+from rebel.costs import validate_cost_matrix
 from rebel.data import PRESETS, Dataset, DatasetSpec
+from rebel.ui import upload_store, uploads
 from rebel.ui.config import (
     Config,
     dataset_from_config,
@@ -93,20 +96,55 @@ def set_spec(state: AppState, spec: DatasetSpec, preset: str | None = None) -> s
     return _use_dataset(state, ds, "mixture")
 
 
-def use_csv(state: AppState, data: bytes) -> str:
-    """Uploaded CSV points replace the drawn ones (the spec stays for ``back_to_mixture``)."""
+def use_csv(state: AppState, data: bytes, store=None) -> str:
+    """Uploaded CSV points replace the drawn ones (the spec stays for ``back_to_mixture``) and go to the upload
+    store (``store``, default ``upload_store.store()``) under their key, which the link carries."""
     spec = state.spec
     ds = parse_dataset_csv(data, spec.test_fraction, int(spec.seed or 0), name="uploaded CSV")
+    try:
+        key, kept = (store or upload_store.store()).put(data), ""
+    except upload_store.StoreError as exc:
+        key = upload_store.upload_key(data)
+        kept = f" Only this server holds them: {exc} If it restarts, upload the file again."
     note = _use_dataset(state, ds, "csv")
+    state.upload = (key, spec.test_fraction, int(spec.seed or 0))
     loaded = (
         f"Loaded {len(ds.y_train)} training and {len(ds.y_test)} test points ({len(ds.classes)} classes) "
-        "from the CSV file."
+        f"from the CSV file.{kept}"
     )
     return loaded if note is None else f"{loaded} {note}"
 
 
+def use_link_upload(state: AppState, text: str, store=None) -> str | None:
+    """The uploaded points a link's ``?upload=`` names (``uploads.decode_link``), read from the store and split as
+    when they were uploaded, with the link's costs, hyper-parameters and engine. Raises ``uploads.MissingUpload``
+    when the store does not have them (any more), ``ValueError`` for a damaged link; returns a note when the
+    link's costs do not fit the classes (the costs then follow the classes)."""
+    link = uploads.decode_link(text)
+    data = (store or upload_store.store()).get(link["upload"])
+    if data is None:
+        raise uploads.MissingUpload(link["upload"])
+    ds = parse_dataset_csv(data, link["test_fraction"], link["seed"], name="uploaded CSV")
+    state.hyper, state.engine = link["hyper"], link["engine"]
+    note = _use_dataset(state, ds, "csv")
+    state.upload = (link["upload"], link["test_fraction"], link["seed"])
+    try:
+        state.set_costs(validate_cost_matrix(link["cost_matrix"], n_classes=len(ds.classes)))
+    except ValueError as exc:
+        return f"The link's costs were not used ({exc})." + (f" {note}" if note else "")
+    return None
+
+
 def back_to_mixture(state: AppState) -> str | None:
     return set_spec(state, state.spec)
+
+
+def upload_link(state: AppState) -> str | None:
+    """The link's ``?upload=`` text for the uploaded points in use (None when the points are drawn)."""
+    if state.data_source != "csv" or not state.upload:
+        return None
+    key, test_fraction, seed = state.upload
+    return uploads.encode_link(key, test_fraction, seed, state.cost_matrix, state.hyper, state.engine)
 
 
 def cost_preset_matrix(state: AppState, kind: str, cls=None, m: float = 10.0, seed: int = 0, tree: str = ""):

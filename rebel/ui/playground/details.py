@@ -12,6 +12,7 @@ from rebel.data import DatasetSpec, validate_mixture
 from rebel.ui import components as ui
 from rebel.ui import export
 from rebel.ui.figures import costs, replay, style
+from rebel.ui.guard import lower_priority
 from rebel.ui.playground import actions as act
 from rebel.ui.playground.compute import HOW_TO_READ, TrainedPair, class_table, comparison_table
 from rebel.ui.playground.link import DEFAULT_DETAIL_VIEW, DETAIL_VIEWS
@@ -132,31 +133,46 @@ def _slide(pair: TrainedPair, size: tuple) -> dict:
     }
 
 
+SLIDE_FILES = {"png": "Regions at t (PNG)", "gif": "Replay (GIF)", "mp4": "Replay (MP4)"}  # kind: its button
+
+
 def _lecture(pair: TrainedPair, t: int) -> None:
     """Slides: the regions at t as PNG and the replay as an animated GIF and as an MP4, each one download button
-    whose file is drawn on the click and kept per model and size (presentation mode is a toggle under the
-    plot)."""
-    a, b, c, d = st.columns([1.2, 1, 1, 1])
+    whose file is drawn on the click (the last replay drawn is kept once, bounded: ``AppState.exports``). A
+    replay over the budget is refused before any drawing (its button disabled, the reason and the fix shown);
+    an export that failed says so on the page's next run (presentation mode is a toggle under the plot)."""
+    cols = st.columns([1.2, 1, 1, 1])
     size = export.SLIDE_SIZES[
-        a.radio(
+        cols[0].radio(
             "Slide size", list(export.SLIDE_SIZES), key="w_slide_size", horizontal=True, format_func=ui.plain
         )
     ]
-    made = S.setdefault("w_slides", {})
-    if not all(k[0] == pair.key for k in made):
-        made.clear()
-
-    def kept(key: tuple, draw):  # drawn on the first click only (plain dict: no streamlit call in here)
-        return lambda: made[key] if key in made else made.setdefault(key, draw())
-
+    kept = get_state().exports
+    kept.forget_unless(pair.key)
     grid, kw = (pair.grid.xs, pair.grid.ys, pair.regions, pair.classes, pair.cost_matrix), _slide(pair, size)
-    png = kept((pair.key, "png", t, size), lambda: export.regions_png(*grid, t, **kw))
-    gif = kept((pair.key, "gif", size), lambda: export.replay_gif(*grid, **kw))
-    mp4 = kept((pair.key, "mp4", size), lambda: export.replay_mp4(*grid, **kw))
-    b.download_button("Regions at t (PNG)", png, file_name=f"rebel_regions_t{t}.png", mime="image/png",
-                      icon=":material/image:", on_click="ignore")  # fmt: skip
-    c.download_button("Replay (GIF)", gif, file_name="rebel_replay.gif", mime="image/gif",
-                      icon=":material/gif_box:", on_click="ignore")  # fmt: skip
-    d.download_button("Replay (MP4)", mp4, file_name="rebel_replay.mp4", mime="video/mp4",
-                      icon=":material/movie:", on_click="ignore")  # fmt: skip
+    draw = {  # drawn outside the page's run (a server thread): at the page runs' lower CPU priority
+        "png": kept.deferred("png", lambda: lower_priority() or export.regions_png(*grid, t, **kw)),
+        "gif": kept.deferred(
+            "gif", lambda: lower_priority() or export.replay_gif(*grid, **kw), (pair.key, "gif", size)
+        ),
+        "mp4": kept.deferred(
+            "mp4", lambda: lower_priority() or export.replay_mp4(*grid, **kw), (pair.key, "mp4", size)
+        ),
+    }
+    n_points, refused = len(pair.y_train_idx) + len(pair.y_test_idx), {}
+    for kind in ("gif", "mp4"):
+        try:
+            export.check_replay(pair.regions.shape[0] - 1, size, kind, n_points)
+        except ValueError as exc:
+            refused[kind] = str(exc)
+    cols[1].download_button("Regions at t (PNG)", draw["png"], file_name=f"rebel_regions_t{t}.png",
+                            mime="image/png", icon=":material/image:", on_click="ignore")  # fmt: skip
+    cols[2].download_button("Replay (GIF)", draw["gif"], file_name="rebel_replay.gif", mime="image/gif",
+                            icon=":material/gif_box:", on_click="ignore", disabled="gif" in refused)  # fmt: skip
+    cols[3].download_button("Replay (MP4)", draw["mp4"], file_name="rebel_replay.mp4", mime="video/mp4",
+                            icon=":material/movie:", on_click="ignore", disabled="mp4" in refused)  # fmt: skip
+    for kind, message in refused.items():
+        ui.show_message("warning", f"{SLIDE_FILES[kind]} not offered: {message}")
+    for kind, message in list(kept.failures.items()):
+        ui.show_message("error", f"{SLIDE_FILES[kind]} could not be made: {message}")
     st.caption("The plot's own camera icon saves the current view as PNG too.")

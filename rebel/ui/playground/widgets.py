@@ -20,7 +20,7 @@ from rebel.ui import config as cfgmod
 from rebel.ui import short_link, viewport
 from rebel.ui.lessons import SCENE_KEY, scene_shown
 from rebel.ui.playground import actions as act
-from rebel.ui.playground import exercise, link, present, thumbs
+from rebel.ui.playground import exercise, link, present, thumbs, upload_link
 from rebel.ui.playground.compute import preset_order
 from rebel.ui.state import AppState, get_state
 from rebel.ui.variants import ENGINES
@@ -283,8 +283,13 @@ def _apply(A: AppState, cfg, preset: bool = False) -> None:
     note = act.apply_preset(A, cfg) if preset else act.apply_config(A, cfg)
     if note:
         ui.flash("info", note)
+    _apply_state(A)
+
+
+def _apply_state(A: AppState) -> None:
+    """The editors and widgets show the state afresh."""
     ui.reset_cost_editor(COSTS, A.cost_matrix)
-    reset_mixture_editor(cfg.spec.mixture)
+    reset_mixture_editor(A.spec.mixture)
     _sync_widgets(A)
 
 
@@ -295,6 +300,9 @@ def init_state(A: AppState) -> None:
             _sync_widgets(A)
             ui.reset_cost_editor(COSTS, A.cost_matrix)
             reset_mixture_editor(A.spec.mixture)
+        return
+    default = partial(_apply, A, cfgmod.preset_config(cfgmod.DEFAULT_PRESET))
+    if upload_link.restore(A, default, lambda: _apply_state(A)):  # the link names uploaded points
         return
     try:
         named = short_link.config_from_params({k: st.query_params.get(k) for k in short_link.LINK_KEYS})
@@ -430,19 +438,6 @@ def _on_session_upload() -> None:
         ui.flash("success", "Session loaded: dataset, costs and hyper-parameters restored.")
 
 
-def _on_csv_upload() -> None:
-    data = _uploaded_bytes("w_csv_upload")
-    if data is None:
-        return
-    A = get_state()
-    try:
-        ui.flash("success", act.use_csv(A, data))
-    except ValueError as exc:
-        ui.flash("error", f"CSV file not loaded: {exc} The previous dataset is still in use.")
-        S[_CSV_REFUSED] = True  # the sidebar's "Using the uploaded CSV points" would read as this file's
-    ui.reset_cost_editor(COSTS, A.cost_matrix)
-
-
 def _on_back_to_mixture() -> None:
     A = get_state()
     note = act.back_to_mixture(A)
@@ -470,7 +465,6 @@ def _on_cost_preset(on_apply) -> None:
 
 # ------------------------------------------------------------------------------------------------------- panels
 _SPEC_ERROR = "pg_spec_error"  # a refused dataset setting's message, shown under the dataset widgets
-_CSV_REFUSED = "pg_csv_refused"  # set by a refused upload, for the run that shows its message
 
 
 def read_sidebar(A: AppState) -> None:
@@ -531,7 +525,7 @@ def _dataset_controls(A: AppState, sb) -> None:
     error = S.pop(_SPEC_ERROR, None)
     if error:
         ui.show_error(error, where=sb)
-    refused = S.pop(_CSV_REFUSED, False)
+    refused = S.pop(upload_link.CSV_REFUSED, False)
     if A.data_source == "csv":
         if not refused:
             sb.info("Using the uploaded CSV points; the mixture settings above are not in use.")
@@ -573,7 +567,7 @@ def _files(A: AppState, sb) -> None:
         "Upload points (CSV: x, y, label[, split])",
         type=["csv"],
         key="w_csv_upload",
-        on_change=ui.guarded_callback(_on_csv_upload),
+        on_change=ui.guarded_callback(partial(upload_link.on_csv_upload, _uploaded_bytes, COSTS)),
     )
     if A.data_source == "mixture":
         sb.download_button(
@@ -695,8 +689,8 @@ def _config(A: AppState) -> cfgmod.Config:
 
 
 def sync_url(A: AppState) -> None:
-    if A.data_source != "mixture":
-        for key in short_link.LINK_KEYS:
+    if upload_link.sync(A) or A.data_source != "mixture":
+        for key in short_link.LINK_KEYS:  # (uploaded points: their own link, ``?upload=``)
             if key in st.query_params:
                 del st.query_params[key]
         return
