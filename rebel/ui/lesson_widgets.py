@@ -13,7 +13,7 @@ import streamlit as st
 from rebel.ui import components as ui
 from rebel.ui import lessons as ls
 from rebel.ui.playground import actions as act
-from rebel.ui.playground import widgets as side
+from rebel.ui.playground import screen as side
 from rebel.ui.state import AppState
 from rebel.ui.text import md
 

@@ -1,5 +1,6 @@
 """The Playground's sidebar and panels (Streamlit widgets): dataset settings, training settings, files
-and sharing, the cost-preset controls, the view toggles and the link.
+and sharing, the cost-preset controls and the view toggles; the state a link or a page revisit brings. The first
+screen's layout is ``screen``, the address ``links`` (their public parts are named here too, as before).
 
 Widgets write their own "w_*" keys; this module turns changes into ``rebel.ui.playground.actions`` calls on
 the shared ``AppState`` and re-seeds the widget keys from that state when the page is (re)visited, since
@@ -17,11 +18,46 @@ from rebel.data import PRESETS, DatasetSpec
 from rebel.params import DATA_RANGES, INT_PARAMS
 from rebel.ui import components as ui
 from rebel.ui import config as cfgmod
-from rebel.ui import short_link, viewport
-from rebel.ui.lessons import SCENE_KEY, scene_shown
+from rebel.ui import short_link
+from rebel.ui.lessons import SCENE_KEY
 from rebel.ui.playground import actions as act
 from rebel.ui.playground import exercise, link, present, thumbs, upload_link
 from rebel.ui.playground.compute import preset_order
+from rebel.ui.playground.links import (  # noqa: F401 (the address's parts, as they were in this module)
+    ROUND_IN_LINK,
+    current_config,
+    round_in_link,
+    sync_url,
+)
+from rebel.ui.playground.screen import (  # noqa: F401 (the first screen's parts, as they were in this module)
+    _PLOT_BOX_CSS,
+    AUTOPLAY,
+    LESSON_BAR,
+    LESSON_BAR_PX,
+    LINK_T,
+    ONE_SCREEN_CSS,
+    ONE_SCREEN_CSS_PRESENT,
+    PLOT_FIRST,
+    PLOT_FIRST_NOW,
+    PLOT_FIRST_WAITING,
+    PRELOADED,
+    PRESENT_COLUMNS,
+    SCREEN_COLUMNS,
+    TRAY_HEIGHT,
+    autoplay_token,
+    collapse_sidebar_once,
+    cost_table_height,
+    forget_plot_first,
+    one_screen_style,
+    plot_drawn_alone,
+    plot_first_stage,
+    plot_height,
+    preload_charts,
+    presentation_switch,
+    rest_of_page_now,
+    start_plot_first,
+    switched_on,
+)
 from rebel.ui.state import AppState, get_state
 from rebel.ui.variants import ENGINES
 
@@ -39,225 +75,6 @@ HYPER_LABELS = {
 S = st.session_state
 RANGES = DATA_RANGES  # the one range table of the dataset settings: links and session files read it too
 MIN_POINTS = RANGES["n_points"].low
-TRAY_HEIGHT = 230  # px: the message tray under the costs (scrolls; a message never moves the plot)
-PLOT_TOP = 52  # px: the page's top padding plus a margin: the plot box takes the viewport's height below it
-PLOT_MIN = 420  # px: below this the page scrolls rather than shrinking the plot further
-SCREEN_COLUMNS = [1.45, 1]  # widths of the plot's and the costs' columns
-PRESENT_COLUMNS = [2.3, 1]  # presentation mode: the plot takes more (its legend and cost strip sit beside it)
-# how many times presentation mode was switched on (or opened from a link): the sidebar folds once each time
-COLLAPSE = "_collapse_sidebar"
-
-
-# Style of the Playground's first screen: the regions plot's box (``pg_plot``) as tall as the viewport below the
-# page's top padding (the figure fills it, the regions square inside), so the plot, its round control and
-# numbers, and the costs beside it fit one screen at any size. The box's height and width are whole pixels, so a
-# figure the server makes exactly as high (``plot_height``, from the viewport ``rebel.ui.viewport`` reports) is
-# drawn once: Streamlit draws a chart again whenever its measured box differs from the figure's size. In
-# presentation mode the fonts of the cost editor and the tray grow too (the figure has its own,
-# ``style.presentation``). Fixed text: no user input reaches it.
-LESSON_BAR = "lesson_bar"  # the lesson bar's container (``lesson_widgets.scene_bar``)
-LESSON_BAR_ROW_PX = 40  # px of the lesson bar's one row (its buttons)
-LESSON_BAR_PX = LESSON_BAR_ROW_PX + 16  # px it takes above the plot, with the gap under it
-PLOT_TOP_LESSON = PLOT_TOP + LESSON_BAR_PX  # the plot box's top while a lesson scene is open
-_PLOT_BOX_REST = (
-    " width: round(down, 100%, 1px) !important; flex: 0 0 auto !important;}"
-    "div.st-key-pg_plot > [data-testid='stElementContainer'] {flex: 1 1 auto; height: 100% !important;}"
-    "div.st-key-pg_plot [data-testid='stFullScreenFrame'], div.st-key-pg_plot [data-testid='stPlotlyChart']"
-    " {height: 100% !important;}"
-)
-_PLOT_BOX_CSS = (
-    f"div.st-key-pg_plot {{height: round(down, max(100vh - {PLOT_TOP}px, {PLOT_MIN}px), 1px) !important;"
-    + _PLOT_BOX_REST
-)
-_PLOT_BOX_CSS_LESSON = (
-    f"div.st-key-pg_plot {{height: round(down, max(100vh - {PLOT_TOP_LESSON}px, {PLOT_MIN}px), 1px) !important;"
-    + _PLOT_BOX_REST
-)
-# The cost cells' text gets their whole width (Streamlit pads an input by 0.75rem a side): "0.75" fits a cell of
-# five classes at 1280x720.
-_CELL_CSS = (
-    ".st-key-cost_editor [data-testid='stTextInputRootElement'] input"
-    " {padding-left: 2px !important; padding-right: 2px !important; text-align: center;}"
-)
-# What keeps the viewport's size known (``rebel.ui.viewport``) takes no room, nor does the sidebar's fold.
-_VIEWPORT_BOX_CSS = "div.st-key-pg_viewport_box {display: none !important;}"  # viewport.BOX
-_FOLD_BOX_CSS = "div[class*='st-key-pg_fold_'] {display: none !important;}"  # FOLD_BOX: the sidebar's fold
-# The lesson bar: one row of fixed height (``LESSON_BAR_PX`` with the gap under it), its text on one line.
-_LESSON_BAR_CSS = (
-    f"div.st-key-{LESSON_BAR} {{height: {LESSON_BAR_ROW_PX}px; overflow: hidden;}}"
-    f"div.st-key-{LESSON_BAR} p {{white-space: nowrap; overflow: hidden; text-overflow: ellipsis; margin: 0;}}"
-)
-# Presentation mode: every text of the first screen at 20 px or more (1.25rem) for the back of a room.
-_PRESENT_CSS = (
-    ".st-key-cost_editor input, .st-key-pg_tray p {font-size: 1.35rem !important;}"
-    f".st-key-{LESSON_BAR} p, .st-key-{LESSON_BAR} button p,"
-    " .st-key-pg_present label p {font-size: 1.25rem !important;}"
-)
-_HIDDEN_CSS = _VIEWPORT_BOX_CSS + _FOLD_BOX_CSS
-
-
-_SCREEN = _CELL_CSS + _HIDDEN_CSS + _LESSON_BAR_CSS
-ONE_SCREEN_CSS = "<style>" + _PLOT_BOX_CSS + _SCREEN + "</style>"
-ONE_SCREEN_CSS_PRESENT = "<style>" + _PLOT_BOX_CSS + _SCREEN + _PRESENT_CSS + "</style>"
-ONE_SCREEN_CSS_LESSON = "<style>" + _PLOT_BOX_CSS_LESSON + _SCREEN + "</style>"
-ONE_SCREEN_CSS_PRESENT_LESSON = "<style>" + _PLOT_BOX_CSS_LESSON + _SCREEN + _PRESENT_CSS + "</style>"
-
-
-def plot_height(size: viewport.Viewport | None, lesson: bool = False) -> int | None:
-    """The regions plot's height in px in the viewport ``size`` (the box ``_PLOT_BOX_CSS[_LESSON]`` makes), or None
-    when the viewport is not known (the chart then measures its box)."""
-    return viewport.plot_height(size, PLOT_TOP_LESSON if lesson else PLOT_TOP, PLOT_MIN)
-
-
-# px of the costs' column around the read-only cost table in presentation mode (the page's top, the header and
-# caption above it, the entry row and the preset buttons under it): the table takes the rest of the viewport's
-# height, so many classes get larger rows and fonts on a taller screen (``components.table_row_px``).
-COSTS_AROUND_TABLE = 370
-
-
-def cost_table_height(size: viewport.Viewport | None) -> int | None:
-    """The read-only cost table's height at most in presentation mode, or None (the default) when the viewport
-    is not known."""
-    if size is None:
-        return None
-    return max(ui.TABLE_HEIGHT_LARGE, int(size.height) - COSTS_AROUND_TABLE)
-
-
-def one_screen_style(present_mode: bool = False, lesson: bool = False) -> None:
-    """The first screen's style: ``ONE_SCREEN_CSS``, with presentation mode's large fonts and a lesson bar's row
-    above the plot as they apply."""
-    if lesson:
-        st.html(ONE_SCREEN_CSS_PRESENT_LESSON if present_mode else ONE_SCREEN_CSS_LESSON)
-    else:
-        st.html(ONE_SCREEN_CSS_PRESENT if present_mode else ONE_SCREEN_CSS)
-
-
-# A new session's first run sends, before anything else, an empty chart that is never shown (in a hidden box of
-# the sidebar): the browser starts loading its plotly bundle (~4.7 MB of JavaScript, fetched and compiled only
-# when a page first holds a chart) while the server still trains and draws, instead of after the regions arrive
-# (a first visit's regions painted ~0.15-0.4 s sooner under load). The page empties the slot again at the end of
-# that run, so it holds only its own charts; later runs of the session leave the box empty (the bundle is loaded).
-PRELOADED = "_charts_preloaded"
-_PRELOAD_CSS = "<style>div.st-key-pg_preload {display: none !important;}</style>"
-
-
-def preload_charts():
-    """Start the browser's loading of the chart bundle at the top of a session's first run (``PRELOADED``).
-    Returns the chart's slot: call its ``empty()`` at the end of the run."""
-    box = st.sidebar.container(key="pg_preload")
-    slot = box.empty()
-    if S.get(PRELOADED):
-        return slot
-    S[PRELOADED] = True
-    import plotly.graph_objects as go
-
-    box.html(_PRELOAD_CSS)
-    empty = go.Figure(layout={"xaxis": {"visible": False}, "yaxis": {"visible": False}})
-    slot.plotly_chart(empty, key="pg_preload_chart", config={"staticPlot": True}, height=10)
-    return slot
-
-
-# A new session's first run, when a browser is behind it, sends the regions plot alone and leaves the rest of the
-# page (cost editor, message tray, details, sidebar) to a whole-page run that the browser asks for once the plot is
-# drawn: the viewport watcher presses a hidden button sent after the main area (``viewport.rest_button``). The
-# browser then has nothing else to draw while it compiles the chart code and mounts the plot (a first visit's
-# regions ~0.4 s sooner at 1280x720, the whole first screen ~0.25 s later). With no browser behind the session (a
-# test harness), nothing would press it: everything is drawn at once. Later runs never wait.
-PLOT_FIRST = "_plot_first"  # "now": this run draws the plot alone; "waiting": for the browser's press
-PLOT_FIRST_NOW, PLOT_FIRST_WAITING = "now", "waiting"
-
-
-def start_plot_first(first_run: bool) -> None:
-    """At the top of every whole-page run: mark a session's first run as drawing the plot alone when a browser is
-    behind it; any later whole-page run drops the mark (it draws everything)."""
-    S.pop(PLOT_FIRST, None)
-    if first_run and viewport.browser_behind():
-        S[PLOT_FIRST] = PLOT_FIRST_NOW
-
-
-def plot_first_stage() -> str | None:
-    """``PLOT_FIRST_NOW`` (this run draws the plot alone), ``PLOT_FIRST_WAITING`` (the main area reran before the
-    browser's press: rerun the whole page) or None (draw everything)."""
-    return S.get(PLOT_FIRST)
-
-
-def plot_drawn_alone() -> None:
-    """The plot was sent alone: the page then sends the button that brings the rest (``viewport.rest_button``)."""
-    S[PLOT_FIRST] = PLOT_FIRST_WAITING
-
-
-def forget_plot_first() -> None:
-    """No plot was drawn (training failed): this run draws everything."""
-    S.pop(PLOT_FIRST, None)
-
-
-def rest_of_page_now() -> None:
-    """The main area reran while the page waited for the browser's press (a toggle under the plot, say): the whole
-    page now."""
-    forget_plot_first()
-    st.rerun(scope="app")
-
-
-# Folds the sidebar away (a click on its collapse button), once each time presentation mode is switched on (or
-# opened from a link), so the plot gets the projector's whole width; the sidebar can be opened again as usual.
-# Sent in every run while presentation mode is on, in a hidden box whose key names the time it was switched on
-# (``COLLAPSE``, a count): the script folds once per count in a window. Sent once only, the script was lost now and
-# then on a loaded machine (the run that carried it was cut short by the next, or the next ended before the
-# browser drew it), and the sidebar stayed open.
-COLLAPSE_SIDEBAR = """<script>
-(() => {
-  const me = document.currentScript, box = me && me.closest('[class*="st-key-pg_fold_"]');
-  const count = box && [...box.classList].find(c => c.startsWith('st-key-pg_fold_'));
-  if (!count || window.__rebelFolded === count) return;
-  window.__rebelFolded = count;
-  const fold = (tries) => {
-    const s = document.querySelector('[data-testid="stSidebar"]');
-    if (!s || s.getAttribute('aria-expanded') === 'false' || s.getBoundingClientRect().right <= 1) return;
-    const b = document.querySelector(
-      '[data-testid="stSidebarCollapseButton"] button, button[data-testid="stSidebarCollapseButton"]');
-    if (b) b.click(); else if (tries > 0) setTimeout(() => fold(tries - 1), 200);
-  };
-  fold(15);
-})();
-</script>"""
-FOLD_BOX = "pg_fold_"  # + the count: the hidden box of ``COLLAPSE_SIDEBAR`` (``_FOLD_BOX_CSS`` hides it)
-
-
-def _switched_on() -> None:
-    """Presentation mode was switched on (or opened from a link): the sidebar folds once more."""
-    S[COLLAPSE] = int(S.get(COLLAPSE) or 0) + 1
-
-
-def collapse_sidebar_once() -> None:
-    """While presentation mode is on, the script folding the sidebar once per switch (``COLLAPSE_SIDEBAR``, fixed
-    text, in a hidden box keyed by the switch's count)."""
-    count = S.get(COLLAPSE)
-    if present.on() and count:
-        with st.container(key=f"{FOLD_BOX}{int(count)}"):
-            st.html(COLLAPSE_SIDEBAR, unsafe_allow_javascript=True)
-
-
-def _on_present() -> None:
-    S["w_autoplay"] = present.on()
-    if present.on():
-        _switched_on()
-
-
-def presentation_switch() -> None:
-    """Presentation mode's switch, on the first screen (``present.switch``)."""
-    present.switch(_on_present)
-
-
-AUTOPLAY = "_autoplay"  # a token, set when a retrained model's replay should play from t = 0 by itself
-
-
-def autoplay_token(retrained: bool) -> str | None:
-    """A new token when a model was just retrained, "Replay after retraining" is on and no link asks for a
-    round (else None): the replay then opens at t = 0 and ``ROUND_IN_LINK``'s script presses Play once."""
-    if not (retrained and S.get("w_autoplay")) or LINK_T in S:  # a link's round wins
-        return None
-    S["_autoplay_n"] = S.get("_autoplay_n", 0) + 1
-    return f"play-{S['_autoplay_n']}"
 
 
 def reset_mixture_editor(mixture) -> None:
@@ -319,9 +136,6 @@ def init_state(A: AppState) -> None:
     _apply(A, cfgmod.preset_config(cfgmod.DEFAULT_PRESET))
 
 
-LINK_T = "pg_link_t"  # the link's round, used when its model is first trained
-
-
 def first_round(T: int) -> int:
     """The round a newly trained model opens at: the link's (once, when the link opened the page), else its
     last; the address bar's t is reset to it (``sync_url`` writes it)."""
@@ -342,7 +156,7 @@ def _restore_view() -> None:
     if view.get("present"):
         present.set_mode(True)
         S["w_autoplay"] = True
-        _switched_on()
+        switched_on()
     for problem in problems:
         ui.flash("warning", f"The link's view: {problem}.")
 
@@ -572,7 +386,7 @@ def _files(A: AppState, sb) -> None:
     if A.data_source == "mixture":
         sb.download_button(
             "Download session (JSON)",
-            partial(cfgmod.session_json, _config(A)),
+            partial(cfgmod.session_json, current_config(A)),
             file_name="rebel_session.json",
             mime="application/json",
             icon=":material/download:",
@@ -682,97 +496,3 @@ def view_toggles(has_bayes: bool, mixture_mode: bool) -> dict:
             "(on in presentation mode).",
         ),
     }
-
-
-def _config(A: AppState) -> cfgmod.Config:
-    return cfgmod.Config(A.spec, A.cost_matrix, A.hyper, A.preset, A.engine)
-
-
-def sync_url(A: AppState) -> None:
-    if upload_link.sync(A) or A.data_source != "mixture":
-        for key in short_link.LINK_KEYS:  # (uploaded points: their own link, ``?upload=``)
-            if key in st.query_params:
-                del st.query_params[key]
-        return
-    try:
-        lesson = scene_shown(A, S.get(SCENE_KEY))
-        params = short_link.link_params(_config(A), lesson=lesson)
-    except ValueError:
-        return
-    for key in short_link.LINK_KEYS:  # the shortest link that names the configuration, nothing else
-        if key not in params and key in st.query_params:
-            del st.query_params[key]
-        elif key in params and st.query_params.get(key) != params[key]:
-            st.query_params[key] = params[key]
-    view = link.encode_view(
-        S.get("t"),
-        [name for name, key in link.OVERLAYS.items() if S.get(key)],
-        S.get("w_details"),
-        present.on(),
-    )
-    for key in link.VIEW_KEYS:
-        if key == "t" and key in st.query_params:
-            continue  # the replay keeps t up to date in the address bar as you scrub (``ROUND_IN_LINK``)
-        if view.get(key) is None:
-            if key in st.query_params:
-                del st.query_params[key]
-        elif st.query_params.get(key) != view[key]:
-            st.query_params[key] = view[key]
-
-
-ROUND_IN_LINK = """<script>
-(() => {
-  // The round shown by the regions replay (its slider, Play) goes into the address bar as ?t=..., so a copied
-  // link reopens the same round. Hooks every (re)drawn replay figure once. Also plays a retrained replay.
-  const hook = () => {
-    const gd = document.querySelector('.st-key-pg_plot .js-plotly-plot');
-    if (!gd || gd.__rebelRound || !gd.on) return;
-    gd.__rebelRound = true;
-    // Play moves the slider 20 times a second: the address is written once the round has stayed put for
-    // 250 ms (each history.replaceState costs a few ms, and Chromium throttles many in a row). Only while this
-    // plot is drawn and the address is still its page's: a page link clicked in those 250 ms changes the
-    // address, and the round must not go into the other page's.
-    const path = window.location.pathname;
-    let pending = null;
-    const write = () => { clearTimeout(pending); pending = setTimeout(writeNow, 250); };
-    const writeNow = () => {
-      if (!gd.isConnected || window.location.pathname !== path) return;
-      const slider = gd.layout && gd.layout.sliders && gd.layout.sliders[0];
-      if (!slider) return;
-      const step = slider.steps[slider.active];
-      if (!step) return;
-      const url = new URL(window.location.href);
-      if (url.searchParams.get('t') === step.label) return;
-      url.searchParams.set('t', step.label);
-      window.history.replaceState(window.history.state, '', url);
-    };
-    gd.on('plotly_sliderchange', write);
-    gd.on('plotly_animated', write);
-  };
-  // "Replay after retraining": a figure whose layout.meta carries an autoplay token (a new one per retrain,
-  // the figure opening at t = 0) gets its Play button pressed once, when its frames are in and its box has
-  // kept its size for two ticks: a chart resized while it plays (the sidebar folding away as presentation mode
-  // opens from a link) can be left drawn at the old size.
-  const autoplay = () => {
-    const gd = document.querySelector('.st-key-pg_plot .js-plotly-plot');
-    const token = gd && gd.layout && gd.layout.meta && gd.layout.meta.autoplay;
-    if (!token || gd.__rebelPlayed === token) return;
-    const frames = gd._transitionData && gd._transitionData._frames;
-    const play = gd.querySelector('.updatemenu-button');
-    if (!frames || !frames.length || !play) return;
-    const box = gd.getBoundingClientRect();
-    const size = Math.round(box.width) + 'x' + Math.round(box.height) + '/' +
-      Math.round((gd._fullLayout && gd._fullLayout.width) || 0);
-    if (gd.__rebelSize !== size) { gd.__rebelSize = size; gd.__rebelSame = 0; return; }
-    if (++gd.__rebelSame < 2 || Math.abs(box.width - gd._fullLayout.width) > 2) return;
-    gd.__rebelPlayed = token;
-    play.dispatchEvent(new MouseEvent('click', {bubbles: true}));
-  };
-  if (!window.__rebelRoundTimer) window.__rebelRoundTimer = setInterval(() => { hook(); autoplay(); }, 200);
-})();
-</script>"""
-
-
-def round_in_link() -> None:
-    """Keep the replay's round in the address bar (``ROUND_IN_LINK``: a fixed script, no user text)."""
-    st.html(ROUND_IN_LINK, unsafe_allow_javascript=True)

@@ -1,0 +1,109 @@
+"""The Playground's address (Streamlit): the configuration's short link, the view and the round kept in it as they
+change (``ROUND_IN_LINK``, a fixed script).
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from rebel.ui import config as cfgmod
+from rebel.ui import short_link
+from rebel.ui.lessons import SCENE_KEY, scene_shown
+from rebel.ui.playground import link, present, upload_link
+from rebel.ui.state import AppState
+
+S = st.session_state
+
+
+def current_config(A: AppState) -> cfgmod.Config:
+    return cfgmod.Config(A.spec, A.cost_matrix, A.hyper, A.preset, A.engine)
+
+
+def sync_url(A: AppState) -> None:
+    if upload_link.sync(A) or A.data_source != "mixture":
+        for key in short_link.LINK_KEYS:  # (uploaded points: their own link, ``?upload=``)
+            if key in st.query_params:
+                del st.query_params[key]
+        return
+    try:
+        lesson = scene_shown(A, S.get(SCENE_KEY))
+        params = short_link.link_params(current_config(A), lesson=lesson)
+    except ValueError:
+        return
+    for key in short_link.LINK_KEYS:  # the shortest link that names the configuration, nothing else
+        if key not in params and key in st.query_params:
+            del st.query_params[key]
+        elif key in params and st.query_params.get(key) != params[key]:
+            st.query_params[key] = params[key]
+    view = link.encode_view(
+        S.get("t"),
+        [name for name, key in link.OVERLAYS.items() if S.get(key)],
+        S.get("w_details"),
+        present.on(),
+    )
+    for key in link.VIEW_KEYS:
+        if key == "t" and key in st.query_params:
+            continue  # the replay keeps t up to date in the address bar as you scrub (``ROUND_IN_LINK``)
+        if view.get(key) is None:
+            if key in st.query_params:
+                del st.query_params[key]
+        elif st.query_params.get(key) != view[key]:
+            st.query_params[key] = view[key]
+
+
+ROUND_IN_LINK = """<script>
+(() => {
+  // The round shown by the regions replay (its slider, Play) goes into the address bar as ?t=..., so a copied
+  // link reopens the same round. Hooks every (re)drawn replay figure once. Also plays a retrained replay.
+  const hook = () => {
+    const gd = document.querySelector('.st-key-pg_plot .js-plotly-plot');
+    if (!gd || gd.__rebelRound || !gd.on) return;
+    gd.__rebelRound = true;
+    // Play moves the slider 20 times a second: the address is written once the round has stayed put for
+    // 250 ms (each history.replaceState costs a few ms, and Chromium throttles many in a row). Only while this
+    // plot is drawn and the address is still its page's: a page link clicked in those 250 ms changes the
+    // address, and the round must not go into the other page's.
+    const path = window.location.pathname;
+    let pending = null;
+    const write = () => { clearTimeout(pending); pending = setTimeout(writeNow, 250); };
+    const writeNow = () => {
+      if (!gd.isConnected || window.location.pathname !== path) return;
+      const slider = gd.layout && gd.layout.sliders && gd.layout.sliders[0];
+      if (!slider) return;
+      const step = slider.steps[slider.active];
+      if (!step) return;
+      const url = new URL(window.location.href);
+      if (url.searchParams.get('t') === step.label) return;
+      url.searchParams.set('t', step.label);
+      window.history.replaceState(window.history.state, '', url);
+    };
+    gd.on('plotly_sliderchange', write);
+    gd.on('plotly_animated', write);
+  };
+  // "Replay after retraining": a figure whose layout.meta carries an autoplay token (a new one per retrain,
+  // the figure opening at t = 0) gets its Play button pressed once, when its frames are in and its box has
+  // kept its size for two ticks: a chart resized while it plays (the sidebar folding away as presentation mode
+  // opens from a link) can be left drawn at the old size.
+  const autoplay = () => {
+    const gd = document.querySelector('.st-key-pg_plot .js-plotly-plot');
+    const token = gd && gd.layout && gd.layout.meta && gd.layout.meta.autoplay;
+    if (!token || gd.__rebelPlayed === token) return;
+    const frames = gd._transitionData && gd._transitionData._frames;
+    const play = gd.querySelector('.updatemenu-button');
+    if (!frames || !frames.length || !play) return;
+    const box = gd.getBoundingClientRect();
+    const size = Math.round(box.width) + 'x' + Math.round(box.height) + '/' +
+      Math.round((gd._fullLayout && gd._fullLayout.width) || 0);
+    if (gd.__rebelSize !== size) { gd.__rebelSize = size; gd.__rebelSame = 0; return; }
+    if (++gd.__rebelSame < 2 || Math.abs(box.width - gd._fullLayout.width) > 2) return;
+    gd.__rebelPlayed = token;
+    play.dispatchEvent(new MouseEvent('click', {bubbles: true}));
+  };
+  if (!window.__rebelRoundTimer) window.__rebelRoundTimer = setInterval(() => { hook(); autoplay(); }, 200);
+})();
+</script>"""
+
+
+def round_in_link() -> None:
+    """Keep the replay's round in the address bar (``ROUND_IN_LINK``: a fixed script, no user text)."""
+    st.html(ROUND_IN_LINK, unsafe_allow_javascript=True)
