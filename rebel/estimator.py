@@ -210,7 +210,8 @@ class RebelClassifier(ClassifierMixin, BaseEstimator):
         ``False`` stops training early. ``sample_weight`` (N,) multiplies each row's costs (hence its loss).
         """
         opts = self._check_params()
-        verbose, _ = fo.check_verbose(self.verbose), fo.thread_count(self.n_jobs)
+        verbose = fo.check_verbose(self.verbose)
+        fo.thread_count(self.n_jobs)  # n_jobs checked before any work
         y = labels_as_written(y)
         X, y, columns = table_input.fit_input(self, X, y)
         if y.dtype != object or not _all_integers(y):  # big integers (object) are discrete already

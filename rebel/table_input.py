@@ -47,6 +47,7 @@ def fit_input(model, X, y):
     X, y = checked(validate_data, model, X, y, dtype=np.float64, order="C", ensure_all_finite="allow-nan")
     if mask.shape[0] != X.shape[1]:  # X was not 2-D before validation: no categorical features
         mask = np.zeros(X.shape[1], dtype=bool)
+    X = writeable(X)
     for name in _FITTED:
         if hasattr(model, name):
             delattr(model, name)
@@ -60,6 +61,12 @@ def fit_input(model, X, y):
     model.columns_kind_ = columns.kind
     model.columns_code_ = columns.code
     return col.encode(X, columns), y, columns
+
+
+def writeable(X: np.ndarray) -> np.ndarray:
+    """X, or a copy when it is read-only (joblib hands its worker processes big arrays as read-only memory
+    maps): numba types a read-only array apart and would compile every kernel again for it."""
+    return X if X.flags.writeable else X.copy()
 
 
 def _width(X) -> int:
@@ -87,7 +94,7 @@ def predict_input(model, X) -> np.ndarray:
         validate_data, model, X, reset=False, dtype=np.float64, order="C", ensure_all_finite="allow-nan"
     )
     columns = fitted_columns(model)
-    return X if columns is None else col.encode(X, columns)
+    return writeable(X) if columns is None else col.encode(X, columns)
 
 
 def column_thresholds(columns: col.Columns | None):

@@ -2,6 +2,8 @@
 for every block remainder, class count, both drivers and non-contiguous inputs; the weight update gives the
 same bits on its serial and parallel drivers."""
 
+import importlib
+
 import numpy as np
 import pytest
 from numba import njit
@@ -198,7 +200,7 @@ def test_binned_scores_decline_more_thresholds_than_bin_codes():
 def test_one_thread_runs_the_parallel_driver_only_when_the_serial_one_would_compile(monkeypatch):
     """A joblib worker (one numba thread) whose parent cached the parallel drivers loads those instead of
     compiling the serial ones; otherwise one thread runs the serial driver."""
-    from rebel import warmup
+    warmup = importlib.import_module("rebel.warmup")  # the module (``rebel.warmup`` is the function)
 
     monkeypatch.setattr(kern.numba, "get_num_threads", lambda: 1)
     for serial_ready, parallel_ready, runs_parallel in (
@@ -222,7 +224,7 @@ def test_one_thread_runs_the_parallel_driver_only_when_the_serial_one_would_comp
 
 
 def test_kernel_is_ready_sees_this_process_and_the_cache():
-    from rebel import warmup
+    warmup = importlib.import_module("rebel.warmup")
 
     X = np.random.default_rng(0).normal(size=(50, 3))
     thresholds = np.sort(np.random.default_rng(1).normal(size=(3, 7)), axis=1)

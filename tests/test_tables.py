@@ -239,3 +239,20 @@ def test_bad_categorical_features_are_named():
     many = pd.DataFrame({"id": [f"r{i}" for i in range(300)]})
     with pytest.raises(ValueError, match=r"'id' \(column 0\) has 300 categories"):
         RebelClassifier().fit(many, np.arange(300) % 2)
+
+
+def test_read_only_x_is_copied_before_the_kernels():
+    """joblib hands worker processes read-only memory maps; numba would compile every kernel again for them."""
+    from rebel.table_input import writeable
+
+    rng = np.random.default_rng(14)
+    X = rng.normal(size=(120, 3))
+    y = rng.integers(0, 2, 120)
+    frozen = X.copy()
+    frozen.setflags(write=False)
+    assert writeable(frozen).flags.writeable and writeable(X) is X
+    a = RebelClassifier(n_estimators=5).fit(X, y)
+    b = RebelClassifier(n_estimators=5).fit(frozen, y)
+    for name in ARRAYS:
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+    np.testing.assert_array_equal(a.risk_scores(X), b.risk_scores(frozen))
