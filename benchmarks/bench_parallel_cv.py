@@ -14,9 +14,10 @@ the data (its kernels load, as in the user's script; not timed), then times ``cr
 
 A diagnostic run reports, per worker, numba's thread count, the CPU seconds before its task (start, imports),
 the first fit's time and the kernels that compiled in it (numba's ``numba:compile`` events). Every time is printed with the 1-minute load
-average before and after it (the machine is shared: wall times move with the load).
+average before and after it (the machine is shared: wall times move with the load), and with the CPU seconds of
+the process and its workers (their start, imports, kernel loads and fits).
 
-Run: python -m benchmarks.bench_parallel_cv [--n 20000] [--rounds 60] [--repeat 3] [--no-old-rule]
+Run: python -m benchmarks.bench_parallel_cv [--n 100000] [--rounds 300] [--repeat 3] [--no-old-rule]
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ import numpy as np
 from sklearn.datasets import make_classification
 from sklearn.model_selection import cross_val_score
 from joblib import Parallel, delayed
-from benchmarks.bench_parallel_cv import Estimator, worker_report
+from benchmarks.bench_parallel_cv import Estimator, cpu_seconds, worker_report
 n, rounds, mode = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 X, y = make_classification(n_samples=n, n_features=20, n_informative=10, n_classes=3, random_state=0)
 Estimator(n_estimators=rounds, max_depth=2).fit(X, y).predict(X[: n // 5])  # the user's first fit
@@ -51,9 +52,12 @@ elif mode == "workers":
 else:
     jobs = None if mode == "serial" else 2
     est = Estimator(n_estimators=rounds, max_depth=2, old_rule=(mode == "old"))
-    t = time.perf_counter()
+    t, cpu = time.perf_counter(), cpu_seconds()
     scores = cross_val_score(est, X, y, cv=5, n_jobs=jobs)
-    print(json.dumps({"seconds": time.perf_counter() - t, "score": float(scores.mean())}))
+    seconds = time.perf_counter() - t
+    from joblib.externals.loky import get_reusable_executor
+    get_reusable_executor().shutdown(wait=True)  # the workers end and are waited for: their CPU counts
+    print(json.dumps({"seconds": seconds, "cpu": cpu_seconds() - cpu, "score": float(scores.mean())}))
 """
 
 
@@ -70,6 +74,14 @@ class Estimator(RebelClassifier):
 
             common.one_thread_runs_parallel = lambda *args, **kw: False
         return super().fit(X, y, **kwargs)
+
+
+def cpu_seconds() -> float:
+    """CPU seconds of this process and of its children that ended and were waited for (loky's workers)."""
+    import resource
+
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def worker_report(X, y, rounds):
@@ -111,8 +123,8 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--n", type=int, default=20_000, help="rows (20 features, 3 classes)")
-    parser.add_argument("--rounds", type=int, default=60)
+    parser.add_argument("--n", type=int, default=100_000, help="rows (20 features, 3 classes)")
+    parser.add_argument("--rounds", type=int, default=300)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--no-old-rule", action="store_true", help="skip the former rule's runs (slow)")
     args = parser.parse_args(argv)
@@ -126,6 +138,7 @@ def main(argv=None) -> None:
         modes = ["serial", "jobs2"] + ([] if args.no_old_rule else ["old"])
         names = {"serial": "serial", "jobs2": "n_jobs=2", "old": "n_jobs=2, serial drivers"}
         times: dict[str, list[float]] = {m: [] for m in modes}
+        cpus: dict[str, list[float]] = {m: [] for m in modes}
         for r in range(args.repeat):
             for mode in modes if r == 0 else [m for m in modes if m != "old"]:
                 cache = os.path.join(root, f"run-{mode}-{r}")
@@ -133,14 +146,15 @@ def main(argv=None) -> None:
                 before = load_average()
                 res = _run(mode, args.n, args.rounds, cache)
                 times[mode].append(res["seconds"])
+                cpus[mode].append(res["cpu"])
                 print(
-                    f"  {names[mode]:<26} {res['seconds']:7.2f} s  (before: {before}; after: {load_average()}; "
-                    f"accuracy {res['score']:.3f})"
+                    f"  {names[mode]:<26} {res['seconds']:7.2f} s wall {res['cpu']:7.2f} s CPU  (before: {before}; "
+                    f"after: {load_average()}; accuracy {res['score']:.3f})"
                 )
                 shutil.rmtree(cache)
-        print(
-            "median seconds: " + ", ".join(f"{names[m]} {statistics.median(v):.2f}" for m, v in times.items())
-        )
+        for label, values in (("wall", times), ("CPU (workers included)", cpus)):
+            medians = ", ".join(f"{names[m]} {statistics.median(v):.2f}" for m, v in values.items())
+            print(f"median {label} seconds: {medians}")
         ratio = statistics.median(times["jobs2"]) / statistics.median(times["serial"])
         print(f"n_jobs=2 / serial: {ratio:.2f} (below 1: the parallel call is faster)")
         cache = os.path.join(root, "diag")
