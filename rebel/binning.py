@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import kernels as kern
+from ._threading import parallel_guard
 
 MAX_THRESHOLDS = 255
 BINNINGS = ("uniform", "quantile")
@@ -113,7 +114,9 @@ def bin_data(X: np.ndarray, thresholds: np.ndarray) -> np.ndarray:
     n_samples, n_features = X.shape
     bins = np.empty((n_features, n_samples), dtype=np.uint8)
     kernel = kern.pick(kern.bin_features, kern.bin_features_serial, n_samples * n_features)
-    kernel(X, np.ascontiguousarray(thresholds, dtype=np.float64), bins)
+    # guarded: even one thread may run the parallel driver (``kernels.one_thread_runs_parallel``)
+    with parallel_guard():
+        kernel(X, np.ascontiguousarray(thresholds, dtype=np.float64), bins)
     return bins
 
 

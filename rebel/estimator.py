@@ -7,18 +7,20 @@ it computed during training.
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import type_of_target
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
+from . import fit_options as fo
 from . import kernels as kern
+from . import table_input
 from ._threading import parallel_guard
 from .binning import BINNED_PREDICT_MAX, binned_scores
+from .columns import feature_of
 from .costs import label_indices, uniform_costs, validate_cost_matrix, validate_sample_cost
-from .fitting import train, weighted_cost_rows
+from .fitting import _both, train, weighted_cost_rows
+from .labels import _all_integers, labels_as_written
 from .params import (
     MIN_SAMPLES_LEAF,
     N_ITER_NO_CHANGE,
@@ -43,82 +45,6 @@ def _as_decision(H: np.ndarray) -> np.ndarray:
     """scikit-learn's decision values from scores H (N, K): the margin ``H[:, 1] - H[:, 0]`` for K = 2 (positive
     favours ``classes_[1]``, zero is a tie, which ``predict`` gives to ``classes_[0]``), else H itself."""
     return H[:, 1] - H[:, 0] if H.shape[1] == 2 else H
-
-
-_MISSING_VALUES = (
-    "X contains {what}: every cell must be a finite number. Fill the gaps (for instance with the column's median "
-    "via sklearn.impute.SimpleImputer in a Pipeline) or drop those rows."
-)
-
-
-def _checked(validate, *args, **kwargs):
-    """scikit-learn's input validation with the project's own message for NaN and infinite values."""
-    try:
-        return validate(*args, **kwargs)
-    except ValueError as exc:
-        text = str(exc)
-        if "Input y" in text:
-            raise ValueError(
-                "y contains NaN or infinity; give every row a class label or drop the unlabelled rows."
-            ) from None
-        if "contains NaN" in text or "infinity" in text:
-            what = "NaN (missing values)" if "NaN" in text else "infinity or a value too large for float64"
-            raise ValueError(_MISSING_VALUES.format(what=what)) from None
-        raise
-
-
-def _label_kind(value) -> str:
-    if value is None or (isinstance(value, float | np.floating) and np.isnan(value)):
-        return "missing"
-    if type(value).__name__ in ("NAType", "NaTType"):  # pandas' missing markers
-        return "missing"
-    if isinstance(value, str | np.str_ | bytes):
-        return "text"
-    if isinstance(value, bool | np.bool_ | numbers.Number):
-        return "number"
-    return type(value).__name__
-
-
-def labels_as_written(y):
-    """Labels ``y`` as the user wrote them: an ndarray (numeric or text dtype) or an object array, never text
-    that numpy made out of mixed values. Integers beyond int64 stay exact Python ints (object array), so
-    ``11111111111111111111`` and ``22222222222222222222`` stay two classes. Missing labels (None, NaN) and text
-    mixed with numbers (``[0, "0", 1]``) raise a ValueError naming the problem."""
-    if y is None:
-        raise ValueError(
-            "RebelClassifier requires y to be passed, but the target y is None; give one class label per row of X."
-        )
-    raw = y.to_numpy() if hasattr(y, "to_numpy") else y
-    if isinstance(raw, np.ndarray) and raw.dtype != object:
-        if raw.dtype.kind == "f" and np.isnan(raw).any():
-            i = int(np.flatnonzero(np.isnan(raw.reshape(-1)))[0])
-            raise ValueError(
-                f"y[{i}] is NaN, a missing label; give every row a class or drop the unlabelled rows."
-            )
-        return raw
-    obj = np.asarray(raw, dtype=object)
-    kinds = {}
-    for i, value in enumerate(obj.reshape(-1)):
-        kinds.setdefault(_label_kind(value), (i, value))
-    if "missing" in kinds:
-        i, value = kinds["missing"]
-        raise ValueError(
-            f"y[{i}] is {value!r}, a missing label; give every row a class or drop the unlabelled rows."
-        )
-    if len(kinds) > 1:
-        (k1, (i1, v1)), (k2, (i2, v2)) = list(kinds.items())[:2]
-        raise ValueError(
-            f"y mixes label types: y[{i1}] = {v1!r} is {k1} but y[{i2}] = {v2!r} is {k2}. Give every label the "
-            "same type (all text or all numbers), e.g. convert them all to text."
-        )
-    if isinstance(raw, np.ndarray):
-        return raw
-    arr = np.asarray(raw)
-    return obj if arr.dtype.kind not in "biufUS" else arr
-
-
-def _all_integers(y: np.ndarray) -> bool:
-    return all(isinstance(v, numbers.Integral) for v in y.reshape(-1))
 
 
 class RebelClassifier(ClassifierMixin, BaseEstimator):
@@ -160,6 +86,18 @@ class RebelClassifier(ClassifierMixin, BaseEstimator):
     min_samples_leaf : int >= 1
         Variants only: a split is taken only if it leaves each side at least this many training rows (or none)
         (LightGBM's ``min_data_in_leaf``). 1 (default): no constraint.
+    categorical_features : "from_dtype", None, bool mask, indices or names
+        As HistGradientBoosting's: "from_dtype" takes a DataFrame's ``category`` and text columns. Each category
+        is a one-vs-rest split candidate; NaN in a numeric feature gets a learned side per split
+        (``rebel.columns``). Numeric X without NaN trains exactly as before.
+    class_weight : None, "balanced" or dict
+        Multiplies each row's costs by its class's weight (with ``sample_weight``, the product).
+    n_jobs : None or int
+        The engine's threads during fit and predict (None: numba's count; -1: every core).
+    verbose : int
+        0: silent; 1: about ten progress lines a fit; 2: one a round.
+    importance_type : {"split", "gain"}
+        What ``feature_importances_`` measures (``rebel.fit_options.importances``).
 
     The defaults (exp, binary, 1.0, no early stopping, 0.0, 1) are paper mode, bit-identical to the paper's
     algorithm; paper mode refuses ``l2_regularization`` and ``min_samples_leaf`` away from their defaults.
@@ -174,6 +112,11 @@ class RebelClassifier(ClassifierMixin, BaseEstimator):
         The validated cost matrix (aligned to ``classes_`` when given as a labelled DataFrame), in the units
         given; training may scale costs by a power of two internally (only ratios matter), never this.
     thresholds_, feature_usable_ : ndarray (d, n_thresholds), ndarray (d,)
+        Per engine column (d', W) and (d',) when X had NaN or categorical features (``rebel.columns``).
+    is_categorical_, categories_, columns_source_, columns_kind_, columns_code_, tree_columns_
+        Only when X had NaN or categorical features: the categorical mask (d,), each categorical feature's
+        categories (None for numeric ones), the engine columns (``rebel.columns.Columns``) and the engine column
+        each node tests (``tree_features_`` then holds the feature it comes from).
     a0_ : ndarray (K,)
     tree_features_, tree_thr_idx_, tree_thresholds_ : ndarray (T, 2^D - 1)
     tree_leaf_signs_ : ndarray (T, 2^D)
@@ -213,6 +156,11 @@ class RebelClassifier(ClassifierMixin, BaseEstimator):
         validation_fraction=0.1,
         l2_regularization=0.0,
         min_samples_leaf=1,
+        categorical_features="from_dtype",
+        class_weight=None,
+        n_jobs=None,
+        verbose=0,
+        importance_type="split",
     ):
         self.cost_matrix = cost_matrix
         self.n_estimators = n_estimators
@@ -227,6 +175,11 @@ class RebelClassifier(ClassifierMixin, BaseEstimator):
         self.validation_fraction = validation_fraction
         self.l2_regularization = l2_regularization
         self.min_samples_leaf = min_samples_leaf
+        self.categorical_features = categorical_features
+        self.class_weight = class_weight
+        self.n_jobs = n_jobs
+        self.verbose = verbose
+        self.importance_type = importance_type
 
     # ------------------------------------------------------------------ fitting
     def _check_params(self):
@@ -257,8 +210,10 @@ class RebelClassifier(ClassifierMixin, BaseEstimator):
         ``False`` stops training early. ``sample_weight`` (N,) multiplies each row's costs (hence its loss).
         """
         opts = self._check_params()
+        verbose = fo.check_verbose(self.verbose)
+        fo.thread_count(self.n_jobs)  # n_jobs checked before any work
         y = labels_as_written(y)
-        X, y = _checked(validate_data, self, X, y, dtype=np.float64, order="C")
+        X, y, columns = table_input.fit_input(self, X, y)
         if y.dtype != object or not _all_integers(y):  # big integers (object) are discrete already
             kind = type_of_target(y, input_name="y")
             if kind not in ("binary", "multiclass"):
@@ -285,13 +240,21 @@ class RebelClassifier(ClassifierMixin, BaseEstimator):
         else:
             cost_rows = self.cost_matrix_[y_idx]
         self._uses_sample_cost = sample_cost is not None
+        sample_weight = fo.class_sample_weight(self.class_weight, y_idx, self.classes_, sample_weight)
         cost_rows = weighted_cost_rows(cost_rows, sample_weight, X.shape[0])
 
-        fitted = train(X, y_idx, cost_rows, opts, callback, sample_weight)
+        progress = fo.Progress(verbose, opts["n_estimators"]) if verbose else None
+        with fo.engine_threads(self.n_jobs):
+            fitted = train(
+                X, y_idx, cost_rows, opts, _both(callback, progress), sample_weight,
+                table_input.column_thresholds(columns),
+            )  # fmt: skip
+        if progress is not None:
+            progress.close()
         res = fitted.result
         self.thresholds_, self.feature_usable_ = fitted.thresholds, fitted.usable
         self.a0_ = res.a0
-        self.tree_features_ = res.features
+        self.tree_features_ = feature_of(columns, res.features)
         self.tree_thr_idx_ = res.thr_idx
         self.tree_thresholds_ = self.thresholds_[res.features, res.thr_idx - 1]
         self.tree_leaf_signs_ = res.leaf_signs
@@ -304,6 +267,7 @@ class RebelClassifier(ClassifierMixin, BaseEstimator):
         for name, value in (
             ("tree_leaf_values_", res.leaf_values),
             ("validation_cost_", fitted.validation_cost),
+            ("tree_columns_", None if columns is None else res.features),
         ):
             if value is not None:
                 setattr(self, name, value)
@@ -318,16 +282,26 @@ class RebelClassifier(ClassifierMixin, BaseEstimator):
         return int(np.log2(self.tree_leaf_signs_.shape[1]))
 
     def _validate_X(self, X):
+        """The engine's X for prediction: X validated, with the columns of a table with NaN or categories."""
         check_is_fitted(self)
-        return _checked(validate_data, self, X, reset=False, dtype=np.float64, order="C")
+        return table_input.predict_input(self, X)
+
+    @property
+    def _tree_columns(self) -> np.ndarray:
+        """The engine column each node tests (the feature itself unless the model has ``tree_columns_``)."""
+        return getattr(self, "tree_columns_", self.tree_features_)
 
     def _predict_blocks(self, X, scores, staged):
         """The one path of all prediction: ``kern.predict_blocks`` (binary leaves) or
         ``kern.predict_leaf_values`` (vector leaves) fills ``scores`` (N, K) and/or ``staged`` (T + 1, N) int16,
         whichever is not empty. Small binary-leaf scores (at most BINNED_PREDICT_MAX rows times rounds) come
         from ``binned_scores`` instead, with the same bits: a first predict then compiles nothing."""
+        with fo.engine_threads(self.n_jobs):
+            self._predict_on_threads(X, scores, staged)
+
+    def _predict_on_threads(self, X, scores, staged):
         work = X.shape[0] * self.n_estimators_ * self.depth_
-        trees = (self.a0_, self.tree_features_, self.tree_thresholds_)
+        trees = (self.a0_, self._tree_columns, self.tree_thresholds_)
         if (
             not self._vector
             and staged.shape[0] == 0
@@ -383,7 +357,7 @@ class RebelClassifier(ClassifierMixin, BaseEstimator):
             with parallel_guard():
                 tree_outputs(
                     X,
-                    self.tree_features_[t : t + 1],
+                    self._tree_columns[t : t + 1],
                     self.tree_thresholds_[t : t + 1],
                     self.tree_leaf_signs_[t : t + 1],
                     self.depth_,
@@ -404,7 +378,7 @@ class RebelClassifier(ClassifierMixin, BaseEstimator):
         for t in range(self.n_estimators_):
             with parallel_guard():
                 kernel(
-                    X, self.tree_features_[t : t + 1], self.tree_thresholds_[t : t + 1], self.depth_, leaves
+                    X, self._tree_columns[t : t + 1], self.tree_thresholds_[t : t + 1], self.depth_, leaves
                 )
             H += self.tree_leaf_values_[t][leaves[:, 0]]
             yield H.copy()
@@ -415,7 +389,7 @@ class RebelClassifier(ClassifierMixin, BaseEstimator):
         out = np.empty((X.shape[0], self.n_estimators_), dtype=np.int32)
         kernel = kern.pick(kern.tree_leaves, kern.tree_leaves_serial, out.size * self.depth_)
         with parallel_guard():
-            kernel(X, self.tree_features_, self.tree_thresholds_, self.depth_, out)
+            kernel(X, self._tree_columns, self.tree_thresholds_, self.depth_, out)
         return out
 
     def weak_learner_outputs(self, X):
@@ -429,7 +403,7 @@ class RebelClassifier(ClassifierMixin, BaseEstimator):
         out = np.empty((X.shape[0], self.n_estimators_), dtype=np.int8)
         kernel = kern.pick(kern.tree_outputs, kern.tree_outputs_serial, out.size * self.depth_)
         with parallel_guard():
-            kernel(X, self.tree_features_, self.tree_thresholds_, self.tree_leaf_signs_, self.depth_, out)
+            kernel(X, self._tree_columns, self.tree_thresholds_, self.tree_leaf_signs_, self.depth_, out)
         return out
 
     def predict(self, X):
@@ -497,16 +471,14 @@ class RebelClassifier(ClassifierMixin, BaseEstimator):
 
     @property
     def feature_importances_(self) -> np.ndarray:
-        """Split counts: the share of all internal nodes of every round's tree that test each feature,
-        normalised to sum to 1 (all zeros if the model has no rounds)."""
+        """Per feature (in the order of ``feature_names_in_`` when X had names), normalised to sum to 1 (all
+        zeros without rounds): ``importance_type="split"`` the share of all internal nodes of every round's tree
+        that test it, ``"gain"`` its share of the training loss's decrease (``rebel.fit_options.split_gains``)."""
         check_is_fitted(self)
-        counts = np.bincount(self.tree_features_.reshape(-1), minlength=self.n_features_in_).astype(
-            np.float64
-        )
-        total = counts.sum()
-        return counts / total if total > 0 else counts
+        return fo.importances(self, self.importance_type)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = False
+        tags.input_tags.allow_nan = True
+        tags.input_tags.categorical = True
         return tags

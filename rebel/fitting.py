@@ -159,9 +159,11 @@ def _rows(A: np.ndarray, rows: np.ndarray | None) -> np.ndarray:
     return np.ascontiguousarray(A) if rows is None else A[rows]
 
 
-def train(X, y_idx, cost_rows, opts: dict, callback=None, sample_weight=None) -> Fitted:
+def train(X, y_idx, cost_rows, opts: dict, callback=None, sample_weight=None, thresholds_of=None) -> Fitted:
     """Fit thresholds and run the round loop that ``opts`` (the estimator's parameters) asks for. Rows of zero
-    ``sample_weight`` take no part in training, thresholds included (as if they were not there)."""
+    ``sample_weight`` take no part in training, thresholds included (as if they were not there).
+    ``thresholds_of(X, n_thresholds, binning)`` replaces ``fit_thresholds`` (the engine columns of a table with
+    missing values or categories: ``rebel.columns.fit_column_thresholds``)."""
     budget.check_fit(  # memory of the fit and of the model, before any work (rebel.budget, engine limits)
         budget.fit_cost(
             X.shape[0],
@@ -185,7 +187,9 @@ def train(X, y_idx, cost_rows, opts: dict, callback=None, sample_weight=None) ->
         if np.any(weights > 0):
             kept = np.flatnonzero(weights > 0)
             binned_rows = kept if train_rows is None else train_rows[kept]
-    thresholds, usable = fit_thresholds(_rows(X, binned_rows), opts["n_thresholds"], opts["binning"])
+    thresholds, usable = (thresholds_of or fit_thresholds)(
+        _rows(X, binned_rows), opts["n_thresholds"], opts["binning"]
+    )
     if opts["n_iter_no_change"] is not None:
         bins_val = bin_data(X[val_rows], thresholds)
         scorer = ValidationCost(bins_val, cost_rows[val_rows], opts["max_depth"], opts["n_iter_no_change"])

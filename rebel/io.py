@@ -67,6 +67,12 @@ def model_to_dict(model: RebelClassifier) -> dict:
     """The JSON-able dict of a fitted model."""
     if not hasattr(model, "a0_"):
         raise ValueError("model is not fitted; call fit(X, y) before saving it.")
+    if hasattr(model, "columns_source_"):
+        raise ValueError(
+            "a model trained on data with missing values or categorical features cannot be written to a model "
+            "file yet (the file format holds numeric features only); fill the missing values and encode the "
+            "categories as numbers before fitting, or keep the model in memory."
+        )
     params = {p: getattr(model, p) for p in (*PARAMS, *OPTION_DEFAULTS)}
     for name, default in VARIANT_ONLY.items():  # only when set: files of other models stay as they were
         if params[name] == default:

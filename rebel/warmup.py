@@ -145,6 +145,20 @@ def _kernel_is_cold(name: str, n_classes: int | None = None) -> bool:
     return not any(plan in str(key[0]) for key in index if isinstance(key, tuple) and key)
 
 
+def kernel_is_ready(kernel, n_classes: int | None = None) -> bool:
+    """Whether a kernel (a dispatcher of ``rebel.kernels``) is compiled in this process or in the numba cache
+    (for a kernel of PER_CLASS_COUNT with ``n_classes`` given: for that K's plan); True when this numba cannot
+    tell. ``rebel.kernels.one_thread_runs_parallel`` reads it."""
+    from . import kernels as kern
+
+    name = kernel.py_func.__name__
+    sigs = [str(sig) for sig in kernel.overloads]
+    if name in PER_CLASS_COUNT and n_classes is not None:
+        plan = f"LanePlan({kern.plan_key(n_classes)})"
+        sigs = [sig for sig in sigs if plan in sig]
+    return bool(sigs) or not _kernel_is_cold(name, n_classes)
+
+
 _LOOPS_COMPILED: set = set()  # (name, LanePlan key) of compiled loops this process has found
 
 

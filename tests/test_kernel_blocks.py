@@ -2,6 +2,8 @@
 for every block remainder, class count, both drivers and non-contiguous inputs; the weight update gives the
 same bits on its serial and parallel drivers."""
 
+import importlib
+
 import numpy as np
 import pytest
 from numba import njit
@@ -108,7 +110,8 @@ def test_parallel_choice_follows_the_work_per_thread(monkeypatch):
     assert not kern.train_in_parallel(5_000, 20, 2, 2)  # 1.5e5: serial
     assert kern.train_in_parallel(100_000, 50, 10, 2)
     monkeypatch.setattr(kern.numba, "get_num_threads", lambda: 1)
-    assert not kern.train_in_parallel(100_000, 50, 10, 2)
+    monkeypatch.setattr(kern.common, "_ONE_THREAD", {})
+    assert not kern.train_in_parallel(100_000, 50, 10, 2)  # both drivers ready here: the serial one
     assert kern.pick(kern.apply_round, kern.apply_round_serial, 10**9) is kern.apply_round_serial
     assert kern.update_chunks(300) == 1 and kern.update_chunks(12_000) == 8 and kern.update_chunks(10**6) == 8
 
@@ -192,3 +195,38 @@ def test_binned_scores_decline_more_thresholds_than_bin_codes():
     signs = np.tile(np.array([-1, 1], np.int8), (300, 1))
     X = np.zeros((5, 2))
     assert binned_scores(X, np.zeros(2), features, thresholds, signs, np.ones((300, 2)), 1) is None
+
+
+def test_one_thread_runs_the_parallel_driver_only_when_the_serial_one_would_compile(monkeypatch):
+    """A joblib worker (one numba thread) whose parent cached the parallel drivers loads those instead of
+    compiling the serial ones; otherwise one thread runs the serial driver."""
+    warmup = importlib.import_module("rebel.warmup")  # the module (``rebel.warmup`` is the function)
+
+    monkeypatch.setattr(kern.numba, "get_num_threads", lambda: 1)
+    for serial_ready, parallel_ready, runs_parallel in (
+        (True, True, False),
+        (True, False, False),
+        (False, False, False),
+        (False, True, True),
+    ):
+        monkeypatch.setattr(kern.common, "_ONE_THREAD", {})
+        ready = {"serial": serial_ready, "parallel": parallel_ready}
+        monkeypatch.setattr(
+            warmup,
+            "kernel_is_ready",
+            lambda kernel, n_classes=None, r=ready: r[
+                "serial" if "serial" in kernel.py_func.__name__ else "parallel"
+            ],
+        )
+        expected = kern.apply_round if runs_parallel else kern.apply_round_serial
+        assert kern.pick(kern.apply_round, kern.apply_round_serial, 10) is expected
+        assert kern.train_in_parallel(100, 2, 3, 1) is runs_parallel
+
+
+def test_kernel_is_ready_sees_this_process_and_the_cache():
+    warmup = importlib.import_module("rebel.warmup")
+
+    X = np.random.default_rng(0).normal(size=(50, 3))
+    thresholds = np.sort(np.random.default_rng(1).normal(size=(3, 7)), axis=1)
+    kern.bin_features_serial(X, thresholds, np.empty((3, 50), dtype=np.uint8))
+    assert warmup.kernel_is_ready(kern.bin_features_serial)

@@ -3,8 +3,8 @@ records the round loop passes around.
 
 - ``TrainState`` (wp, wm, H, cost_rows: (N, K) float64), ``RoundWork`` (one round's work arrays, allocated once per
   fit by ``rebel.grower.round_work``), ``Forest`` (per-round outputs, T rows each).
-- ``pick``, ``train_in_parallel``, ``update_chunks``: plain Python, run before any kernel; they read sizes and
-  numba's thread count and write nothing.
+- ``pick``, ``train_in_parallel``, ``update_chunks``: plain Python, run before any kernel; they read sizes,
+  numba's thread count and (with one thread) which drivers are compiled, and write nothing.
 """
 
 from __future__ import annotations
@@ -88,16 +88,45 @@ class Forest(NamedTuple):
 
 
 def pick(parallel_kernel, serial_kernel, work):
-    """The parallel or the serial driver of a kernel, by the amount of work (serial when numba has 1 thread)."""
-    return parallel_kernel if work >= PARALLEL_MIN_WORK and numba.get_num_threads() > 1 else serial_kernel
+    """The parallel or the serial driver of a kernel, by the amount of work; with one numba thread the serial
+    one, unless only the parallel one is compiled (``one_thread_runs_parallel``)."""
+    if numba.get_num_threads() == 1:
+        return parallel_kernel if one_thread_runs_parallel(parallel_kernel, serial_kernel) else serial_kernel
+    return parallel_kernel if work >= PARALLEL_MIN_WORK else serial_kernel
 
 
 def train_in_parallel(n_samples: int, n_features: int, n_classes: int, depth: int) -> bool:
     """Whether a fit's rounds use the parallel drivers: by the histogram adds each of numba's threads gets a
-    round (PARALLEL_MIN_ADDS_PER_THREAD). Both drivers give the same bits."""
+    round (PARALLEL_MIN_ADDS_PER_THREAD); with one thread, only when the serial root histogram of this class
+    count is not compiled but the parallel one is (``one_thread_runs_parallel``). Both drivers give the same
+    bits."""
     threads = numba.get_num_threads()
+    if threads == 1:
+        from .histogram import root_histograms, root_histograms_serial
+
+        return one_thread_runs_parallel(root_histograms, root_histograms_serial, n_classes)
     adds = n_samples * n_features * (n_classes + depth - 1)
-    return threads > 1 and adds / threads >= PARALLEL_MIN_ADDS_PER_THREAD
+    return adds / threads >= PARALLEL_MIN_ADDS_PER_THREAD
+
+
+_ONE_THREAD: dict = {}  # (serial driver's name, class count or None) -> one_thread_runs_parallel's answer
+
+
+def one_thread_runs_parallel(parallel_kernel, serial_kernel, n_classes: int | None = None) -> bool:
+    """With one numba thread, whether the parallel driver runs instead of the serial one: only when the serial
+    one is neither compiled in this process nor in the numba cache and the parallel one is. That is a process
+    of joblib's loky backend (``cross_val_score(..., n_jobs=2)``, ``GridSearchCV``): loky gives numba one
+    thread in each worker, while the parent, on every core, ran and cached the parallel drivers; the worker
+    then loads those instead of compiling the serial ones (seconds of compile per kernel, in every worker).
+    Both drivers give the same bits. Decided once per driver and class count in a process."""
+    key = (serial_kernel.py_func.__name__, n_classes)
+    if key not in _ONE_THREAD:
+        from ..warmup import kernel_is_ready
+
+        _ONE_THREAD[key] = not kernel_is_ready(serial_kernel, n_classes) and kernel_is_ready(
+            parallel_kernel, n_classes
+        )
+    return _ONE_THREAD[key]
 
 
 def update_chunks(n_samples: int) -> int:
