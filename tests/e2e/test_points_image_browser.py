@@ -130,8 +130,9 @@ _OWN = "(gd => gd.querySelector('g.rebel-points image'))"
 
 # Which points the regions chart shows: its points image, the browser's redraw and whether plotly's image is hidden
 # under it.
-_SHOWN = f"""sel => {{ const gd = document.querySelector(sel); const img = {_IMG}(gd);
-                     return {{image: !!img, canvas: !!{_OWN}(gd),
+_SHOWN = f"""sel => {{ const gd = document.querySelector(sel);  // (none while a rerun replaces the chart)
+                     const img = gd && {_IMG}(gd);
+                     return {{image: !!img, canvas: !!gd && !!{_OWN}(gd),
                              hidden: !!img && img.style.visibility === 'hidden'}}; }}"""
 
 

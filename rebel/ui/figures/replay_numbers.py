@@ -14,7 +14,7 @@ from rebel.ui.figures.style import (
 )
 
 FONT_NUMBERS = 14  # the numbers line above the regions
-FONT_STRIP_KEY = 11  # the cost strip's legend (the models' names in their lines' colours)
+FONT_STRIP_KEY = 13  # the cost strip's legend (the models' names in their lines' colours)
 STRIP_KEY = "strip legend"  # the name of the cost strip's legend trace
 HEADER_DOMAIN = (0.999, 1.0)  # paper y of the numbers lines' anchor: they grow upwards into the top margin
 CURVE_DOMAIN = (0.0, 0.13)  # paper y of the cost strip under the regions
