@@ -18,7 +18,11 @@ def _sequential_root(bins, dw, n_bins):
     return hist
 
 
-@pytest.mark.parametrize("kernel", [kern.root_histograms, kern.root_histograms_serial])
+def _plain(bins, dw, hist, lanes=None):
+    kern.root_histograms_plain(bins, dw, hist)  # the plain loops take no lane plan
+
+
+@pytest.mark.parametrize("kernel", [kern.root_histograms, kern.root_histograms_serial, _plain])
 @pytest.mark.parametrize("d", [1, 2, 3, 4, 5, 7, 9])
 @pytest.mark.parametrize("K", [1, 2, 3, 5, 7, 10, 13, 16, 17])
 def test_root_histograms_match_the_sequential_sum_bit_for_bit(kernel, d, K):
@@ -93,13 +97,18 @@ def test_weight_update_drivers_give_the_same_bits(n_chunks):
     f = rng.choice(np.array([-1, 1], np.int8), size=N)
     a = rng.normal(size=K)
     out = []
-    for kernel in (kern.apply_round, kern.apply_round_serial):
+    # the one-pass update serves one chunk only (a fit of fewer than 2048 samples)
+    kernels = (kern.apply_round, kern.apply_round_serial) + (
+        (kern.apply_round_single,) if n_chunks == 1 else ()
+    )
+    for kernel in kernels:
         arrays = [wp.copy(), wm.copy(), H.copy()]
         dw, w_total, dw_total = np.empty((N, K)), np.empty(K), np.empty(K)
         risk = kernel(*arrays, f, a, 0.5, cost_rows, dw, w_total, dw_total, n_chunks)
         out.append((risk, *arrays, dw, w_total, dw_total))
-    for x, y in zip(*out):
-        np.testing.assert_array_equal(x, y)
+    for other in out[1:]:
+        for x, y in zip(out[0], other):
+            np.testing.assert_array_equal(x, y)
 
 
 def test_parallel_choice_follows_the_work_per_thread(monkeypatch):
