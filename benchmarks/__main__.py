@@ -7,6 +7,8 @@ the big problems (the small acceptance problem keeps its size) and skips the mem
 Individual scripts: python -m benchmarks.bench_fit (bench_predict, bench_scaling, bench_playground,
 bench_coldstart, bench_memory, bench_kernels, bench_variants, bench_browser, bench_classroom,
 bench_session_memory).
+``python -m benchmarks --check [...]``: the headline figures against the last recorded printouts
+(``benchmarks/check.py``; run it before a change to the engine or the Playground lands).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import sys
 import time
 
 from ._common import CPU, DEFAULT_REPEAT, WALL, load_average, print_table
@@ -76,6 +79,11 @@ def summary(results: dict) -> None:
 
 
 def main(argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if "--check" in argv:
+        from .check import main as check
+
+        return check([a for a in argv if a != "--check"])
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--quick", action="store_true", help="smaller problems and sweeps, no memory benchmark")
     ap.add_argument("--repeat", type=int, default=DEFAULT_REPEAT, help="interleaved repeats (>= 5)")
@@ -94,4 +102,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -13,7 +13,7 @@ import streamlit as st
 from rebel.data import PAPER_SEED
 from rebel.experiments import studies as ar
 from rebel.experiments import versus
-from rebel.params import CHOICE_PARAMS, FLOAT_PARAMS, INT_PARAMS
+from rebel.params import CHOICE_PARAMS, FLOAT_PARAMS
 from rebel.ui import components as ui
 from rebel.ui import page_link, regime_view
 from rebel.ui import vs_two_step as vs
@@ -22,31 +22,6 @@ from rebel.ui.state import get_state
 
 S = st.session_state
 A = get_state()
-SOURCES = {
-    "random": "Random mixtures (paper protocol, Fig. 9)",
-    "playground": "The Playground's mixture, redrawn",
-}
-LIMITS = {
-    **ar.FIG3_LIMITS,
-    "n_rounds": (1, INT_PARAMS["n_estimators"].app_high),
-    "max_depth": (1, INT_PARAMS["max_depth"].app_high),
-}
-
-
-POSTERIOR_LABELS = {
-    "sigma": "σ(2H) / σ(H) by loss, same engine",
-    "calibrated-temperature": "temperature-calibrated, same engine",
-    "calibrated-isotonic": "isotonic-calibrated, same engine",
-    "softmax": "softmax(H), same engine",
-    "samme": "SAMME",
-}
-ENGINE_DEFAULTS = {
-    "posterior": "sigma",
-    "loss": "exp",
-    "leaves": "binary",
-    "learning_rate": 1.0,
-    "sweep": False,
-}
 
 
 def _engine_widgets() -> None:
@@ -55,7 +30,7 @@ def _engine_widgets() -> None:
     c[0].selectbox(
         "two-step posterior",
         versus.available_posteriors(),
-        format_func=lambda p: POSTERIOR_LABELS.get(p, versus.POSTERIORS[p]),
+        format_func=lambda p: vs.POSTERIOR_LABELS.get(p, versus.POSTERIORS[p]),
         key="w2_posterior",
         help="How the two-step side estimates p(y|x) before the minimum-risk rule. σ(2H) (exp loss) or σ(H) "
         "(logistic loss) is the posterior REBEL's loss implies; the calibrated choices map it through a calibrator fitted on out-of-fold predictions (the strongest known two-step); softmax of H is a naive reading; SAMME and LightGBM are other engines.",
@@ -83,8 +58,8 @@ def _link_settings() -> list:
     """The form's settings in the page's link (``rebel.ui.page_link``), with the limits the widgets use."""
     lr = FLOAT_PARAMS["learning_rate"]
     return [
-        page_link.Setting("source", "w2_source", "choice", choices=tuple(SOURCES)),
-        *[page_link.Setting(k, f"w2_{k}", "int", *LIMITS[k][:2]) for k in ar.FIG3_DEFAULTS],
+        page_link.Setting("source", "w2_source", "choice", choices=tuple(vs.SOURCES)),
+        *[page_link.Setting(k, f"w2_{k}", "int", *vs.LIMITS[k][:2]) for k in ar.FIG3_DEFAULTS],
         page_link.Setting("seed", "w2_seed", "int", 0, 2**31 - 1),
         page_link.Setting(
             "posterior", "w2_posterior", "choice", choices=tuple(versus.available_posteriors())
@@ -102,7 +77,7 @@ def _settings() -> dict:
     page_link.restore("vs", link)
     for name, value in ar.FIG3_DEFAULTS.items():
         S.setdefault(f"w2_{name}", value)
-    for name, value in ENGINE_DEFAULTS.items():
+    for name, value in vs.ENGINE_DEFAULTS.items():
         S.setdefault(f"w2_{name}", value)
     S.setdefault("w2_seed", PAPER_SEED)
     S.setdefault("w2_source", "random")
@@ -110,18 +85,18 @@ def _settings() -> dict:
     with st.form("w2_form", border=True):
         st.radio(
             "Datasets",
-            list(SOURCES),
-            format_func=lambda s: ui.plain(SOURCES[s]),
+            list(vs.SOURCES),
+            format_func=lambda s: ui.plain(vs.SOURCES[s]),
             key="w2_source",
             horizontal=True,
             help="Random: Gaussian mixtures drawn as in the paper. Playground: your mixture sampled again with "
             "new seeds; its first cost matrix is yours, the others random.",
         )
         c = st.columns(5)
-        c[0].slider("datasets", *LIMITS["n_datasets"], key="w2_n_datasets")
-        c[1].slider("cost matrices per dataset", *LIMITS["n_costs"], key="w2_n_costs")
-        c[2].slider("boosting rounds", *LIMITS["n_rounds"], key="w2_n_rounds")
-        c[3].slider("tree depth (1 = stumps)", *LIMITS["max_depth"], key="w2_max_depth")
+        c[0].slider("datasets", *vs.LIMITS["n_datasets"], key="w2_n_datasets")
+        c[1].slider("cost matrices per dataset", *vs.LIMITS["n_costs"], key="w2_n_costs")
+        c[2].slider("boosting rounds", *vs.LIMITS["n_rounds"], key="w2_n_rounds")
+        c[3].slider("tree depth (1 = stumps)", *vs.LIMITS["max_depth"], key="w2_max_depth")
         c[4].number_input("seed", min_value=0, max_value=2**31 - 1, step=1, key="w2_seed")
         _engine_widgets()
         ui.run_button("Run", "vs_requested", key="w2_run", form=True)
@@ -139,15 +114,7 @@ def _settings() -> dict:
             "Showing random mixtures.",
         )
         source = "random"
-    variant = {"loss": S["w2_loss"], "leaves": S["w2_leaves"], "learning_rate": float(S["w2_learning_rate"])}
-    return {
-        "source": source,
-        **{k: int(S[f"w2_{k}"]) for k in ar.FIG3_DEFAULTS},
-        "seed": int(S["w2_seed"]),
-        "posterior": S["w2_posterior"],
-        "variant": variant,
-        "sweep_depths": bool(S["w2_sweep"]),
-    }
+    return vs.run_settings(S, source)
 
 
 def _run(settings: dict) -> None:
@@ -251,7 +218,7 @@ def _results(run: ar.Fig3Run) -> None:
     st.caption(
         ui.md(
             "Run shown: {}, {} datasets × {} cost matrices, seed {}. {}",
-            SOURCES[s["source"]].lower(),
+            vs.SOURCES[s["source"]].lower(),
             s["n_datasets"],
             s["n_costs"],
             s["seed"],

@@ -19,6 +19,7 @@ import numpy as np
 from . import kernels as kern
 from .costs import decompose
 from .grower import new_forest, round_work, tree_of
+from .kernels import compiled
 
 
 @dataclass
@@ -147,14 +148,12 @@ def round_driver(
     the compiled ``kernels.boost_rounds`` (``parallel``) or ``boost_rounds_serial`` when it is compiled for
     ``n_classes`` (in this process or in the numba cache), the fit is big or the interpreter's budget is spent;
     else ``kernels.boost_rounds_interpreted`` (the same bits). Either compiles only the drivers it runs."""
-    from .warmup import loop_is_compiled
-
     base, interpreted = _DRIVERS[kind]
     name = base if parallel else f"{base}_serial"
     work = _work_seconds(n_classes, n_rounds, depth, n_samples, n_features)
     cost = n_rounds * depth * INTERPRETED_LAYER_SECONDS + INTERPRETED_SHARE * work
     small = work <= INTERPRETED_MAX_SECONDS and _interpreted_spent[0] + cost <= INTERPRETED_BUDGET
-    if not small or loop_is_compiled(name, n_classes):
+    if not small or compiled.loop_is_compiled(getattr(kern, name), n_classes):
         return getattr(kern, name)
     _interpreted_spent[0] += cost
     return getattr(kern, interpreted)
@@ -185,7 +184,7 @@ def _bias_step(state: kern.TrainState, work: kern.RoundWork) -> tuple[np.ndarray
     # The total after a0, in the units of total0 (sp and sm are sums of the weights before any rescaling).
     total = kern.round_total(work.sp, work.sm, a0)
     scale = 1.0 / total if total > 0 else 1.0
-    apply_round = kern.apply_round if work.parallel else kern.apply_round_serial
+    apply_round = kern.interpreted_drivers(work)[2]  # run by the interpreter, whatever the round loop
     w = work
     risk0 = apply_round(
         wp, wm, state.H, ones, a0, scale, state.cost_rows, w.dw, w.w_total, w.dw_total, w.n_chunks

@@ -22,9 +22,8 @@ a later ``warmup`` waits for it instead of compiling them again. Reads and write
 ``cold_compile_notice(loss, leaves, parallel, n_classes)`` is the one line a CLI or an app shows before a fit
 that will compile first ("Compiling the engine for this machine (first use only, about N s)..."), None when
 the cache has the fit's kernels; ``cache_is_cold`` and ``fit_kernels`` are what it is built on. The round loop
-compiles once per class count (``PER_CLASS_COUNT``), as does the root histogram it calls; ``compile_fit`` compiles
-a fit's kernels for a given one. ``loop_is_compiled`` tells ``rebel.booster.round_driver`` whether a fit
-can run the compiled round loop without compiling it.
+compiles once per class count (``rebel.kernels.compiled.PER_CLASS_COUNT``), as does the root histogram it calls;
+``compile_fit`` compiles a fit's kernels for a given one.
 """
 
 from __future__ import annotations
@@ -124,73 +123,32 @@ def _cache_is_cold(group: str) -> bool:
     return _kernel_is_cold(_GROUP_KERNEL[group])
 
 
-# Kernels compiled once per class count K (up to ``kernels.LANE_PASS_MAX_CLASSES``; one for all larger K): the
-# round loop's type carries the fit's ``LanePlan`` (``RoundWork.lanes``), so only that K's lane passes compile.
-PER_CLASS_COUNT = ("boost_rounds", "boost_rounds_serial", "grow_newton_tree", "grow_newton_tree_serial",
-                   "root_histograms", "root_histograms_serial")  # fmt: skip
-
-
 def _kernel_is_cold(name: str, n_classes: int | None = None) -> bool:
     """True when the numba cache holds no entry for kernel ``name`` of ``rebel.kernels`` (for a kernel of
-    PER_CLASS_COUNT with ``n_classes`` given: none for that K's plan); False when this numba cannot tell."""
+    ``kernels.compiled.PER_CLASS_COUNT`` with ``n_classes`` given: none for that K's plan); False when this
+    numba cannot tell."""
     from . import kernels as kern
 
-    try:
-        index = getattr(kern, name)._cache._cache_file._load_index()
-    except (AttributeError, OSError, EOFError, TypeError, ValueError):  # numba internals moved
-        return False
-    if not index or n_classes is None or name not in PER_CLASS_COUNT:
-        return not index
-    plan = f"LanePlan({kern.plan_key(n_classes)})"
-    return not any(plan in str(key[0]) for key in index if isinstance(key, tuple) and key)
-
-
-def kernel_is_ready(kernel, n_classes: int | None = None) -> bool:
-    """Whether a kernel (a dispatcher of ``rebel.kernels``) is compiled in this process or in the numba cache
-    (for a kernel of PER_CLASS_COUNT with ``n_classes`` given: for that K's plan); True when this numba cannot
-    tell. ``rebel.kernels.one_thread_runs_parallel`` reads it."""
-    from . import kernels as kern
-
-    name = kernel.py_func.__name__
-    sigs = [str(sig) for sig in kernel.overloads]
-    if name in PER_CLASS_COUNT and n_classes is not None:
-        plan = f"LanePlan({kern.plan_key(n_classes)})"
-        sigs = [sig for sig in sigs if plan in sig]
-    return bool(sigs) or not _kernel_is_cold(name, n_classes)
-
-
-_LOOPS_COMPILED: set = set()  # (name, LanePlan key) of compiled loops this process has found
-
-
-def loop_is_compiled(name: str, n_classes: int) -> bool:
-    """Whether kernel ``name`` of PER_CLASS_COUNT (a compiled round loop or Newton grower) is compiled for
-    ``n_classes`` classes in this process or in the numba cache (``rebel.booster.round_driver`` runs it then).
-    Cheap: a set, the dispatcher's signatures, then the cache's index file."""
-    from . import kernels as kern
-
-    key = (name, kern.plan_key(n_classes))
-    if key in _LOOPS_COMPILED:
-        return True
-    plan = f"LanePlan({key[1]})"
-    here = any(plan in str(sig) for sig in getattr(kern, name).overloads)
-    if here or not _kernel_is_cold(name, n_classes):
-        _LOOPS_COMPILED.add(key)
-        return True
-    return False
+    return kern.compiled.kernel_is_cold(getattr(kern, name), n_classes)
 
 
 def fit_kernels(loss: str = "exp", leaves: str = "binary", parallel: bool = False) -> tuple[str, ...]:
     """The entry kernels a fit with these options runs (``parallel``: the drivers ``rebel.kernels.
     train_in_parallel`` picks for big problems), by name in ``rebel.kernels``; for the paper's fit, those of the
-    interpreted round loop (the root histogram, compiled per class count; ``cache_is_cold`` also takes a cached
-    compiled loop), and for the logistic loss's binary leaves those of the interpreted Newton grower."""
+    interpreted round loop (``cache_is_cold`` also takes a cached compiled loop), and for the logistic loss's
+    binary leaves those of the interpreted Newton grower. On one thread these are the plain drivers, which do not
+    depend on the class count (a fit of 2048 samples or more also runs ``apply_round_serial``)."""
     tail = "" if parallel else "_serial"
-    names = (f"bin_features{tail}", f"apply_round{tail}")
+    # on one thread, the plain drivers the interpreter calls (``rebel.kernels.interpreted_drivers``)
+    update, root = (
+        ("apply_round", "root_histograms") if parallel else ("apply_round_single", "root_histograms_plain")
+    )
+    names = (f"bin_features{tail}", update)
     if (loss, leaves) == ("exp", "binary"):
-        return (*names, f"root_histograms{tail}")
+        return (*names, root)
     if leaves == "vector":
         return (*names, "grow_vector_tree", "apply_leaf_values")
-    return (*names, "apply_leaf_values", "newton_root_scan", f"root_histograms{tail}")
+    return (*names, "apply_leaf_values", "newton_root_scan", root)
 
 
 def cache_is_cold(
@@ -298,7 +256,10 @@ def compile_fit(n_classes: int, parallel: bool = False, loop: bool = False, **pa
     model.fit(X, np.arange(n) % n_classes)
     if loop and model.leaves == "binary":
         (_warm_newton if model.loss == "logistic" else _warm_rounds)(n_classes, parallel=parallel)
-    if not parallel:
+    if (
+        not parallel
+    ):  # the chunked update of a fit of 2048 samples or more (the tiny fit ran the one-pass one)
+        _warm_update(n_classes, kern.apply_round_serial)
         return
     kern.bin_features(X, np.zeros((2, 4)), np.empty((2, n), dtype=np.uint8))
     _warm_update(n_classes)
@@ -309,15 +270,16 @@ def compile_fit(n_classes: int, parallel: bool = False, loop: bool = False, **pa
         warm(n_classes, parallel=True, interpreted=True)
 
 
-def _warm_update(n_classes: int = 3) -> None:
-    """The parallel weight update, with the argument types the round loop passes."""
+def _warm_update(n_classes: int = 3, update=None) -> None:
+    """The weight update ``update`` (None: the parallel one), with the argument types the round loop passes."""
     from . import kernels as kern
 
+    update = kern.apply_round if update is None else update
     n = 24
     wp, wm, H, dw, cost_rows = (np.ones((n, n_classes)) for _ in range(5))
     f = np.ones(n, dtype=np.int8)
     totals = (np.empty(n_classes), np.empty(n_classes))
-    kern.apply_round(wp, wm, H, f, np.zeros(n_classes), 1.0, cost_rows, dw, *totals, 2)
+    update(wp, wm, H, f, np.zeros(n_classes), 1.0, cost_rows, dw, *totals, 2)
 
 
 def _warm_rounds(n_classes: int = 3, parallel: bool = True, interpreted: bool = False) -> None:

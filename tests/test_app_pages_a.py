@@ -19,6 +19,8 @@ from rebel.ui import config as cf
 from rebel.ui import state as ust
 from rebel.ui.state import STATE_KEY, AppState
 
+from .apptest_pages import open_page
+
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 TIMEOUT = 60  # the first run compiles (or loads) the numba kernels
 PATHS, GALLERY, SWEEP, THEORY = (
@@ -37,13 +39,7 @@ def _run(at: AppTest) -> AppTest:
 
 
 def _open(page: str, state: AppState | None = None, **widgets) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    if state is not None:
-        at.session_state[STATE_KEY] = state
-    for k, v in widgets.items():
-        at.session_state[k] = v
-    at.switch_page(page)
-    return _run(at)
+    return open_page(page, TIMEOUT, state, **widgets)
 
 
 def _state(at: AppTest) -> AppState:

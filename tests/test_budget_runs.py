@@ -12,7 +12,6 @@ pages that train many models per run: REBEL vs two-step (``studies.fig3_cost``),
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -25,9 +24,10 @@ from rebel.experiments import example_costs as ec
 from rebel.experiments import real_runs as rr
 from rebel.experiments import studies
 from rebel.params import INT_PARAMS
-from rebel.ui.state import STATE_KEY, AppState
+from rebel.ui.state import AppState
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
+from .apptest_pages import open_page
+
 TIMEOUT = 300
 VS, REAL, EC = "pages/2_REBEL_vs_two_step.py", "pages/6_Real_data.py", "pages/7_Example_costs.py"
 RUN_LIMIT = budget.limit_of("run_work", app=True)
@@ -36,15 +36,7 @@ ROUNDS, DEPTH = INT_PARAMS["n_estimators"].app_high, INT_PARAMS["max_depth"].app
 
 
 def _open(page: str, state: AppState | None = None, **widgets) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    if state is not None:
-        at.session_state[STATE_KEY] = state
-    for key, value in widgets.items():
-        at.session_state[key] = value
-    at.switch_page(page)
-    at.run(timeout=TIMEOUT)
-    assert not at.exception, [e.message for e in at.exception]
-    return at
+    return open_page(page, TIMEOUT, state, **widgets)
 
 
 def _errors(at: AppTest) -> str:

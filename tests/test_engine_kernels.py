@@ -46,7 +46,9 @@ def test_binning_kernel_equals_searchsorted(kernel, binning):
     np.testing.assert_array_equal(bins, naive.bin_features(X_new, thresholds))
 
 
-@pytest.mark.parametrize("kernel", [kern.root_histograms, kern.root_histograms_serial])
+@pytest.mark.parametrize(
+    "kernel", [kern.root_histograms, kern.root_histograms_serial, kern.root_histograms_plain]
+)
 @pytest.mark.parametrize("shape", SHAPES)
 def test_root_histograms(shape, kernel):
     _X, thr, _usable, bins, wp, wm, _ = _problem(*shape, seed=1)
@@ -179,7 +181,13 @@ def test_apply_round(shape):
     total = kern.round_total(sp, sm, a)
     np.testing.assert_allclose(total, ntotal, rtol=1e-12)  # the closed form equals the summed total
     np.testing.assert_allclose(total, naive.round_total(sp, sm, a), rtol=1e-14)
-    for kernel, n_chunks in ((kern.apply_round, 3), (kern.apply_round, 1), (kern.apply_round_serial, 1)):
+    drivers = (
+        (kern.apply_round, 3),
+        (kern.apply_round, 1),
+        (kern.apply_round_serial, 1),
+        (kern.apply_round_single, 1),
+    )
+    for kernel, n_chunks in drivers:
         wp2, wm2, H2 = wp.copy(), wm.copy(), H.copy()
         dw, w_total, dw_total = np.empty((N, K)), np.empty(K), np.empty(K)
         risk = kernel(wp2, wm2, H2, f, a, 1.0 / total, cost_rows, dw, w_total, dw_total, n_chunks)

@@ -2,8 +2,6 @@
 for every block remainder, class count, both drivers and non-contiguous inputs; the weight update gives the
 same bits on its serial and parallel drivers."""
 
-import importlib
-
 import numpy as np
 import pytest
 from numba import njit
@@ -20,7 +18,11 @@ def _sequential_root(bins, dw, n_bins):
     return hist
 
 
-@pytest.mark.parametrize("kernel", [kern.root_histograms, kern.root_histograms_serial])
+def _plain(bins, dw, hist, lanes=None):
+    kern.root_histograms_plain(bins, dw, hist)  # the plain loops take no lane plan
+
+
+@pytest.mark.parametrize("kernel", [kern.root_histograms, kern.root_histograms_serial, _plain])
 @pytest.mark.parametrize("d", [1, 2, 3, 4, 5, 7, 9])
 @pytest.mark.parametrize("K", [1, 2, 3, 5, 7, 10, 13, 16, 17])
 def test_root_histograms_match_the_sequential_sum_bit_for_bit(kernel, d, K):
@@ -95,13 +97,18 @@ def test_weight_update_drivers_give_the_same_bits(n_chunks):
     f = rng.choice(np.array([-1, 1], np.int8), size=N)
     a = rng.normal(size=K)
     out = []
-    for kernel in (kern.apply_round, kern.apply_round_serial):
+    # the one-pass update serves one chunk only (a fit of fewer than 2048 samples)
+    kernels = (kern.apply_round, kern.apply_round_serial) + (
+        (kern.apply_round_single,) if n_chunks == 1 else ()
+    )
+    for kernel in kernels:
         arrays = [wp.copy(), wm.copy(), H.copy()]
         dw, w_total, dw_total = np.empty((N, K)), np.empty(K), np.empty(K)
         risk = kernel(*arrays, f, a, 0.5, cost_rows, dw, w_total, dw_total, n_chunks)
         out.append((risk, *arrays, dw, w_total, dw_total))
-    for x, y in zip(*out):
-        np.testing.assert_array_equal(x, y)
+    for other in out[1:]:
+        for x, y in zip(out[0], other):
+            np.testing.assert_array_equal(x, y)
 
 
 def test_parallel_choice_follows_the_work_per_thread(monkeypatch):
@@ -200,8 +207,6 @@ def test_binned_scores_decline_more_thresholds_than_bin_codes():
 def test_one_thread_runs_the_parallel_driver_only_when_the_serial_one_would_compile(monkeypatch):
     """A joblib worker (one numba thread) whose parent cached the parallel drivers loads those instead of
     compiling the serial ones; otherwise one thread runs the serial driver."""
-    warmup = importlib.import_module("rebel.warmup")  # the module (``rebel.warmup`` is the function)
-
     monkeypatch.setattr(kern.numba, "get_num_threads", lambda: 1)
     for serial_ready, parallel_ready, runs_parallel in (
         (True, True, False),
@@ -212,7 +217,7 @@ def test_one_thread_runs_the_parallel_driver_only_when_the_serial_one_would_comp
         monkeypatch.setattr(kern.common, "_ONE_THREAD", {})
         ready = {"serial": serial_ready, "parallel": parallel_ready}
         monkeypatch.setattr(
-            warmup,
+            kern.compiled,
             "kernel_is_ready",
             lambda kernel, n_classes=None, r=ready: r[
                 "serial" if "serial" in kernel.py_func.__name__ else "parallel"
@@ -224,9 +229,8 @@ def test_one_thread_runs_the_parallel_driver_only_when_the_serial_one_would_comp
 
 
 def test_kernel_is_ready_sees_this_process_and_the_cache():
-    warmup = importlib.import_module("rebel.warmup")
 
     X = np.random.default_rng(0).normal(size=(50, 3))
     thresholds = np.sort(np.random.default_rng(1).normal(size=(3, 7)), axis=1)
     kern.bin_features_serial(X, thresholds, np.empty((3, 50), dtype=np.uint8))
-    assert warmup.kernel_is_ready(kern.bin_features_serial)
+    assert kern.compiled.kernel_is_ready(kern.bin_features_serial)

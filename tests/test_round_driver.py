@@ -134,7 +134,7 @@ def test_booster_weights_and_scores_are_the_same_bits(monkeypatch):
 
 def test_the_rule_interprets_only_small_fits_while_the_loop_is_cold_and_the_budget_lasts(monkeypatch):
     monkeypatch.setattr(booster_mod, "_interpreted_spent", [0.0])
-    monkeypatch.setattr(wu, "loop_is_compiled", lambda name, k: False)
+    monkeypatch.setattr(kern.compiled, "loop_is_compiled", lambda kernel, k: False)
     wine = (3, 100, 2, 178, 13)  # K, rounds, depth, N, d
     assert booster_mod.round_driver(False, *wine) is kern.boost_rounds_interpreted
     spent = booster_mod._interpreted_spent[0]
@@ -152,7 +152,7 @@ def test_the_rule_interprets_only_small_fits_while_the_loop_is_cold_and_the_budg
     assert booster_mod.round_driver(False, 3, many, 1, 24, 2) is kern.boost_rounds_serial
     # A compiled loop (in this process or in the cache) is always run.
     monkeypatch.setattr(booster_mod, "_interpreted_spent", [0.0])
-    monkeypatch.setattr(wu, "loop_is_compiled", lambda name, k: True)
+    monkeypatch.setattr(kern.compiled, "loop_is_compiled", lambda kernel, k: True)
     assert booster_mod.round_driver(False, *wine) is kern.boost_rounds_serial
     assert booster_mod.round_driver(True, *wine, kind="newton") is kern.grow_newton_tree
 
@@ -160,8 +160,8 @@ def test_the_rule_interprets_only_small_fits_while_the_loop_is_cold_and_the_budg
 def test_a_loop_compiled_in_this_process_is_found(monkeypatch):
     """After the compiled serial loop ran for K = 3 in this process, ``loop_is_compiled`` says so even
     when the cache's index is not read; a class count it never compiled is not."""
-    monkeypatch.setattr(wu, "_LOOPS_COMPILED", set())
+    monkeypatch.setattr(kern.compiled, "_LOOPS_COMPILED", set())
     wu._warm_rounds(3, parallel=False)
-    monkeypatch.setattr(wu, "_kernel_is_cold", lambda name, n_classes=None: True)
-    assert wu.loop_is_compiled("boost_rounds_serial", 3)
-    assert not wu.loop_is_compiled("boost_rounds_serial", 11)
+    monkeypatch.setattr(kern.compiled, "kernel_is_cold", lambda kernel, n_classes=None: True)
+    assert kern.compiled.loop_is_compiled(kern.boost_rounds_serial, 3)
+    assert not kern.compiled.loop_is_compiled(kern.boost_rounds_serial, 11)

@@ -15,6 +15,7 @@ Each kernel has a slow, obvious twin of the same name in ``tests/naive.py``, and
 ``variants``       8. logistic loss, line search, leaf values and objectives, the step with leaf values
 ``vector_tree``    8. the vector-leaf grower
 ``newton_tree``    8. the binary-leaf Newton grower (logistic loss)
+``compiled``       which kernels are compiled, in this process or in the numba cache (the round driver's rule)
 =================  ================================================================================================
 
 Paper equation -> function (the decomposition and the loss live in Python, the rest here):
@@ -121,6 +122,7 @@ CACHE_DIR = os.path.join(_cache_base(), f"rebel-kernels-{source_hash()}")
 _numba_cache_dir = numba.config.CACHE_DIR
 numba.config.CACHE_DIR = CACHE_DIR
 try:
+    from . import compiled
     from .astar import _layer_choose_a, a_star, round_total, split_sums
     from .binning import BIN_BLOCK, bin_features, bin_features_serial
     from .common import (
@@ -136,7 +138,13 @@ try:
         train_in_parallel,
         update_chunks,
     )
-    from .histogram import leaf_histograms, leaf_histograms_serial, root_histograms, root_histograms_serial
+    from .histogram import (
+        leaf_histograms,
+        leaf_histograms_serial,
+        root_histograms,
+        root_histograms_plain,
+        root_histograms_serial,
+    )
     from .lanes import LANE_PASS_MAX_CLASSES, LanePlan, plan_key, plan_widths
     from .newton_tree import (
         grow_newton_tree,
@@ -166,9 +174,10 @@ try:
         eval_tree_binned,
         grow_tree,
         grow_tree_serial,
+        interpreted_drivers,
         set_layer,
     )
-    from .update import PART_PAD, apply_round, apply_round_serial
+    from .update import PART_PAD, apply_round, apply_round_serial, apply_round_single
     from .variants import (
         EXP_L2_STEPS,
         LINE_SEARCH_STEPS,
@@ -196,16 +205,16 @@ __all__ = [
     "LOSS_EXP", "LOSS_LOGISTIC", "NEWTON_RIDGE", "PARALLEL_MIN_ADDS_PER_THREAD", "PARALLEL_MIN_WORK",
     "PART_PAD", "PREDICT_BLOCK", "SMOOTHING", "UPDATE_CHUNKS", "Forest", "LanePlan", "RoundWork",
     "TrainState", "VariantWork", "_layer_choose_a", "a_star", "apply_leaf_values", "apply_round",
-    "apply_round_serial", "bin_features", "bin_features_serial", "boost_rounds", "boost_rounds_interpreted",
-    "boost_rounds_serial",
-    "eval_tree_binned", "exp_l2_step", "grow_newton_tree", "grow_newton_tree_interpreted",
-    "grow_newton_tree_serial", "grow_tree",
-    "grow_tree_serial", "grow_vector_tree", "leaf_costs", "leaf_histograms", "leaf_histograms_serial",
-    "leaf_objective", "leaf_scan", "leaf_scan_min_rows", "leaf_value", "line_search", "logistic_loss_sum",
-    "logistic_stats", "newton_a", "newton_leaf_costs", "newton_root_scan", "node_counts", "node_histograms",
-    "pick", "plan_key", "plan_widths", "predict_blocks", "predict_blocks_serial", "predict_leaf_values",
-    "predict_leaf_values_serial", "root_histograms", "root_histograms_serial", "root_scan", "round_total",
-    "set_layer", "sigmoid", "softplus", "sort_by_node", "source_hash", "split_sums", "stump_criterion",
-    "train_in_parallel", "tree_leaves", "tree_leaves_serial", "tree_outputs",
-    "tree_outputs_serial", "update_chunks", "vector_criterion", "vector_scan",
+    "apply_round_serial", "apply_round_single", "bin_features", "bin_features_serial", "boost_rounds",
+    "boost_rounds_interpreted", "boost_rounds_serial", "compiled", "eval_tree_binned", "exp_l2_step",
+    "grow_newton_tree", "grow_newton_tree_interpreted", "grow_newton_tree_serial", "grow_tree",
+    "grow_tree_serial", "grow_vector_tree", "interpreted_drivers", "leaf_costs", "leaf_histograms",
+    "leaf_histograms_serial", "leaf_objective", "leaf_scan", "leaf_scan_min_rows", "leaf_value",
+    "line_search", "logistic_loss_sum", "logistic_stats", "newton_a", "newton_leaf_costs", "newton_root_scan",
+    "node_counts", "node_histograms", "pick", "plan_key", "plan_widths", "predict_blocks",
+    "predict_blocks_serial", "predict_leaf_values", "predict_leaf_values_serial", "root_histograms",
+    "root_histograms_plain", "root_histograms_serial", "root_scan", "round_total", "set_layer", "sigmoid",
+    "softplus", "sort_by_node", "source_hash", "split_sums", "stump_criterion", "train_in_parallel",
+    "tree_leaves", "tree_leaves_serial", "tree_outputs", "tree_outputs_serial", "update_chunks",
+    "vector_criterion", "vector_scan",
 ]  # fmt: skip

@@ -121,7 +121,7 @@ def one_thread_runs_parallel(parallel_kernel, serial_kernel, n_classes: int | No
     Both drivers give the same bits. Decided once per driver and class count in a process."""
     key = (serial_kernel.py_func.__name__, n_classes)
     if key not in _ONE_THREAD:
-        from ..warmup import kernel_is_ready
+        from .compiled import kernel_is_ready
 
         _ONE_THREAD[key] = not kernel_is_ready(serial_kernel, n_classes) and kernel_is_ready(
             parallel_kernel, n_classes

@@ -13,7 +13,7 @@ from numba import njit
 from .common import LEAF_TOL, interpreted
 from .histogram import leaf_histograms, leaf_histograms_serial, root_histograms, root_histograms_serial
 from .split import leaf_scan
-from .tree import eval_tree_binned, set_layer
+from .tree import eval_tree_binned, interpreted_drivers, set_layer
 from .variants import line_search, logistic_loss_sum
 
 
@@ -276,11 +276,7 @@ def grow_newton_tree_interpreted(
     """``grow_newton_tree`` (``work.parallel``) or ``grow_newton_tree_serial`` run by the interpreter: the same
     body calling the same kernels (the same bits), so a first logistic fit does not compile the grower (once per
     class count; ``rebel.booster.round_driver``)."""
-    drivers = (
-        (root_histograms, leaf_histograms)
-        if work.parallel
-        else (root_histograms_serial, leaf_histograms_serial)
-    )
+    drivers = interpreted_drivers(work)[:2]
     _grow_newton_tree_interpreted(
         *drivers, bins, usable, depth, H, cp, cm, float(learning_rate), lam, msl, root_counts, work, vw, features,
         thr_idx, leaf_signs, a,

@@ -12,9 +12,15 @@ from numba import njit
 
 from .astar import _layer_choose_a, a_star, round_total, split_sums
 from .common import interpreted
-from .histogram import leaf_histograms, leaf_histograms_serial, root_histograms, root_histograms_serial
+from .histogram import (
+    leaf_histograms,
+    leaf_histograms_serial,
+    root_histograms,
+    root_histograms_plain,
+    root_histograms_serial,
+)
 from .split import leaf_costs, leaf_scan, root_scan
-from .update import apply_round, apply_round_serial
+from .update import apply_round, apply_round_serial, apply_round_single
 
 
 @njit(cache=True, nogil=True)
@@ -207,6 +213,25 @@ def boost_rounds_serial(t_start, t_stop, bins, usable, depth, state, work, fores
     )  # fmt: skip
 
 
+def _root_histograms_plain(bins, dw, hist, lanes):
+    """``root_histograms_plain`` called as the other root histogram drivers are; ``lanes`` is left out (its numba
+    type carries K: passed on, it would compile the kernel once per class count)."""
+    root_histograms_plain(bins, dw, hist)
+
+
+def interpreted_drivers(work) -> tuple:
+    """The root histogram, leaf histogram and weight update drivers of a round run by the interpreter (and of
+    the bias step): with ``work.parallel`` the parallel ones; on one thread the plain root histogram
+    (``root_histograms_plain``), the serial leaf histogram, and with one update chunk the one-pass update
+    (``apply_round_single``), else ``apply_round_serial``. The same bits as the serial drivers, and compiled in
+    a fraction of their time, which is what a first small fit waits for (the interpreter runs a fit only while
+    the compiled loop is not compiled, and only a small one: ``rebel.booster.round_driver``)."""
+    if work.parallel:
+        return root_histograms, leaf_histograms, apply_round
+    update = apply_round_single if work.n_chunks == 1 else apply_round_serial
+    return _root_histograms_plain, leaf_histograms_serial, update
+
+
 # The round loop's body run by the interpreter: the same source as the compiled loop, its tree growth too.
 _boost_rounds_interpreted = interpreted(_boost_rounds_with, _grow_tree_with=_grow_tree_with.py_func)
 
@@ -216,11 +241,7 @@ def boost_rounds_interpreted(t_start, t_stop, bins, usable, depth, state, work, 
     interpreter, calling the same kernels in the same order (the same bits): a fit needs only the kernels
     compiled, not the round loop, which compiles once per class count on top of them (about 1.5 s; docs/DESIGN.md
     "The round driver"). A round costs the interpreter about 10 kernel calls a layer."""
-    drivers = (
-        (root_histograms, leaf_histograms, apply_round)
-        if work.parallel
-        else (root_histograms_serial, leaf_histograms_serial, apply_round_serial)
-    )
+    drivers = interpreted_drivers(work)
     _boost_rounds_interpreted(
         *drivers, t_start, t_stop, bins, usable, depth, state, work, forest, float(learning_rate)
     )

@@ -128,3 +128,22 @@ def apply_round_serial(wp, wm, H, f, a, scale, cost_rows, dw, w_total, dw_total,
     for c in range(n_chunks):
         _apply_round_chunk(wp, wm, H, f, ea, ema, a, scale, cost_rows, dw, w_parts, dw_parts, risks, c)
     return _chunk_totals(w_parts, dw_parts, risks, w_total, dw_total, wp.shape[0])
+
+
+@njit(cache=True, nogil=True)
+def apply_round_single(wp, wm, H, f, a, scale, cost_rows, dw, w_total, dw_total, n_chunks):
+    """``apply_round`` with ``n_chunks`` = 1 (fewer than 2048 samples, ``common.update_chunks``) in one plain
+    pass: the same operations in the same order as the chunked drivers (their totals of one chunk's parts are
+    (0 + part) + 0), so the same bits. What the bias step and a round run by the interpreter on one thread call
+    (``tree.interpreted_drivers``): it compiles in about half the time of ``apply_round_serial``."""
+    n_samples, n_classes = wp.shape
+    ea = np.empty(n_classes)
+    ema = np.empty(n_classes)
+    for k in range(n_classes):
+        ea[k] = np.exp(a[k])
+        ema[k] = np.exp(-a[k])
+    risk = _apply_round_rows(wp, wm, H, f, ea, ema, a, scale, cost_rows, dw, w_total, dw_total, 0, n_samples)
+    for k in range(n_classes):  # _chunk_totals of one chunk: its _half_sums
+        w_total[k] = (0.0 + w_total[k]) + 0.0
+        dw_total[k] = (0.0 + dw_total[k]) + 0.0
+    return ((0.0 + risk) + 0.0) / max(n_samples, 1)

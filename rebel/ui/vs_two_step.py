@@ -3,7 +3,8 @@ datasets (``rebel.experiments.stats``: the cost matrices of one dataset share it
 they are not independent trials), an honest
 Markdown summary of a run (``rebel.experiments.studies.fig3_run``) next to the paper's ~90 % claim, the run's
 setting in words, the win rate against capacity (rounds x depth) with a sentence saying what it shows, and the
-stored regime map (``docs/regime_map.json``, written by ``reproduce calibrated --regimes``) with its caption.
+stored regime map (``docs/regime_map.json``, written by ``reproduce calibrated --regimes``) with its caption;
+the form's sources, limits, labels and defaults, and a run's settings from its widget values (``run_settings``).
 
 Reads a run's trials table (``rebel_cost, two_step_cost, blind_cost, bayes_cost, win, tie``) or its grid
 (``rebel.experiments.versus.VERSUS_COLUMNS``). No streamlit here.
@@ -22,11 +23,56 @@ from rebel.baselines import make_estimator
 from rebel.calibration import crossfit_staged, fit_calibrator, reliability
 from rebel.estimator import RebelClassifier
 from rebel.experiments import stats
-from rebel.experiments.studies import PAPER_WIN_RATE, Fig3Run, with_outcome
+from rebel.experiments.studies import FIG3_DEFAULTS, FIG3_LIMITS, PAPER_WIN_RATE, Fig3Run, with_outcome
 from rebel.experiments.versus import PARTS, POSTERIORS
+from rebel.params import INT_PARAMS
 from rebel.textout import csv_text
 from rebel.ui.figures.winrates import REGIME_OUTCOMES, regime_outcome
 from rebel.ui.text import Markdown, md
+
+# The page's form: where the datasets come from, the widgets' limits, the two-step posteriors' labels and the
+# engine options' defaults (widget keys "w2_" + name).
+SOURCES = {
+    "random": "Random mixtures (paper protocol, Fig. 9)",
+    "playground": "The Playground's mixture, redrawn",
+}
+LIMITS = {
+    **FIG3_LIMITS,
+    "n_rounds": (1, INT_PARAMS["n_estimators"].app_high),
+    "max_depth": (1, INT_PARAMS["max_depth"].app_high),
+}
+POSTERIOR_LABELS = {
+    "sigma": "σ(2H) / σ(H) by loss, same engine",
+    "calibrated-temperature": "temperature-calibrated, same engine",
+    "calibrated-isotonic": "isotonic-calibrated, same engine",
+    "softmax": "softmax(H), same engine",
+    "samme": "SAMME",
+}
+ENGINE_DEFAULTS = {
+    "posterior": "sigma",
+    "loss": "exp",
+    "leaves": "binary",
+    "learning_rate": 1.0,
+    "sweep": False,
+}
+
+
+def run_settings(values, source: str) -> dict:
+    """A run's settings (``rebel.experiments.studies.fig3_steps``'s arguments) from the form's widget values
+    (``values["w2_" + name]``: the page's session state) and the datasets' ``source`` it settled on."""
+    variant = {
+        "loss": values["w2_loss"],
+        "leaves": values["w2_leaves"],
+        "learning_rate": float(values["w2_learning_rate"]),
+    }
+    return {
+        "source": source,
+        **{k: int(values[f"w2_{k}"]) for k in FIG3_DEFAULTS},
+        "seed": int(values["w2_seed"]),
+        "posterior": values["w2_posterior"],
+        "variant": variant,
+        "sweep_depths": bool(values["w2_sweep"]),
+    }
 
 
 def fig3_counts(trials: pd.DataFrame) -> dict:
