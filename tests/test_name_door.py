@@ -48,7 +48,7 @@ LIBRARIES = {"pd", "np", "csv", "json", "io", "os", "sys", "re", "st", "zlib", "
 PARSER_METHODS = {"model_validate", "model_validate_json"}  # pydantic
 SCHEMAS = "rebel/ui/schemas.py"  # its model_validate calls reach the door through the Name type
 OWN_FILES = {
-    ("rebel/data/files.py", "load_preset"): "a preset's JSON in sample_data/, written by the project",
+    ("rebel/data/samples.py", "load_preset"): "a preset's JSON in sample_data/, written by the project",
     ("rebel/ui/playground/thumbs.py", "preset_thumbnail"): "a preset's points in sample_data/",
     ("rebel/ui/vs_two_step.py", "load_regime_map"): "docs/regime_map.json, written by the project",
     ("rebel/experiments/honest.py", "parse_variant"): "a variant's settings the project named (key=value)",

@@ -26,7 +26,7 @@ import json, sys
 import numpy as np
 import rebel.data as d
 from rebel.data.presets import PRESET_COST_DIGITS
-from rebel.data.files import load_sample
+from rebel.data.samples import load_sample
 out = {}
 for name in d.PRESETS:
     preset, stored = d.PRESETS[name], load_sample(name)

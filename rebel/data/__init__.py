@@ -19,20 +19,15 @@ from rebel.data.bayes import (
     sample_path,
 )
 from rebel.data.files import (
-    BUNDLED,
     LABEL_COLUMN,
     MAX_FEATURES,
     MAX_ROWS,
     SAMPLE_DIR,
     SPLIT_COLUMN,
-    load_bundled,
-    load_preset,
-    load_sample,
     read_csv,
     sample_dir,
     split_dataset,
     to_csv,
-    write_samples,
 )
 from rebel.data.mixture import (
     DECIMALS,
@@ -56,6 +51,7 @@ from rebel.data.mixture import (
     validate_mixture,
 )
 from rebel.data.presets import PRESETS, Preset
+from rebel.data.samples import BUNDLED, load_bundled, load_preset, load_sample, write_samples
 
 __all__ = [
     "BUNDLED",

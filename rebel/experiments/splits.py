@@ -16,7 +16,6 @@ from sklearn.model_selection import train_test_split
 
 from rebel.cost_presets import normalize_costs, random_costs
 from rebel.costs import validate_cost_matrix
-from rebel.data.files import BUNDLED, load_bundled
 from rebel.data.mixture import (
     PAPER_SEED,
     label_indices,
@@ -26,6 +25,7 @@ from rebel.data.mixture import (
     sample_mixture,
 )
 from rebel.data.presets import PRESETS
+from rebel.data.samples import BUNDLED, load_bundled
 
 
 @dataclass
