@@ -1,7 +1,8 @@
 """Baselines REBEL is compared against (paper Sec. 5): the two-step "standard method" and boosting peers.
 
 - ``TwoStepClassifier``: fits any posterior estimator on the data alone, then predicts the minimum-risk class
-  ``argmin_k sum_y p(y|x) C[y, k]`` (the costs enter only at test time).
+  ``argmin_k sum_y p(y|x) C[y, k]`` (the costs enter only at test time): ``rebel.minrisk.MinRiskClassifier``
+  uncalibrated, with a 0-1 ``RebelClassifier`` by default.
 - ``AdaBoostMH``: discrete AdaBoost.MH (Schapire & Singer 1999): one shared stump per round with a vote
   ``v_l = +-1`` per class and one weight alpha, i.e. ``H(x) = sum_t phi_t(x) a_t`` with ``a_t = alpha_t v_t``.
 - ``OneVsAllAdaBoost``: K independent discrete binary AdaBoosts (class l against the rest), one stump per class
@@ -21,13 +22,14 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .binning import BINNINGS, bin_data, fit_thresholds
-from .costs import label_indices, min_risk_class, uniform_costs, validate_cost_matrix
+from .costs import min_risk_class
 from .estimator import RebelClassifier, posterior_from_scores
+from .minrisk import MinRiskClassifier
 from .params import check_param
 
 try:  # LightGBM is optional (the "bench" extra)
@@ -159,84 +161,20 @@ def _lightgbm_staged_proba(est, X):
             yield z / z.sum(axis=1, keepdims=True)
 
 
-class TwoStepClassifier(ClassifierMixin, BaseEstimator):
-    """The paper's "standard method": a cost-blind posterior estimate plus the minimum-risk decision.
-
-    Parameters
-    ----------
-    estimator : classifier with ``predict_proba`` or None
-        Fitted on (X, y) alone; ``None`` means ``RebelClassifier()`` with 0-1 costs (posterior ``sigma(2H)``
-        normalised). Wrap an already fitted model in ``sklearn.frozen.FrozenEstimator`` to reuse it across
-        several cost matrices without refitting.
-    cost_matrix : array-like (K, K) or None
-        ``C[y, k]`` in sorted class order; ``None`` means 0-1 costs (then this is the max-posterior rule).
+class TwoStepClassifier(MinRiskClassifier):
+    """The paper's "standard method": ``rebel.minrisk.MinRiskClassifier`` without calibration and with a 0-1
+    ``RebelClassifier()`` as the default posterior estimator (``estimator=None``).
 
     The prediction is ``classes_[argmin_k sum_y p(y|x) C[y, k]]``; ``decision_function`` is the negative
-    expected cost ``-(P @ C)``, so its argmax is the prediction.
+    expected cost ``-(P @ C)``, so its argmax is the prediction. Wrap an already fitted model in
+    ``sklearn.frozen.FrozenEstimator`` to reuse it across several cost matrices without refitting.
     """
 
-    def __init__(self, estimator=None, cost_matrix=None):
-        self.estimator = estimator
-        self.cost_matrix = cost_matrix
+    def __init__(self, estimator=None, cost_matrix=None, calibration=None, n_folds=5, random_state=0):
+        super().__init__(estimator, cost_matrix, calibration, n_folds, random_state)
 
-    def fit(self, X, y, **fit_params):
-        """Fit the posterior estimator on (X, y) (costs are not used here) and validate ``cost_matrix``."""
-        est = RebelClassifier() if self.estimator is None else self.estimator
-        self.estimator_ = clone(est).fit(X, y, **fit_params)
-        if not hasattr(
-            self.estimator_, "predict_proba"
-        ):  # checked after fit: REBEL has it only for 0-1 costs
-            raise ValueError(
-                f"estimator {type(est).__name__} has no predict_proba; the two-step method needs posterior "
-                "estimates (use e.g. RebelClassifier() with 0-1 costs, HistGradientBoostingClassifier() or "
-                "AdaBoostMH())."
-            )
-        self.classes_ = np.asarray(self.estimator_.classes_)
-        self.n_features_in_ = getattr(self.estimator_, "n_features_in_", np.shape(X)[1])
-        K = len(self.classes_)
-        self.cost_matrix_ = (
-            uniform_costs(K)
-            if self.cost_matrix is None
-            else validate_cost_matrix(self.cost_matrix, n_classes=K)
-        )
-        return self
-
-    def predict_proba(self, X):
-        """The estimator's posterior p(y|x) (N, K)."""
-        check_is_fitted(self)
-        return self.estimator_.predict_proba(X)
-
-    def decision_function(self, X):
-        """Negative expected cost ``-sum_y p(y|x) C[y, k]`` (N, K); the argmax is the minimum-risk class."""
-        return -(self.predict_proba(X) @ self.cost_matrix_)
-
-    def predict(self, X):
-        """The minimum-risk class ``argmin_k sum_y p(y|x) C[y, k]`` (ties to the first class)."""
-        return self.classes_[min_risk_class(self.predict_proba(X), self.cost_matrix_)]
-
-    def staged_predict_proba(self, X):
-        """Yield the estimator's posteriors after each round (see ``staged_posteriors``)."""
-        check_is_fitted(self)
-        yield from staged_posteriors(self.estimator_, X)
-
-    def staged_decision_function(self, X):
-        """Yield the negative expected cost after each round of the posterior estimator."""
-        for P in self.staged_predict_proba(X):
-            yield -(P @ self.cost_matrix_)
-
-    def staged_predict(self, X):
-        """Yield the minimum-risk class after each round of the posterior estimator."""
-        for P in self.staged_predict_proba(X):
-            yield self.classes_[min_risk_class(P, self.cost_matrix_)]
-
-    def expected_cost(self, X, y):
-        """Mean cost ``C[y, prediction]`` on (X, y) under ``cost_matrix_``."""
-        pred = min_risk_class(self.predict_proba(X), self.cost_matrix_)
-        return float(
-            self.cost_matrix_[
-                label_indices(y, self.classes_, "that label was not seen in training"), pred
-            ].mean()
-        )
+    def _default_estimator(self):
+        return RebelClassifier()
 
 
 # --------------------------------------------------------------------------------------------------------------
