@@ -37,6 +37,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from . import cli_methods
 from .costs import CostWarning, validate_cost_matrix
 from .data.files import LABEL_COLUMN, MissingLabelColumn, _shorten, read_features, read_labelled
 from .params import (
@@ -272,9 +273,8 @@ def _read_labelled(path: Path, args, rows: str, model=None):
     names = None if model is None else getattr(model, "feature_names_in_", None)
     n = None if model is None else model.n_features_in_
     try:
-        return read_labelled(
-            path, args.label_column, rows, names, n, header=not getattr(args, "no_header", False)
-        )
+        header, drop = not getattr(args, "no_header", False), getattr(args, "drop", ())
+        return read_labelled(path, args.label_column, rows, names, n, header=header, drop=drop)
     except MissingLabelColumn as exc:
         raise ValueError(
             f"{path}: {MissingLabelColumn(exc.columns, fix='or give its name with --label-column NAME')}"
@@ -438,6 +438,8 @@ def _say_compiling(seconds, stream) -> None:
 
 
 def _uses_variants(model) -> bool:
+    if not hasattr(model, "leaves"):  # a two-step or cost-weighted model: no REBEL kernels
+        return False
     return (model.loss, model.leaves, model.learning_rate, model.n_iter_no_change) != (
         "exp",
         "binary",
@@ -474,11 +476,14 @@ def cmd_fit(args) -> int:
         args.out, {"the input TRAIN.csv": args.train, "the input --cost-matrix": args.cost_matrix}
     )
     check_size(args.train, args.max_bytes, "TRAIN.csv")
+    cli_methods.check_fit_arguments(args)
     data = _read_labelled(args.train, args, "train")
     classes = np.unique(data.y)
     costs = None
     if args.cost_matrix is not None:
         costs = read_cost_matrix(args.cost_matrix, classes, args.max_bytes)
+    if args.method != "rebel":
+        return cli_methods.fit_method(args, _frame(data.X, data.features), data.y, costs, write_text)
     model = RebelClassifier(
         costs,
         args.rounds,
@@ -500,7 +505,7 @@ def cmd_fit(args) -> int:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", CostWarning)  # read_cost_matrix has warned about these costs once
         model.fit(_frame(data.X, data.features), data.y, callback=callback)
-    write_text(args.out, dumps_model(model))
+    write_text(args.out, dumps_model(model, args.label_column))
     features = data.features
     print(
         f"fitted {model.n_estimators_} rounds of depth {args.depth} ({_engine_text(args)}) on {len(data.y)} "
@@ -565,8 +570,11 @@ def cmd_evaluate(args) -> int:
     from .costs import label_indices
 
     model = _load_model(args)
+    cli_methods.model_label_column(args, model)
+    cli_methods.check_evaluate_arguments(args, model)
     check_size(args.data, args.max_bytes, "TEST.csv")
     data = _read_labelled(args.data, args, "test", model)
+    train = cli_methods.baseline_rows(args, model, _read_labelled) if args.baselines else None
     _note_ignored(args.data, data.ignored)
     classes = model.classes_
     costs = model.cost_matrix_
@@ -589,13 +597,14 @@ def cmd_evaluate(args) -> int:
     print(f"mean cost: {_costs_of(pred, truth, costs):.6g} (cost matrix: {source})")
     print(f"error rate: {np.mean(truth != pred):.6g}")
     if args.baselines:
-        _print_baselines(args, model, costs, X, truth, _costs_of(pred, truth, costs))
+        _print_baselines(args, model, costs, X, truth, _costs_of(pred, truth, costs), train)
+    cli_methods.print_selection(model)
     print("confusion matrix (rows: truth, columns: predicted):")
     print(frame.to_string(index=False))
     return 0
 
 
-def _print_baselines(args, model, costs, X_test, truth, rebel_cost: float) -> None:
+def _print_baselines(args, model, costs, X_test, truth, rebel_cost: float, train) -> None:
     """The same engine (the model's parameters) trained cost-blind on training rows, decided by the minimum-risk
     rule (the two-step method, ``rebel.baselines.TwoStepClassifier``) and by argmax."""
     from .baselines import TwoStepClassifier
@@ -603,20 +612,6 @@ def _print_baselines(args, model, costs, X_test, truth, rebel_cost: float) -> No
     from .estimator import RebelClassifier
 
     source = args.train or args.data
-    if args.train is not None:
-        check_size(args.train, args.max_bytes, "--train")
-    train = _read_labelled(source, args, "train", model)
-    if args.train is None and train.rows.startswith("every row"):
-        raise ValueError(
-            f"--baselines trains on the 'train' rows of {args.data}, but it has no split column; give the "
-            "training file with --train TRAIN.csv."
-        )
-    missing = sorted(set(model.classes_.tolist()) - set(train.y.tolist()), key=str)
-    if missing:
-        raise ValueError(
-            f"--baselines: the training rows of {source} have no point of class {missing[0]!r}; give the "
-            "model's training file with --train."
-        )
     params = {**model.get_params(), "cost_matrix": None}
     blind = TwoStepClassifier(RebelClassifier(**params), costs)
     with warnings.catch_warnings():
@@ -689,6 +684,7 @@ def _add_fit(sub) -> None:
     fit.add_argument("-o", "--out", type=output_file, required=True, metavar="model.json", help="model file")
     _add_max_bytes(fit)
     fit.add_argument("--quiet", action="store_true", help="no progress bar")
+    cli_methods.add_fit_arguments(fit)
 
 
 def _add_engine_options(fit) -> None:
