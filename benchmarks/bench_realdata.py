@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -176,13 +177,41 @@ def summarise(rows: list, cols: dict) -> pd.DataFrame:
     return pd.DataFrame(lines)
 
 
+def rows_from_log(text: str, cols: dict) -> list:
+    """The per-split rows of this script's printout (``--summarise LOG``: the table of a run cut short)."""
+    rows, dataset = [], None
+    for line in text.splitlines():
+        if line and not line.startswith(" ") and ": " in line and " points, " in line:
+            dataset = line.split(":")[0]
+        elif line.startswith("  split ") and dataset is not None:
+            head, picked = line.split("; auto picked ")
+            seed, values = head[len("  split ") :].split(": ", 1)
+            row = {"dataset": dataset, "seed": int(seed), "auto picked": picked.strip()}
+            for part in values.split(", "):
+                col, value = part.rsplit(" ", 1)
+                row[cols[col]] = float(value)
+            rows.append(row)
+    return rows
+
+
 def main(argv=None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--splits", type=int, default=5)
     ap.add_argument("--cv", type=int, default=3)
     ap.add_argument("--datasets", nargs="+", choices=list(DATASETS), default=list(DATASETS))
+    ap.add_argument(
+        "--summarise", nargs="+", metavar="LOG", help="only summarise the split lines of printouts"
+    )
     args = ap.parse_args(argv)
     cols = columns()
+    if args.summarise:
+        rows = [
+            r for path in args.summarise for r in rows_from_log(Path(path).read_text(encoding="utf-8"), cols)
+        ]
+        table = summarise(rows, cols)
+        with pd.option_context("display.width", 250, "display.max_columns", 30, "display.max_colwidth", 60):
+            print(table.T.to_string(header=False))
+        return {"realdata": table}
     print(f"real-data benchmark: {args.splits} splits (70/30), auto with {args.cv}-fold CV; {load_average()}")
     rows, t0 = [], time.process_time()
     for ds in args.datasets:
