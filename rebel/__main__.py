@@ -27,7 +27,7 @@ import pandas as pd
 from . import __version__, cli
 from . import experiments as ex
 from .baselines import ESTIMATORS
-from .cli import (
+from .cli_args import (
     ProgressBar,
     count_or_names,
     int_at_least,

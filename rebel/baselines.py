@@ -1,7 +1,8 @@
 """Baselines REBEL is compared against (paper Sec. 5): the two-step "standard method" and boosting peers.
 
 - ``TwoStepClassifier``: fits any posterior estimator on the data alone, then predicts the minimum-risk class
-  ``argmin_k sum_y p(y|x) C[y, k]`` (the costs enter only at test time).
+  ``argmin_k sum_y p(y|x) C[y, k]`` (the costs enter only at test time): ``rebel.minrisk.MinRiskClassifier``
+  uncalibrated, with a 0-1 ``RebelClassifier`` by default.
 - ``AdaBoostMH``: discrete AdaBoost.MH (Schapire & Singer 1999): one shared stump per round with a vote
   ``v_l = +-1`` per class and one weight alpha, i.e. ``H(x) = sum_t phi_t(x) a_t`` with ``a_t = alpha_t v_t``.
 - ``OneVsAllAdaBoost``: K independent discrete binary AdaBoosts (class l against the rest), one stump per class
@@ -21,21 +22,27 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .binning import BINNINGS, bin_data, fit_thresholds
-from .costs import label_indices, min_risk_class, uniform_costs, validate_cost_matrix
 from .estimator import RebelClassifier, posterior_from_scores
+from .minrisk import MinRiskClassifier
 from .params import check_param
+from .staged import (  # noqa: F401 (the staged posteriors and scores, as they were in this module)
+    HAS_LIGHTGBM,
+    _as_2d_scores,
+    _check_rebel_posterior,
+    _unfrozen,
+    lightgbm,
+    min_risk_stages,
+    staged_min_risk_indices,
+    staged_min_risk_posteriors,
+    staged_posteriors,
+    staged_scores,
+)
 
-try:  # LightGBM is optional (the "bench" extra)
-    import lightgbm
-except ImportError:  # pragma: no cover - depends on the environment
-    lightgbm = None
-
-HAS_LIGHTGBM = lightgbm is not None
 EDGE_SMOOTHING = (
     1e-10  # alpha = 1/2 ln((1 + r + eps) / (1 - r + eps)): finite when a stump is perfect (r = 1)
 )
@@ -48,195 +55,20 @@ _CHUNK = 16384  # rows per block when evaluating stumps
 # --------------------------------------------------------------------------------------------------------------
 
 
-def _unfrozen(estimator):
-    """The estimator inside a ``sklearn.frozen.FrozenEstimator`` (or the estimator itself)."""
-    from sklearn.frozen import FrozenEstimator
-
-    return estimator.estimator if isinstance(estimator, FrozenEstimator) else estimator
-
-
-def _check_rebel_posterior(est) -> None:
-    if not hasattr(est, "predict_proba"):
-        raise ValueError(
-            "this RebelClassifier was trained with a cost matrix, so it estimates the minimum-risk class, "
-            "not posteriors; fit it with cost_matrix=None to use it as a posterior estimator."
-        )
-
-
-def staged_posteriors(estimator, X):
-    """Yield the fitted ``estimator``'s posterior estimates p(y|x) (N, K) after each boosting round.
-
-    Works for ``RebelClassifier`` (0-1 costs), ``AdaBoostMH``, ``OneVsAllAdaBoost``, any estimator with
-    ``staged_predict_proba`` (scikit-learn AdaBoost, HistGradientBoosting) and LightGBM's ``LGBMClassifier``.
-    """
-    est = _unfrozen(estimator)
-    if isinstance(est, RebelClassifier):
-        yield from _rebel_staged_posteriors(est, X)
-    elif hasattr(est, "staged_predict_proba"):
-        yield from est.staged_predict_proba(X)
-    elif HAS_LIGHTGBM and isinstance(est, lightgbm.LGBMClassifier):
-        yield from _lightgbm_staged_proba(est, X)
-    else:
-        raise TypeError(
-            f"{type(est).__name__} has no staged posteriors; use an estimator with staged_predict_proba "
-            "(or RebelClassifier, AdaBoostMH, OneVsAllAdaBoost, LGBMClassifier)."
-        )
-
-
-def _rebel_staged_posteriors(est: RebelClassifier, X, **kwargs):
-    """A 0-1 ``RebelClassifier``'s posterior after each round, through the formula its loss implies (the same
-    as its ``predict_proba``: sigma(2H) for the exp loss, sigma(H) for the logistic loss)."""
-    _check_rebel_posterior(est)
-    loss = getattr(est, "loss_", "exp")
-    for H in est.staged_risk_scores(X, **kwargs):
-        yield posterior_from_scores(H, loss)
-
-
-def staged_scores(estimator, X):
-    """Yield the fitted ``estimator``'s class scores (N, K) after each round; the prediction is their argmax.
-
-    Scores are REBEL's ``staged_risk_scores`` (the K-vector H for every K) or ``decision_function``'s
-    (AdaBoost.MH, 1-vs-all, SAMME, the two-step negative expected cost), otherwise the posteriors (the argmax of
-    a monotone transform is the same class).
-    """
-    est = _unfrozen(estimator)
-    if hasattr(est, "staged_risk_scores"):
-        yield from est.staged_risk_scores(X)
-    elif hasattr(est, "staged_decision_function"):
-        for S in est.staged_decision_function(X):
-            yield _as_2d_scores(S)
-    else:
-        yield from staged_posteriors(est, X)
-
-
-def staged_min_risk_posteriors(estimator, X, include_bias=True):
-    """The posteriors ``staged_min_risk_indices`` decides on: one (N, K) array a stage, as a generator (t = 1..T,
-    or t = 0..T for a ``RebelClassifier`` with ``include_bias``). They do not depend on the costs: a caller that
-    decides under several cost matrices may keep them and pass them to ``min_risk_stages``."""
-    est = _unfrozen(estimator)
-    if isinstance(est, RebelClassifier):
-        return _rebel_staged_posteriors(est, X, include_bias=include_bias)
-    return staged_posteriors(est, X)
-
-
-def min_risk_stages(stages, cost_matrix, n_points: int) -> np.ndarray:
-    """The minimum-risk class of every stage's posteriors (N, K): shape (stages, N) int16."""
-    C = np.asarray(cost_matrix, dtype=np.float64)
-    rows = [min_risk_class(P, C).astype(np.int16) for P in stages]  # int16 as they come: 1/4 of int64
-    return np.array(rows, dtype=np.int16).reshape(-1, n_points)
-
-
-def staged_min_risk_indices(estimator, X, cost_matrix, include_bias=True) -> np.ndarray:
-    """The two-step decision after every round: class index ``argmin_k sum_y p_t(y|x) C[y, k]`` of the fitted
-    posterior ``estimator`` (see ``staged_posteriors``) at t = 1..T, or t = 0..T for a ``RebelClassifier`` with
-    ``include_bias`` (t = 0: a0 alone). Shape (stages, N) int16, one stage in memory at a time; a REBEL
-    posterior runs on the compiled staged scores."""
-    C = np.asarray(cost_matrix, dtype=np.float64)
-    return min_risk_stages(staged_min_risk_posteriors(estimator, X, include_bias), C, np.shape(X)[0])
-
-
-def _as_2d_scores(S: np.ndarray) -> np.ndarray:
-    """Binary scikit-learn decision values (N,) score class 1; turn them into (N, 2) scores [0, s]."""
-    S = np.asarray(S)
-    if S.ndim == 1:
-        return np.column_stack([np.zeros_like(S), S])
-    return S
-
-
-def _lightgbm_staged_proba(est, X):
-    """LightGBM posteriors after each iteration: raw scores summed tree by tree, then softmax / sigmoid."""
-    X = np.asarray(X, dtype=np.float64)
-    booster = est.booster_
-    raw = None
-    for t in range(booster.current_iteration()):
-        step = booster.predict(X, raw_score=True, start_iteration=t, num_iteration=1)
-        raw = step if raw is None else raw + step
-        if raw.ndim == 1:
-            p1 = 1.0 / (1.0 + np.exp(-raw))
-            yield np.column_stack([1.0 - p1, p1])
-        else:
-            z = np.exp(raw - raw.max(axis=1, keepdims=True))
-            yield z / z.sum(axis=1, keepdims=True)
-
-
-class TwoStepClassifier(ClassifierMixin, BaseEstimator):
-    """The paper's "standard method": a cost-blind posterior estimate plus the minimum-risk decision.
-
-    Parameters
-    ----------
-    estimator : classifier with ``predict_proba`` or None
-        Fitted on (X, y) alone; ``None`` means ``RebelClassifier()`` with 0-1 costs (posterior ``sigma(2H)``
-        normalised). Wrap an already fitted model in ``sklearn.frozen.FrozenEstimator`` to reuse it across
-        several cost matrices without refitting.
-    cost_matrix : array-like (K, K) or None
-        ``C[y, k]`` in sorted class order; ``None`` means 0-1 costs (then this is the max-posterior rule).
+class TwoStepClassifier(MinRiskClassifier):
+    """The paper's "standard method": ``rebel.minrisk.MinRiskClassifier`` without calibration and with a 0-1
+    ``RebelClassifier()`` as the default posterior estimator (``estimator=None``).
 
     The prediction is ``classes_[argmin_k sum_y p(y|x) C[y, k]]``; ``decision_function`` is the negative
-    expected cost ``-(P @ C)``, so its argmax is the prediction.
+    expected cost ``-(P @ C)``, so its argmax is the prediction. Wrap an already fitted model in
+    ``sklearn.frozen.FrozenEstimator`` to reuse it across several cost matrices without refitting.
     """
 
-    def __init__(self, estimator=None, cost_matrix=None):
-        self.estimator = estimator
-        self.cost_matrix = cost_matrix
+    def __init__(self, estimator=None, cost_matrix=None, calibration=None, n_folds=5, random_state=0):
+        super().__init__(estimator, cost_matrix, calibration, n_folds, random_state)
 
-    def fit(self, X, y, **fit_params):
-        """Fit the posterior estimator on (X, y) (costs are not used here) and validate ``cost_matrix``."""
-        est = RebelClassifier() if self.estimator is None else self.estimator
-        self.estimator_ = clone(est).fit(X, y, **fit_params)
-        if not hasattr(
-            self.estimator_, "predict_proba"
-        ):  # checked after fit: REBEL has it only for 0-1 costs
-            raise ValueError(
-                f"estimator {type(est).__name__} has no predict_proba; the two-step method needs posterior "
-                "estimates (use e.g. RebelClassifier() with 0-1 costs, HistGradientBoostingClassifier() or "
-                "AdaBoostMH())."
-            )
-        self.classes_ = np.asarray(self.estimator_.classes_)
-        self.n_features_in_ = getattr(self.estimator_, "n_features_in_", np.shape(X)[1])
-        K = len(self.classes_)
-        self.cost_matrix_ = (
-            uniform_costs(K)
-            if self.cost_matrix is None
-            else validate_cost_matrix(self.cost_matrix, n_classes=K)
-        )
-        return self
-
-    def predict_proba(self, X):
-        """The estimator's posterior p(y|x) (N, K)."""
-        check_is_fitted(self)
-        return self.estimator_.predict_proba(X)
-
-    def decision_function(self, X):
-        """Negative expected cost ``-sum_y p(y|x) C[y, k]`` (N, K); the argmax is the minimum-risk class."""
-        return -(self.predict_proba(X) @ self.cost_matrix_)
-
-    def predict(self, X):
-        """The minimum-risk class ``argmin_k sum_y p(y|x) C[y, k]`` (ties to the first class)."""
-        return self.classes_[min_risk_class(self.predict_proba(X), self.cost_matrix_)]
-
-    def staged_predict_proba(self, X):
-        """Yield the estimator's posteriors after each round (see ``staged_posteriors``)."""
-        check_is_fitted(self)
-        yield from staged_posteriors(self.estimator_, X)
-
-    def staged_decision_function(self, X):
-        """Yield the negative expected cost after each round of the posterior estimator."""
-        for P in self.staged_predict_proba(X):
-            yield -(P @ self.cost_matrix_)
-
-    def staged_predict(self, X):
-        """Yield the minimum-risk class after each round of the posterior estimator."""
-        for P in self.staged_predict_proba(X):
-            yield self.classes_[min_risk_class(P, self.cost_matrix_)]
-
-    def expected_cost(self, X, y):
-        """Mean cost ``C[y, prediction]`` on (X, y) under ``cost_matrix_``."""
-        pred = min_risk_class(self.predict_proba(X), self.cost_matrix_)
-        return float(
-            self.cost_matrix_[
-                label_indices(y, self.classes_, "that label was not seen in training"), pred
-            ].mean()
-        )
+    def _default_estimator(self):
+        return RebelClassifier()
 
 
 # --------------------------------------------------------------------------------------------------------------

@@ -26,6 +26,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.calibration import CalibratedClassifierCV
 from sklearn.frozen import FrozenEstimator
 from sklearn.model_selection import StratifiedKFold
+from sklearn.utils import _safe_indexing
 
 CALIBRATIONS = {
     "temperature": "temperature scaling (one parameter, multi-class)",
@@ -91,10 +92,24 @@ def fold_indices(y, n_folds: int = 5, seed: int = 0) -> list:
     return list(StratifiedKFold(n_folds, shuffle=True, random_state=seed).split(np.zeros(len(y)), y))
 
 
+def crossfit_calibrator(make_model, X, y, y_idx, method, n_folds, seed=0, fold_params=None):
+    """A calibrator (``fit_calibrator``) fitted on out-of-fold posteriors: ``n_folds`` models ``make_model()``
+    each fitted on (X, y) without one stratified fold (``fold_params(train_rows)``: extra fit arguments) and read
+    on that fold. X: an array or a DataFrame; y: the labels the model is fitted on; y_idx: their class indices."""
+    y_idx = np.asarray(y_idx)
+    oof = np.zeros((len(y_idx), int(y_idx.max()) + 1))
+    for train, held in fold_indices(y_idx, n_folds, seed):
+        extra = {} if fold_params is None else fold_params(train)
+        model = make_model().fit(_safe_indexing(X, train), _safe_indexing(y, train), **extra)
+        oof[held] = model.predict_proba(_safe_indexing(X, held))
+    return fit_calibrator(oof, y_idx, method)
+
+
 class CrossFitCalibrated(ClassifierMixin, BaseEstimator):
     """A posterior estimator calibrated by cross-fitting: ``n_folds`` clones of ``estimator`` give out-of-fold
     posteriors of every training point, a calibrator (``method``) is fitted on them, and it maps the posterior
-    of ``estimator`` fitted on all points. Usable as ``TwoStepClassifier(CrossFitCalibrated(...), C)``."""
+    of ``estimator`` fitted on all points (``crossfit_calibrator``). ``rebel.minrisk.MinRiskClassifier`` is the
+    same calibration with the minimum-risk decision."""
 
     def __init__(self, estimator=None, method: str = "temperature", n_folds: int = 5, random_state: int = 0):
         self.estimator = estimator
@@ -109,10 +124,9 @@ class CrossFitCalibrated(ClassifierMixin, BaseEstimator):
         X, y = np.asarray(X, dtype=np.float64), np.asarray(y)
         self.classes_, y_idx = np.unique(y, return_inverse=True)
         base = RebelClassifier() if self.estimator is None else self.estimator
-        oof = np.zeros((len(y), len(self.classes_)))
-        for train, held in fold_indices(y_idx, self.n_folds, self.random_state):
-            oof[held] = clone(base).fit(X[train], y_idx[train]).predict_proba(X[held])
-        self.calibrator_ = fit_calibrator(oof, y_idx, self.method)
+        self.calibrator_ = crossfit_calibrator(
+            lambda: clone(base), X, y_idx, y_idx, self.method, self.n_folds, self.random_state
+        )
         self.estimator_ = clone(base).fit(X, y_idx)
         self.n_features_in_ = X.shape[1]
         return self
@@ -127,7 +141,7 @@ class CrossFitCalibrated(ClassifierMixin, BaseEstimator):
 def _staged_at(model, X, rounds) -> dict:
     """{t: posterior (N, K)} of a fitted 0-1 model after each round count t of ``rounds`` (the last stage where
     training stopped early)."""
-    from rebel.baselines import staged_posteriors
+    from rebel.staged import staged_posteriors
 
     wanted, out, P = set(rounds), {}, None
     for t, P in enumerate(staged_posteriors(model, X), start=1):
@@ -193,6 +207,7 @@ __all__ = [
     "CrossFitCalibrated",
     "calibrate",
     "check_method",
+    "crossfit_calibrator",
     "crossfit_staged",
     "ece",
     "fit_calibrator",

@@ -23,12 +23,10 @@ work; a failed write says so.
 
 from __future__ import annotations
 
-import argparse
 import csv
 import io
 import json
 import math
-import os
 import sys
 import time
 import warnings
@@ -37,6 +35,26 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from . import cli_methods
+from .cli_args import (  # noqa: F401 (the argument types and file handling, as they were in this module)
+    COMPILE_SECONDS,
+    DEFAULT_SEED,
+    LOOP_COMPILE_SECONDS,
+    MAX_BYTES,
+    PARALLEL_COMPILE_FACTOR,
+    ProgressBar,
+    check_size,
+    drop_stdout,
+    early_stopping_type,
+    float_param_type,
+    input_file,
+    int_at_least,
+    min_samples_leaf_type,
+    output_file,
+    param_type,
+    refuse_overwrite,
+    write_text,
+)
 from .costs import CostWarning, validate_cost_matrix
 from .data.files import LABEL_COLUMN, MissingLabelColumn, _shorten, read_features, read_labelled
 from .names import clean_name
@@ -46,226 +64,9 @@ from .params import (
     INT_PARAMS,
     MIN_SAMPLES_LEAF,
     N_ITER_NO_CHANGE,
-    check_float,
-    check_param,
     check_variant_only,
 )
 from .textout import csv_text, say, terminal
-
-MAX_BYTES = 100_000_000  # default --max-bytes: the largest input file a command reads
-COMPILE_SECONDS = 20  # a cold compile of the kernels (docs/REPRODUCTION.md: "about 20 s")
-# A fit's serial and parallel kernels against its serial ones alone (``compile_fit_if_cold``), measured.
-PARALLEL_COMPILE_FACTOR = 2.0
-# The compiled round loop (or Newton grower) on top, which a big fit runs (``rebel.booster.round_driver``).
-LOOP_COMPILE_SECONDS = 2
-DEFAULT_SEED = 0
-
-
-class ProgressBar:
-    """``progress(done, total, label="")`` callback drawing a one-line bar on a stream (in place on a terminal).
-
-    Follows the project's progress protocol: it returns None, so the run goes on.
-    """
-
-    def __init__(self, label: str, stream=None, width: int = 30, unit: str = "fits"):
-        self.label, self.stream, self.width, self.unit = label, stream or sys.stderr, width, unit
-        self.start = time.perf_counter()
-        self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
-        self._last_decile = -1
-
-    def __call__(self, done: int, total: int, label: str = "") -> None:
-        frac = done / total if total else 1.0
-        decile = int(frac * 10)
-        if not self.tty and decile == self._last_decile and done < total:
-            return  # in logs, one line per 10 %
-        self._last_decile = decile
-        filled = int(frac * self.width)
-        bar = "#" * filled + "." * (self.width - filled)
-        line = f"{self.label} [{bar}] {done}/{total} {self.unit} {time.perf_counter() - self.start:6.1f}s"
-        last = done >= total or not self.tty
-        self.stream.write(("\r" if self.tty else "") + terminal(line) + ("\n" if last else ""))
-        self.stream.flush()
-
-
-# ------------------------------------------------------------------------------------ argument type functions
-def _whole(value: str, what: str) -> int:
-    try:
-        return int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{what} must be a whole number; got {value!r}.") from None
-
-
-def param_type(name: str):
-    """Argparse type of the integer hyper-parameter ``name``, with the engine's range from ``rebel.params``."""
-
-    def parse(value: str) -> int:
-        try:
-            return check_param(name, _whole(value, name))
-        except ValueError as exc:
-            raise argparse.ArgumentTypeError(str(exc)) from None
-
-    parse.__name__ = name
-    return parse
-
-
-def param_list_type(name: str):
-    """Comma-separated values of ``name`` (e.g. ``--depths 1,2,3``), each in the engine's range."""
-    one = param_type(name)
-
-    def parse(value: str) -> tuple:
-        items = [v.strip() for v in value.split(",") if v.strip()]
-        if not items:
-            raise argparse.ArgumentTypeError(f"give at least one {name}, e.g. 1,2; got {value!r}.")
-        return tuple(one(v) for v in items)
-
-    parse.__name__ = f"{name} list"
-    return parse
-
-
-def float_param_type(name: str):
-    """Argparse type of the real hyper-parameter ``name`` (``rebel.params.FLOAT_PARAMS``)."""
-
-    def parse(value: str) -> float:
-        try:
-            number = float(value)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must be a number; got {value!r}.") from None
-        try:
-            return check_float(name, number)
-        except ValueError as exc:
-            raise argparse.ArgumentTypeError(str(exc)) from None
-
-    parse.__name__ = name
-    return parse
-
-
-def early_stopping_type(value: str) -> int:
-    """``--early-stopping N``: rounds without a lower validation cost (``rebel.params.N_ITER_NO_CHANGE``)."""
-    try:
-        return N_ITER_NO_CHANGE.check(_whole(value, "--early-stopping"))
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
-def min_samples_leaf_type(value: str) -> int:
-    """``--min-samples-leaf N``: the fewest training rows a variant's split leaves a side
-    (``rebel.params.MIN_SAMPLES_LEAF``)."""
-    try:
-        return MIN_SAMPLES_LEAF.check(_whole(value, "--min-samples-leaf"))
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
-def int_at_least(low: int, what: str):
-    """Argparse type: a whole number >= ``low``."""
-
-    def parse(value: str) -> int:
-        n = _whole(value, what)
-        if n < low:
-            raise argparse.ArgumentTypeError(f"{what} must be at least {low}; got {n}.")
-        return n
-
-    parse.__name__ = what
-    return parse
-
-
-def count_or_names(value: str) -> str:
-    """``--datasets``: a count >= 1 or comma-separated names (checked here; the runner resolves the names)."""
-    text = value.strip()
-    try:
-        n = int(text)
-    except ValueError:
-        if not [v for v in text.split(",") if v.strip()]:
-            raise argparse.ArgumentTypeError(
-                f"give a number of datasets (>= 1) or comma-separated names; got {value!r}."
-            ) from None
-        return text
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"the number of datasets must be at least 1; got {n}.")
-    return str(n)
-
-
-def input_file(value: str) -> Path:
-    """Argparse type: an existing, readable file."""
-    path = Path(value)
-    if not path.is_file():
-        why = "is a directory" if path.is_dir() else "does not exist"
-        raise argparse.ArgumentTypeError(f"input file {value!r} {why}; check the path.")
-    if not os.access(path, os.R_OK):
-        raise argparse.ArgumentTypeError(f"input file {value!r} is not readable; check its permissions.")
-    return path
-
-
-def output_file(value: str) -> Path:
-    """Argparse type: a path a file can be written to, checked before any work starts."""
-    path = Path(value)
-    parent = path.parent if str(path.parent) else Path(".")
-    if path.is_dir():
-        raise argparse.ArgumentTypeError(f"output {value!r} is a directory; give a file name inside it.")
-    if not parent.is_dir():
-        raise argparse.ArgumentTypeError(
-            f"cannot write {value!r}: the directory {str(parent)!r} does not exist; create it or choose "
-            "another path."
-        )
-    if not os.access(parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise argparse.ArgumentTypeError(f"cannot write {value!r}: permission denied; choose another path.")
-    return path
-
-
-# ----------------------------------------------------------------------------------------------- files
-def check_size(path: Path, limit: int, what: str) -> None:
-    """Refuse an input file larger than ``limit`` bytes before reading it."""
-    size = path.stat().st_size
-    if size > limit:
-        raise ValueError(
-            f"{what} {str(path)!r} is {size:,} bytes; the limit is {limit:,} (--max-bytes). Use a sample of "
-            "the data, or raise --max-bytes if the machine has the memory."
-        )
-
-
-def refuse_overwrite(out, inputs: dict) -> None:
-    """Refuse an output path that is one of ``inputs`` ({"the input X.csv": path}): writing it would destroy it."""
-    if out is None:
-        return
-    for what, path in inputs.items():
-        if path is None:
-            continue
-        same = os.path.samefile(out, path) if Path(out).exists() and Path(path).exists() else False
-        if same or Path(out).resolve() == Path(path).resolve():
-            raise ValueError(
-                f"the output {str(out)!r} is {what} {str(path)!r}; writing it would destroy that file. "
-                "Choose another output path."
-            )
-
-
-def drop_stdout() -> None:
-    """Point standard output at the null device (after a closed pipe or a failed write), so that the flush at
-    exit cannot fail again."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError, AttributeError):  # no real file descriptor (e.g. captured output)
-        pass
-
-
-def write_text(path, text: str) -> None:
-    """Write ``text`` to ``path`` (None: standard output); a failed write is one clear error."""
-    if path is None:
-        try:
-            for start in range(0, len(text), 1 << 16):  # in pieces, so a closed pipe is noticed at once
-                sys.stdout.write(terminal(text[start : start + (1 << 16)]))
-                sys.stdout.flush()
-        except BrokenPipeError:
-            raise
-        except OSError as exc:
-            drop_stdout()
-            raise ValueError(f"could not write to standard output: {exc.strerror or exc}.") from None
-        return
-    try:
-        with open(path, "w", encoding="utf-8") as fh:
-            fh.write(text)
-    except OSError as exc:
-        raise ValueError(f"could not write {str(path)!r}: {exc.strerror or exc}.") from None
 
 
 def _read_labelled(path: Path, args, rows: str, model=None):
@@ -274,9 +75,8 @@ def _read_labelled(path: Path, args, rows: str, model=None):
     names = None if model is None else getattr(model, "feature_names_in_", None)
     n = None if model is None else model.n_features_in_
     try:
-        return read_labelled(
-            path, args.label_column, rows, names, n, header=not getattr(args, "no_header", False)
-        )
+        header, drop = not getattr(args, "no_header", False), getattr(args, "drop", ())
+        return read_labelled(path, args.label_column, rows, names, n, header=header, drop=drop)
     except MissingLabelColumn as exc:
         raise ValueError(
             f"{path}: {MissingLabelColumn(exc.columns, fix='or give its name with --label-column NAME')}"
@@ -443,6 +243,8 @@ def _say_compiling(seconds, stream) -> None:
 
 
 def _uses_variants(model) -> bool:
+    if not hasattr(model, "leaves"):  # a two-step or cost-weighted model: no REBEL kernels
+        return False
     return (model.loss, model.leaves, model.learning_rate, model.n_iter_no_change) != (
         "exp",
         "binary",
@@ -479,11 +281,14 @@ def cmd_fit(args) -> int:
         args.out, {"the input TRAIN.csv": args.train, "the input --cost-matrix": args.cost_matrix}
     )
     check_size(args.train, args.max_bytes, "TRAIN.csv")
+    cli_methods.check_fit_arguments(args)
     data = _read_labelled(args.train, args, "train")
     classes = np.unique(data.y)
     costs = None
     if args.cost_matrix is not None:
         costs = read_cost_matrix(args.cost_matrix, classes, args.max_bytes)
+    if args.method != "rebel":
+        return cli_methods.fit_method(args, _frame(data.X, data.features), data.y, costs, write_text)
     model = RebelClassifier(
         costs,
         args.rounds,
@@ -505,7 +310,7 @@ def cmd_fit(args) -> int:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", CostWarning)  # read_cost_matrix has warned about these costs once
         model.fit(_frame(data.X, data.features), data.y, callback=callback)
-    write_text(args.out, dumps_model(model))
+    write_text(args.out, dumps_model(model, args.label_column))
     features = data.features
     say(
         f"fitted {model.n_estimators_} rounds of depth {args.depth} ({_engine_text(args)}) on {len(data.y)} "
@@ -570,8 +375,11 @@ def cmd_evaluate(args) -> int:
     from .costs import label_indices
 
     model = _load_model(args)
+    cli_methods.model_label_column(args, model)
+    cli_methods.check_evaluate_arguments(args, model)
     check_size(args.data, args.max_bytes, "TEST.csv")
     data = _read_labelled(args.data, args, "test", model)
+    train = cli_methods.baseline_rows(args, model, _read_labelled) if args.baselines else None
     _note_ignored(args.data, data.ignored)
     classes = model.classes_
     costs = model.cost_matrix_
@@ -594,13 +402,14 @@ def cmd_evaluate(args) -> int:
     say(f"mean cost: {_costs_of(pred, truth, costs):.6g} (cost matrix: {source})")
     say(f"error rate: {np.mean(truth != pred):.6g}")
     if args.baselines:
-        _print_baselines(args, model, costs, X, truth, _costs_of(pred, truth, costs))
+        _print_baselines(args, model, costs, X, truth, _costs_of(pred, truth, costs), train)
+    cli_methods.print_selection(model)
     say("confusion matrix (rows: truth, columns: predicted):")
     say(frame.to_string(index=False))
     return 0
 
 
-def _print_baselines(args, model, costs, X_test, truth, rebel_cost: float) -> None:
+def _print_baselines(args, model, costs, X_test, truth, rebel_cost: float, train) -> None:
     """The same engine (the model's parameters) trained cost-blind on training rows, decided by the minimum-risk
     rule (the two-step method, ``rebel.baselines.TwoStepClassifier``) and by argmax."""
     from .baselines import TwoStepClassifier
@@ -608,20 +417,6 @@ def _print_baselines(args, model, costs, X_test, truth, rebel_cost: float) -> No
     from .estimator import RebelClassifier
 
     source = args.train or args.data
-    if args.train is not None:
-        check_size(args.train, args.max_bytes, "--train")
-    train = _read_labelled(source, args, "train", model)
-    if args.train is None and train.rows.startswith("every row"):
-        raise ValueError(
-            f"--baselines trains on the 'train' rows of {args.data}, but it has no split column; give the "
-            "training file with --train TRAIN.csv."
-        )
-    missing = sorted(set(model.classes_.tolist()) - set(train.y.tolist()), key=str)
-    if missing:
-        raise ValueError(
-            f"--baselines: the training rows of {source} have no point of class {missing[0]!r}; give the "
-            "model's training file with --train."
-        )
     params = {**model.get_params(), "cost_matrix": None}
     blind = TwoStepClassifier(RebelClassifier(**params), costs)
     with warnings.catch_warnings():
@@ -705,6 +500,7 @@ def _add_fit(sub) -> None:
     fit.add_argument("-o", "--out", type=output_file, required=True, metavar="model.json", help="model file")
     _add_max_bytes(fit)
     fit.add_argument("--quiet", action="store_true", help="no progress bar")
+    cli_methods.add_fit_arguments(fit)
 
 
 def _add_engine_options(fit) -> None:

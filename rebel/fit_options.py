@@ -15,6 +15,7 @@ import numba
 import numpy as np
 
 from .fitting import _weights
+from .textout import say
 
 IMPORTANCE_TYPES = ("split", "gain")
 
@@ -100,16 +101,16 @@ class Progress:
     def __call__(self, t: int, info: dict) -> None:
         self.last = t
         if t == 0:
-            print(f"Fitting {self.n_rounds} rounds", file=self.stream)
+            say(f"Fitting {self.n_rounds} rounds", file=self.stream)
         elif t % self.every == 0 or t == self.n_rounds:
-            print(
+            say(
                 f"[{t}/{self.n_rounds}] loss {info['loss']:.6g}, training risk {info['risk']:.6g}, "
                 f"{time.perf_counter() - self.start:.2f} s",
                 file=self.stream,
             )
 
     def close(self) -> None:
-        print(f"Fit {self.last} rounds in {time.perf_counter() - self.start:.3f} s", file=self.stream)
+        say(f"Fit {self.last} rounds in {time.perf_counter() - self.start:.3f} s", file=self.stream)
 
 
 def check_verbose(verbose) -> int:

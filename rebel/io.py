@@ -1,5 +1,9 @@
 """Save and load fitted ``RebelClassifier`` models as versioned JSON (never pickle).
 
+The other methods' models (``MinRiskClassifier``, ``CostWeightedClassifier``, ``CostSensitiveAuto``'s winner)
+and any model saved with its label column go through ``rebel.method_file``: ``save_model`` and ``load_model``
+take and return them too.
+
 A file holds ``{"format": "rebel-explorer-model", "version": 2, "package_version": ..., "feature_names": ...,
 "params": ..., "classes": ..., "arrays": ...}``; docs/MODEL_FORMAT.md describes every field, the versions and
 the compatibility promise (version 1 files still load). Floats are written with Python's shortest round-trip
@@ -65,6 +69,13 @@ def _classes_to_json(classes: np.ndarray) -> dict:
 
 def model_to_dict(model: RebelClassifier) -> dict:
     """The JSON-able dict of a fitted model."""
+    if not isinstance(model, RebelClassifier):
+        from .method_file import method_of
+
+        method_of(model)  # names what it got (a pipeline, another estimator)
+        raise ValueError(  # noqa: TRY004 (the CLI reports ValueErrors as one line)
+            f"model_to_dict takes a RebelClassifier; use dumps_model for a {type(model).__name__}."
+        )
     if not hasattr(model, "a0_"):
         raise ValueError("model is not fitted; call fit(X, y) before saving it.")
     if hasattr(model, "columns_source_"):
@@ -122,10 +133,13 @@ def model_from_dict(obj: Any) -> RebelClassifier:
     return model
 
 
-def save_model(model: RebelClassifier, path) -> None:
-    """Write a fitted model to ``path`` as JSON."""
+def save_model(model: RebelClassifier, path, label_column: str | None = None) -> None:
+    """Write a fitted model to ``path`` as JSON: a ``RebelClassifier`` as a model file, a ``MinRiskClassifier``,
+    ``CostWeightedClassifier`` or ``CostSensitiveAuto`` (or any of them with ``label_column``, the name of the
+    training file's label column) as a method file (``rebel.method_file``)."""
+    text = dumps_model(model, label_column)  # before opening: a bad model leaves no empty file
     with open(path, "w", encoding="utf-8") as fh:
-        fh.write(dumps_model(model))
+        fh.write(text)
 
 
 def load_model(path) -> RebelClassifier:
@@ -161,6 +175,11 @@ def loads_model(data) -> RebelClassifier:
         ) from None
     except ValueError as exc:  # e.g. an integer with more digits than Python converts
         raise ModelFileError(f"model file holds a value that cannot be read ({exc}).") from None
+    from .method_file import FORMAT as METHOD_FORMAT
+    from .method_file import method_from_dict
+
+    if isinstance(obj, dict) and obj.get("format") == METHOD_FORMAT:
+        return method_from_dict(obj, rebel_from_dict=model_from_dict)
     return model_from_dict(obj)
 
 
@@ -168,13 +187,23 @@ def _refuse_constant(name: str):
     raise ModelFileError(f"model file holds {name}; every number in a model file must be finite.")
 
 
-def dumps_model(model: RebelClassifier) -> str:
+def dumps_model(model: RebelClassifier, label_column: str | None = None) -> str:
     """The JSON text ``save_model`` writes."""
-    obj = model_to_dict(model)
-    try:
-        return json.dumps(obj, allow_nan=False, separators=(",", ":"))
-    except ValueError:
-        bad = [name for name, arr in obj["arrays"].items() if not np.all(np.isfinite(np.asarray(arr, float)))]
+    if isinstance(model, RebelClassifier) and label_column is None:
+        obj = model_to_dict(model)
+        _check_finite(obj)
+    else:
+        from .method_file import method_to_dict
+
+        obj = method_to_dict(model, label_column, rebel_to_dict=model_to_dict)
+        if "model" in obj:  # a REBEL model inside a method file
+            _check_finite(obj["model"])
+    return json.dumps(obj, allow_nan=False, separators=(",", ":"))
+
+
+def _check_finite(obj: dict) -> None:
+    bad = [name for name, arr in obj["arrays"].items() if not np.all(np.isfinite(np.asarray(arr, float)))]
+    if bad:
         raise ValueError(
             f"the model holds NaN or infinity in {bad}, which a model file cannot store; "
             "refit it on finite data."

@@ -15,14 +15,9 @@ MODULE_LINES, PAGE_LINES = 500, 300
 
 # Over the limit today, to be split by what the code does; the number is a ceiling, never to be raised.
 OVERSIZED = {
-    "rebel/ui/figures/replay.py": 920,
-    "rebel/cli.py": 794,
-    "rebel/ui/playground/compute.py": 743,
-    "rebel/ui/playground/widgets.py": 725,
-    "rebel/ui/export.py": 591,
-    "rebel/data/files.py": 538,
-    "rebel/estimator.py": 512,
-    "rebel/baselines.py": 509,
+    "rebel/ui/playground/compute.py": 742,
+    "rebel/cli.py": 609,
+    "rebel/ui/export.py": 570,
 }
 
 

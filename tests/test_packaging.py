@@ -15,7 +15,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
-CORE = {"numpy", "numba", "scipy", "scikit-learn", "pandas", "joblib"}
+CORE = {"numpy", "numba", "scipy", "scikit-learn", "pandas", "joblib", "skops"}  # skops: method files
 APP_LIBRARIES = {"streamlit", "plotly"}  # the engine must never import these
 APP_EXTRA = APP_LIBRARIES | {"pydantic", "av", "pillow", "orjson"}
 """pydantic: session files and links; av: MP4 slides; pillow: slides, preset pictures, the Playground's points

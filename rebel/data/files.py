@@ -388,14 +388,20 @@ def read_labelled(
     feature_names=None,
     n_features: int | None = None,
     header: bool = True,
+    drop=(),
 ) -> LabelledRows:
     """The ``rows`` ("train" or "test") of a labelled CSV file: with a ``split`` column its rows of that kind
     (there must be some), else every row. Features: every other column in file order, or those of a model
     (``feature_names``/``n_features``, see ``match_features``). The label column is ``label_column`` or
     ``label`` (never guessed: ``MissingLabelColumn`` lists the columns); without a header it is a column
-    number ("3")."""
+    number ("3"). ``drop``: columns that are not features (an id): each must be a column other than the label."""
     df = read_table(source, header)
     columns = list(df.columns)
+    for name in drop:
+        if name not in columns:
+            raise ValueError(
+                f"--drop names column {name!r}, which the file does not have; its columns are {_shorten(columns)}."
+            )
     if not header and label_column is None:
         raise ValueError(
             f"a file without a header has no {LABEL_COLUMN!r} column; give the number of the label column "
@@ -403,7 +409,11 @@ def read_labelled(
         )
     label = _pick_label_column(columns, label_column)
     split = SPLIT_COLUMN if header and SPLIT_COLUMN in columns else None
-    exclude = (label, split) if split else (label,)
+    if label in drop:
+        raise ValueError(
+            f"--drop names the label column {label!r}; drop only columns that are not the label."
+        )
+    exclude = ((label, split) if split else (label,)) + tuple(drop)
     if feature_names is None and n_features is None:
         features, ignored = [c for c in columns if c not in exclude], []
         if not features:

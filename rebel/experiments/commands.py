@@ -13,7 +13,7 @@ import math
 
 import pandas as pd
 
-from rebel.cli import float_param_type, int_at_least, output_file, param_type, write_text
+from rebel.cli_args import float_param_type, int_at_least, output_file, param_type, write_text
 from rebel.experiments import calibrated as cal
 from rebel.experiments import convergence as cv
 from rebel.experiments import diagnostics as diag

@@ -35,6 +35,7 @@ from rebel.data.presets import PRESETS
 from rebel.estimator import RebelClassifier
 from rebel.experiments.runner import Progress, run_tasks
 from rebel.experiments.splits import Split, protocol_splits
+from rebel.minrisk import mistake_weights
 from rebel.params import APP_DEFAULTS
 
 LAMBDAS = (1.5, 3.0, 5.0)
@@ -179,7 +180,7 @@ def weighted_two_step(split: Split, rows, n_rounds: int, depth: int, variant: di
     cost of row n (posterior q proportional to p(y|x) E[w | x, y]), decision
     ``argmin_k sum_y q(y|x) Cbar[y, k] / wbar_y`` with the class-averaged matrix Cbar and class-mean weights."""
     K = split.n_classes
-    w = rows.sum(axis=1) / max(K - 1, 1)
+    w = mistake_weights(rows)
     model = RebelClassifier(n_estimators=n_rounds, max_depth=depth, random_state=0, **(variant or {}))
     q = model.fit(split.X_train, split.y_train, sample_weight=w).predict_proba(split.X_test)
     wbar = np.array([w[split.y_train == y].mean() for y in range(K)])

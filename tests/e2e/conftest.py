@@ -97,9 +97,12 @@ def playwright():
     """One Playwright driver for the whole session: its sync API allows only one running at a time, so every
     browser fixture below starts from this one."""
     if not CHROMIUM.exists():
-        pytest.skip(
+        message = (
             f"{CHROMIUM} is missing: install Debian's chromium (apt-get install chromium) to run this test"
         )
+        if os.environ.get("REBEL_REQUIRE_BROWSER"):  # `make test`: a browser test that cannot run fails
+            pytest.fail(message)
+        pytest.skip(message)
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 def add_command(sub) -> None:
     """Add ``export-scene`` to the subparsers ``sub`` of ``python -m rebel``."""
-    from rebel.cli import input_file, output_file
+    from rebel.cli_args import input_file, output_file
 
     p = sub.add_parser(
         "export-scene",
