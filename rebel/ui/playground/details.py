@@ -149,14 +149,22 @@ def _lecture(pair: TrainedPair, t: int) -> None:
     ]
     kept = get_state().exports
     kept.forget_unless(pair.key)
-    grid, kw = (pair.grid.xs, pair.grid.ys, pair.regions, pair.classes, pair.cost_matrix), _slide(pair, size)
-    draw = {  # drawn outside the page's run (a server thread): at the page runs' lower CPU priority
-        "png": kept.deferred("png", lambda: lower_priority() or export.regions_png(*grid, t, **kw)),
+    grid = (pair.grid.xs, pair.grid.ys, pair.regions, pair.classes, pair.cost_matrix)
+    # drawn outside the page's run (a server thread), at the page runs' lower CPU priority; the staged points
+    # (``_slide``) are gathered on the click only
+    draw = {
+        "png": kept.deferred(
+            "png", lambda: lower_priority() or export.regions_png(*grid, t, **_slide(pair, size))
+        ),
         "gif": kept.deferred(
-            "gif", lambda: lower_priority() or export.replay_gif(*grid, **kw), (pair.key, "gif", size)
+            "gif",
+            lambda: lower_priority() or export.replay_gif(*grid, **_slide(pair, size)),
+            (pair.key, "gif", size),
         ),
         "mp4": kept.deferred(
-            "mp4", lambda: lower_priority() or export.replay_mp4(*grid, **kw), (pair.key, "mp4", size)
+            "mp4",
+            lambda: lower_priority() or export.replay_mp4(*grid, **_slide(pair, size)),
+            (pair.key, "mp4", size),
         ),
     }
     n_points, refused = len(pair.y_train_idx) + len(pair.y_test_idx), {}
