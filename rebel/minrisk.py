@@ -192,7 +192,7 @@ class MinRiskClassifier(ClassifierMixin, BaseEstimator):
         self.classes_ = np.asarray(self.estimator_.classes_)
         if hasattr(self.estimator_, "feature_names_in_"):
             self.feature_names_in_ = self.estimator_.feature_names_in_
-        self.n_features_in_ = self.estimator_.n_features_in_
+        self.n_features_in_ = getattr(self.estimator_, "n_features_in_", np.shape(X)[1])  # (a bare estimator)
         K = len(self.classes_)
         self.cost_matrix_ = (
             uniform_costs(K)
@@ -323,7 +323,7 @@ class CostWeightedClassifier(ClassifierMixin, BaseEstimator):
         self.classes_ = np.asarray(self.estimator_.classes_)
         if hasattr(self.estimator_, "feature_names_in_"):
             self.feature_names_in_ = self.estimator_.feature_names_in_
-        self.n_features_in_ = self.estimator_.n_features_in_
+        self.n_features_in_ = getattr(self.estimator_, "n_features_in_", np.shape(X)[1])  # (a bare estimator)
         self.cost_matrix_ = np.stack(
             [rows[y_idx == k].mean(axis=0) if np.any(y_idx == k) else C[k] for k in range(K)]
         )

@@ -326,14 +326,16 @@ def run_with_stop(
 def run_button(label: str, flag: str, *, key: str | None = None, form: bool = False) -> None:
     """A primary play button (``form``: the submit button of the enclosing ``st.form``) that sets the session
     flag ``flag`` to True when pressed; the page pops the flag to start a run."""
-    button = st.form_submit_button if form else st.button
-    button(
-        plain(label),
-        type="primary",
-        icon=":material/play_arrow:",
-        key=key,
-        on_click=guarded_callback(lambda: st.session_state.update({flag: True})),
-    )
+    options = {
+        "type": "primary",
+        "icon": ":material/play_arrow:",
+        "key": key,
+        "on_click": guarded_callback(lambda: st.session_state.update({flag: True})),
+    }
+    if form:
+        st.form_submit_button(plain(label), **options)
+    else:
+        st.button(plain(label), **options)
 
 
 def problem_page_header(title: str, intro: Markdown, state: AppState, default_preset: str) -> Problem:
