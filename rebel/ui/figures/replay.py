@@ -96,6 +96,9 @@ from rebel.ui.figures.style import (
     set_layout,
 )
 
+PROJECTOR_GUESS_HEIGHT = (
+    668  # px: the plot box at 1280 x 720 (``screen.PLOT_TOP`` under the viewport's height)
+)
 FRAME_MS = 40  # Play: 25 frames a second asked (plotly waits for a frame to be drawn: ~15-20 painted)
 
 
@@ -380,12 +383,15 @@ def _projector_legend(fig: go.Figure, n_classes: int, legend: dict, layout: dict
 def fit_projector_legend(fig: go.Figure, gap_px: float = 10.0) -> None:
     """In the projector layout (fonts set, ``style.presentation``), the legend's top (both columns') right under
     the verdict's lines beside the regions, at any font size: the verdict grows down from the plot's top and a
-    legend anchored by its bottom would grow up into it. Leaves a figure of unknown height as it is."""
+    legend anchored by its bottom would grow up into it. A figure of unknown height is placed for
+    ``PROJECTOR_GUESS_HEIGHT``."""
     L = fig.layout
     verdict = next((tr for tr in fig.data if tr.name == "verdict"), None)
-    if verdict is None or not L.height:
+    if verdict is None:
         return
-    area = L.height - (L.margin.t or 0) - (L.margin.b or 0)
+    # a figure that fills its box (no height of its own yet): placed for a 1280 x 720 screen's box
+    height = L.height or PROJECTOR_GUESS_HEIGHT
+    area = height - (L.margin.t or 0) - (L.margin.b or 0)
     lines = str(verdict.text[0]).count("<br>") + 1
     y = 1 - (lines * (verdict.textfont.size or FONT_NUMBERS) * 1.3 + gap_px) / max(area, 1)
     fig.update_layout(legend={"y": y, "yanchor": "top"})
