@@ -60,10 +60,10 @@ def test_old_full_links_still_load_and_a_custom_mixture_keeps_one():
         ({"p": "nowhere"}, "p='nowhere'"),
         ({"p": "airport", "d": "%%%"}, "'d' parameter is damaged"),
         (
-            {"p": "airport", "d": sl._pack({"format": "x"})},
+            {"p": "airport", "d": cf.pack_query({"format": "x"})},
             "'d' parameter is damaged",
         ),  # a field it may not set
-        ({"p": "airport", "d": sl._pack({"cost_matrix": [[0, -1], [1, 0]]})}, "cost"),
+        ({"p": "airport", "d": cf.pack_query({"cost_matrix": [[0, -1], [1, 0]]})}, "cost"),
     ],
 )
 def test_a_bad_parameter_is_named_with_its_fix(params, named):
@@ -115,4 +115,4 @@ def test_a_diff_with_a_hostile_class_name_is_refused_at_the_name_door():
         if row["class"] == "weapon":
             row["class"] = "wea\x1b[2Jpon"
     with pytest.raises(ValueError, match="control"):
-        sl.config_from_params({"p": "airport", "d": sl._pack({"spec": spec})})
+        sl.config_from_params({"p": "airport", "d": cf.pack_query({"spec": spec})})

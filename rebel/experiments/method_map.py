@@ -38,7 +38,14 @@ from rebel.calibration import crossfit_staged, fit_calibrator, fold_indices
 from rebel.costs import min_risk_class
 from rebel.estimator import RebelClassifier
 from rebel.experiments import stats
-from rebel.experiments.calibrated import CRITICAL_FACTOR, N_TEST, cost_matrices, real_split, synthetic_split
+from rebel.experiments.calibrated import (
+    CRITICAL_FACTOR,
+    N_TEST,
+    STAT_KEYS,
+    cost_matrices,
+    real_split,
+    synthetic_split,
+)
 from rebel.experiments.runner import Progress, run_tasks
 from rebel.experiments.splits import Split
 
@@ -275,22 +282,7 @@ def regime_summary(held: pd.DataFrame, chosen: pd.DataFrame) -> dict:
     def versus(a: pd.Series, b: pd.Series) -> dict:
         t = pd.DataFrame({"a": a, "b": b}).reset_index()
         s = stats.compare_costs(t, "a", "b")
-        return {
-            k: s[k]
-            for k in (
-                "level",
-                "trials",
-                "datasets",
-                "win_rate",
-                "win_lo",
-                "win_hi",
-                "a_cost",
-                "b_cost",
-                "diff",
-                "diff_lo",
-                "diff_hi",
-            )
-        }
+        return {k: s[k] for k in STAT_KEYS}
 
     cs, ts = c.loc["cost-sensitive", "chosen_family"], c.loc["two-step", "chosen_family"]
     means = {f: float(s.mean()) for f, s in series.items()}

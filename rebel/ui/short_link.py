@@ -19,12 +19,8 @@ LINK_KEYS = (SCENE_KEY, PRESET_KEY, DIFF_KEY, QUERY_KEY)  # every key that names
 _FIELDS = ("spec", "cost_matrix", "hyper", "engine")  # what a diff may hold (the rest follows from them)
 
 
-def _pack(obj: dict) -> str:
-    return pack_query(obj)
-
-
 def _preset_with_diff(name: str, text: str) -> Config:
-    """Preset ``name``'s configuration with the fields of diff ``text`` (``_pack``) in place of its own, checked
+    """Preset ``name``'s configuration with the fields of diff ``text`` (``config.pack_query``) in place of its own, checked
     as a session file is (its names through ``rebel.names.clean_name``)."""
     obj = unpack_query(text, DIFF_KEY)
     if not isinstance(obj, dict) or set(obj) - set(_FIELDS):
@@ -62,7 +58,7 @@ def link_params(cfg: Config, lesson: bool = False) -> dict:
     mine = cfg.to_dict()
     base = preset_config(cfg.preset).to_dict()
     diff = {k: mine[k] for k in _FIELDS if mine[k] != base[k]}
-    return {PRESET_KEY: cfg.preset, DIFF_KEY: _pack(diff)} if diff else {PRESET_KEY: cfg.preset}
+    return {PRESET_KEY: cfg.preset, DIFF_KEY: pack_query(diff)} if diff else {PRESET_KEY: cfg.preset}
 
 
 def _encode_full(cfg: Config) -> str:
