@@ -250,16 +250,19 @@ def rebel(n_estimators: int, depth: int, n_bins: int = N_BINS, **kw):
 
 
 def rebel_serial(fn: Callable[[], object]) -> Callable[[], object]:
-    """``fn`` on REBEL's serial path: with numba on one thread, a fit takes the serial drivers whatever its size
-    (``rebel.kernels.train_in_parallel``); both paths give the same bits."""
+    """``fn`` on REBEL's serial path: numba on one thread and the serial drivers, whatever its size and whatever
+    this process has compiled (``rebel.kernels.common.serial_on_one_thread``); both paths give the same bits."""
 
     def run():
         import numba
 
+        from rebel.kernels.common import serial_on_one_thread
+
         before = numba.get_num_threads()
         numba.set_num_threads(1)
         try:
-            return fn()
+            with serial_on_one_thread():
+                return fn()
         finally:
             numba.set_num_threads(before)
 

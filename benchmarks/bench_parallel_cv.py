@@ -9,7 +9,7 @@ the data (its kernels load, as in the user's script; not timed), then times ``cr
 - ``n_jobs=2``: two loky workers; loky gives numba one thread in each (NUMBA_NUM_THREADS=1). The time includes
   their start, imports and kernel loads;
 - ``n_jobs=2, serial drivers``: the same with the engine's former rule, one thread always runs the serial
-  drivers (``rebel.kernels.one_thread_runs_parallel`` forced False in the workers), which the parent's cache
+  drivers (``rebel.kernels.common.serial_on_one_thread`` in the workers), which the parent's cache
   lacks: each worker compiles them.
 
 A diagnostic run reports, per worker, numba's thread count, the CPU seconds before its task (start, imports),
@@ -70,9 +70,10 @@ class Estimator(RebelClassifier):
 
     def fit(self, X, y, **kwargs):
         if self.old_rule:
-            from rebel.kernels import common
+            from rebel.kernels.common import serial_on_one_thread
 
-            common.one_thread_runs_parallel = lambda *args, **kw: False
+            with serial_on_one_thread():
+                return super().fit(X, y, **kwargs)
         return super().fit(X, y, **kwargs)
 
 

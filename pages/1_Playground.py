@@ -122,6 +122,8 @@ def _regions(pair: pg.TrainedPair, t: int, show: dict, viewport) -> None:
     projector = present.on()
     lesson = lessons.shown_scene() is not None
     picture = (pair.key, t, autoplay, tuple(sorted(show.items())), projector, lesson, S.get("chart_v", 0))
+    if projector:  # its legend and strip are placed for the box's height: a new height is a new picture
+        picture += (side.plot_height(vp.or_guess(viewport), lesson),)
     size = vp.figure_size(vp.or_guess(viewport), picture)  # (a first visit: taken to be a projector's)
     # ``height``: the plot's box (``side.ONE_SCREEN_CSS``: sized from the viewport), or None: measured
     height = side.plot_height(size, lesson)

@@ -9,6 +9,7 @@ records the round loop passes around.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from types import FunctionType
 from typing import NamedTuple
 
@@ -110,6 +111,18 @@ def train_in_parallel(n_samples: int, n_features: int, n_classes: int, depth: in
 
 
 _ONE_THREAD: dict = {}  # (serial driver's name, class count or None) -> one_thread_runs_parallel's answer
+_SERIAL_ONLY = [0]  # open serial_on_one_thread() blocks
+
+
+@contextmanager
+def serial_on_one_thread():
+    """Within the block, one numba thread runs the serial drivers whatever is compiled (``rebel_serial`` in the
+    benchmarks: their one-thread figures time the serial path, not the parallel driver on one thread)."""
+    _SERIAL_ONLY[0] += 1
+    try:
+        yield
+    finally:
+        _SERIAL_ONLY[0] -= 1
 
 
 def one_thread_runs_parallel(parallel_kernel, serial_kernel, n_classes: int | None = None) -> bool:
@@ -118,7 +131,10 @@ def one_thread_runs_parallel(parallel_kernel, serial_kernel, n_classes: int | No
     of joblib's loky backend (``cross_val_score(..., n_jobs=2)``, ``GridSearchCV``): loky gives numba one
     thread in each worker, while the parent, on every core, ran and cached the parallel drivers; the worker
     then loads those instead of compiling the serial ones (seconds of compile per kernel, in every worker).
-    Both drivers give the same bits. Decided once per driver and class count in a process."""
+    Both drivers give the same bits. Decided once per driver and class count in a process; always False inside
+    ``serial_on_one_thread()``."""
+    if _SERIAL_ONLY[0]:
+        return False
     key = (serial_kernel.py_func.__name__, n_classes)
     if key not in _ONE_THREAD:
         from .compiled import kernel_is_ready
