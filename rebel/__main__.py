@@ -24,7 +24,7 @@ import warnings
 
 import pandas as pd
 
-from . import __version__, cli
+from . import __version__, cli, cli_parser
 from . import experiments as ex
 from .baselines import ESTIMATORS
 from .cli_args import (
@@ -232,7 +232,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(
         dest="command", required=True, metavar="{fit,predict,evaluate,export-scene,reproduce}"
     )
-    cli.add_commands(sub)
+    cli_parser.add_commands(sub)
     _add_reproduce(sub)
     return parser
 

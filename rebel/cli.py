@@ -23,10 +23,6 @@ work; a failed write says so.
 
 from __future__ import annotations
 
-import csv
-import io
-import json
-import math
 import sys
 import time
 import warnings
@@ -55,15 +51,10 @@ from .cli_args import (  # noqa: F401 (the argument types and file handling, as 
     refuse_overwrite,
     write_text,
 )
-from .costs import CostWarning, validate_cost_matrix
-from .data.files import LABEL_COLUMN, MissingLabelColumn, _shorten, read_features, read_labelled
-from .names import clean_name
+from .cli_costs import read_cost_matrix
+from .costs import CostWarning
+from .data.files import MissingLabelColumn, _shorten, read_features, read_labelled
 from .params import (
-    CHOICE_PARAMS,
-    FLOAT_PARAMS,
-    INT_PARAMS,
-    MIN_SAMPLES_LEAF,
-    N_ITER_NO_CHANGE,
     check_variant_only,
 )
 from .textout import csv_text, say, terminal
@@ -88,111 +79,6 @@ def _read_labelled(path: Path, args, rows: str, model=None):
 def _note_ignored(path, ignored: list) -> None:
     if ignored:
         say(f"note: {path}: ignoring column(s) {_shorten(ignored)} the model does not use", file=sys.stderr)
-
-
-def _number(cell, where: str) -> float:
-    if isinstance(cell, bool) or not isinstance(cell, (str, int, float)):
-        raise ValueError(f"{where}: {cell!r} is not a number; costs are numbers >= 0.")  # noqa: TRY004 (file content)
-    try:
-        value = float(cell)
-    except ValueError:
-        raise ValueError(f"{where}: {cell.strip()!r} is not a number; costs are numbers >= 0.") from None
-    if not math.isfinite(value):
-        raise ValueError(f"{where}: {str(cell).strip()!r} is not finite; costs are finite numbers >= 0.")
-    return value
-
-
-def _named_grid(path, header: list, rows: dict, names: list) -> list:
-    """Rows and columns of a cost grid named by class (``rows``: name -> cells), in the order of ``names``; the
-    names pass the name door (``rebel.names``: refused with control characters or over 200 characters)."""
-    what = f"--cost-matrix {path}: the class name"
-    header, rows = [clean_name(h, what) for h in header], {clean_name(n, what): r for n, r in rows.items()}
-    if sorted(header) != sorted(names) or sorted(rows) != sorted(names):
-        raise ValueError(
-            f"--cost-matrix {path} names the classes {_shorten(header)} (columns) and {_shorten(sorted(rows))} "
-            f"(rows); the data has {names}. Name each class once in the header and once per row."
-        )
-    order = [header.index(n) for n in names]
-    grid = []
-    for n in names:
-        cells = rows[n]
-        if len(cells) != len(names):
-            raise ValueError(f"--cost-matrix {path}: row {n!r} has {len(cells)} costs; give {len(names)}.")
-        grid.append([_number(cells[j], f"--cost-matrix {path} row {n!r}") for j in order])
-    return grid
-
-
-def _csv_grid(path, text: str, names: list) -> list:
-    rows = [r for r in csv.reader(io.StringIO(text)) if any(c.strip() for c in r)]
-    if not rows:
-        raise ValueError(f"--cost-matrix {path} is empty; give {len(names)} rows of {len(names)} costs.")
-    try:  # a header line starts with a name (e.g. "truth") or an empty cell; a grid starts with a number
-        float(rows[0][0])
-    except ValueError:
-        header = [c.strip() for c in rows[0][1:]]
-        return _named_grid(path, header, {r[0].strip(): r[1:] for r in rows[1:]}, names)
-    return [[_number(c, f"--cost-matrix {path} line {i + 1}") for c in r] for i, r in enumerate(rows)]
-
-
-def _json_grid(path, text: str, names: list) -> list:
-    """A cost grid from a JSON preset or session file (``cost_matrix`` with ``classes``, or the classes of its
-    ``spec.mixture``) or a bare list of rows."""
-    try:
-        obj = json.loads(text)
-    except (json.JSONDecodeError, RecursionError) as exc:
-        where = f" ({exc.msg} at line {exc.lineno})" if isinstance(exc, json.JSONDecodeError) else ""
-        raise ValueError(
-            f"--cost-matrix {path} is not valid JSON{where}; give a preset or session file (e.g. "
-            "sample_data/airport.json) or a CSV grid."
-        ) from None
-    if isinstance(obj, dict):
-        if not isinstance(obj.get("cost_matrix"), list):
-            raise ValueError(  # noqa: TRY004 (a file's content, not an argument's type)
-                f"--cost-matrix {path} is JSON without a 'cost_matrix' list; give a preset or session file "
-                "(e.g. sample_data/airport.json) or a CSV grid."
-            )
-        grid, labels = obj["cost_matrix"], obj.get("classes")
-        if labels is None and isinstance(obj.get("spec"), dict) and "mixture" in obj["spec"]:
-            from .data.mixture import mixture_classes
-
-            labels = list(mixture_classes(obj["spec"]["mixture"]))
-    elif isinstance(obj, list):
-        grid, labels = obj, None
-    else:
-        raise ValueError(  # noqa: TRY004
-            f"--cost-matrix {path} holds a JSON {type(obj).__name__}; give a K x K list of costs."
-        )
-    if not all(isinstance(r, list) for r in grid):
-        raise ValueError(f"--cost-matrix {path}: 'cost_matrix' must be a list of rows of numbers.")
-    if labels is None:
-        return [[_number(c, f"--cost-matrix {path} row {i + 1}") for c in r] for i, r in enumerate(grid)]
-    if not isinstance(labels, list) or not all(isinstance(c, (str, int)) for c in labels):
-        raise ValueError(f"--cost-matrix {path}: 'classes' must be a list of class names.")
-    labels = [str(c) for c in labels]
-    if len(labels) != len(grid):
-        raise ValueError(
-            f"--cost-matrix {path} names {len(labels)} classes but has {len(grid)} cost rows; give one row per class."
-        )
-    return _named_grid(path, labels, dict(zip(labels, grid, strict=True)), names)
-
-
-def read_cost_matrix(path: Path, classes, max_bytes: int = MAX_BYTES) -> np.ndarray:
-    """The cost matrix of a CSV or JSON file, rows and columns in the order of ``classes`` (sorted labels)."""
-    check_size(Path(path), max_bytes, "--cost-matrix")
-    try:
-        text = Path(path).read_bytes().decode("utf-8-sig").replace("\r\n", "\n").replace("\r", "\n")
-    except UnicodeDecodeError:
-        raise ValueError(f"--cost-matrix {path} is not UTF-8 text; give a CSV or JSON file.") from None
-    names = [str(c) for c in classes]
-    k = len(names)
-    is_json = text.lstrip()[:1] in ("{", "[")
-    grid = _json_grid(path, text, names) if is_json else _csv_grid(path, text, names)
-    if len(grid) != k or any(len(r) != k for r in grid):
-        raise ValueError(
-            f"--cost-matrix {path} is {len(grid)} x {max(map(len, grid), default=0)}; the data has {k} classes "
-            f"{_shorten(names)}, so give a {k} x {k} grid."
-        )
-    return validate_cost_matrix(np.array(grid, dtype=float), n_classes=k, name="--cost-matrix")
 
 
 # ------------------------------------------------------------------------------------------------- the engine
@@ -450,158 +336,6 @@ COMMANDS = {
     "evaluate": cmd_evaluate,
     "export-scene": cmd_export_scene,
 }
-
-
-def _add_max_bytes(parser) -> None:
-    parser.add_argument(
-        "--max-bytes",
-        type=int_at_least(1, "--max-bytes"),
-        default=MAX_BYTES,
-        metavar="N",
-        help="refuse input files larger than this many bytes, before reading them",
-    )
-
-
-def _add_fit(sub) -> None:
-    fit = sub.add_parser(
-        "fit",
-        help="train REBEL on a labelled CSV file and save the model as JSON",
-        description="Train REBEL on TRAIN.csv (its 'train' rows if it has a split column) and save the model.",
-    )
-    fit.add_argument(
-        "train", type=input_file, metavar="TRAIN.csv", help="numeric features and a label column"
-    )
-    fit.add_argument(
-        "--cost-matrix",
-        type=input_file,
-        metavar="COSTS",
-        help="cost grid C[truth, prediction]: CSV, or a JSON preset/session file (default: 0-1 costs)",
-    )
-    for flag, name in (
-        ("--rounds", "n_estimators"),
-        ("--depth", "max_depth"),
-        ("--thresholds", "n_thresholds"),
-    ):
-        p = INT_PARAMS[name]
-        fit.add_argument(flag, type=param_type(name), default=p.default, help=f"{p.help} [{p.low}, {p.high}]")
-    fit.add_argument(
-        "--binning", choices=CHOICE_PARAMS["binning"], default="uniform", help="threshold placement"
-    )
-    _add_engine_options(fit)
-    fit.add_argument(
-        "--seed",
-        type=int_at_least(0, "the seed"),
-        default=DEFAULT_SEED,
-        help="seed of the only random step, early stopping's validation rows",
-    )
-    fit.add_argument(
-        "--label-column", default=None, help=f"name of the label column (default: {LABEL_COLUMN})"
-    )
-    fit.add_argument("-o", "--out", type=output_file, required=True, metavar="model.json", help="model file")
-    _add_max_bytes(fit)
-    fit.add_argument("--quiet", action="store_true", help="no progress bar")
-    cli_methods.add_fit_arguments(fit)
-
-
-def _add_engine_options(fit) -> None:
-    """The engine options beyond the paper (defaults: paper mode), ranges and choices from ``rebel.params``."""
-    fit.add_argument(
-        "--loss",
-        choices=CHOICE_PARAMS["loss"],
-        default=CHOICE_PARAMS["loss"][0],
-        help="exp (the paper) or logistic (Newton steps)",
-    )
-    fit.add_argument(
-        "--leaves",
-        choices=CHOICE_PARAMS["leaves"],
-        default=CHOICE_PARAMS["leaves"][0],
-        help="binary (the paper's f(x) a) or vector (a K-vector per leaf)",
-    )
-    for flag, name in (
-        ("--learning-rate", "learning_rate"),
-        ("--validation-fraction", "validation_fraction"),
-        ("--l2-regularization", "l2_regularization"),
-    ):
-        p = FLOAT_PARAMS[name]
-        rng = f"{'[' if p.closed_low else '('}{p.low:g}, {p.high:g}{')' if p.open_high else ']'}"
-        fit.add_argument(flag, type=float_param_type(name), default=p.default, help=f"{p.help} {rng}")
-    fit.add_argument(
-        "--early-stopping",
-        type=early_stopping_type,
-        default=None,
-        metavar="N",
-        help=f"{N_ITER_NO_CHANGE.help} [{N_ITER_NO_CHANGE.low}, {N_ITER_NO_CHANGE.high}] (default: off)",
-    )
-    fit.add_argument(
-        "--min-samples-leaf",
-        type=min_samples_leaf_type,
-        default=MIN_SAMPLES_LEAF.default,
-        metavar="N",
-        help=f"{MIN_SAMPLES_LEAF.help} [{MIN_SAMPLES_LEAF.low}, {MIN_SAMPLES_LEAF.high}]",
-    )
-
-
-def add_commands(sub) -> None:
-    """Add ``fit``, ``predict`` and ``evaluate`` to the subparsers ``sub`` of ``python -m rebel``."""
-    _add_fit(sub)
-    pred = sub.add_parser(
-        "predict",
-        help="predict the class of every row of a CSV file",
-        description="Predict the class of every row of X.csv; the model's feature columns are found by name.",
-    )
-    pred.add_argument("model", type=input_file, metavar="model.json")
-    pred.add_argument(
-        "data", type=input_file, metavar="X.csv", help="the model's feature columns, in any order"
-    )
-    pred.add_argument(
-        "-o", "--out", type=output_file, default=None, metavar="pred.csv", help="(default: stdout)"
-    )
-    pred.add_argument("--scores", action="store_true", help="also write the scores H_k(x) of every class")
-    pred.add_argument(
-        "--no-header",
-        action="store_true",
-        help="X.csv has no header line: its columns are the features in order",
-    )
-    _add_max_bytes(pred)
-    ev = sub.add_parser(
-        "evaluate",
-        help="mean cost, error rate and confusion matrix on a labelled CSV file",
-        description="Score a model on TEST.csv (its 'test' rows if it has a split column, else every row).",
-    )
-    ev.add_argument("model", type=input_file, metavar="model.json")
-    ev.add_argument(
-        "data", type=input_file, metavar="TEST.csv", help="its 'test' rows if it has a split column"
-    )
-    ev.add_argument(
-        "--cost-matrix",
-        type=input_file,
-        metavar="COSTS",
-        help="CSV grid or JSON preset/session file (default: the model's training costs)",
-    )
-    ev.add_argument(
-        "--label-column",
-        default=None,
-        help=f"name of the label column, or its number with --no-header (default: {LABEL_COLUMN})",
-    )
-    ev.add_argument(
-        "--no-header", action="store_true", help="TEST.csv has no header line (give --label-column N)"
-    )
-    ev.add_argument(
-        "--baselines",
-        action="store_true",
-        help="also train the same engine cost-blind and print its cost with the min-risk rule and with argmax",
-    )
-    ev.add_argument(
-        "--train",
-        type=input_file,
-        default=None,
-        metavar="TRAIN.csv",
-        help="training rows for --baselines (default: the 'train' rows of TEST.csv)",
-    )
-    _add_max_bytes(ev)
-    from rebel.ui.browser.scene_cli import add_command  # export-scene: a lesson as one offline HTML file
-
-    add_command(sub)
 
 
 def run(args) -> int:

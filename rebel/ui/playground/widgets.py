@@ -21,7 +21,7 @@ from rebel.ui import config as cfgmod
 from rebel.ui import short_link
 from rebel.ui.lessons import SCENE_KEY
 from rebel.ui.playground import actions as act
-from rebel.ui.playground import exercise, link, present, thumbs, upload_link
+from rebel.ui.playground import downloads, exercise, link, present, thumbs, upload_link
 from rebel.ui.playground.compute import preset_order
 from rebel.ui.playground.links import (  # noqa: F401 (the address's parts, as they were in this module)
     ROUND_IN_LINK,
@@ -369,11 +369,9 @@ def _training_controls(sb) -> None:
 def _files(A: AppState, sb) -> None:
     """The sidebar's (``sb``) files section: download or upload the points and the session (JSON)."""
     sb.header("Files and sharing")
-    # The files are bytes, not callables built on the click: a deferred file's id lives one script run, and a
-    # click that reached the server during a rerun (or after an interrupted one) never got its file.
     sb.download_button(
         "Download points (CSV)",
-        _points_csv(A.dataset),
+        downloads.points_csv(A.dataset),
         file_name="rebel_points.csv",
         mime="text/csv",
         icon=":material/download:",
@@ -403,18 +401,6 @@ def _files(A: AppState, sb) -> None:
         key="w_session_upload",
         on_change=ui.guarded_callback(_on_session_upload),
     )
-
-
-_POINTS_CSV = "_points_csv"  # session state: (dataset key, its points as CSV bytes)
-
-
-def _points_csv(ds) -> bytes:
-    """The points of ``ds`` as CSV, built once per dataset in a session (20,000 points take ~70 ms)."""
-    key = cfgmod.dataset_key(ds)
-    memo = st.session_state.get(_POINTS_CSV)
-    if memo is None or memo[0] != key:
-        memo = st.session_state[_POINTS_CSV] = (key, cfgmod.dataset_to_csv(ds).encode("utf-8"))
-    return memo[1]
 
 
 def _read_dataset_widgets(A: AppState) -> None:
