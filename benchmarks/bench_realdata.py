@@ -6,16 +6,21 @@ penguins (``palmerpenguins``; rows with a missing value dropped, island and sex 
 modes, each trip's 4 alternatives' attributes side by side plus income and party size). Each has the cost
 matrix stated in ``COSTS`` (the reason in ``WHY``).
 
-Protocol: ``--splits`` stratified 70/30 splits per dataset (seeds 0..S-1). On each training part every candidate
-of ``rebel.auto.candidates`` is fitted (REBEL at the grid ``REBEL_GRID``, the calibrated two-step and the
-cost-weighted method on LightGBM), plus the calibrated two-step and cost-weighted training on scikit-learn's
-HistGradientBoosting; ``auto`` is ``choose_method`` on the training part (``--cv`` folds) and its test cost is
-the test cost of the candidate it chose (the same estimator refitted on the same training points is the same
-model: every candidate is deterministic). "REBEL (CV)" is the REBEL grid point with the lowest cross-validated
-cost in the same run. Reported: mean test cost over the splits with a 95 % t-interval (the splits share
-points, so the intervals are optimistic), and whether auto's mean lies within the best column's interval.
+Protocol: ``--splits`` stratified 70/30 splits per dataset (seeds ``--first-seed``.., 0..S-1 by default; auto's
+rule was chosen on seeds 100.. by ``bench_realdata_rules``), every system on one thread (numba, and the OpenMP
+pool of scikit-learn's HistGradientBoosting through threadpoolctl: with its default threads on a machine loaded
+beyond its 2 cores one HGB two-step fit on mode choice took 10.6 s of CPU against 1.0 s on one thread, the
+likely reason an earlier run at load ~20 did not finish mode choice's first split in 20 minutes). On each
+training part every candidate of ``rebel.auto.candidates`` is fitted (REBEL at the grid ``REBEL_GRID``, the
+calibrated two-step and the cost-weighted method on LightGBM), plus the calibrated two-step and cost-weighted
+training on scikit-learn's HistGradientBoosting; ``auto`` is ``choose_method`` (its default rule, "order") on
+the training part (``--cv`` folds) and its test cost is the test cost of the candidate it chose (the same
+estimator refitted on the same training points is the same model: every candidate is deterministic). "REBEL
+(CV)" is the REBEL grid point with the lowest cross-validated cost in the same run. Reported: mean test cost
+over the splits with a 95 % t-interval (the splits share points, so the intervals are optimistic), and whether
+auto's mean lies within the best column's interval.
 
-Run: nice -n 10 python -m benchmarks.bench_realdata [--splits 5] [--cv 3] [--datasets iris wine]
+Run: nice -n 19 python -m benchmarks.bench_realdata [--splits 5] [--cv 3] [--first-seed 0] [--datasets iris wine]
 """
 
 from __future__ import annotations
