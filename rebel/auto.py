@@ -222,8 +222,8 @@ def selection_text(table, reason: str, winner: str) -> str:
 
 
 class CostSensitiveAuto(ClassifierMixin, BaseEstimator):
-    """``method="auto"``: the candidate of ``candidates(cost_matrix)`` with the lowest cross-validated cost,
-    refitted on all points. ``selection_`` is the table, ``reason_`` the words, ``best_estimator_`` the winner."""
+    """``method="auto"``: the candidate of ``candidates(cost_matrix)`` that ``choose_method`` picks (rule
+    "order"), refitted on all points. ``selection_`` is the table, ``reason_`` the words, ``best_estimator_`` the winner."""
 
     def __init__(self, cost_matrix=None, cv=5, random_state=0):
         self.cost_matrix = cost_matrix
