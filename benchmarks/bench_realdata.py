@@ -6,16 +6,21 @@ penguins (``palmerpenguins``; rows with a missing value dropped, island and sex 
 modes, each trip's 4 alternatives' attributes side by side plus income and party size). Each has the cost
 matrix stated in ``COSTS`` (the reason in ``WHY``).
 
-Protocol: ``--splits`` stratified 70/30 splits per dataset (seeds 0..S-1). On each training part every candidate
-of ``rebel.auto.candidates`` is fitted (REBEL at the grid ``REBEL_GRID``, the calibrated two-step and the
-cost-weighted method on LightGBM), plus the calibrated two-step and cost-weighted training on scikit-learn's
-HistGradientBoosting; ``auto`` is ``choose_method`` on the training part (``--cv`` folds) and its test cost is
-the test cost of the candidate it chose (the same estimator refitted on the same training points is the same
-model: every candidate is deterministic). "REBEL (CV)" is the REBEL grid point with the lowest cross-validated
-cost in the same run. Reported: mean test cost over the splits with a 95 % t-interval (the splits share
-points, so the intervals are optimistic), and whether auto's mean lies within the best column's interval.
+Protocol: ``--splits`` stratified 70/30 splits per dataset (seeds ``--first-seed``.., 0..S-1 by default; auto's
+rule was chosen on seeds 100.. by ``bench_realdata_rules``), every system on one thread (numba, and the OpenMP
+pool of scikit-learn's HistGradientBoosting through threadpoolctl: with its default threads on a machine loaded
+beyond its 2 cores one HGB two-step fit on mode choice took 10.6 s of CPU against 1.0 s on one thread, the
+likely reason an earlier run at load ~20 did not finish mode choice's first split in 20 minutes). On each
+training part every candidate of ``rebel.auto.candidates`` is fitted (REBEL at the grid ``REBEL_GRID``, the
+calibrated two-step and the cost-weighted method on LightGBM), plus the calibrated two-step and cost-weighted
+training on scikit-learn's HistGradientBoosting; ``auto`` is ``choose_method`` (its default rule, "order") on
+the training part (``--cv`` folds) and its test cost is the test cost of the candidate it chose (the same
+estimator refitted on the same training points is the same model: every candidate is deterministic). "REBEL
+(CV)" is the REBEL grid point with the lowest cross-validated cost in the same run. Reported: mean test cost
+over the splits with a 95 % t-interval (the splits share points, so the intervals are optimistic), and whether
+auto's mean lies within the best column's interval.
 
-Run: nice -n 10 python -m benchmarks.bench_realdata [--splits 5] [--cv 3] [--datasets iris wine]
+Run: nice -n 19 python -m benchmarks.bench_realdata [--splits 5] [--cv 3] [--first-seed 0] [--datasets iris wine]
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ from sklearn.model_selection import train_test_split
 from rebel.auto import REBEL_GRID, booster_name, candidates, choose_method
 from rebel.minrisk import CostWeightedClassifier, MinRiskClassifier
 
-from ._common import load_average
+from ._common import load_average, thread_limit
 
 
 def _iris():
@@ -194,9 +199,31 @@ def rows_from_log(text: str, cols: dict) -> list:
     return rows
 
 
+def run_dataset(ds: str, seeds, cv: int, cols: dict) -> list:
+    """Every split of one dataset, each printed as it ends (``--summarise`` reads these lines back)."""
+    X, y = DATASETS[ds]()
+    C = COSTS[ds]
+    print(
+        f"\n{ds}: {X.shape[0]} points, {X.shape[1]} features, {len(np.unique(y))} classes; costs: {WHY[ds]}"
+    )
+    rows = []
+    for seed in seeds:
+        r = one_split(X, y, C, seed, cv)
+        rows.append({"dataset": ds, "seed": seed, **r})
+        shown = ", ".join(f"{c} {r[k]:.4f}" for c, k in cols.items())
+        print(f"  split {seed}: {shown}; auto picked {r['auto picked']}", flush=True)
+    return rows
+
+
 def main(argv=None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--splits", type=int, default=5)
+    ap.add_argument(
+        "--first-seed",
+        type=int,
+        default=0,
+        help="seeds first..first+splits-1 (develop on others than the report's)",
+    )
     ap.add_argument("--cv", type=int, default=3)
     ap.add_argument("--datasets", nargs="+", choices=list(DATASETS), default=list(DATASETS))
     ap.add_argument(
@@ -212,19 +239,15 @@ def main(argv=None) -> dict:
         with pd.option_context("display.width", 250, "display.max_columns", 30, "display.max_colwidth", 60):
             print(table.T.to_string(header=False))
         return {"realdata": table}
-    print(f"real-data benchmark: {args.splits} splits (70/30), auto with {args.cv}-fold CV; {load_average()}")
+    seeds = range(args.first_seed, args.first_seed + args.splits)
+    print(
+        f"real-data benchmark: {args.splits} splits (70/30, seeds {seeds[0]}..{seeds[-1]}), auto with {args.cv}-fold"
+        f" CV, every system on one thread; {load_average()}"
+    )
     rows, t0 = [], time.process_time()
-    for ds in args.datasets:
-        X, y = DATASETS[ds]()
-        C = COSTS[ds]
-        print(
-            f"\n{ds}: {X.shape[0]} points, {X.shape[1]} features, {len(np.unique(y))} classes; costs: {WHY[ds]}"
-        )
-        for seed in range(args.splits):
-            r = one_split(X, y, C, seed, args.cv)
-            rows.append({"dataset": ds, "seed": seed, **r})
-            shown = ", ".join(f"{c} {r[k]:.4f}" for c, k in cols.items())
-            print(f"  split {seed}: {shown}; auto picked {r['auto picked']}", flush=True)
+    with thread_limit(1):
+        for ds in args.datasets:
+            rows += run_dataset(ds, seeds, args.cv, cols)
     table = summarise(rows, cols)
     print(
         f"\nmean test cost [95% t-interval over splits] ({time.process_time() - t0:.0f} s CPU, {load_average()}):"

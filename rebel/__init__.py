@@ -2,9 +2,10 @@
 
 ``RebelClassifier`` is the scikit-learn estimator; ``MinRiskClassifier`` (the calibrated two-step around any
 classifier), ``CostWeightedClassifier`` (cost-weighted training), ``CostSensitiveAuto`` / ``choose_method``
-(the cheapest of the three by cross-validated cost) and ``expected_cost_scorer`` are the practitioner's other
-tools; ``rebel.costs`` validates and decomposes cost matrices; ``rebel.io`` saves and loads models as versioned
-JSON; ``warmup()`` compiles every kernel ahead of first use.
+(the cheapest of the three by cross-validated cost, or the two-step when the cheapest cannot be told apart from
+it) and ``expected_cost_scorer`` are the practitioner's other tools; ``rebel.costs`` validates and decomposes
+cost matrices; ``rebel.io`` saves and loads models as versioned JSON; ``warmup()`` compiles every kernel ahead
+of first use.
 
 ``import rebel`` itself is cheap: the estimators (which import scikit-learn, and with it SciPy and pandas) and
 the kernels (numba) load on first use of ``rebel.RebelClassifier`` (or another of them) / ``rebel.warmup()``,

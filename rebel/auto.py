@@ -5,8 +5,12 @@ calibrated two-step (``MinRiskClassifier``: temperature scaling, cross-fitted) o
 (else scikit-learn's HistGradientBoosting), and cost-weighted training (``CostWeightedClassifier``) on the same
 booster. ``choose_method`` scores every candidate on the same ``cv`` stratified folds (each point's cost
 ``C[y, prediction]`` when it is held out), with a percentile bootstrap interval of the mean cost and of each
-candidate's paired difference to the cheapest; the winner is the lowest mean (ties: the order of
-``METHODS``). ``CostSensitiveAuto`` is the estimator: it chooses, then refits the winner on all points.
+candidate's paired difference to the cheapest. ``rule="order"`` (the default): among the cheapest and the
+candidates it cannot be told apart from (the interval of the paired difference reaches 0), the first method of
+``METHODS`` wins (then the lower mean): a one-standard-error rule that keeps the two-step unless another method
+is clearly cheaper on these folds, because the cross-validated ranking of close candidates on a few hundred
+points is mostly noise. ``rule="lowest"``: the lowest mean (ties: the order of ``METHODS``).
+``CostSensitiveAuto`` is the estimator: it chooses, then refits the winner on all points.
 ``selection_text`` is the one way the table is printed (the CLI's ``fit --method auto`` and ``evaluate``).
 """
 
@@ -35,7 +39,12 @@ __all__ = [
     "selection_text",
 ]
 
-METHODS = ("two-step", "weighted", "rebel")  # also the order that breaks a tie of mean costs
+METHODS = (
+    "two-step",
+    "weighted",
+    "rebel",
+)  # the order of preference among candidates that cannot be told apart
+RULES = ("order", "lowest")  # choose_method's rules (module docstring)
 REBEL_GRID = ((100, 1), (100, 2), (300, 2))  # (rounds, depth) of the REBEL candidates
 N_BOOT = 2000
 LEVEL = 0.95
@@ -112,10 +121,12 @@ def oof_costs(estimator, X, y, y_idx, C, folds) -> np.ndarray:
 
 
 def choose_method(
-    X, y, cost_matrix, cv: int = 5, random_state: int = 0, cands=None, progress=None
+    X, y, cost_matrix, cv: int = 5, random_state: int = 0, cands=None, progress=None, rule: str = "order"
 ) -> MethodChoice:
     """Score every candidate (``candidates(cost_matrix)`` unless ``cands``) on the same ``cv`` stratified folds
-    and pick the lowest mean cost; ``progress(done, total, name)`` is called after each candidate."""
+    and pick by ``rule`` (module docstring); ``progress(done, total, name)`` is called after each candidate."""
+    if rule not in RULES:
+        raise ValueError(f"rule must be one of {RULES}; got {rule!r}. Use 'order' (the default) or 'lowest'.")
     y = _checked_target(X, y)
     classes = np.unique(y)
     C = validate_cost_matrix(cost_matrix, n_classes=len(classes), classes=classes)
@@ -134,13 +145,25 @@ def choose_method(
         costs[name] = oof_costs(est, X, y, y_idx, C, folds)
         if progress is not None:
             progress(i + 1, len(cands), name)
-    return _choice(cands, costs, k)
+    return _choice(cands, costs, k, rule)
 
 
-def _choice(cands: dict, costs: dict, folds: int) -> MethodChoice:
+def _tied_with(costs: dict, cheapest: str) -> list:
+    """The candidates whose paired difference to ``cheapest`` has a bootstrap interval reaching 0."""
+    return [
+        n for n in costs if n != cheapest and _bootstrap(costs[n] - costs[cheapest], N_BOOT, SEED)[0] <= 0
+    ]
+
+
+def _choice(cands: dict, costs: dict, folds: int, rule: str = "order") -> MethodChoice:
     names = list(cands)
-    order = sorted(names, key=lambda n: (costs[n].mean(), METHODS.index(cands[n][0])))
-    winner = order[0]
+    cheapest = min(names, key=lambda n: (costs[n].mean(), METHODS.index(cands[n][0])))
+    winner = cheapest
+    if rule == "order":
+        winner = min(
+            [cheapest, *_tied_with(costs, cheapest)],
+            key=lambda n: (METHODS.index(cands[n][0]), costs[n].mean()),
+        )
     rows = []
     for name in names:
         lo, hi = _bootstrap(costs[name], N_BOOT, SEED)
@@ -160,6 +183,14 @@ def _choice(cands: dict, costs: dict, folds: int) -> MethodChoice:
         )
     table = pd.DataFrame(rows)
     tied = table[(table["candidate"] != winner) & (table["diff_lo"] <= 0)]["candidate"].tolist()
+    if winner != cheapest:
+        reason = (
+            f"{cheapest} has the lowest cross-validated cost ({costs[cheapest].mean():.4g}, {folds} folds) but "
+            f"cannot be told apart from {winner} ({costs[winner].mean():.4g}: the {LEVEL:.0%} interval of the "
+            f"paired difference reaches 0); among such candidates the {cands[winner][0]} method is preferred "
+            f"(order: {', '.join(METHODS)})"
+        )
+        return MethodChoice(table, winner, cands[winner][0], reason + ".", folds)
     reason = f"{winner} has the lowest cross-validated cost ({costs[winner].mean():.4g}, {folds} folds)"
     if tied:
         reason += (
@@ -191,8 +222,8 @@ def selection_text(table, reason: str, winner: str) -> str:
 
 
 class CostSensitiveAuto(ClassifierMixin, BaseEstimator):
-    """``method="auto"``: the candidate of ``candidates(cost_matrix)`` with the lowest cross-validated cost,
-    refitted on all points. ``selection_`` is the table, ``reason_`` the words, ``best_estimator_`` the winner."""
+    """``method="auto"``: the candidate of ``candidates(cost_matrix)`` that ``choose_method`` picks (rule
+    "order"), refitted on all points. ``selection_`` is the table, ``reason_`` the words, ``best_estimator_`` the winner."""
 
     def __init__(self, cost_matrix=None, cv=5, random_state=0):
         self.cost_matrix = cost_matrix

@@ -5,7 +5,8 @@ prints of them.
 - ``--method two-step``: the calibrated two-step (``MinRiskClassifier``, ``--calibration``, default temperature)
   on LightGBM when installed, else scikit-learn's HistGradientBoosting (``rebel.auto.booster``).
 - ``--method weighted``: cost-weighted training (``CostWeightedClassifier``) on the same booster.
-- ``--method auto``: every candidate of ``rebel.auto.candidates`` scored by ``--cv``-fold cross-validated cost;
+- ``--method auto``: every candidate of ``rebel.auto.candidates`` scored by ``--cv``-fold cross-validated cost
+  and chosen by ``choose_method``'s rule (the cheapest, or the two-step when the cheapest cannot be told apart);
   prints the table (cost, interval, paired difference to the winner) and why the winner won, and saves the
   winner with the table, which ``evaluate`` prints again.
 
@@ -59,7 +60,8 @@ def add_fit_arguments(fit) -> None:
         choices=METHOD_CHOICES,
         default="rebel",
         help="rebel (cost-sensitive boosting), two-step (calibrated booster + min-risk rule), weighted "
-        "(cost-weighted booster), auto (the cheapest of them by cross-validated cost)",
+        "(cost-weighted booster), auto (the cheapest of them by cross-validated cost; the two-step when the "
+        "cheapest cannot be told apart from it)",
     )
     fit.add_argument(
         "--calibration",
