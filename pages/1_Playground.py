@@ -25,7 +25,7 @@ from rebel.ui import lesson_widgets as lessons
 from rebel.ui import viewport as vp
 from rebel.ui.figures import replay, style
 from rebel.ui.playground import actions as act
-from rebel.ui.playground import calibrated, exercise, keys, present, upload_link
+from rebel.ui.playground import calibrated, exercise, keys, order, present, upload_link
 from rebel.ui.playground import compute as pg
 from rebel.ui.playground import widgets as side
 from rebel.ui.playground.details import details
@@ -63,7 +63,8 @@ def _cost_panel(notes, viewport) -> None:
     """The cost editor, its log control and presets; cost warnings go to ``notes`` (the message tray)."""
     classes = list(A.classes)
     editor = st.container(key="cost_editor")
-    ui.log_cost_control(A.cost_matrix, classes, "w_log", on_move=_on_log_cost)  # below the editor
+    shown = order.order_of(A)  # the classes in the order the user set (None: sorted); the log control below:
+    ui.log_cost_control(A.cost_matrix, classes, "w_log", on_move=_on_log_cost, order=shown)
     with editor:
         large = present.on()
         st.markdown(
@@ -76,6 +77,7 @@ def _cost_panel(notes, viewport) -> None:
             on_change=A.set_costs,
             large=large,
             table_height=side.cost_table_height(viewport),
+            order=shown,
         )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", CostWarning)
@@ -242,7 +244,7 @@ def _live() -> None:
         with left:
             show = side.view_toggles(pair.has_bayes, A.data_source == "mixture")
             with plot:
-                _regions(pair, t, show, viewport)
+                _regions(order.shown(pair, A), t, show, viewport)
         if stage == side.PLOT_FIRST_NOW:  # a session's first run: the rest once the plot is drawn
             side.plot_drawn_alone()
             return
@@ -257,7 +259,7 @@ def _live() -> None:
     if pair is None:
         return
     with st.container(key=exercise.box("details")):
-        details(pair, t, COSTS)
+        details(order.shown(pair, A), t, COSTS)
     side.sync_url(A)
     exercise.sync()
     side.round_in_link()

@@ -116,22 +116,41 @@ def reset_cost_editor(key: str, cost_matrix) -> None:
     st.session_state[f"{key}_v"] = st.session_state.get(f"{key}_v", 0) + 1
 
 
-def cost_cell_key(key: str, i: int, j: int) -> str:
-    """The session key of the editor's current cell (truth i, prediction j)."""
-    return f"{key}_{st.session_state.get(f'{key}_v', 0)}_{i}_{j}"
+def cost_cell_key(key: str, i: int, j: int, names) -> str:
+    """The session key of the editor's cell (truth i, prediction j, as shown; ``names``: the classes as shown). It
+    is named by its two classes and their places, not by the editor's version: a value typed into it while the
+    page reruns (for a renamed class, say) still reaches its callback in the next run, and the cell keeps its key
+    when other classes change; its value is brought up to date by ``_show_cost_cell``."""
+    return f"{key}_{config.content_key(names[i], names[j])[:8]}_{i}_{j}"
 
 
-def _on_cost_cell(key: str, i: int, j: int, classes: tuple, on_change: Callable[[np.ndarray], None]) -> None:
-    """A cell was committed (Enter or leaving it): store the typed cost, or say why not and redraw the cells
-    from the stored values."""
+def _show_cost_cell(cell: str, cost: float) -> None:
+    """Write ``cost`` into the cell ``cell`` (before it is drawn) unless it holds that number already (as typed)."""
     ss = st.session_state
-    C, message = config.apply_cost_cell(ss[f"{key}_base"], i, j, ss.get(cost_cell_key(key, i, j)), classes)
+    try:
+        same = float(str(ss.get(cell)).strip()) == float(cost)
+    except ValueError:
+        same = False
+    if not same:
+        ss[cell] = config.format_cost(cost)
+
+
+def _on_cost_cell(
+    key: str, i: int, j: int, names: tuple, on_change: Callable[[np.ndarray], None], perm
+) -> None:
+    """A cell was committed (Enter or leaving it): store the typed cost, or say why not and redraw the cells
+    from the stored values. ``perm``: the stored index of each class as shown (``class_order.positions``)."""
+    ss = st.session_state
+    base = np.array(ss[f"{key}_base"], dtype=np.float64)
+    shown = base[np.ix_(perm, perm)]
+    C, message = config.apply_cost_cell(shown, i, j, ss.get(cost_cell_key(key, i, j, names)), names)
     if message is not None:
         flash("error", message)
-        reset_cost_editor(key, C)
+        reset_cost_editor(key, base)
         return
-    ss[f"{key}_base"] = C
-    on_change(C)
+    base[np.ix_(perm, perm)] = C
+    ss[f"{key}_base"] = base
+    on_change(base)
 
 
 GRID_MAX_CLASSES = 6  # more classes: one entry at a time under a read-only table (a K x K grid of cells
@@ -156,7 +175,13 @@ def uses_entry_editor(n_classes: int, large: bool = False) -> bool:
 
 
 def _one_entry_editor(
-    C: np.ndarray, names: tuple, key: str, on_change, large: bool = False, table_height: int | None = None
+    C: np.ndarray,
+    names: tuple,
+    key: str,
+    on_change,
+    perm,
+    large: bool = False,
+    table_height: int | None = None,
 ) -> None:
     """Many classes: the matrix as a read-only table that fits the column (``cost_table_figure``), and one entry
     (truth, prediction) edited at a time."""
@@ -173,12 +198,12 @@ def _one_entry_editor(
     tag = config.content_key(list(names))[:10]  # other classes, new boxes (the browser keeps a box's label)
     i = a.selectbox("Truth", range(len(names)), format_func=names.__getitem__, key=f"{key}_truth_{tag}")
     j = b.selectbox("Prediction", range(len(names)), format_func=names.__getitem__, key=f"{key}_pred_{tag}")
+    _show_cost_cell(cost_cell_key(key, i, j, names), C[i, j])
     c.text_input(
         "Cost",
-        value=config.format_cost(C[i, j]),
-        key=cost_cell_key(key, i, j),
+        key=cost_cell_key(key, i, j, names),
         on_change=guarded_callback(_on_cost_cell),
-        args=(key, i, j, names, on_change),
+        args=(key, i, j, names, on_change, perm),
     )
 
 
@@ -200,9 +225,11 @@ def cost_editor(
     *,
     large: bool = False,
     table_height: int | None = None,
+    order=None,
 ) -> None:
     """The cost matrix as a grid of text cells (rows = truth, columns = prediction); ``on_change(C)`` stores a
-    changed matrix.
+    changed matrix. ``order``: the index in ``classes`` of each class in the order shown (rows and columns; its
+    cells edit the entries of their classes); None: as given.
 
     Each cell commits on its own (Enter, or leaving it) and is parsed by ``rebel.ui.config.apply_cost_cell``:
     an accepted entry is stored as typed; a refused one keeps the previous value, its reason is queued with
@@ -211,13 +238,15 @@ def cost_editor(
     ``GRID_MAX_CLASSES`` classes (``GRID_MAX_CLASSES_LARGE`` with ``large``, presentation mode's large fonts)
     the matrix is a read-only table with one entry edited at a time, at most ``table_height`` px high in
     presentation mode (``table_row_px``)."""
-    names = tuple(str(c) for c in classes)
-    C = np.array(cost_matrix, dtype=np.float64)
+    stored = np.array(cost_matrix, dtype=np.float64)
+    perm = np.arange(len(classes)) if order is None else np.asarray(order, dtype=np.intp)
+    names = tuple(str(classes[p]) for p in perm)
+    C = stored[np.ix_(perm, perm)]  # as shown
     base = st.session_state.get(f"{key}_base")
-    if base is None or np.shape(base) != C.shape or not np.array_equal(base, C):
-        reset_cost_editor(key, C)
+    if base is None or np.shape(base) != stored.shape or not np.array_equal(base, stored):
+        reset_cost_editor(key, stored)
     if uses_entry_editor(len(names), large):
-        _one_entry_editor(C, names, key, on_change, large, table_height)
+        _one_entry_editor(C, names, key, on_change, perm, large, table_height)
         return
     widths = [1.4] + [1] * len(names)
     head = st.columns(widths, gap="small", vertical_alignment="bottom")
@@ -228,24 +257,28 @@ def cost_editor(
         row = st.columns(widths, gap="small", vertical_alignment="center")
         row[0].caption(plain(names[i]))
         for j in range(len(names)):
+            cell = cost_cell_key(key, i, j, names)
+            _show_cost_cell(cell, C[i, j])
             row[j + 1].text_input(
                 md("Cost of predicting class {} when the truth is class {}", j + 1, i + 1),
-                value=config.format_cost(C[i, j]),
-                key=cost_cell_key(key, i, j),
+                key=cell,
                 label_visibility="collapsed",
                 on_change=guarded_callback(_on_cost_cell),
-                args=(key, i, j, names, on_change),
+                args=(key, i, j, names, on_change, perm),
             )
 
 
-def log_cost_control(cost_matrix, classes, key: str, on_move: Callable[[int, int, float], None]) -> None:
+def log_cost_control(
+    cost_matrix, classes, key: str, on_move: Callable[[int, int, float], None], order=None
+) -> None:
     """One off-diagonal entry on a log slider (0.01 .. 1000); a move calls ``on_move(i, j, value)`` before the
     next run (a guarded widget callback), so everything drawn in that run, above or below, has the new cost.
 
     The entry box is keyed by the class names: other classes (a preset change) make a new box, so the browser
     never keeps the previous classes' label ("harmless → liquid") over an entry of the new ones."""
     names = [str(c) for c in classes]
-    pairs = [(i, j) for i in range(len(names)) for j in range(len(names)) if i != j]
+    shown = range(len(names)) if order is None else [int(p) for p in order]  # the entries in the order shown
+    pairs = [(i, j) for i in shown for j in shown if i != j]
     a, b = st.columns([1, 1], vertical_alignment="bottom")
     i, j = a.selectbox(
         "Entry, truth → prediction",
