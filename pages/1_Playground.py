@@ -236,8 +236,12 @@ def _live() -> None:
         plot = st.container(key="pg_plot")
     # The model and its picture first, then the cost editor above the tray: the browser then has nothing to draw
     # while the server trains, and the regions' chart is the first thing it draws after an edit. Every cost
-    # change (cells, log control, presets) is stored by a callback, before this run starts.
+    # change (cells, log control, presets) is stored by a callback, before this run starts. New classes (a renamed
+    # cluster, say): their costs first, so the names are on screen while the server trains.
+    costs_first = A.trained is not None and tuple(A.trained.classes) != tuple(A.classes)
     with costs_box:
+        if costs_first:
+            _cost_panel(tray, viewport)
         pair = _training(tray)
     if pair is not None:
         t = pair.clamp(S["t"])  # the round the replay opens at (a link's t); its slider moves from there
@@ -250,8 +254,9 @@ def _live() -> None:
             return
     elif stage == side.PLOT_FIRST_NOW:  # no plot to wait for: everything in this run
         side.forget_plot_first()
-    with costs_box:
-        _cost_panel(tray, viewport)
+    if not costs_first:
+        with costs_box:
+            _cost_panel(tray, viewport)
     with_calibrated = pair is not None and (show["cal"] or lessons.calibration_scene_open())
     _tray_messages(
         tray, pair, with_calibrated

@@ -120,19 +120,24 @@ def cost_cell_key(key: str, i: int, j: int, names) -> str:
     """The session key of the editor's cell (truth i, prediction j, as shown; ``names``: the classes as shown). It
     is named by its two classes and their places, not by the editor's version: a value typed into it while the
     page reruns (for a renamed class, say) still reaches its callback in the next run, and the cell keeps its key
-    when other classes change; its value is brought up to date by ``_show_cost_cell``."""
+    when other classes change; its value is brought up to date by ``_cell_value``."""
     return f"{key}_{config.content_key(names[i], names[j])[:8]}_{i}_{j}"
 
 
-def _show_cost_cell(cell: str, cost: float) -> None:
-    """Write ``cost`` into the cell ``cell`` (before it is drawn) unless it holds that number already (as typed)."""
+def _cell_value(cell: str, cost: float) -> str | None:
+    """The ``value`` to draw the cell ``cell`` with, showing ``cost``: the number itself when the cell is new (it
+    is then in the cell's first paint: a value set through the session is filled in after it, a blank frame);
+    else None, the number having been written into the cell's session value unless it holds it already (typed)."""
     ss = st.session_state
+    if cell not in ss:
+        return config.format_cost(cost)
     try:
-        same = float(str(ss.get(cell)).strip()) == float(cost)
+        same = float(str(ss[cell]).strip()) == float(cost)
     except ValueError:
         same = False
     if not same:
         ss[cell] = config.format_cost(cost)
+    return None
 
 
 def _on_cost_cell(
@@ -153,6 +158,9 @@ def _on_cost_cell(
     on_change(base)
 
 
+# A cost cell's number is also its placeholder, drawn as its value is (but while the cell is being typed in):
+# Streamlit's text box is painted empty first and filled a frame or more later, so a first visit showed blank cells.
+COST_CELL_CSS = '<style>div[class*="st-key-w_costs_"] input:not(:focus)::placeholder {color: inherit; opacity: 1;}</style>'
 GRID_MAX_CLASSES = 6  # more classes: one entry at a time under a read-only table (a K x K grid of cells
 # would not fit the costs' column at 1280x720, and would cost the browser seconds)
 GRID_MAX_CLASSES_LARGE = 4  # the same in presentation mode (large fonts: "0.777" no longer fits a cell of 5)
@@ -194,14 +202,17 @@ def _one_entry_editor(
         config={"displayModeBar": False, "staticPlot": False},
         key=f"{key}_table",
     )
+    st.html(COST_CELL_CSS)
     a, b, c = st.columns([2, 2, 1.4], vertical_alignment="bottom")
     tag = config.content_key(list(names))[:10]  # other classes, new boxes (the browser keeps a box's label)
     i = a.selectbox("Truth", range(len(names)), format_func=names.__getitem__, key=f"{key}_truth_{tag}")
     j = b.selectbox("Prediction", range(len(names)), format_func=names.__getitem__, key=f"{key}_pred_{tag}")
-    _show_cost_cell(cost_cell_key(key, i, j, names), C[i, j])
+    cell = cost_cell_key(key, i, j, names)
     c.text_input(
         "Cost",
-        key=cost_cell_key(key, i, j, names),
+        value=_cell_value(cell, C[i, j]),
+        placeholder=config.format_cost(C[i, j]),
+        key=cell,
         on_change=guarded_callback(_on_cost_cell),
         args=(key, i, j, names, on_change, perm),
     )
@@ -248,6 +259,7 @@ def cost_editor(
     if uses_entry_editor(len(names), large):
         _one_entry_editor(C, names, key, on_change, perm, large, table_height)
         return
+    st.html(COST_CELL_CSS)
     widths = [1.4] + [1] * len(names)
     head = st.columns(widths, gap="small", vertical_alignment="bottom")
     head[0].caption(plain(config.COST_INDEX_LABEL))
@@ -258,9 +270,10 @@ def cost_editor(
         row[0].caption(plain(names[i]))
         for j in range(len(names)):
             cell = cost_cell_key(key, i, j, names)
-            _show_cost_cell(cell, C[i, j])
             row[j + 1].text_input(
                 md("Cost of predicting class {} when the truth is class {}", j + 1, i + 1),
+                value=_cell_value(cell, C[i, j]),
+                placeholder=config.format_cost(C[i, j]),
                 key=cell,
                 label_visibility="collapsed",
                 on_change=guarded_callback(_on_cost_cell),
@@ -302,12 +315,14 @@ def log_cost_control(
 
 
 # ---------------------------------------------------------------------------------------------- mixture editor
-def mixture_editor(mixture: pd.DataFrame, key: str) -> pd.DataFrame:
-    """The clusters table (one row per Gaussian); returns the edited table (validate it before use)."""
+def mixture_editor(mixture: pd.DataFrame, key: str, on_change: Callable | None = None) -> pd.DataFrame:
+    """The clusters table (one row per Gaussian); returns the edited table (validate it before use).
+    ``on_change``: a callback run before the page's next run when the table was edited."""
     col = st.column_config
     return st.data_editor(
         mixture,
         key=key,
+        on_change=on_change,
         num_rows="dynamic",
         hide_index=True,
         width="stretch",

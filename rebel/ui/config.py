@@ -334,6 +334,22 @@ def add_box_cluster(mixture, cls: str, x_range, y_range, weight: float | None = 
     return validate_mixture(pd.concat([df, pd.DataFrame([row])], ignore_index=True))
 
 
+def edited_table(table, edits) -> pd.DataFrame:
+    """``table`` with a data editor's edits (``{"edited_rows": {row: {column: value}}, "deleted_rows": [row],
+    "added_rows": [{column: value}]}``, rows counted from 0 in ``table``) applied in Streamlit's order: cells,
+    deleted rows, added rows. Columns ``table`` lacks are ignored; check the result (``validate_mixture``)."""
+    df = pd.DataFrame(table).reset_index(drop=True).astype(object)
+    edits = edits if isinstance(edits, dict) else {}
+    for row, cells in (edits.get("edited_rows") or {}).items():
+        for column, value in (cells or {}).items():
+            if column in df.columns and 0 <= int(row) < len(df):
+                df.loc[int(row), column] = value
+    deleted = [int(r) for r in edits.get("deleted_rows") or [] if 0 <= int(r) < len(df)]
+    df = df.drop(index=deleted).reset_index(drop=True)
+    added = [{c: v for c, v in (r or {}).items() if c in df.columns} for r in edits.get("added_rows") or []]
+    return pd.concat([df, pd.DataFrame(added, columns=df.columns)], ignore_index=True) if added else df
+
+
 def default_tree_json(classes) -> str:
     """A starting class tree for the taxonomy preset: the first half of the classes under "group 1", the rest
     under "group 2" (as a JSON parent map the user can edit)."""

@@ -5,7 +5,9 @@ An init script looks at the cost editor's cells on every animation frame and aft
 (a mutation observer: a state the page passes through between two frames is seen too), from the first time the
 cells are on the page until the page has been idle for a while, and notes every look that finds a cell blank: an
 empty value, or a value whose font is not loaded yet (``document.fonts.check``: Chromium paints no text in a font
-still loading, for up to 3 s). The test fails if any look found one, and names when and how many."""
+still loading, for up to 3 s); a cell whose value is still empty shows its number if its placeholder holds it
+drawn as a value is (the editor's own style). The test fails if any look found a blank cell, and names when and how
+many, or if the numbers first painted are not the costs the cells then hold."""
 
 from __future__ import annotations
 
@@ -18,14 +20,23 @@ pytestmark = pytest.mark.browser
 _WATCH_JS = r"""
 (() => {
   const R = window.__cells = {looks: 0, frames: 0, blank: [], first: null};
+  // The text a cell paints: its value, else its placeholder when that is drawn as a value is (same colour, opaque);
+  // null when it paints none, or its font is still loading (nothing is painted in it then).
+  const shown = (c) => {
+    const font = getComputedStyle(c).font, text = c.value.trim();
+    if (text) return document.fonts.check(font, text) ? text : null;
+    const ph = getComputedStyle(c, '::placeholder'), hint = c.placeholder.trim();
+    const asValue = ph.color === getComputedStyle(c).color && Number(ph.opacity) === 1;
+    return hint && asValue && document.fonts.check(font, hint) ? hint : null;
+  };
   const look = (why) => {
     const cells = [...document.querySelectorAll('.st-key-cost_editor input')];
     if (!cells.length) return;
     if (R.first === null) R.first = performance.now();
     R.looks++;
     if (why === 'frame') R.frames++;
-    const blank = cells.filter(c => c.value.trim() === ''
-        || !document.fonts.check(getComputedStyle(c).font, c.value));
+    const blank = cells.filter(c => shown(c) === null);
+    if (R.firstShown === undefined) R.firstShown = cells.map(shown);
     if (blank.length && R.blank.length < 30) R.blank.push({
       ms: Math.round(performance.now() - R.first), why, blank: blank.length, of: cells.length,
       values: blank.slice(0, 3).map(c => c.value), font: getComputedStyle(blank[0]).font});
@@ -53,5 +64,9 @@ def test_cost_cells_are_never_blank_on_a_first_visit(chromium, app_url, size, pr
         assert page.locator(".st-key-cost_editor input").count() == 9  # airport: 3 x 3
         print(f"\n{size} presentation={present}: {seen['looks']} looks, {seen['frames']} frames")
         assert not seen["blank"], f"cost cells blank at (ms after the table appeared): {seen['blank']}"
+        values = page.locator(".st-key-cost_editor input").evaluate_all(
+            "cells => cells.map(c => c.value.trim())"
+        )
+        assert seen["firstShown"] == values  # the numbers first painted are the costs
     finally:
         context.close()
