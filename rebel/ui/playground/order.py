@@ -120,7 +120,11 @@ def shown(pair: TrainedPair | None, A: AppState):
 
 def _on_move(step: int, costs_key: str) -> None:
     A = get_state()
-    A.class_order = moved(A.class_order, A.classes, S.get(CLASS_KEY), step)
+    try:
+        A.class_order = moved(A.class_order, A.classes, S.get(CLASS_KEY), step)
+    except ValueError as exc:  # a class box drawn before the classes changed
+        ui.flash("error", f"Class order not changed: {exc}")
+        return
     ui.reset_cost_editor(costs_key, A.cost_matrix)
 
 
