@@ -103,7 +103,7 @@ def test_a_rename_reaches_the_cost_matrix_and_a_second_rename_during_the_rerun_i
     names = _cost_names(page)
     assert "Cat" in names and "Eel" in names, f"an edit was lost: the cost matrix names {names}"
     assert "C" not in names and "D" in names
-    legend = page.locator(".st-key-pg_plot .legendtext").all_inner_texts()
+    legend = page.locator(".st-key-pg_plot .legendtext").evaluate_all("els => els.map(e => e.textContent)")
     assert "Cat" in legend and "Eel" in legend, f"the legend names {legend}"
 
 
