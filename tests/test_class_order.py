@@ -148,3 +148,37 @@ def test_move_up_reorders_the_cost_matrix_rows_and_columns_with_their_costs():
     next(w for w in at.text_input if w.key and w.key.endswith("_1_2")).input("4").run()
     assert at.session_state[STATE_KEY].cost_matrix[2, 1] == 4.0
     assert _cells(at, 4)[1, 2] == 4.0
+
+
+def test_a_class_renamed_in_the_clusters_table_keeps_its_place_and_its_costs():
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params["p"] = "fig7"
+    at.run()
+    C = at.session_state[STATE_KEY].cost_matrix.copy()
+    at.session_state["w_details"] = "Clusters"
+    at.run()
+    edits = {"edited_rows": {4: {"class": "Zed"}}, "added_rows": [], "deleted_rows": []}  # C's only cluster
+    at.session_state[f"w_mixture_{at.session_state['mixture_editor_v']}"] = edits
+    at.run()
+    assert not at.exception
+    state = at.session_state[STATE_KEY]
+    assert state.classes == ("A", "B", "D", "Zed") and state.class_order == ("A", "B", "Zed", "D")
+    assert _head(at, 4) == ["A", "B", "Zed", "D"]
+    np.testing.assert_array_equal(_cells(at, 4), C)  # Zed shown where C was, with C's costs
+
+
+def test_a_clusters_table_edit_is_applied_as_streamlit_applies_it():
+    """``config.edited_table``: the clusters table's edits (cells, then deleted rows, then added rows) as the
+    Playground's callback applies them before a run."""
+    from rebel.data import PRESETS, validate_mixture
+
+    table = PRESETS["fig7"].spec.mixture
+    edits = {
+        "edited_rows": {4: {"class": "Cat"}, 0: {"mean_x": 1.5}},
+        "deleted_rows": [1],
+        "added_rows": [{"class": "E", "mean_x": 0.0, "mean_y": 0.0, "std_x": 1.0, "std_y": 1.0}],
+    }
+    out = validate_mixture(cf.edited_table(table, edits))
+    assert out["class"].tolist() == ["A", "B", "B", "Cat", "D", "D", "E"]
+    assert out.loc[0, "mean_x"] == 1.5 and out.loc[6, "weight"] == 1.0  # defaults fill the added row
+    assert cf.edited_table(table, None).equals(table.reset_index(drop=True).astype(object))
