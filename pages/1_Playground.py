@@ -25,7 +25,7 @@ from rebel.ui import lesson_widgets as lessons
 from rebel.ui import viewport as vp
 from rebel.ui.figures import replay, style
 from rebel.ui.playground import actions as act
-from rebel.ui.playground import calibrated, exercise, keys, present, upload_link
+from rebel.ui.playground import calibrated, exercise, keys, order, present, upload_link
 from rebel.ui.playground import compute as pg
 from rebel.ui.playground import widgets as side
 from rebel.ui.playground.details import details
@@ -63,7 +63,8 @@ def _cost_panel(notes, viewport) -> None:
     """The cost editor, its log control and presets; cost warnings go to ``notes`` (the message tray)."""
     classes = list(A.classes)
     editor = st.container(key="cost_editor")
-    ui.log_cost_control(A.cost_matrix, classes, "w_log", on_move=_on_log_cost)  # below the editor
+    shown = order.order_of(A)  # the classes in the order the user set (None: sorted); the log control below:
+    ui.log_cost_control(A.cost_matrix, classes, "w_log", on_move=_on_log_cost, order=shown)
     with editor:
         large = present.on()
         st.markdown(
@@ -76,6 +77,7 @@ def _cost_panel(notes, viewport) -> None:
             on_change=A.set_costs,
             large=large,
             table_height=side.cost_table_height(viewport),
+            order=shown,
         )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", CostWarning)
@@ -234,22 +236,27 @@ def _live() -> None:
         plot = st.container(key="pg_plot")
     # The model and its picture first, then the cost editor above the tray: the browser then has nothing to draw
     # while the server trains, and the regions' chart is the first thing it draws after an edit. Every cost
-    # change (cells, log control, presets) is stored by a callback, before this run starts.
+    # change (cells, log control, presets) is stored by a callback, before this run starts. New classes (a renamed
+    # cluster, say): their costs first, so the names are on screen while the server trains.
+    costs_first = A.trained is not None and tuple(A.trained.classes) != tuple(A.classes)
     with costs_box:
+        if costs_first:
+            _cost_panel(tray, viewport)
         pair = _training(tray)
     if pair is not None:
         t = pair.clamp(S["t"])  # the round the replay opens at (a link's t); its slider moves from there
         with left:
             show = side.view_toggles(pair.has_bayes, A.data_source == "mixture")
             with plot:
-                _regions(pair, t, show, viewport)
+                _regions(order.shown(pair, A), t, show, viewport)
         if stage == side.PLOT_FIRST_NOW:  # a session's first run: the rest once the plot is drawn
             side.plot_drawn_alone()
             return
     elif stage == side.PLOT_FIRST_NOW:  # no plot to wait for: everything in this run
         side.forget_plot_first()
-    with costs_box:
-        _cost_panel(tray, viewport)
+    if not costs_first:
+        with costs_box:
+            _cost_panel(tray, viewport)
     with_calibrated = pair is not None and (show["cal"] or lessons.calibration_scene_open())
     _tray_messages(
         tray, pair, with_calibrated
@@ -257,7 +264,7 @@ def _live() -> None:
     if pair is None:
         return
     with st.container(key=exercise.box("details")):
-        details(pair, t, COSTS)
+        details(order.shown(pair, A), t, COSTS)
     side.sync_url(A)
     exercise.sync()
     side.round_in_link()

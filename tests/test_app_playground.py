@@ -68,12 +68,19 @@ def _apply_cost(at: AppTest, kind: str, **params) -> AppTest:
     return _run(at)
 
 
-def _edit_cost(at: AppTest, row: int, column: str, value, version=None) -> int:
+def cost_cell(at: AppTest, i: int, j: int):
+    """The cost editor's cell (row i, column j as shown): its key ends with "_<i>_<j>" (``components.cost_cell_key``)."""
+    return next(
+        w for w in at.text_input if w.key and w.key.startswith("w_costs_") and w.key.endswith(f"_{i}_{j}")
+    )
+
+
+def _edit_cost(at: AppTest, row: int, column: str, value) -> int:
     """Type ``value`` into the cost editor's cell (row, column = class name) and commit it; returns the editor
-    version edited (``version``, default the current one)."""
-    v = at.session_state["w_costs_v"] if version is None else version
+    version before the edit."""
+    v = at.session_state["w_costs_v"]
     j = [str(c) for c in _state(at).classes].index(column)
-    at.text_input(key=f"w_costs_{v}_{row}_{j}").input("" if value is None else str(value))
+    cost_cell(at, row, j).input("" if value is None else str(value))
     _run(at)
     return v
 
@@ -110,10 +117,10 @@ def test_cost_preset_change(app):
 
 
 def test_cost_cell_edit_and_bad_cell(app):
-    v = _edit_cost(app, 0, "liquid", 5.0)
+    _edit_cost(app, 0, "liquid", 5.0)
     assert _state(app).cost_matrix[0, 1] == 5.0
     assert _state(app).trained.rebel.cost_matrix_[0, 1] == 5.0
-    _edit_cost(app, 2, "harmless", None, version=v)
+    _edit_cost(app, 2, "harmless", None)
     assert "truth is 'weapon'" in _errors(app) and "'harmless'" in _errors(app)
     assert _state(app).cost_matrix[2, 0] == 20.0  # the last valid matrix stays in use
 
@@ -210,11 +217,10 @@ def test_many_classes_edit_one_entry_at_a_time(app):
     next(s for s in app.selectbox if s.label == "Truth").set_value(3)
     next(s for s in app.selectbox if s.label == "Prediction").set_value(5)
     _run(app)
-    v = app.session_state["w_costs_v"]
-    app.text_input(key=f"w_costs_{v}_3_5").input("9")
+    cost_cell(app, 3, 5).input("9")
     _run(app)
     assert _state(app).cost_matrix[3, 5] == 9.0 and _state(app).trained.rebel.cost_matrix_[3, 5] == 9.0
-    app.text_input(key=f"w_costs_{app.session_state['w_costs_v']}_3_5").input("-1")
+    cost_cell(app, 3, 5).input("-1")
     _run(app)
     assert "is negative" in _errors(app) and _state(app).cost_matrix[3, 5] == 9.0
 

@@ -290,7 +290,8 @@ def _type_cost(at: AppTest, row: int, column: str, value) -> None:
     """Type ``value`` (as text; None: an emptied cell) into the cost editor's cell (row, column = class name)
     and commit it."""
     j = [str(c) for c in _state(at).classes].index(column)
-    at.text_input(key=f"w_costs_{at.session_state['w_costs_v']}_{row}_{j}").input(
+    cell = f"_{row}_{j}"  # a cost cell's key ends with its place (``components.cost_cell_key``)
+    next(w for w in at.text_input if w.key and w.key.startswith("w_costs_") and w.key.endswith(cell)).input(
         "" if value is None else str(value)
     )
 

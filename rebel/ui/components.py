@@ -116,24 +116,51 @@ def reset_cost_editor(key: str, cost_matrix) -> None:
     st.session_state[f"{key}_v"] = st.session_state.get(f"{key}_v", 0) + 1
 
 
-def cost_cell_key(key: str, i: int, j: int) -> str:
-    """The session key of the editor's current cell (truth i, prediction j)."""
-    return f"{key}_{st.session_state.get(f'{key}_v', 0)}_{i}_{j}"
+def cost_cell_key(key: str, i: int, j: int, names) -> str:
+    """The session key of the editor's cell (truth i, prediction j, as shown; ``names``: the classes as shown). It
+    is named by its two classes and their places, not by the editor's version: a value typed into it while the
+    page reruns (for a renamed class, say) still reaches its callback in the next run, and the cell keeps its key
+    when other classes change; its value is brought up to date by ``_cell_value``."""
+    return f"{key}_{config.content_key(names[i], names[j])[:8]}_{i}_{j}"
 
 
-def _on_cost_cell(key: str, i: int, j: int, classes: tuple, on_change: Callable[[np.ndarray], None]) -> None:
-    """A cell was committed (Enter or leaving it): store the typed cost, or say why not and redraw the cells
-    from the stored values."""
+def _cell_value(cell: str, cost: float) -> str | None:
+    """The ``value`` to draw the cell ``cell`` with, showing ``cost``: the number itself when the cell is new (it
+    is then in the cell's first paint: a value set through the session is filled in after it, a blank frame);
+    else None, the number having been written into the cell's session value unless it holds it already (typed)."""
     ss = st.session_state
-    C, message = config.apply_cost_cell(ss[f"{key}_base"], i, j, ss.get(cost_cell_key(key, i, j)), classes)
+    if cell not in ss:
+        return config.format_cost(cost)
+    try:
+        same = float(str(ss[cell]).strip()) == float(cost)
+    except ValueError:
+        same = False
+    if not same:
+        ss[cell] = config.format_cost(cost)
+    return None
+
+
+def _on_cost_cell(
+    key: str, i: int, j: int, names: tuple, on_change: Callable[[np.ndarray], None], perm
+) -> None:
+    """A cell was committed (Enter or leaving it): store the typed cost, or say why not and redraw the cells
+    from the stored values. ``perm``: the stored index of each class as shown (``class_order.positions``)."""
+    ss = st.session_state
+    base = np.array(ss[f"{key}_base"], dtype=np.float64)
+    shown = base[np.ix_(perm, perm)]
+    C, message = config.apply_cost_cell(shown, i, j, ss.get(cost_cell_key(key, i, j, names)), names)
     if message is not None:
         flash("error", message)
-        reset_cost_editor(key, C)
+        reset_cost_editor(key, base)
         return
-    ss[f"{key}_base"] = C
-    on_change(C)
+    base[np.ix_(perm, perm)] = C
+    ss[f"{key}_base"] = base
+    on_change(base)
 
 
+# A cost cell's number is also its placeholder, drawn as its value is (but while the cell is being typed in):
+# Streamlit's text box is painted empty first and filled a frame or more later, so a first visit showed blank cells.
+COST_CELL_CSS = '<style>div[class*="st-key-w_costs_"] input:not(:focus)::placeholder {color: inherit; opacity: 1;}</style>'
 GRID_MAX_CLASSES = 6  # more classes: one entry at a time under a read-only table (a K x K grid of cells
 # would not fit the costs' column at 1280x720, and would cost the browser seconds)
 GRID_MAX_CLASSES_LARGE = 4  # the same in presentation mode (large fonts: "0.777" no longer fits a cell of 5)
@@ -156,7 +183,13 @@ def uses_entry_editor(n_classes: int, large: bool = False) -> bool:
 
 
 def _one_entry_editor(
-    C: np.ndarray, names: tuple, key: str, on_change, large: bool = False, table_height: int | None = None
+    C: np.ndarray,
+    names: tuple,
+    key: str,
+    on_change,
+    perm,
+    large: bool = False,
+    table_height: int | None = None,
 ) -> None:
     """Many classes: the matrix as a read-only table that fits the column (``cost_table_figure``), and one entry
     (truth, prediction) edited at a time."""
@@ -169,16 +202,19 @@ def _one_entry_editor(
         config={"displayModeBar": False, "staticPlot": False},
         key=f"{key}_table",
     )
+    st.html(COST_CELL_CSS)
     a, b, c = st.columns([2, 2, 1.4], vertical_alignment="bottom")
     tag = config.content_key(list(names))[:10]  # other classes, new boxes (the browser keeps a box's label)
     i = a.selectbox("Truth", range(len(names)), format_func=names.__getitem__, key=f"{key}_truth_{tag}")
     j = b.selectbox("Prediction", range(len(names)), format_func=names.__getitem__, key=f"{key}_pred_{tag}")
+    cell = cost_cell_key(key, i, j, names)
     c.text_input(
         "Cost",
-        value=config.format_cost(C[i, j]),
-        key=cost_cell_key(key, i, j),
+        value=_cell_value(cell, C[i, j]),
+        placeholder=config.format_cost(C[i, j]),
+        key=cell,
         on_change=guarded_callback(_on_cost_cell),
-        args=(key, i, j, names, on_change),
+        args=(key, i, j, names, on_change, perm),
     )
 
 
@@ -200,9 +236,11 @@ def cost_editor(
     *,
     large: bool = False,
     table_height: int | None = None,
+    order=None,
 ) -> None:
     """The cost matrix as a grid of text cells (rows = truth, columns = prediction); ``on_change(C)`` stores a
-    changed matrix.
+    changed matrix. ``order``: the index in ``classes`` of each class in the order shown (rows and columns; its
+    cells edit the entries of their classes); None: as given.
 
     Each cell commits on its own (Enter, or leaving it) and is parsed by ``rebel.ui.config.apply_cost_cell``:
     an accepted entry is stored as typed; a refused one keeps the previous value, its reason is queued with
@@ -211,14 +249,17 @@ def cost_editor(
     ``GRID_MAX_CLASSES`` classes (``GRID_MAX_CLASSES_LARGE`` with ``large``, presentation mode's large fonts)
     the matrix is a read-only table with one entry edited at a time, at most ``table_height`` px high in
     presentation mode (``table_row_px``)."""
-    names = tuple(str(c) for c in classes)
-    C = np.array(cost_matrix, dtype=np.float64)
+    stored = np.array(cost_matrix, dtype=np.float64)
+    perm = np.arange(len(classes)) if order is None else np.asarray(order, dtype=np.intp)
+    names = tuple(str(classes[p]) for p in perm)
+    C = stored[np.ix_(perm, perm)]  # as shown
     base = st.session_state.get(f"{key}_base")
-    if base is None or np.shape(base) != C.shape or not np.array_equal(base, C):
-        reset_cost_editor(key, C)
+    if base is None or np.shape(base) != stored.shape or not np.array_equal(base, stored):
+        reset_cost_editor(key, stored)
     if uses_entry_editor(len(names), large):
-        _one_entry_editor(C, names, key, on_change, large, table_height)
+        _one_entry_editor(C, names, key, on_change, perm, large, table_height)
         return
+    st.html(COST_CELL_CSS)
     widths = [1.4] + [1] * len(names)
     head = st.columns(widths, gap="small", vertical_alignment="bottom")
     head[0].caption(plain(config.COST_INDEX_LABEL))
@@ -228,24 +269,29 @@ def cost_editor(
         row = st.columns(widths, gap="small", vertical_alignment="center")
         row[0].caption(plain(names[i]))
         for j in range(len(names)):
+            cell = cost_cell_key(key, i, j, names)
             row[j + 1].text_input(
                 md("Cost of predicting class {} when the truth is class {}", j + 1, i + 1),
-                value=config.format_cost(C[i, j]),
-                key=cost_cell_key(key, i, j),
+                value=_cell_value(cell, C[i, j]),
+                placeholder=config.format_cost(C[i, j]),
+                key=cell,
                 label_visibility="collapsed",
                 on_change=guarded_callback(_on_cost_cell),
-                args=(key, i, j, names, on_change),
+                args=(key, i, j, names, on_change, perm),
             )
 
 
-def log_cost_control(cost_matrix, classes, key: str, on_move: Callable[[int, int, float], None]) -> None:
+def log_cost_control(
+    cost_matrix, classes, key: str, on_move: Callable[[int, int, float], None], order=None
+) -> None:
     """One off-diagonal entry on a log slider (0.01 .. 1000); a move calls ``on_move(i, j, value)`` before the
     next run (a guarded widget callback), so everything drawn in that run, above or below, has the new cost.
 
     The entry box is keyed by the class names: other classes (a preset change) make a new box, so the browser
     never keeps the previous classes' label ("harmless → liquid") over an entry of the new ones."""
     names = [str(c) for c in classes]
-    pairs = [(i, j) for i in range(len(names)) for j in range(len(names)) if i != j]
+    shown = range(len(names)) if order is None else [int(p) for p in order]  # the entries in the order shown
+    pairs = [(i, j) for i in shown for j in shown if i != j]
     a, b = st.columns([1, 1], vertical_alignment="bottom")
     i, j = a.selectbox(
         "Entry, truth → prediction",
@@ -269,12 +315,14 @@ def log_cost_control(cost_matrix, classes, key: str, on_move: Callable[[int, int
 
 
 # ---------------------------------------------------------------------------------------------- mixture editor
-def mixture_editor(mixture: pd.DataFrame, key: str) -> pd.DataFrame:
-    """The clusters table (one row per Gaussian); returns the edited table (validate it before use)."""
+def mixture_editor(mixture: pd.DataFrame, key: str, on_change: Callable | None = None) -> pd.DataFrame:
+    """The clusters table (one row per Gaussian); returns the edited table (validate it before use).
+    ``on_change``: a callback run before the page's next run when the table was edited."""
     col = st.column_config
     return st.data_editor(
         mixture,
         key=key,
+        on_change=on_change,
         num_rows="dynamic",
         hide_index=True,
         width="stretch",

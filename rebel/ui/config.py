@@ -35,6 +35,7 @@ from rebel.data import (
     validate_mixture,
 )
 from rebel.params import APP_DEFAULTS, DATA_RANGES, INT_PARAMS, check_param
+from rebel.ui.class_order import checked_order
 from rebel.ui.schemas import SESSION_FORMAT, SESSION_VERSION, session_document, tree_document
 from rebel.ui.variants import ENGINES
 
@@ -93,6 +94,7 @@ class Config:
     hyper: dict = field(default_factory=lambda: dict(DEFAULT_HYPER))
     preset: str = ""
     engine: str = "paper"  # a key of rebel.ui.variants.ENGINES: the engine of both models
+    order: tuple | None = None  # the classes in the order shown (``rebel.ui.class_order``); None: sorted
 
     def __post_init__(self):
         if not isinstance(self.spec, DatasetSpec):
@@ -105,6 +107,7 @@ class Config:
         self.preset = str(self.preset or "")
         if self.engine not in ENGINES:
             raise ValueError(f"engine is {self.engine!r}; choose one of {list(ENGINES)}.")
+        self.order = checked_order(self.order, self.classes)
         for name, limits in DATA_RANGES.items():  # what the Playground's widgets can show
             value = getattr(self.spec, name)
             if value is not None:
@@ -118,6 +121,7 @@ class Config:
         return self.spec.classes
 
     def to_dict(self) -> dict:
+        order = {} if self.order is None else {"order": list(self.order)}  # (the sorted order: no entry)
         return {
             "format": SESSION_FORMAT,
             "version": SESSION_VERSION,
@@ -127,6 +131,7 @@ class Config:
             "cost_matrix": self.cost_matrix.tolist(),
             "hyper": dict(self.hyper),
             "engine": self.engine,
+            **order,
         }
 
     @classmethod
@@ -139,7 +144,8 @@ class Config:
                 f"session classes {d['classes']} do not match the mixture's classes {list(classes)}; "
                 "fix the 'classes' entry or remove it."
             )
-        return cls(spec, d["cost_matrix"], d.get("hyper", {}), d.get("preset", ""), d.get("engine", "paper"))
+        hyper, engine = d.get("hyper", {}), d.get("engine", "paper")
+        return cls(spec, d["cost_matrix"], hyper, d.get("preset", ""), engine, d.get("order"))
 
     def key(self) -> str:
         """Content hash of the configuration (changes whenever anything that affects the output changes)."""
@@ -326,6 +332,22 @@ def add_box_cluster(mixture, cls: str, x_range, y_range, weight: float | None = 
     if not row["class"]:
         raise ValueError("choose the class of the new cluster before dragging a box.")
     return validate_mixture(pd.concat([df, pd.DataFrame([row])], ignore_index=True))
+
+
+def edited_table(table, edits) -> pd.DataFrame:
+    """``table`` with a data editor's edits (``{"edited_rows": {row: {column: value}}, "deleted_rows": [row],
+    "added_rows": [{column: value}]}``, rows counted from 0 in ``table``) applied in Streamlit's order: cells,
+    deleted rows, added rows. Columns ``table`` lacks are ignored; check the result (``validate_mixture``)."""
+    df = pd.DataFrame(table).reset_index(drop=True).astype(object)
+    edits = edits if isinstance(edits, dict) else {}
+    for row, cells in (edits.get("edited_rows") or {}).items():
+        for column, value in (cells or {}).items():
+            if column in df.columns and 0 <= int(row) < len(df):
+                df.loc[int(row), column] = value
+    deleted = [int(r) for r in edits.get("deleted_rows") or [] if 0 <= int(r) < len(df)]
+    df = df.drop(index=deleted).reset_index(drop=True)
+    added = [{c: v for c, v in (r or {}).items() if c in df.columns} for r in edits.get("added_rows") or []]
+    return pd.concat([df, pd.DataFrame(added, columns=df.columns)], ignore_index=True) if added else df
 
 
 def default_tree_json(classes) -> str:

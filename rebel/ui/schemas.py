@@ -95,6 +95,8 @@ class SessionDocument(BaseModel):
     ]
     hyper: Annotated[dict[Name, Any], Field(max_length=10)] = Field(default_factory=dict)
     engine: Name = "paper"  # a key of rebel.ui.variants.ENGINES (checked by Config)
+    # the classes in the order shown (``rebel.ui.class_order``); absent: sorted
+    order: Annotated[list[Name], Field(max_length=MAX_CLASSES)] | None = None
 
 
 # What each kind of pydantic error means for a user, and a hint per part of the document (longest prefix wins).

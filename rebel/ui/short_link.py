@@ -16,7 +16,8 @@ SCENE_KEY = "scene"  # ?scene=N: lesson scene N (1-based, as the Lessons page nu
 PRESET_KEY = "p"  # ?p=NAME: a preset ...
 DIFF_KEY = "d"  # ... &d=...: the fields that differ from it (base64url of zlib-compressed JSON)
 LINK_KEYS = (SCENE_KEY, PRESET_KEY, DIFF_KEY, QUERY_KEY)  # every key that names a configuration
-_FIELDS = ("spec", "cost_matrix", "hyper", "engine")  # what a diff may hold (the rest follows from them)
+# what a diff may hold (the rest follows from them)
+_FIELDS = ("spec", "cost_matrix", "hyper", "engine", "order")
 
 
 def _preset_with_diff(name: str, text: str) -> Config:
@@ -57,7 +58,7 @@ def link_params(cfg: Config, lesson: bool = False) -> dict:
         return {QUERY_KEY: _encode_full(cfg)}
     mine = cfg.to_dict()
     base = preset_config(cfg.preset).to_dict()
-    diff = {k: mine[k] for k in _FIELDS if mine[k] != base[k]}
+    diff = {k: mine[k] for k in _FIELDS if k in mine and mine[k] != base.get(k)}
     return {PRESET_KEY: cfg.preset, DIFF_KEY: pack_query(diff)} if diff else {PRESET_KEY: cfg.preset}
 
 

@@ -238,6 +238,8 @@ class AppState:
     exports: KeptFile = field(default_factory=KeptFile)  # the last slide export drawn (one file, bounded)
     pair_key: str = ""  # cache key of the Playground's current trained pair
     engine: str = "paper"  # a key of rebel.ui.variants.ENGINES: the Playground's engine for both models
+    # the classes in the order shown (``rebel.ui.class_order``); None: sorted
+    class_order: tuple | None = None
 
     @property
     def classes(self) -> tuple:

@@ -10,7 +10,8 @@ naming the problem (the page shows it and nothing changes) or returns a note for
   names them: ``rebel.ui.uploads``), and back; ``use_link_upload``: the uploaded points a link names.
 - ``costs_for_classes``: the costs to use when the classes change: the ones last used with exactly these class
   names (remembered per class names in ``AppState.costs_by_classes``), else the preset's suggested costs when the
-  data is an unchanged preset, else the old costs kept between the classes present before (0-1 for new ones).
+  data is an unchanged preset, else the old costs kept between the classes present before (0-1 for new ones; a
+  renamed class keeps its costs, and its place in the order shown: ``rebel.ui.class_order``).
 - ``cost_preset_matrix``: the matrix of a cost preset for the current classes.
 - ``costs_story_note``: whether the costs differ from the preset's story.
 """
@@ -23,6 +24,7 @@ from rebel.cost_presets import make_costs
 from rebel.costs import validate_cost_matrix
 from rebel.data import PRESETS, Dataset, DatasetSpec
 from rebel.ui import upload_store, uploads
+from rebel.ui.class_order import followed, renamed
 from rebel.ui.config import (
     Config,
     dataset_from_config,
@@ -43,7 +45,8 @@ def costs_for_classes(state: AppState, classes, old_classes=None) -> tuple:
     if preset is not None and tuple(map(str, preset.classes)) == tuple(map(str, classes)):
         return preset.cost_matrix.copy(), None
     old = state.classes if old_classes is None else old_classes
-    C = resize_cost_matrix(state.cost_matrix, old, classes)
+    rename = renamed(old, classes)  # a renamed class keeps its costs
+    C = resize_cost_matrix(state.cost_matrix, [rename.get(str(c), c) for c in old], classes)
     note = (
         f"Classes are now {', '.join(map(str, classes))}: the cost matrix kept the costs between existing "
         "classes and gave new ones 0-1 costs."
@@ -58,6 +61,7 @@ def _use_dataset(state: AppState, ds: Dataset, source: str) -> str | None:
         C, note = costs_for_classes(state, ds.classes, old)
         state.dataset, state.data_source = ds, source
         state.set_costs(C)
+        state.class_order = followed(state.class_order, old, ds.classes)  # a renamed class keeps its place
     else:
         state.dataset, state.data_source = ds, source
     return note
@@ -67,6 +71,7 @@ def apply_config(state: AppState, cfg: Config) -> None:
     """Make a validated configuration current; nothing changes if its dataset cannot be drawn."""
     ds = dataset_from_config(cfg)
     state.spec, state.preset, state.hyper, state.engine = cfg.spec, cfg.preset, dict(cfg.hyper), cfg.engine
+    state.class_order = cfg.order
     state.dataset, state.data_source = ds, "mixture"
     state.set_costs(cfg.cost_matrix)
 

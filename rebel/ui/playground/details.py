@@ -6,11 +6,14 @@ numbers come from ``rebel.ui.playground.compute``.
 
 from __future__ import annotations
 
+from functools import partial
+
 import streamlit as st
 
 from rebel.data import DatasetSpec, validate_mixture
 from rebel.ui import components as ui
 from rebel.ui import export
+from rebel.ui.config import edited_table
 from rebel.ui.figures import costs, replay, style
 from rebel.ui.guard import lower_priority
 from rebel.ui.playground import actions as act
@@ -101,7 +104,12 @@ def _mixture_panel(costs_key: str) -> None:
     )
     if A.data_source == "csv":
         st.info("The uploaded CSV points are in use; editing clusters switches back to the designed mixture.")
-    edited = ui.mixture_editor(S["mixture_base"], f"w_mixture_{S['mixture_editor_v']}")
+    key = f"w_mixture_{S['mixture_editor_v']}"
+    edited = ui.mixture_editor(
+        S["mixture_base"], key, ui.guarded_callback(partial(_on_mixture_edit, key, costs_key))
+    )
+    if S.pop(_WHOLE_PAGE, False):  # edited by the callback: the sidebar too, once this run has drawn the rest
+        st.rerun()
     try:
         mixture = validate_mixture(edited)
         if mixture.equals(A.spec.mixture):
@@ -119,6 +127,32 @@ def _mixture_panel(costs_key: str) -> None:
         ui.flash("info", note)
     ui.reset_cost_editor(costs_key, A.cost_matrix)
     st.rerun()
+
+
+_WHOLE_PAGE = (
+    "pg_mixture_whole_page"  # session: the clusters changed before this run; the whole page after it
+)
+
+
+def _on_mixture_edit(key: str, costs_key: str) -> None:
+    """An edit of the clusters table, applied before the run (the run then draws the new classes' costs first,
+    and an edit made while it runs comes with the next run's state): a valid table becomes the dataset. A table
+    that is not valid is left to the panel, which says why."""
+    A = get_state()
+    try:
+        mixture = validate_mixture(edited_table(S["mixture_base"], S.get(key)))
+        if mixture.equals(A.spec.mixture):
+            return
+        spec = A.spec
+        note = act.set_spec(
+            A, DatasetSpec(mixture, spec.n_points, spec.test_fraction, spec.seed, spec.label_noise), ""
+        )
+    except ValueError:
+        return
+    if note:
+        ui.flash("info", note)
+    ui.reset_cost_editor(costs_key, A.cost_matrix)
+    S[_WHOLE_PAGE] = True
 
 
 def _slide(pair: TrainedPair, size: tuple) -> dict:

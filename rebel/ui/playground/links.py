@@ -16,7 +16,7 @@ S = st.session_state
 
 
 def current_config(A: AppState) -> cfgmod.Config:
-    return cfgmod.Config(A.spec, A.cost_matrix, A.hyper, A.preset, A.engine)
+    return cfgmod.Config(A.spec, A.cost_matrix, A.hyper, A.preset, A.engine, A.class_order)
 
 
 def sync_url(A: AppState) -> None:

@@ -21,7 +21,7 @@ from rebel.ui import config as cfgmod
 from rebel.ui import short_link
 from rebel.ui.lessons import SCENE_KEY
 from rebel.ui.playground import actions as act
-from rebel.ui.playground import downloads, exercise, link, present, thumbs, upload_link
+from rebel.ui.playground import downloads, exercise, link, order, present, thumbs, upload_link
 from rebel.ui.playground.compute import preset_order
 from rebel.ui.playground.links import (  # noqa: F401 (the address's parts, as they were in this module)
     ROUND_IN_LINK,
@@ -78,8 +78,7 @@ MIN_POINTS = RANGES["n_points"].low
 
 
 def reset_mixture_editor(mixture) -> None:
-    S["mixture_base"] = mixture.copy()
-    S["mixture_editor_v"] = S.get("mixture_editor_v", 0) + 1
+    S["mixture_base"], S["mixture_editor_v"] = mixture.copy(), S.get("mixture_editor_v", 0) + 1
 
 
 def _sync_widgets(A: AppState) -> None:
@@ -336,6 +335,7 @@ def _dataset_controls(A: AppState, sb) -> None:
         sb.slider(
             ui.plain(r.label), r.low, r.high, step=r.step, key=key, help=ui.plain(r.help.capitalize() + ".")
         )
+    order.controls(A, sb, COSTS)
     error = S.pop(_SPEC_ERROR, None)
     if error:
         ui.show_error(error, where=sb)

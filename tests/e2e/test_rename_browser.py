@@ -1,0 +1,123 @@
+"""Renaming a class in the Playground's clusters table, in Chromium: the new name reaches the cost matrix (and the
+regions' legend), and an edit made while the page is still rerunning for the rename is never lost.
+
+The clusters table is Streamlit's data editor (a canvas grid): a cell is opened by a click on its place (a 35 px
+header and 35 px rows; the class column is the first after the row markers), Enter, the name typed into the
+grid's cell editor and Enter. The times from that Enter key (the browser's keydown, capture phase) to the first
+animation frame whose cost editor shows the new name, and whose regions legend does (after the retraining), are
+printed with the load average; the tests assert what the page shows once it is idle, never a time."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from tests.e2e.conftest import settle
+
+pytestmark = pytest.mark.browser
+
+ROW_PX = 35  # the data editor's header and row height
+CLASS_X = 60  # px from the grid's left edge: inside the class column (after the row markers)
+COST_CELL = ".st-key-cost_editor [class*='st-key-w_costs_'][class*='_{i}_{j}'] input"
+
+# Times the Enter key that commits a rename to the first frame whose cost editor names the new class.
+_TIMER_JS = """(name) => {
+  const T = window.__rename = {name, enter: null, seen: null, legend: null};
+  const named = (sel) => [...document.querySelectorAll(sel)].some(e => e.textContent.trim() === name);
+  document.addEventListener('keydown', e => {
+    if (e.key !== 'Enter' || T.enter !== null || !e.target.classList.contains('gdg-input')) return;
+    T.enter = performance.now();  // the Enter that commits the typed name (not the one opening the cell)
+    const tick = () => {
+      if (T.seen === null && named('.st-key-cost_editor [data-testid="stCaptionContainer"]')) T.seen = performance.now();
+      if (T.legend === null && named('.st-key-pg_plot .legendtext')) T.legend = performance.now();
+      if (T.seen === null || T.legend === null) requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+  }, {capture: true});
+}"""
+
+
+def _open_clusters(page, url: str) -> None:
+    page.goto(f"{url}/?p=fig7&details=Clusters")
+    settle(page)
+    page.locator("[data-testid='stDataFrame']").last.scroll_into_view_if_needed()
+
+
+def _type_class(page, row: int, name: str, commit: bool = True) -> None:
+    """Open the class cell of the clusters table's ``row`` and type ``name`` (and Enter, with ``commit``)."""
+    grid = page.locator("[data-testid='stDataFrame']").last
+    grid.scroll_into_view_if_needed()
+    box = grid.bounding_box()
+    page.mouse.click(box["x"] + CLASS_X, box["y"] + ROW_PX * (row + 1) + ROW_PX / 2)
+    page.keyboard.press("Enter")  # opens the cell's editor
+    cell = page.locator(".gdg-input:not([disabled])").first
+    cell.wait_for(timeout=10_000)
+    cell.fill(name)
+    if commit:
+        cell.press("Enter")
+
+
+def _cost_names(page) -> list:
+    return page.locator(".st-key-cost_editor [data-testid='stCaptionContainer']").all_inner_texts()
+
+
+def _mixture_classes(page) -> list:
+    """The class column of the clusters table as the page shows it (its cells' accessible text)."""
+    return page.evaluate(
+        """() => [...document.querySelectorAll("[data-testid='stDataFrame'] table[role=grid] tbody tr")]
+            .map(r => (r.querySelector('td') || {}).textContent)"""
+    )
+
+
+def _report(page, what: str) -> None:
+    T = page.evaluate("window.__rename")
+    costs, legend = ((None if T[k] is None else f"{T[k] - T['enter']:.0f} ms") for k in ("seen", "legend"))
+    print(
+        f"\n{what}: Enter to {T['name']!r} in the cost matrix {costs}, in the legend {legend}; "
+        f"load average {os.getloadavg()}"
+    )
+
+
+@pytest.fixture
+def page(browser):
+    page = browser.new_page()
+    page.set_viewport_size({"width": 1280, "height": 720})
+    try:
+        yield page
+    finally:
+        page.close()
+
+
+def test_a_rename_reaches_the_cost_matrix_and_a_second_rename_during_the_rerun_is_kept(page, app_url):
+    _open_clusters(page, app_url)
+    assert "C" in _cost_names(page)
+    page.evaluate(_TIMER_JS, "Cat")
+    _type_class(page, 4, "Cat")  # class C's only cluster
+    _type_class(page, 6, "Eel")  # at once, while the page reruns for the first: D's second cluster
+    page.wait_for_function(
+        "window.__rename.seen !== null && window.__rename.legend !== null", timeout=120_000
+    )
+    settle(page)
+    _report(page, "rename")
+    names = _cost_names(page)
+    assert "Cat" in names and "Eel" in names, f"an edit was lost: the cost matrix names {names}"
+    assert "C" not in names and "D" in names
+    legend = page.locator(".st-key-pg_plot .legendtext").evaluate_all("els => els.map(e => e.textContent)")
+    assert "Cat" in legend and "Eel" in legend, f"the legend names {legend}"
+
+
+def test_a_cost_typed_during_a_renames_rerun_is_kept(page, app_url):
+    _open_clusters(page, app_url)
+    page.evaluate(_TIMER_JS, "Cat")
+    _type_class(page, 4, "Cat")
+    cell = page.locator(COST_CELL.format(i=0, j=1)).first  # A taken for B: 1 in fig7
+    cell.fill("7")
+    cell.press("Enter")
+    page.wait_for_function(
+        "window.__rename.seen !== null && window.__rename.legend !== null", timeout=120_000
+    )
+    settle(page)
+    _report(page, "rename, then a cost")
+    assert "Cat" in _cost_names(page)
+    assert page.locator(COST_CELL.format(i=0, j=1)).first.input_value() == "7", "the cost typed was lost"
