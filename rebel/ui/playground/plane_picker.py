@@ -15,9 +15,8 @@ from rebel.ui import components as ui
 from rebel.ui.config import content_key
 from rebel.ui.playground import actions as act
 from rebel.ui.state import AppState, get_state
-from rebel.ui.text import plain
 
-AXES = (("x", "Horizontal axis (x): column"), ("y", "Vertical axis (y): column"))
+AXES = ("x", "y")
 
 
 def _key(axis: str, tag: str) -> str:
@@ -28,7 +27,7 @@ def _on_pick(tag: str, axis: int) -> None:
     A = get_state()
     old = tuple(A.dataset.feature_names)
     new = list(old)
-    new[axis] = st.session_state.get(_key(AXES[axis][0], tag), old[axis])
+    new[axis] = st.session_state.get(_key(AXES[axis], tag), old[axis])
     if new[axis] == old[1 - axis]:  # the other axis's column: swap
         new[1 - axis] = old[axis]
     act.pick_columns(A, tuple(new))
@@ -42,9 +41,9 @@ def column_picker(A: AppState, sb) -> None:
     names = list(full.feature_names)
     pair = tuple(A.dataset.feature_names)
     tag = content_key(A.upload[:1], list(pair))[:12]
-    for i, (axis, label) in enumerate(AXES):
+    for i, axis in enumerate(AXES):
         sb.selectbox(
-            plain(label),
+            "Column on the x axis" if i == 0 else "Column on the y axis",
             names,
             index=names.index(pair[i]),
             key=_key(axis, tag),
