@@ -13,11 +13,12 @@ import numpy as np
 import pandas as pd
 import pytest
 from sklearn.datasets import load_wine
+from streamlit.testing.v1 import AppTest
 
 from rebel import budget
 from rebel.experiments import real_runs as ar
 from rebel.ui import user_table as ut
-from tests.apptest_pages import open_page
+from tests.apptest_pages import APP, open_page
 
 REAL = "pages/6_Real_data.py"
 TIMEOUT = 240  # the first fit on a table with missing values compiles (or loads) its kernels
@@ -198,3 +199,27 @@ def test_an_upload_over_the_budget_is_refused_naming_the_limit_and_the_fix():
     assert "work for one training run" in errors and "3,000 points x 60 features x 300 rounds" in errors
     assert "Lower the number of rounds" in errors
     assert "real_run" not in at.session_state
+
+
+def test_a_link_reopens_the_uploaded_file_on_another_session_or_says_it_is_gone():
+    """The file goes to the upload store every replica reads; a new session given the address reads it back."""
+    first = _upload(_page(), wine_csv())
+    first.selectbox(key="w6_label").set_value("region")  # another label column, kept in the link
+    first.run(timeout=TIMEOUT)
+    table, label = first.query_params["table"], first.query_params["label"]
+    table, label = (v[0] if isinstance(v, list) else v for v in (table, label))
+    assert label == "region"
+    again = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    for key, value in {"w6_rounds": 10, "w6_methods": ["rebel"]}.items():
+        again.session_state[key] = value
+    again.query_params.update({"dataset": "upload", "table": table, "label": label})
+    again.switch_page(REAL)
+    again.run(timeout=TIMEOUT)
+    assert not again.exception, [e.message for e in again.exception]
+    assert again.selectbox(key="w6_label").value == "region" and not again.error, _errors(again)
+    assert again.session_state["real_run"].dataset.classes == ("hills", "plain")
+    gone = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    gone.query_params.update({"dataset": "upload", "table": "0" * 32})
+    gone.switch_page(REAL)
+    gone.run(timeout=TIMEOUT)
+    assert not gone.exception and "is gone" in _errors(gone) and "Upload the file again" in _errors(gone)
