@@ -441,10 +441,13 @@ def _class_legend(fig: go.Figure, n_classes: int, columns: bool, layout: dict) -
     return two
 
 
-def before_after_figure(grid_xs, grid_ys, panels, classes, test, height: int = 380) -> go.Figure:
+def before_after_figure(
+    grid_xs, grid_ys, panels, classes, test, height: int = 380, axis_names=AXIS_NAMES
+) -> go.Figure:
     """Two region pictures side by side in ONE figure (one chart to draw instead of two), each with the test
     points and its own mistakes: ``panels`` = ``[(regions (ny, nx), test predictions (N,), title)] * 2``;
-    ``test`` = ``(X (N, 2), y_idx (N,))``. The regions are layout images, as in the replay."""
+    ``test`` = ``(X (N, 2), y_idx (N,))``. The regions are layout images, as in the replay; the axes are
+    titled ``axis_names``."""
     fig = style.two_panels([esc(title) for _, _, title in panels], spacing=0.06)
     colors = class_colors(len(classes))
     X, y = np.asarray(test[0], dtype=np.float64), np.asarray(test[1])
@@ -458,7 +461,7 @@ def before_after_figure(grid_xs, grid_ys, panels, classes, test, height: int = 3
         for tr in [*point_traces(X, y, classes, colors, "test"), mistake_trace(X[np.asarray(pred) != y])]:
             tr.showlegend = col == 1
             fig.add_trace(tr, row=1, col=col)
-        plane_axes(fig, xs, ys, col=col)
+        plane_axes(fig, xs, ys, col=col, axis_names=axis_names)
     regions_layout(fig, "", height)
     # room for the subplot titles (top); left and bottom: what plotly's automatic margins take in Streamlit's
     # theme, asked up front so the figure is drawn once (``ONE_SCREEN_MARGIN``)
