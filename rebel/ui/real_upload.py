@@ -3,8 +3,8 @@
 The uploaded bytes go to the upload store every replica reads (``rebel.ui.upload_store``) and the address
 carries their key (``?table=``) and the label column (``?label=``), so a page reopened on another replica (or a
 shared link) reads the same file back; when the store no longer has it, the page says so and asks for the file
-again. Session state: "real_table" (key, file name, the table's text cells), "real_user_data" (the
-``UserData`` of the current label column), "real_costs" (class names -> the user's costs); widget keys start
+again. Session state: "real_table" (key, file name, column names, the file's bytes: at most 5 MiB, where its
+text cells would take several times that), "real_user_data" (the ``UserData`` of the current label column), "real_costs" (class names -> the user's costs); widget keys start
 with "w6_". Parsing is ``rebel.ui.user_table``'s.
 """
 
@@ -51,7 +51,7 @@ def _load(data: bytes, file_name: str, store=None) -> None:
         key = (store or upload_store.store()).put(data)
     except upload_store.StoreError:  # only this server holds it; the page still works
         key = upload_store.upload_key(data)
-    S[TABLE] = (key, file_name, df)
+    S[TABLE] = (key, file_name, list(df.columns), bytes(data))
     S.pop(DATA, None)
     S[LABEL_KEY] = ut.default_label(df.columns)
     S["w6_calibrated"] = True
@@ -82,7 +82,7 @@ def restore_from_link() -> None:
     except (ValueError, OSError) as exc:
         ui.show_error(f"The link's CSV file could not be used: {exc} Upload the file again.")
         return
-    if label in S[TABLE][2].columns:
+    if label in S[TABLE][2]:
         S[LABEL_KEY] = label
 
 
@@ -113,8 +113,7 @@ def user_data() -> ut.UserData | None:
     if TABLE not in S:
         st.info("Upload a CSV file to train on it.")
         return None
-    key, file_name, df = S[TABLE]
-    columns = list(df.columns)
+    key, file_name, columns, raw = S[TABLE]
     if S.get(LABEL_KEY) not in columns:
         S[LABEL_KEY] = ut.default_label(columns)
     label = st.selectbox("label column (the classes)", columns, key=LABEL_KEY)
@@ -122,7 +121,7 @@ def user_data() -> ut.UserData | None:
     cached = S.get(DATA)
     if cached is None or cached[0] != (key, label):
         try:
-            data = ut.user_dataset(df, label, name="your CSV file")
+            data = ut.user_dataset(ut.read_user_table(raw), label, name="your CSV file")
         except ValueError as exc:
             ui.show_error(f"The file cannot be trained on with {label!r} as the label column: {exc}")
             return None
