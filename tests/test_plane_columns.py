@@ -145,3 +145,9 @@ def test_the_playground_picks_two_columns_of_a_four_column_csv_and_names_its_axe
     assert at.session_state[STATE_KEY].dataset.feature_names == ("hue", "alcohol")
     assert _axis_titles(_regions_chart(at)) == ("hue", "alcohol")
     assert not at.error
+
+
+def test_a_links_column_names_pass_the_name_door():
+    text = uploads.encode_link("0" * 32, 0.25, 0, [[0, 1], [1, 0]], {}, "paper", ("a\u202eb", "c"))
+    with pytest.raises(ValueError, match="text-direction control"):
+        uploads.decode_link(text)
