@@ -88,7 +88,8 @@ def _controls():
         format_func=lambda n: labels[n] if n in (PLAYGROUND, ru.UPLOAD) else f"{n}: {labels[n]}",
     )
     ds, user = _dataset(name)
-    if ds is None:
+    if ds is None:  # no usable file yet: the settings' widgets are not drawn, their values kept
+        ru.keep(("w6_cost", "w6_seed", "w6_rounds", "w6_depth", "w6_methods", "w6_calibrated"))
         page_link.sync(link)
         return None
     if ds.n_classes == 2:

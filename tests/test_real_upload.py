@@ -164,6 +164,7 @@ def test_the_page_trains_rebel_and_the_calibrated_two_step_on_the_users_csv_with
     assert not at.exception and not at.error, _errors(at)
     run = at.session_state["real_run"]
     assert run.cost_matrix[1, 0] == 10.0 and run.done == run.planned == 3
+    assert run.curves["t"].max() == 20  # the page's settings survived the runs without a file
     summary = run.summary()
     rows = list(summary.index)
     assert rows == ["REBEL (cost-sensitive)", "REBEL two-step", ar.calibrated_name()]
@@ -223,3 +224,14 @@ def test_a_link_reopens_the_uploaded_file_on_another_session_or_says_it_is_gone(
     gone.switch_page(REAL)
     gone.run(timeout=TIMEOUT)
     assert not gone.exception and "is gone" in _errors(gone) and "Upload the file again" in _errors(gone)
+
+
+def test_settings_survive_choosing_the_upload_before_a_file_is_there():
+    at = open_page(REAL, TIMEOUT, w6_dataset="iris", w6_rounds=10, w6_methods=["rebel"])
+    at.slider(key="w6_rounds").set_value(30)
+    at.run(timeout=TIMEOUT)
+    at.selectbox(key="w6_dataset").set_value("upload")
+    at.run(timeout=TIMEOUT)  # no file yet: the settings' widgets are not drawn
+    assert at.session_state["w6_rounds"] == 30
+    _upload(at, wine_csv())
+    assert at.slider(key="w6_rounds").value == 30 and at.multiselect(key="w6_methods").value == ["rebel"]

@@ -93,7 +93,8 @@ def _sync_link(key: str, label: str) -> None:
 
 
 def drop_link() -> None:
-    """Another dataset is chosen: the address no longer names the file."""
+    """Another dataset is chosen: the address no longer names the file (the label column chosen is kept)."""
+    keep((LABEL_KEY,))
     for name in (LINK_TABLE, LINK_LABEL):
         if name in st.query_params:
             del st.query_params[name]
@@ -141,6 +142,13 @@ def user_data() -> ut.UserData | None:
         )
     )
     return data
+
+
+def keep(keys) -> None:
+    """Keep these widgets' values through a run that does not draw them (Streamlit drops an undrawn widget's)."""
+    for key in keys:
+        if key in S:
+            S[key] = S[key]
 
 
 def user_costs(classes) -> np.ndarray:
