@@ -235,3 +235,16 @@ def test_settings_survive_choosing_the_upload_before_a_file_is_there():
     assert at.session_state["w6_rounds"] == 30
     _upload(at, wine_csv())
     assert at.slider(key="w6_rounds").value == 30 and at.multiselect(key="w6_methods").value == ["rebel"]
+
+
+@pytest.mark.parametrize("kind", ["class-names", "header", "url-class-names", "url-header"])
+def test_hostile_names_in_the_users_csv_are_shown_inertly(kind):
+    """Class and column names holding markdown, HTML, links and directives are plain text on the page (the
+    injection suite's files and checks), with the costs editor showing the class names and a run's results."""
+    from tests.test_injection import CSVS, assert_inert, assert_no_injection
+
+    at = _upload(_page(w6_rounds=10, w6_methods=["rebel"], w6_cost="yours"), CSVS[kind], "names.csv")
+    assert not at.error, _errors(at)
+    assert "real_run" in at.session_state
+    assert_no_injection(at, f"real data upload ({kind})")
+    assert_inert(at, f"real data upload ({kind})")
