@@ -1,6 +1,7 @@
 """Real data (paper Fig. 4, 6, 10, 11): REBEL trained with the costs against two-step baselines on a bundled
-dataset (digits, iris, wine, breast cancer), a sample_data file or the Playground's data; test cost after every
-round, and for digits the lowest- and highest-risk test images.
+dataset (digits, iris, wine, breast cancer), a sample_data file, the Playground's data or the user's own CSV file
+(``rebel.ui.real_upload``); test cost after every round, the calibrated two-step's once, and for digits the lowest-
+and highest-risk test images.
 
 Widgets and layout only: runs from ``rebel.experiments.real_runs``, risk examples from ``rebel.ui.real_data``, figures in
 ``rebel.plots``. Own state: "real_run" (the last run, kept when stopped) and "real_settings"; widget keys start
@@ -17,6 +18,7 @@ from rebel.params import INT_PARAMS
 from rebel.ui import components as ui
 from rebel.ui import page_link
 from rebel.ui import real_data as rd
+from rebel.ui import real_upload as ru
 from rebel.ui.figures import compare, costs, gallery, style
 from rebel.ui.state import get_state
 
@@ -26,7 +28,8 @@ PLAYGROUND = "playground"
 DEFAULT_METHODS = [
     m for m in ("rebel", "adaboost_mh", "one_vs_all", "lightgbm") if m in available_estimators()
 ]
-COST_LABELS = {**rd.REAL_COSTS, PLAYGROUND: "The Playground's cost matrix"}
+YOURS = "yours"
+COST_LABELS = {**rd.REAL_COSTS, PLAYGROUND: "The Playground's cost matrix", YOURS: "Your costs (edit below)"}
 
 
 @st.cache_resource(max_entries=8, ttl=3600, show_spinner="Loading the dataset…")
@@ -35,7 +38,12 @@ def _load(name: str):
 
 
 def _dataset(name: str):
-    return A.dataset if name == PLAYGROUND else _load(name)
+    """(dataset, the user's data or None); (None, None) while no usable file is uploaded."""
+    if name == ru.UPLOAD:
+        data = ru.user_data()
+        return (None, None) if data is None else (data.dataset, data)
+    ru.drop_link()
+    return (A.dataset if name == PLAYGROUND else _load(name)), None
 
 
 def _cost_kinds(name: str, ds) -> list:
@@ -43,6 +51,8 @@ def _cost_kinds(name: str, ds) -> list:
     C = A.cost_matrix
     if C is not None and np.shape(C) == (ds.n_classes, ds.n_classes) and name == PLAYGROUND:
         kinds.append(PLAYGROUND)
+    if name == ru.UPLOAD:
+        kinds.append(YOURS)
     return kinds
 
 
@@ -51,9 +61,10 @@ def _method_label(name: str) -> str:
 
 
 def _controls():
-    names = list(ar.REAL_DATASETS) + ([PLAYGROUND] if A.dataset is not None else [])
-    labels = {**ar.REAL_DATASETS, PLAYGROUND: "the Playground's current data"}
-    for key, value in {"w6_dataset": "digits", "w6_seed": 0, "w6_rounds": 100, "w6_depth": 1}.items():
+    names = list(ar.REAL_DATASETS) + [ru.UPLOAD] + ([PLAYGROUND] if A.dataset is not None else [])
+    labels = {**ar.REAL_DATASETS, PLAYGROUND: "the Playground's current data", ru.UPLOAD: "your own CSV file"}
+    defaults = {"w6_dataset": "digits", "w6_seed": 0, "w6_rounds": 100, "w6_depth": 1, "w6_calibrated": False}
+    for key, value in defaults.items():
         S.setdefault(key, value)
     S.setdefault("w6_methods", DEFAULT_METHODS)
     link = [
@@ -63,8 +74,10 @@ def _controls():
         page_link.Setting("rounds", "w6_rounds", "int", 10, 300, step=10),
         page_link.Setting("depth", "w6_depth", "int", 1, INT_PARAMS["max_depth"].app_high),
         page_link.Setting("methods", "w6_methods", "choices", choices=tuple(available_estimators())),
+        page_link.Setting("calibrated", "w6_calibrated", "bool"),
     ]
     page_link.restore("real", link)
+    ru.restore_from_link()
     if S["w6_dataset"] not in names:
         S["w6_dataset"] = "digits"
     c = st.columns([1, 1]) + st.columns([1, 1, 1])
@@ -72,9 +85,13 @@ def _controls():
         "dataset",
         names,
         key="w6_dataset",
-        format_func=lambda n: f"{n}: {labels[n]}" if n != PLAYGROUND else labels[n],
+        format_func=lambda n: labels[n] if n in (PLAYGROUND, ru.UPLOAD) else f"{n}: {labels[n]}",
     )
-    ds = _dataset(name)
+    ds, user = _dataset(name)
+    if ds is None:  # no usable file yet: the settings' widgets are not drawn, their values kept
+        ru.keep(("w6_cost", "w6_seed", "w6_rounds", "w6_depth", "w6_methods", "w6_calibrated"))
+        page_link.sync(link)
+        return None
     if ds.n_classes == 2:
         st.caption(
             "Two classes: REBEL trained with the costs (exp loss) makes the same decisions as the two-step method "
@@ -94,9 +111,19 @@ def _controls():
         key="w6_methods",
         format_func=_method_label,
     )
+    calibrated = st.checkbox(
+        "calibrated two-step (rebel.MinRiskClassifier: HistGradientBoosting of the same rounds and depth, "
+        "temperature-calibrated by 5-fold cross-fitting, then the minimum-risk rule; one model, no curve)",
+        key="w6_calibrated",
+    )
     page_link.sync(link)
+    if kind == YOURS:
+        ru.cost_editor(ds.classes)
     try:
-        C = np.asarray(A.cost_matrix) if kind == PLAYGROUND else ar.real_costs(kind, ds, int(seed))
+        if kind == YOURS:
+            C = ru.user_costs(ds.classes)
+        else:
+            C = np.asarray(A.cost_matrix) if kind == PLAYGROUND else ar.real_costs(kind, ds, int(seed))
     except ValueError as exc:
         ui.show_error(f"Cost matrix not built: {exc}")
         return None
@@ -107,13 +134,28 @@ def _controls():
         "rounds": int(rounds),
         "depth": int(depth),
         "methods": list(methods),
+        "calibrated": bool(calibrated),
+        "costs": C.tolist() if kind == YOURS else None,
+        "file": S[ru.TABLE][0] if user is not None else None,
+        "label": S.get(ru.LABEL_KEY) if user is not None else None,
     }
-    return ds, C, settings
+    return ds, C, settings, user
 
 
-def _run(ds, C, settings: dict) -> None:
+def _run(ds, C, settings: dict, user) -> None:
+    table = {} if user is None else {"categorical": user.categorical, "n_columns": user.n_columns}
+    steps = ar.train_real_steps(
+        ds,
+        C,
+        settings["methods"],
+        settings["rounds"],
+        settings["depth"],
+        True,
+        settings["calibrated"],
+        **table,
+    )
     ui.run_with_stop(
-        ar.train_real_steps(ds, C, settings["methods"], settings["rounds"], settings["depth"], app=True),
+        steps,
         lambda run: S.update(real_run=run, real_settings=settings),
         lambda run: (run.done, run.planned),
         key="w6_stop",
@@ -248,9 +290,9 @@ st.markdown(
 picked = _controls()
 ui.run_button("Train", "real_requested", key="w6_train")
 if picked is not None:
-    dataset, cost_matrix, settings = picked
+    dataset, cost_matrix, settings, user_data = picked
     if S.pop("real_requested", False) or "real_run" not in S:
-        _run(dataset, cost_matrix, settings)
+        _run(dataset, cost_matrix, settings, user_data)
     if "real_run" in S:
         if S.get("real_settings") != settings:
             st.info("The settings above changed since this run: press Train to update it.")

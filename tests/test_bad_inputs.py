@@ -132,7 +132,10 @@ APP_CASES = [
     Case("csv-semicolons", "csv", b"x;y;label\n1;2;a\n3;4;b\n", ["no 'label' column", "save it with commas"]),
     Case("csv-no-label-column", "csv", b"x,y\n1,2\n3,4\n5,6\n", ["no 'label' column", "['x', 'y']"]),
     Case(
-        "csv-three-features", "csv", b"x,y,z,label\n1,2,3,a\n3,4,5,b\n", ["3 feature column", "exactly two"]
+        "csv-one-feature",
+        "csv",
+        b"x,label\n" + b"".join(b"%d,%c\n" % (i, b"ab"[i % 2]) for i in range(30)),
+        ["1 feature column", "at least two"],
     ),
     Case("csv-huge-header", "csv", b"x,y," + b"l" * 200_000 + b"\n1,2,a\n", ["header", "check the quoting"]),
     Case(

@@ -106,10 +106,19 @@ def test_real_cost_counts_rebel_and_each_installed_baseline_stump_only_ones_at_d
     assert cost.work == (1 + len(runnable) - stumps) * deep + stumps * budget.fit_cost(N, d, 3, 30, 1).work
 
 
-def test_real_data_runs_can_only_exceed_the_run_limit_through_one_fit():
-    """Page 6 trains at most 1 + all baselines models, each within the one-fit limit once checked: its run
-    total stays under the run limit whatever its widgets and data, so its refusals name the one fit."""
+def test_real_data_runs_can_only_exceed_the_run_limit_through_one_fit_or_the_calibrated_two_step():
+    """Page 6 trains at most 1 + all baselines models, each within the one-fit limit once checked: without the
+    calibrated two-step its run total stays under the run limit whatever its widgets and data, so its refusals
+    name the one fit. The calibrated two-step adds 1 + CALIBRATED_FOLDS fits, which can pass the run limit:
+    that refusal names the page's run."""
     assert (1 + len(rr.REAL_METHODS)) * FIT_LIMIT <= RUN_LIMIT
+    assert (1 + len(rr.REAL_METHODS) + 1 + rr.CALIBRATED_FOLDS) * FIT_LIMIT > RUN_LIMIT
+    ds = rr.load_real("digits")
+    cost = rr.real_cost(ds, rr.REAL_METHODS, 300, 2, calibrated=True)
+    runnable = [m for m in rr.REAL_METHODS if m in available_estimators()]
+    assert cost.n_fits == 1 + len(runnable) + 1 + rr.CALIBRATED_FOLDS
+    with pytest.raises(budget.BudgetError, match="one page's run of several trainings.*calibrated two-step"):
+        budget.check_run(cost, app=True)
 
 
 def test_the_widgets_maxima_are_over_the_run_budget_on_the_study_pages():

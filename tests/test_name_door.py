@@ -57,8 +57,9 @@ OWN_FILES = {
         "unpack_query",
     ): "a link parameter's base64/zlib/JSON to a dict, no names built; its "
     "callers check what it returns (decode_query and short_link through Config.from_dict, whose schema's Name "
-    "type is the door; uploads.decode_link reads a content key and numbers, the names come from the stored file "
-    "through parse_dataset_csv)",
+    "type is the door; uploads.decode_link reads a content key, numbers and the two plotted column names, which "
+    "pass clean_name in plane_columns.check_columns; the file's names come from the stored file through "
+    "read_points_csv)",
 }
 
 

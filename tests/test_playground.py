@@ -176,7 +176,7 @@ def test_dataset_csv_round_trip():
 @pytest.mark.parametrize(
     "text, fragment",
     [
-        ("a,b,c,label\n1,2,3,a\n1,2,3,b\n", "3 feature column"),
+        ("a,label\n" + "".join(f"{i},{'ab'[i % 2]}\n" for i in range(30)), "1 feature column"),
         ("x,y,label\n1,2,a\n1,oops,b\n3,4,a\n5,6,b\n", "oops"),
         ("x,y,label\n1,2,a\n1,2,a\n3,4,a\n5,6,a\n", "single class"),
         ("x,y,label,split\n1,2,a,train\n1,2,b,train\n3,4,a,valid\n5,6,b,test\n", "valid"),

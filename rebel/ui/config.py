@@ -36,6 +36,7 @@ from rebel.data import (
 )
 from rebel.params import APP_DEFAULTS, DATA_RANGES, INT_PARAMS, check_param
 from rebel.ui.class_order import checked_order
+from rebel.ui.plane_columns import pick_plane
 from rebel.ui.schemas import SESSION_FORMAT, SESSION_VERSION, session_document, tree_document
 from rebel.ui.variants import ENGINES
 
@@ -386,9 +387,17 @@ def dataset_to_csv(ds: Dataset) -> str:
     return to_csv(ds)
 
 
-def parse_dataset_csv(data, test_fraction: float = 1 / 3, seed: int = 0, name: str = "uploaded") -> Dataset:
-    """Read an uploaded point dataset with ``rebel.data.read_csv`` (CSV text only, never pickle) and check
-    what the Playground needs: two feature columns (it draws the plane) and training points in every class.
+def parse_dataset_csv(
+    data, test_fraction: float = 1 / 3, seed: int = 0, name: str = "uploaded", columns=None
+) -> Dataset:
+    """``read_points_csv`` on the two feature columns the Playground draws: ``columns``, default the first two
+    (``rebel.ui.plane_columns``)."""
+    return pick_plane(read_points_csv(data, test_fraction, seed, name), columns)
+
+
+def read_points_csv(data, test_fraction: float = 1 / 3, seed: int = 0, name: str = "uploaded") -> Dataset:
+    """Read an uploaded point dataset with ``rebel.data.read_csv`` (CSV text only, never pickle), every feature
+    column, and check what the Playground needs: training points in every class.
 
     Without a split column the points are split at random (``test_fraction``, ``seed``). Raises ``ValueError``
     naming the line, column or limit to fix.
@@ -402,11 +411,6 @@ def parse_dataset_csv(data, test_fraction: float = 1 / 3, seed: int = 0, name: s
         max_rows=MAX_POINTS,
         name=name,
     )
-    if len(ds.feature_names) != 2:
-        raise ValueError(
-            f"the CSV file has {len(ds.feature_names)} feature column(s) {list(ds.feature_names)}; "
-            "the Playground draws the plane, so give exactly two (e.g. x,y,label)."
-        )
     missing = sorted(set(ds.classes) - set(ds.y_train.tolist()), key=str)
     if missing:
         raise ValueError(

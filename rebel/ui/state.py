@@ -232,7 +232,9 @@ class AppState:
     hyper: dict = field(default_factory=lambda: dict(APP_DEFAULTS))
     preset: str = ""
     data_source: str = "mixture"  # "mixture" (drawn from spec) or "csv" (uploaded points)
-    upload: tuple = ()  # uploaded points in use: (key in ``rebel.ui.uploads``' store, test share, seed of the split)
+    upload: tuple = ()  # uploaded points in use: (key in ``rebel.ui.uploads``' store, test share, seed of the split,
+    # the two columns drawn)
+    upload_table: Dataset | None = None  # the uploaded points with every feature column (``dataset`` has two)
     costs_by_classes: dict = field(default_factory=dict)  # tuple of class names -> (K, K) costs last used
     models: ModelCache = field(default_factory=ModelCache)
     exports: KeptFile = field(default_factory=KeptFile)  # the last slide export drawn (one file, bounded)

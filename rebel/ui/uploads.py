@@ -1,6 +1,6 @@
 """Uploaded points named in the Playground's link: ``?upload=`` carries the upload's key in the store every
 replica reads (``rebel.ui.upload_store``), how its points were split (test share and seed) and the costs,
-hyper-parameters and engine in use (``encode_link`` / ``decode_link``). A replica that gets the link (a student
+hyper-parameters and engine in use and the two columns drawn (``encode_link`` / ``decode_link``). A replica that gets the link (a student
 moved off a replica that died, or a shared link) reads the file back and splits it the same way; when the store
 does not have it, the page says the upload is gone and asks for the file again (``MissingUpload``), never a
 silent switch to a preset. No streamlit here.
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from rebel.params import DATA_RANGES
 from rebel.ui.config import pack_query, unpack_query, validate_hyper
+from rebel.ui.plane_columns import check_columns
 from rebel.ui.upload_store import check_key
 from rebel.ui.variants import ENGINES
 
@@ -20,11 +21,15 @@ class MissingUpload(LookupError):
     """The link names an upload the store does not have (any more)."""
 
 
-def encode_link(key: str, test_fraction: float, seed: int, cost_matrix, hyper: dict, engine: str) -> str:
+def encode_link(
+    key: str, test_fraction: float, seed: int, cost_matrix, hyper: dict, engine: str, columns=None
+) -> str:
     """The link's ``?upload=`` text: the upload's key, how its points are split (test share and seed, as when
-    it was read) and the costs, hyper-parameters and engine in use."""
+    it was read), the costs, hyper-parameters and engine in use, and the two columns drawn (``columns``)."""
+    doc = {} if columns is None else {"columns": [str(c) for c in columns]}
     return pack_query(
         {
+            **doc,
             "upload": check_key(key),
             "test_fraction": float(test_fraction),
             "seed": int(seed),
@@ -55,4 +60,6 @@ def decode_link(text: str) -> dict:
     if doc.get("engine") not in ENGINES:
         raise ValueError(f"the link's engine is {str(doc.get('engine'))[:20]!r}; known: {list(ENGINES)}.")
     out["engine"], out["cost_matrix"] = doc["engine"], doc["cost_matrix"]
+    columns = doc.get("columns")  # older links: none (the first two); checked against the file's columns
+    out["columns"] = None if columns is None else check_columns(columns, [str(c) for c in columns])
     return out

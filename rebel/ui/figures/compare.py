@@ -119,6 +119,8 @@ def method_curves_figure(curves, metric: str = "test_cost", title: str = "", hei
             step = max(1, len(part) // 12)  # about a dozen markers along the curve
             sizes = np.where(np.arange(len(part)) % step == 0, 8, 0)
             extra = {"mode": "lines+markers", "marker": {"size": sizes, "symbol": "diamond"}}
+        if len(part) == 1:  # a model read once (the calibrated two-step's final model): a marker at its round
+            extra = {"mode": "markers", "marker": {"size": 12, "symbol": "star", "color": color}}
         width = 3 if i == 0 else 1.6
         fig.add_trace(line(part["t"], part[metric], name, color, width, dash, hovertemplate=hover, **extra))
     layout(

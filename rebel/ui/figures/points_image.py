@@ -35,7 +35,7 @@ def has_points_image(fig: go.Figure) -> bool:
 
 def plane_px(fig: go.Figure) -> tuple | None:
     """The regions' plot area (W, H) in px as the browser lays it out from ``fig``'s fixed width, height,
-    margins, axis domains and equal-scale ranges; None when the figure's width or height is not fixed."""
+    margins, axis domains and scale-anchored ranges; None when the figure's width or height is not fixed."""
     L = fig.layout
     if not L.width or not L.height or L.xaxis.range is None or L.yaxis.range is None:
         return None
@@ -48,6 +48,7 @@ def plane_px(fig: go.Figure) -> tuple | None:
     span_x, span_y = (float(r[1]) - float(r[0]) for r in (L.xaxis.range, L.yaxis.range))
     across = (L.width - px(m.l) - px(m.r)) * (dx[1] - dx[0])
     down = (L.height - px(m.t) - px(m.b)) * (dy[1] - dy[0])
+    span_y *= L.yaxis.scaleratio or 1.0  # y in x's units: a square box's ratio (regions.plane_scale_ratio)
     scale = min(across / span_x, down / span_y) if span_x > 0 and span_y > 0 else 0.0
     if scale <= 0:
         return None

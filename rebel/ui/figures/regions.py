@@ -218,11 +218,23 @@ def _point_layers(fig: go.Figure, classes, train, test, train_sizes) -> None:
 
 
 AXIS_NAMES = ("x", "y")  # the plane's axes when the data has no feature names (the trees' splits say "x ≤ …")
+EQUAL_SCALE_SPAN = 2.0  # spans of the two axes within this factor: equal scale; else a square plot box
+
+
+def plane_scale_ratio(xs, ys) -> float:
+    """The y axis's pixels per unit over the x axis's: 1 (equal scale: a drawn mixture's shapes are true) when
+    the two spans are within a factor ``EQUAL_SCALE_SPAN``, else span_x / span_y, a square plot box (two
+    columns of a file in different units would otherwise draw as a thin strip)."""
+    span_x, span_y = float(xs[-1]) - float(xs[0]), float(ys[-1]) - float(ys[0])
+    if span_x <= 0 or span_y <= 0 or max(span_x, span_y) <= EQUAL_SCALE_SPAN * min(span_x, span_y):
+        return 1.0
+    return span_x / span_y
 
 
 def plane_axes_layout(xs, ys, axis_names=AXIS_NAMES, axes=("xaxis", "yaxis")) -> dict:
-    """The layout of the plane's axes ``axes`` (layout keys, e.g. ``("xaxis2", "yaxis2")``): equal scale, spanning
-    the grid, no grid lines, titled with the two feature names. A plain dict (``plane_axes`` applies it)."""
+    """The layout of the plane's axes ``axes`` (layout keys, e.g. ``("xaxis2", "yaxis2")``): a square plot
+    (equal scale, or a square box when the spans differ much: ``plane_scale_ratio``), spanning the grid, no grid
+    lines, titled with the two feature names. A plain dict (``plane_axes`` applies it)."""
     x_key, y_key = axes
     anchor = "x" + x_key[len("xaxis") :]
     x_name, y_name = (esc(n) for n in (tuple(axis_names or AXIS_NAMES) + AXIS_NAMES)[:2])
@@ -237,7 +249,7 @@ def plane_axes_layout(xs, ys, axis_names=AXIS_NAMES, axes=("xaxis", "yaxis")) ->
         y_key: {
             "range": [float(ys[0]), float(ys[-1])],
             "scaleanchor": anchor,
-            "scaleratio": 1,
+            "scaleratio": plane_scale_ratio(xs, ys),
             **common,
             "title": {"text": y_name, "font": dict(font), "standoff": 4},
         },

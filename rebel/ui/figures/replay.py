@@ -50,6 +50,7 @@ from rebel.ui.figures.region_png import (  # noqa: F401 (the replay's pictures, 
     region_layout_images,
 )
 from rebel.ui.figures.regions import (
+    AXIS_NAMES,
     BAYES_STYLE,
     boundary_traces,
     mistake_trace,
@@ -242,6 +243,7 @@ def replay_figure(
     height: int = 600,
     numbers: dict | None = None,
     projector: bool = False,
+    axis_names=AXIS_NAMES,
 ) -> go.Figure:
     """Every round's min-risk regions with the data, in one figure: a slider over t and Play / Pause buttons that
     animate the rounds in the browser (plotly frames; no server round trip per frame).
@@ -266,6 +268,7 @@ def replay_figure(
     projector : with ``numbers``, the projector layout (presentation mode): the regions take the plot's full
         height on the left, the verdict's figures, the legend and the cost strip go beside them
         (``PROJECTOR_*``); only the round and the three costs stay above (two lines)
+    axis_names : the two feature names, the axis titles
     """
     T = check_staged(staged_regions, train, test, train_sizes)
     start = T if start is None else int(np.clip(start, 0, T))
@@ -293,7 +296,7 @@ def replay_figure(
     layout = merge_layout(
         {"images": [im[start] for im in images], "template": LEAN_TEMPLATE},
         regions_layout_dict(title if numbers is None else "", height),
-        plane_axes_layout(grid_xs, grid_ys),
+        plane_axes_layout(grid_xs, grid_ys, axis_names),
     )
     if numbers is None:
         merge_layout(layout, {"margin": {"b": 150}, "legend": {"y": -0.36}}, _controls(T, frame_ms, start))
@@ -438,10 +441,13 @@ def _class_legend(fig: go.Figure, n_classes: int, columns: bool, layout: dict) -
     return two
 
 
-def before_after_figure(grid_xs, grid_ys, panels, classes, test, height: int = 380) -> go.Figure:
+def before_after_figure(
+    grid_xs, grid_ys, panels, classes, test, height: int = 380, axis_names=AXIS_NAMES
+) -> go.Figure:
     """Two region pictures side by side in ONE figure (one chart to draw instead of two), each with the test
     points and its own mistakes: ``panels`` = ``[(regions (ny, nx), test predictions (N,), title)] * 2``;
-    ``test`` = ``(X (N, 2), y_idx (N,))``. The regions are layout images, as in the replay."""
+    ``test`` = ``(X (N, 2), y_idx (N,))``. The regions are layout images, as in the replay; the axes are
+    titled ``axis_names``."""
     fig = style.two_panels([esc(title) for _, _, title in panels], spacing=0.06)
     colors = class_colors(len(classes))
     X, y = np.asarray(test[0], dtype=np.float64), np.asarray(test[1])
@@ -455,7 +461,7 @@ def before_after_figure(grid_xs, grid_ys, panels, classes, test, height: int = 3
         for tr in [*point_traces(X, y, classes, colors, "test"), mistake_trace(X[np.asarray(pred) != y])]:
             tr.showlegend = col == 1
             fig.add_trace(tr, row=1, col=col)
-        plane_axes(fig, xs, ys, col=col)
+        plane_axes(fig, xs, ys, col=col, axis_names=axis_names)
     regions_layout(fig, "", height)
     # room for the subplot titles (top); left and bottom: what plotly's automatic margins take in Streamlit's
     # theme, asked up front so the figure is drawn once (``ONE_SCREEN_MARGIN``)

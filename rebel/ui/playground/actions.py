@@ -7,7 +7,8 @@ naming the problem (the page shows it and nothing changes) or returns a note for
   ``apply_preset``: the same for a preset chosen in the list, keeping the costs last used with its classes.
 - ``set_spec``: a new dataset drawn from an edited mixture or edited sampling settings.
 - ``use_csv`` / ``back_to_mixture``: uploaded points replace the drawn ones (kept in the upload store, so a link
-  names them: ``rebel.ui.uploads``), and back; ``use_link_upload``: the uploaded points a link names.
+  names them: ``rebel.ui.uploads``), and back; ``use_link_upload``: the uploaded points a link names;
+  ``pick_columns``: the two columns of a wider file that are drawn (``rebel.ui.plane_columns``).
 - ``costs_for_classes``: the costs to use when the classes change: the ones last used with exactly these class
   names (remembered per class names in ``AppState.costs_by_classes``), else the preset's suggested costs when the
   data is an unchanged preset, else the old costs kept between the classes present before (0-1 for new ones; a
@@ -29,10 +30,11 @@ from rebel.ui.config import (
     Config,
     dataset_from_config,
     dataset_from_spec,
-    parse_dataset_csv,
     parse_tree_json,
+    read_points_csv,
     resize_cost_matrix,
 )
+from rebel.ui.plane_columns import pick_plane
 from rebel.ui.state import AppState
 
 
@@ -105,19 +107,41 @@ def use_csv(state: AppState, data: bytes, store=None) -> str:
     """Uploaded CSV points replace the drawn ones (the spec stays for ``back_to_mixture``) and go to the upload
     store (``store``, default ``upload_store.store()``) under their key, which the link carries."""
     spec = state.spec
-    ds = parse_dataset_csv(data, spec.test_fraction, int(spec.seed or 0), name="uploaded CSV")
+    full = read_points_csv(data, spec.test_fraction, int(spec.seed or 0), name="uploaded CSV")
+    ds = pick_plane(full)
     try:
         key, kept = (store or upload_store.store()).put(data), ""
     except upload_store.StoreError as exc:
         key = upload_store.upload_key(data)
         kept = f" Only this server holds them: {exc} If it restarts, upload the file again."
-    note = _use_dataset(state, ds, "csv")
-    state.upload = (key, spec.test_fraction, int(spec.seed or 0))
+    note = _use_upload(state, full, ds, (key, spec.test_fraction, int(spec.seed or 0)))
     loaded = (
         f"Loaded {len(ds.y_train)} training and {len(ds.y_test)} test points ({len(ds.classes)} classes) "
         f"from the CSV file.{kept}"
     )
+    if len(full.feature_names) > 2:
+        loaded += (
+            f" It has {len(full.feature_names)} feature columns: the plot shows {ds.feature_names[0]!r} and "
+            f"{ds.feature_names[1]!r} (choose others under the upload)."
+        )
     return loaded if note is None else f"{loaded} {note}"
+
+
+def _use_upload(state: AppState, full: Dataset, ds: Dataset, split: tuple) -> str | None:
+    """Uploaded points ``full`` (every column), drawn as ``ds`` (two), become current; ``split``: (store key,
+    test share, seed)."""
+    note = _use_dataset(state, ds, "csv")
+    state.upload_table, state.upload = full, (*split, tuple(ds.feature_names))
+    return note
+
+
+def pick_columns(state: AppState, columns) -> None:
+    """The uploaded file's two columns ``columns`` are drawn (the same rows, split and costs)."""
+    if state.data_source != "csv" or state.upload_table is None:
+        raise ValueError("no uploaded points are in use; upload a CSV file first.")
+    ds = pick_plane(state.upload_table, columns)
+    state.dataset = ds
+    state.upload = (*state.upload[:3], tuple(ds.feature_names))
 
 
 def use_link_upload(state: AppState, text: str, store=None) -> str | None:
@@ -129,10 +153,10 @@ def use_link_upload(state: AppState, text: str, store=None) -> str | None:
     data = (store or upload_store.store()).get(link["upload"])
     if data is None:
         raise uploads.MissingUpload(link["upload"])
-    ds = parse_dataset_csv(data, link["test_fraction"], link["seed"], name="uploaded CSV")
+    full = read_points_csv(data, link["test_fraction"], link["seed"], name="uploaded CSV")
+    ds = pick_plane(full, link["columns"])
     state.hyper, state.engine = link["hyper"], link["engine"]
-    note = _use_dataset(state, ds, "csv")
-    state.upload = (link["upload"], link["test_fraction"], link["seed"])
+    note = _use_upload(state, full, ds, (link["upload"], link["test_fraction"], link["seed"]))
     try:
         state.set_costs(validate_cost_matrix(link["cost_matrix"], n_classes=len(ds.classes)))
     except ValueError as exc:
@@ -148,8 +172,10 @@ def upload_link(state: AppState) -> str | None:
     """The link's ``?upload=`` text for the uploaded points in use (None when the points are drawn)."""
     if state.data_source != "csv" or not state.upload:
         return None
-    key, test_fraction, seed = state.upload
-    return uploads.encode_link(key, test_fraction, seed, state.cost_matrix, state.hyper, state.engine)
+    key, test_fraction, seed, columns = state.upload
+    return uploads.encode_link(
+        key, test_fraction, seed, state.cost_matrix, state.hyper, state.engine, columns
+    )
 
 
 def cost_preset_matrix(state: AppState, kind: str, cls=None, m: float = 10.0, seed: int = 0, tree: str = ""):

@@ -553,10 +553,9 @@ def replay_of(
     height: int | None = None,
     projector: bool = False,
 ):
-    """The Playground's regions figure of ``pair``: every round's regions, points and mistakes and the numbers
-    of every round (``replay.replay_figure``), opening at round ``start``; ``show`` switches the overlays
-    (``REPLAY_VIEWS``' keys: boundary sizes by boosting weight, two-step boundaries, disagreement, Bayes
-    boundaries), ``height`` is the plot's box in px (None: the chart measures its box), ``projector`` the
+    """The Playground's regions figure of ``pair`` (``replay.replay_figure``: every round's regions, points,
+    mistakes and numbers; axes named after the features) at round ``start``; ``show``: the overlays on
+    (``REPLAY_VIEWS``), ``height``: the plot's box in px (None: the chart measures it), ``projector``: the
     presentation layout. The page and ``benchmarks.bench_plot_draw`` both draw this figure."""
     from rebel.ui.figures import regions, replay
 
@@ -579,6 +578,7 @@ def replay_of(
         height=height,
         numbers=round_numbers(pair),
         projector=projector,
+        axis_names=ds.feature_names,
     )
 
 

@@ -60,6 +60,7 @@ def _before_after(pair: TrainedPair, t: int) -> None:
         ],
         ds.classes,
         (ds.X_test, pair.y_test_idx),
+        axis_names=ds.feature_names,
     )
     st.plotly_chart(fig, config=style.PNG_CONFIG, key="w_before_after")
     st.caption(

@@ -21,7 +21,7 @@ from rebel.ui import config as cfgmod
 from rebel.ui import short_link
 from rebel.ui.lessons import SCENE_KEY
 from rebel.ui.playground import actions as act
-from rebel.ui.playground import downloads, exercise, link, order, present, thumbs, upload_link
+from rebel.ui.playground import downloads, exercise, link, order, plane_picker, present, thumbs, upload_link
 from rebel.ui.playground.compute import preset_order
 from rebel.ui.playground.links import (  # noqa: F401 (the address's parts, as they were in this module)
     ROUND_IN_LINK,
@@ -376,12 +376,7 @@ def _files(A: AppState, sb) -> None:
         mime="text/csv",
         icon=":material/download:",
     )
-    sb.file_uploader(
-        "Upload points (CSV: x, y, label[, split])",
-        type=["csv"],
-        key="w_csv_upload",
-        on_change=ui.guarded_callback(partial(upload_link.on_csv_upload, _uploaded_bytes, COSTS)),
-    )
+    plane_picker.points_uploader(A, sb, partial(upload_link.on_csv_upload, _uploaded_bytes, COSTS))
     if A.data_source == "mixture":
         sb.download_button(
             "Download session (JSON)",
