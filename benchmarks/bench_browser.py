@@ -380,9 +380,8 @@ _FIRST_PAINT_JS = r"""
 
 
 def open_playground(context, url: str, size: tuple | None = None):
-    """A new tab on the Playground (``size``: its viewport (width, height), default ``VIEWPORT``), waited until
-    the regions plot is painted; returns (page, ms to paint): from navigation start to the end of the frame that
-    first painted the plot visibly with its round (``B.painted``)."""
+    """A new Playground tab at ``size`` (width, height; default ``VIEWPORT``), waited till the regions plot is
+    painted; returns (page, ms from navigation to the end of the frame first showing it with its round)."""
     import json
 
     page = context.new_page()
