@@ -379,13 +379,13 @@ _FIRST_PAINT_JS = r"""
 """
 
 
-def open_playground(context, url: str):
-    """A new tab on the Playground, waited until the regions plot is painted; returns (page, ms to paint): from
-    navigation start to the end of the frame that first painted the plot visibly with its round (``B.painted``)."""
+def open_playground(context, url: str, size: tuple | None = None):
+    """A new Playground tab at ``size`` (width, height; default ``VIEWPORT``), waited till the regions plot is
+    painted; returns (page, ms from navigation to the end of the frame first showing it with its round)."""
     import json
 
     page = context.new_page()
-    page.set_viewport_size(VIEWPORT)
+    page.set_viewport_size(VIEWPORT if size is None else {"width": size[0], "height": size[1]})
     if PRESENT["on"] and "present=" not in url:
         url += ("&" if "?" in url else "/?") + "present=1"
     page.add_init_script(

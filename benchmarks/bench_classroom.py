@@ -168,6 +168,23 @@ class WsStudent:
         return self.run(state, frag)
 
 
+def _act_until(act, rng: random.Random, tally: Tally, stop_at: list) -> None:
+    """A student's actions until ``stop_at[0]`` (monotonic seconds): after 0-10 s (students do not act in step),
+    a random ``ACTIONS`` entry every 5-15 s, done by ``act(name, rng)`` -> (seconds, errors) and tallied; an
+    exception ends the student's session, tallied as an error."""
+    try:
+        time.sleep(rng.uniform(0, 10))
+        while time.monotonic() < stop_at[0]:
+            name = rng.choice(ACTIONS)
+            seconds, errors = act(name, rng)
+            tally.add(name, seconds)
+            for e in errors:
+                tally.error(f"{name}: {e}")
+            time.sleep(rng.uniform(5, 15))
+    except Exception as e:  # noqa: BLE001 (a failed session is an error of the run, reported)
+        tally.error(f"{type(e).__name__}: {str(e)[:200]}")
+
+
 def _ws_session(url: str, tally: Tally, stop_at: list, seed: int, ready: threading.Barrier) -> None:
     rng = random.Random(seed)
     student = None
@@ -182,16 +199,7 @@ def _ws_session(url: str, tally: Tally, stop_at: list, seed: int, ready: threadi
     if student is None:
         return
     try:
-        time.sleep(rng.uniform(0, 10))  # students do not act in step
-        while time.monotonic() < stop_at[0]:
-            name = rng.choice(ACTIONS)
-            seconds, exc = student.action(name, rng)
-            tally.add(name, seconds)
-            for e in exc:
-                tally.error(f"{name}: {e}")
-            time.sleep(rng.uniform(5, 15))
-    except Exception as e:  # noqa: BLE001
-        tally.error(f"{type(e).__name__}: {e}")
+        _act_until(student.action, rng, tally, stop_at)
     finally:
         student.close()
 
@@ -214,31 +222,30 @@ def _chromium_session(url: str, tally: Tally, stop_at: list, seed: int, ready: t
             tally.error(f"open: {type(e).__name__}: {e}")
         ready.wait()
         try:
-            if page is None:
-                return
-            time.sleep(rng.uniform(0, 10))
-            while time.monotonic() < stop_at[0]:
-                name = rng.choice(ACTIONS)
-                if name == "cost_edit":
-                    page.locator(bb.HOOKS["cost_cell"].format(i=2, j=0)).first.wait_for(timeout=60_000)
-                    value = str(rng.choice((5, 10, 20, 40, 80)) + rng.randint(1, 9))
-                    ms = bb._measure(page, None, prepare=lambda v=value: bb.edit_cost(page, v))
-                elif name == "preset":
-                    current, options = bb.preset_names(page)
-                    choice = rng.choice([o for o in options if o != current])
-                    ms = bb._measure(page, lambda n=choice: bb.pick_preset(page, n))
-                else:
-                    t, T = bb._current_round(page)
-                    target = T - 1 if t == T else T
-                    ms = bb._measure(page, lambda x=target: bb.scrub(page, x), want_round=target)
-                tally.add(name, ms / 1000)
-                if page.locator("[data-testid='stException']").count():
-                    tally.error(f"{name}: exception shown in the page")
-                time.sleep(rng.uniform(5, 15))
-        except Exception as e:  # noqa: BLE001
-            tally.error(f"{type(e).__name__}: {str(e)[:200]}")
+            if page is not None:
+                _act_until(lambda name, rng: _chromium_action(page, name, rng), rng, tally, stop_at)
         finally:
             browser.close()
+
+
+def _chromium_action(page, name: str, rng: random.Random) -> tuple[float, list]:
+    """One action of ``ACTIONS`` in a Chromium tab: (seconds until drawn, errors)."""
+    from benchmarks import bench_browser as bb
+
+    if name == "cost_edit":
+        page.locator(bb.HOOKS["cost_cell"].format(i=2, j=0)).first.wait_for(timeout=60_000)
+        value = str(rng.choice((5, 10, 20, 40, 80)) + rng.randint(1, 9))
+        ms = bb._measure(page, None, prepare=lambda: bb.edit_cost(page, value))
+    elif name == "preset":
+        current, options = bb.preset_names(page)
+        choice = rng.choice([o for o in options if o != current])
+        ms = bb._measure(page, lambda: bb.pick_preset(page, choice))
+    else:
+        t, T = bb._current_round(page)
+        target = T - 1 if t == T else T
+        ms = bb._measure(page, lambda: bb.scrub(page, target), want_round=target)
+    shown = page.locator("[data-testid='stException']").count()
+    return ms / 1000, ["exception shown in the page"] if shown else []
 
 
 # ----------------------------------------------------------------------------------------------- a level

@@ -30,10 +30,12 @@ from .baselines import ESTIMATORS
 from .cli_args import (
     ProgressBar,
     count_or_names,
+    drop_stdout,
     int_at_least,
     output_file,
     param_list_type,
     param_type,
+    refuse_overwrite,
     write_text,
 )
 from .data.mixture import PAPER_SEED
@@ -256,7 +258,7 @@ def main(argv=None) -> int:
             sys.stdout.flush()
             return code
         except BrokenPipeError:  # the reader of stdout went away (e.g. | head): stop quietly
-            cli.drop_stdout()
+            drop_stdout()
             return 141
         except KeyboardInterrupt:
             say("error: interrupted.", file=sys.stderr)
@@ -283,7 +285,7 @@ def _message(exc: Exception) -> str:
     """The project's one-line wording of a ValueError or OSError."""
     if isinstance(exc, OSError):
         if exc.errno == errno.ENOSPC and not exc.filename:
-            cli.drop_stdout()
+            drop_stdout()
             return "could not write to standard output: No space left on device."
         what = exc.strerror or str(exc)
         return f"{exc.filename}: {what}." if exc.filename else f"{what}."
@@ -322,9 +324,7 @@ def _main(argv) -> int:
         )
     _check_backend(parser, args.backend)
     if args.out is not None:
-        cli.refuse_overwrite(
-            args.out, {"the --curves output": args.curves, "the --regimes output": args.regimes}
-        )
+        refuse_overwrite(args.out, {"the --curves output": args.curves, "the --regimes output": args.regimes})
     if args.rounds is None:
         args.rounds = DEFAULT_ROUNDS[args.experiment]
     if args.seed is None:

@@ -32,22 +32,12 @@ import numpy as np
 import pandas as pd
 
 from . import cli_methods
-from .cli_args import (  # noqa: F401 (the argument types and file handling, as they were in this module)
+from .cli_args import (
     COMPILE_SECONDS,
-    DEFAULT_SEED,
     LOOP_COMPILE_SECONDS,
-    MAX_BYTES,
     PARALLEL_COMPILE_FACTOR,
     ProgressBar,
     check_size,
-    drop_stdout,
-    early_stopping_type,
-    float_param_type,
-    input_file,
-    int_at_least,
-    min_samples_leaf_type,
-    output_file,
-    param_type,
     refuse_overwrite,
     write_text,
 )

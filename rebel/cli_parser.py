@@ -45,13 +45,9 @@ def _add_fit(sub) -> None:
         metavar="COSTS",
         help="cost grid C[truth, prediction]: CSV, or a JSON preset/session file (default: 0-1 costs)",
     )
-    for flag, name in (
-        ("--rounds", "n_estimators"),
-        ("--depth", "max_depth"),
-        ("--thresholds", "n_thresholds"),
-    ):
-        p = INT_PARAMS[name]
-        fit.add_argument(flag, type=param_type(name), default=p.default, help=f"{p.help} [{p.low}, {p.high}]")
+    _add_params(
+        fit, (("--rounds", "n_estimators"), ("--depth", "max_depth"), ("--thresholds", "n_thresholds"))
+    )
     fit.add_argument(
         "--binning", choices=CHOICE_PARAMS["binning"], default="uniform", help="threshold placement"
     )
@@ -71,6 +67,19 @@ def _add_fit(sub) -> None:
     cli_methods.add_fit_arguments(fit)
 
 
+def _add_params(parser, flags: tuple) -> None:
+    """One option per (flag, name) of a parameter of ``rebel.params``' tables: its type, default, help and range
+    from the table."""
+    for flag, name in flags:
+        if name in INT_PARAMS:
+            p, kind = INT_PARAMS[name], param_type(name)
+            rng = f"[{p.low}, {p.high}]"
+        else:
+            p, kind = FLOAT_PARAMS[name], float_param_type(name)
+            rng = p.interval
+        parser.add_argument(flag, type=kind, default=p.default, help=f"{p.help} {rng}")
+
+
 def _add_engine_options(fit) -> None:
     """The engine options beyond the paper (defaults: paper mode), ranges and choices from ``rebel.params``."""
     fit.add_argument(
@@ -85,14 +94,14 @@ def _add_engine_options(fit) -> None:
         default=CHOICE_PARAMS["leaves"][0],
         help="binary (the paper's f(x) a) or vector (a K-vector per leaf)",
     )
-    for flag, name in (
-        ("--learning-rate", "learning_rate"),
-        ("--validation-fraction", "validation_fraction"),
-        ("--l2-regularization", "l2_regularization"),
-    ):
-        p = FLOAT_PARAMS[name]
-        rng = f"{'[' if p.closed_low else '('}{p.low:g}, {p.high:g}{')' if p.open_high else ']'}"
-        fit.add_argument(flag, type=float_param_type(name), default=p.default, help=f"{p.help} {rng}")
+    _add_params(
+        fit,
+        (
+            ("--learning-rate", "learning_rate"),
+            ("--validation-fraction", "validation_fraction"),
+            ("--l2-regularization", "l2_regularization"),
+        ),
+    )
     fit.add_argument(
         "--early-stopping",
         type=early_stopping_type,

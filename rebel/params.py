@@ -96,9 +96,14 @@ class FloatParam:
     closed_low: bool = False
     open_high: bool = False
 
+    @property
+    def interval(self) -> str:
+        """The accepted range as an interval, e.g. ``(0, 1]``."""
+        return f"{'[' if self.closed_low else '('}{self.low:g}, {self.high:g}{')' if self.open_high else ']'}"
+
     def check(self, value) -> float:
         """``value`` as a float, or a ValueError naming the parameter, the value and the accepted range."""
-        rng = f"{'[' if self.closed_low else '('}{self.low:g}, {self.high:g}{')' if self.open_high else ']'}"
+        rng = self.interval
         if isinstance(value, bool) or not isinstance(value, numbers.Real):
             raise ValueError(f"{self.name} must be a number in {rng}; got {reprlib.repr(value)}.")  # noqa: TRY004
         v = float(value)

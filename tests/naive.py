@@ -156,29 +156,12 @@ def leaf_histograms(bins, leaf, e, n_leaves):
 
 def leaf_scan(bins, leaf, u, v, base_signs, usable, n_thresholds):
     """Per leaf: keep the copy (loss U or V) unless (feature, threshold, polarity) is lower by the tolerance."""
-    n_leaves = base_signs.shape[0]
-    out = []
-    for lf in range(n_leaves):
-        inside = leaf == lf
-        U, V = u[inside].sum(), v[inside].sum()
-        tol = LEAF_TOL * (U + V)
-        best = (-1, 0, int(base_signs[lf]), U if base_signs[lf] > 0 else V)
-        for j in range(bins.shape[0]):
-            if not usable[j]:
-                continue
-            for i in range(1, n_thresholds + 1):
-                right = inside & (bins[j] >= i)
-                left = inside & ~(bins[j] >= i)
-                for rho in (1, -1):
-                    loss = (u[right].sum() + v[left].sum()) if rho > 0 else (v[right].sum() + u[left].sum())
-                    if loss < best[3] - tol:
-                        best = (j, i, rho, loss)
-        out.append(best)
-    return out
+    return leaf_scan_min_rows(bins, leaf, u, v, base_signs, usable, n_thresholds, 1)
 
 
 def leaf_scan_min_rows(bins, leaf, u, v, base_signs, usable, n_thresholds, msl):
-    """``leaf_scan`` over the splits leaving each side of the leaf 0 or >= msl rows (msl = 1: ``leaf_scan``)."""
+    """``leaf_scan`` over the splits leaving each side of the leaf 0 or >= msl rows (msl = 1: every split):
+    per leaf, (feature, threshold, polarity, loss), or (-1, 0, the leaf's sign, U or V) for the copy."""
     n_leaves = base_signs.shape[0]
     out = []
     for lf in range(n_leaves):

@@ -114,7 +114,7 @@ def test_4_predict_and_evaluate_print_no_escape_codes(command, hostile_model, tm
 
 
 def test_4_the_progress_bar_and_warnings_go_through_the_escaper(capsys):
-    from rebel.cli import ProgressBar
+    from rebel.cli_args import ProgressBar
 
     stream = io.StringIO()
     ProgressBar(ESCAPES[0], stream=stream)(1, 1)

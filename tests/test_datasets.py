@@ -14,6 +14,7 @@ from rebel import RebelClassifier
 from rebel.budget import BudgetError
 from rebel.costs import min_risk_class, random_guess_cost, uniform_costs
 from rebel.textout import neutralised
+from tests.processes import run_python
 
 TWO = pd.DataFrame(
     [
@@ -588,7 +589,6 @@ def test_pyproject_lists_every_package_of_the_tree():
 
 
 def test_wheel_carries_sample_data_and_the_installed_package_finds_it(tmp_path):
-    import os
     import shutil
     import subprocess
     import sys
@@ -620,15 +620,8 @@ def test_wheel_carries_sample_data_and_the_installed_package_finds_it(tmp_path):
         "import rebel.data as d; ds = d.load_sample('xor'); "
         "print(d.sample_dir()); print(len(ds.y_train), d.load_preset('airport').name)"
     )
-    env = {**os.environ, "PYTHONPATH": str(tmp_path / "site"), "NUMBA_CACHE_DIR": str(tmp_path / "numba")}
-    run = subprocess.run(
-        [sys.executable, "-c", code],
-        check=False,
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env=env,
-        timeout=300,
+    run = run_python(
+        code, cwd=tmp_path, PYTHONPATH=str(tmp_path / "site"), NUMBA_CACHE_DIR=str(tmp_path / "numba")
     )
     assert run.returncode == 0, run.stderr[-2000:]
     found, counts = run.stdout.splitlines()

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
+
+from tests.processes import run_python
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -33,16 +32,7 @@ def _copy_package(tmp_path: Path) -> Path:
 
 
 def _probe(src: Path, cache: Path) -> dict:
-    env = {**os.environ, "PYTHONPATH": str(src), "NUMBA_CACHE_DIR": str(cache)}
-    res = subprocess.run(
-        [sys.executable, "-c", PROBE],
-        cwd=src,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
+    res = run_python(PROBE, cwd=src, timeout=600, PYTHONPATH=str(src), NUMBA_CACHE_DIR=str(cache))
     assert res.returncode == 0, res.stderr
     return json.loads(res.stdout.strip().splitlines()[-1])
 

@@ -17,6 +17,7 @@ from rebel.ui.state import STATE_KEY, ModelCache
 from rebel.ui.text import visible
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
+LESSONS = "pages/0_Lessons.py"
 PLAYGROUND = "pages/1_Playground.py"
 TIMEOUT = 120  # the first run compiles (or loads) the numba kernels
 CACHE = ModelCache(
@@ -120,12 +121,9 @@ def test_the_calibration_scene_uses_the_playground_posterior_and_can_fail():
 
 def test_the_numbers_button_lists_each_checked_value_by_name():
     i = next(k for k, s in enumerate(ls.SCENES) if s.title == "Calibration")
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.switch_page("pages/0_Lessons.py")
-    _run(at)
+    at = _app_on(LESSONS)
     assert f"{len(ls.SCENES)} scenes, in order" in " ".join(c.value for c in at.caption)
-    at.button(key=f"w_lesson_numbers_{i}").click()
-    _run(at)
+    _click(at, f"w_lesson_numbers_{i}")
     expected = ls.SCENES[i].evidence(_fit)
     (table,) = at.dataframe
     assert dict(zip(table.value["quantity"], table.value["value"])) == {
@@ -162,6 +160,27 @@ def _run(at: AppTest) -> AppTest:
     return at
 
 
+def _app_on(page: str) -> AppTest:
+    """A new session of the app, run on ``page``."""
+    return _go(AppTest.from_file(APP, default_timeout=TIMEOUT), page)
+
+
+def _go(at: AppTest, page: str) -> AppTest:
+    """``at`` switched to ``page`` and run."""
+    at.switch_page(page)
+    return _run(at)
+
+
+def _click(at: AppTest, key: str) -> AppTest:
+    at.button(key=key).click()
+    return _run(at)
+
+
+def _slide(at: AppTest, key: str, value) -> AppTest:
+    at.slider(key=key).set_value(value)
+    return _run(at)
+
+
 def _shown(at: AppTest) -> cf.Config:
     cfg = ls.state_config(at.session_state[STATE_KEY])
     assert cfg is not None
@@ -174,11 +193,8 @@ def _regions_drawn(at: AppTest) -> bool:
 
 @pytest.mark.parametrize("i", range(len(ls.SCENES)), ids=[s.title for s in ls.SCENES])
 def test_one_click_opens_the_scene_in_the_playground(i):
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.switch_page("pages/0_Lessons.py")
-    _run(at)
-    at.button(key=f"w_lesson_{i}").click()
-    _run(at)
+    at = _app_on(LESSONS)
+    _click(at, f"w_lesson_{i}")
     scene = ls.SCENES[i]
     assert _shown(at).to_dict() == scene.config.to_dict()  # preset, spec, costs, hyper-parameters, engine
     assert at.query_params["scene"] == str(i + 1)  # the link too: the scene's short link
@@ -190,55 +206,39 @@ def test_one_click_opens_the_scene_in_the_playground(i):
 
 
 def test_next_scene_on_the_playground_opens_the_following_scene():
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.switch_page("pages/0_Lessons.py")
-    _run(at)
-    at.button(key="w_lesson_3").click()
-    _run(at)
-    at.switch_page(PLAYGROUND)  # AppTest reruns the page it was told, not the one st.switch_page went to
-    _run(at)
+    at = _app_on(LESSONS)
+    _click(at, "w_lesson_3")
+    _go(at, PLAYGROUND)  # AppTest reruns the page it was told, not the one st.switch_page went to
     assert _shown(at).key() == ls.SCENES[3].config.key()
-    at.button(key="w_lesson_next").click()
-    _run(at)
+    _click(at, "w_lesson_next")
     assert _shown(at).key() == ls.SCENES[4].config.key()
     assert at.session_state["w_max_depth"] == 1 and _regions_drawn(at)
     # after an edit the Playground no longer shows the scene, but the bar stays: it says so and offers the way
     # back to the scene beside "Next scene"
     assert "w_lesson_back" not in [b.key for b in at.button]
-    at.slider(key="w_max_depth").set_value(2)
-    _run(at)
+    _slide(at, "w_max_depth", 2)
     assert _shown(at).hyper["max_depth"] == 2
     assert {"w_lesson_next", "w_lesson_back"} <= {b.key for b in at.button}
     assert any("settings changed" in visible(m.value) for m in at.markdown)
-    at.button(key="w_lesson_back").click()
-    _run(at)
+    _click(at, "w_lesson_back")
     assert _shown(at).to_dict() == ls.SCENES[4].config.to_dict()
     assert at.session_state["w_max_depth"] == 1 and _regions_drawn(at)
     assert "w_lesson_back" not in [b.key for b in at.button]
     # an edit, then "Next scene": the scene after the one opened
-    at.slider(key="w_max_depth").set_value(3)
-    _run(at)
-    at.button(key="w_lesson_next").click()
-    _run(at)
+    _slide(at, "w_max_depth", 3)
+    _click(at, "w_lesson_next")
     assert _shown(at).key() == ls.SCENES[5].config.key()
 
 
 def test_the_last_scene_leads_back_to_the_first_and_the_page_marks_the_shown_scene():
     last = len(ls.SCENES) - 1
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.switch_page("pages/0_Lessons.py")
-    _run(at)
-    at.button(key=f"w_lesson_{last}").click()
-    _run(at)
-    at.switch_page(PLAYGROUND)
-    _run(at)
+    at = _app_on(LESSONS)
+    _click(at, f"w_lesson_{last}")
+    _go(at, PLAYGROUND)
     assert at.button(key="w_lesson_next").label == "Back to scene 1"
-    at.switch_page("pages/0_Lessons.py")
-    _run(at)
+    _go(at, LESSONS)
     marks = [c.value for c in at.caption if c.value == "The Playground shows this scene now."]
     assert len(marks) == 1
-    at.switch_page(PLAYGROUND)
-    _run(at)
-    at.button(key="w_lesson_next").click()
-    _run(at)
+    _go(at, PLAYGROUND)
+    _click(at, "w_lesson_next")
     assert _shown(at).to_dict() == ls.SCENES[0].config.to_dict()

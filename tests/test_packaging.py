@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -12,6 +11,8 @@ import tomllib
 from pathlib import Path
 
 import pytest
+
+from tests.processes import run_python
 
 ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
@@ -83,24 +84,16 @@ print(json.dumps({"imported": done, "failed": failed,
 """
 
 
-def _run_json(code: str, *argv: str, cwd, env, stdin: str | None = None):
-    """Run ``python -c code *argv`` and return the JSON its last output line holds (its stderr on failure)."""
-    proc = subprocess.run(
-        [sys.executable, "-c", code, *argv],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=cwd,
-        env=env,
-        check=False,
-    )
+def _run_json(code: str, *argv: str, cwd, stdin: str | None = None, **env: str):
+    """Run ``python -c code *argv`` (``run_python``) and return the JSON its last output line holds (its stderr
+    on failure)."""
+    proc = run_python(code, *argv, cwd=cwd, stdin=stdin, **env)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
 def test_engine_imports_with_streamlit_and_plotly_unimportable():
-    result = _run_json(_IMPORT_ALL, cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    result = _run_json(_IMPORT_ALL, cwd=ROOT, PYTHONPATH=str(ROOT))
     assert result["failed"] == {}
     assert result["leaked"] == []
     assert {"rebel.estimator", "rebel.costs", "rebel.io", "rebel.params", "rebel.__main__"} <= set(
@@ -113,7 +106,7 @@ def test_the_blocker_catches_an_app_import():
     code = _IMPORT_ALL.replace(
         "importlib.import_module(name)", "importlib.import_module(name); __import__('plotly')"
     )
-    result = _run_json(code, cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    result = _run_json(code, cwd=ROOT, PYTHONPATH=str(ROOT))
     assert "rebel.estimator" in result["failed"] and "blocked" in result["failed"]["rebel.estimator"]
 
 
@@ -170,8 +163,8 @@ def test_the_flags_hold_from_another_working_directory(tmp_path):
     pytest.importorskip("streamlit")
     flags, config = _safety_flags(), _config_toml()
     argv = [token for key, value in flags.items() for token in (f"--{key}", value)]
-    env = dict(os.environ, HOME=str(tmp_path))
-    assert _run_json(_LOAD_FLAGS, *argv, cwd=tmp_path, env=env, stdin=json.dumps(sorted(config))) == config
+    flags = _run_json(_LOAD_FLAGS, *argv, cwd=tmp_path, stdin=json.dumps(sorted(config)), HOME=str(tmp_path))
+    assert flags == config
 
 
 def test_make_run_installs_the_app_extra_only():

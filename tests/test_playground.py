@@ -5,9 +5,6 @@ from __future__ import annotations
 import base64
 import dataclasses
 import json
-import os
-import subprocess
-import sys
 import zlib
 
 import numpy as np
@@ -22,6 +19,7 @@ from rebel.data import PRESETS, DatasetSpec, bayes_min_risk
 from rebel.ui import config as cf
 from rebel.ui.playground import compute as pg
 from rebel.ui.state import ModelCache, SharedLRU, model_key
+from tests.processes import run_python
 
 
 @pytest.fixture(scope="module")
@@ -477,10 +475,7 @@ def test_training_message_says_when_this_class_count_compiles(tmp_path):
         "ds = PRESETS['airport'].dataset()\n"
         "print(pg.training_message(ds, {'max_depth': 1}))\n"
     )
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "empty")}
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300, check=False
-    )
+    out = run_python(code, NUMBA_CACHE_DIR=str(tmp_path / "empty"))
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith("Compiling the engine for this machine (first use only, about")
     assert "for 3 classes, then training" in out.stdout

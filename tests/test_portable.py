@@ -9,15 +9,13 @@ LAPACK's Cholesky, a dot product) fails here, as it failed on another machine be
 from __future__ import annotations
 
 import json
-import os
 import platform
-import subprocess
-import sys
 
 import pytest
 
 import rebel.data as d
 from rebel.data.presets import PRESET_COST_DIGITS
+from tests.processes import run_python
 
 X86_CORETYPES = ("Sandybridge", "Haswell")  # no FMA / FMA without AVX-512: both differ from SkylakeX and Zen
 
@@ -40,10 +38,7 @@ json.dump(out, sys.stdout)
 @pytest.mark.skipif(platform.machine() not in ("x86_64", "AMD64"), reason="x86 OpenBLAS core types")
 @pytest.mark.parametrize("coretype", X86_CORETYPES)
 def test_presets_regenerate_to_the_bit_under_other_blas_kernels(coretype):
-    env = {**os.environ, "OPENBLAS_CORETYPE": coretype}
-    done = subprocess.run(
-        [sys.executable, "-c", REGENERATE], env=env, capture_output=True, text=True, timeout=300, check=False
-    )
+    done = run_python(REGENERATE, OPENBLAS_CORETYPE=coretype)
     assert done.returncode == 0, done.stderr[-2000:]
     fresh = json.loads(done.stdout)
     for name in d.PRESETS:

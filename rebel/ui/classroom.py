@@ -104,7 +104,8 @@ def _port_free(port: int, host: str = "127.0.0.1") -> bool:
     return True
 
 
-def _healthy(url: str) -> bool:
+def healthy(url: str) -> bool:
+    """True when the Streamlit server at ``url`` answers its health check with 200."""
     try:
         with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
             return r.status == 200
@@ -195,7 +196,7 @@ class Classroom:
             for r in list(waiting):
                 if r.proc.poll() is not None:
                     raise SystemExit(f"replica {r.name} exited with code {r.proc.returncode} while starting")
-                if _healthy(r.url):
+                if healthy(r.url):
                     waiting.remove(r)
             if waiting and time.monotonic() > deadline:
                 raise SystemExit(

@@ -31,11 +31,7 @@ _FONTS = """bar => { const px = e => parseFloat(getComputedStyle(e).fontSize);
 
 
 def _open_scene(browser, app_url: str, n: int, w: int, h: int):
-    bb.VIEWPORT.update(width=w, height=h)
-    try:
-        page, _ = bb.open_playground(browser, f"{app_url}/?scene={n}&present=1")
-    finally:
-        bb.VIEWPORT.update(width=1440, height=900)
+    page, _ = bb.open_playground(browser, f"{app_url}/?scene={n}&present=1", (w, h))
     page.wait_for_function(
         "() => { const t = document.querySelector('.st-key-pg_plot .xtick text');"
         " return t && parseFloat(getComputedStyle(t).fontSize) >= 20; }",

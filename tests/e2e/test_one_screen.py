@@ -103,11 +103,7 @@ def _set_sidebar(page, want_open: bool) -> None:
 @pytest.mark.parametrize("size", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
 def test_plot_costs_round_control_and_numbers_fit_one_screen(app_url, browser, screenshot_dir, size, sidebar):
     w, h = size
-    bb.VIEWPORT.update(width=w, height=h)
-    try:
-        page, _ = bb.open_playground(browser, app_url)
-    finally:
-        bb.VIEWPORT.update(width=1440, height=900)
+    page, _ = bb.open_playground(browser, app_url, size)
     try:
         _set_sidebar(page, sidebar == "open")
         page.screenshot(path=str(screenshot_dir / f"one_screen_{w}x{h}_{sidebar}.png"))
@@ -153,11 +149,7 @@ def test_presentation_mode_is_a_projector_layout(app_url, browser, screenshot_di
     the numbers, the round control and the cost editor, and still everything on one screen, nothing clipped
     (the numbers lines inside the plot)."""
     w, h = size
-    bb.VIEWPORT.update(width=w, height=h)
-    try:
-        page, _ = bb.open_playground(browser, app_url)
-    finally:
-        bb.VIEWPORT.update(width=1440, height=900)
+    page, _ = bb.open_playground(browser, app_url, size)
     try:
         _set_sidebar(page, sidebar == "open")
         toggle = page.locator(".st-key-w_present")
@@ -317,11 +309,7 @@ START = 2  # the replay's first round as a poller under load may see it (it open
 def test_presentation_mode_replays_a_retrained_model_by_itself(app_url, browser):
     """Presentation mode switches "Replay after retraining" on: after a cost edit, the retrained model's replay
     opens at t = 0 and plays to the last round with no user action (the slider's active step moves 0 → T)."""
-    bb.VIEWPORT.update(width=1280, height=720)
-    try:
-        page, _ = bb.open_playground(browser, app_url)
-    finally:
-        bb.VIEWPORT.update(width=1440, height=900)
+    page, _ = bb.open_playground(browser, app_url, (1280, 720))
     try:
         page.locator(".st-key-w_present label").first.click()
         page.wait_for_function(

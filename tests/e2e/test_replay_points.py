@@ -68,11 +68,7 @@ def test_the_points_stay_through_play_pause_and_scrub(app_url, browser, screensh
     from rebel.ui.figures.palette import class_colors
 
     colours = class_colors(len(PRESETS[preset].classes))
-    bb.VIEWPORT.update(width=1280, height=720)
-    try:
-        page, _ = bb.open_playground(browser, app_url + _link(preset, present))
-    finally:
-        bb.VIEWPORT.update(width=1440, height=900)
+    page, _ = bb.open_playground(browser, app_url + _link(preset, present), (1280, 720))
     try:
         if present:  # presentation mode folds the sidebar away and the chart is drawn again: wait for both
             page.wait_for_function(
