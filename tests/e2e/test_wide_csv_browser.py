@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from sklearn.datasets import load_wine
 
 from tests.e2e.conftest import settle
@@ -32,8 +33,20 @@ def _upload(page, box_text: str, name: str, data: bytes) -> None:
 
 
 def _pick(page, label: str, option: str) -> None:
-    page.get_by_label(label, exact=True).first.click()
-    page.get_by_role("option", name=option, exact=True).first.click()
+    """Choose ``option`` in the select box ``label``: a rerun that lands during the click can close its list
+    before it shows, so the list is opened again until the option is there (typing its name filters it)."""
+    box = page.get_by_label(label, exact=True).first
+    choice = page.get_by_role("option", name=option, exact=True).first
+    for _ in range(4):
+        box.click()
+        page.keyboard.type(option)
+        try:
+            choice.wait_for(timeout=10_000)
+            break
+        except PlaywrightTimeout:
+            page.keyboard.press("Escape")
+            settle(page, LOAD)
+    choice.click()
     settle(page, LOAD)
 
 
