@@ -269,12 +269,12 @@ class TrainedPair(ClassIndices):
         size = (self.n_rounds + 1) * X.shape[0] * len(self.classes) * 8
         if size > KEEP_POSTERIORS_BYTES:
             return staged_min_risk_indices(self.posterior_model, X, self.cost_matrix)
-        kept = zero_one_kept(
-            self.posterior_model,
-            ("posteriors", X.tobytes()),
-            lambda: [np.array(P) for P in staged_min_risk_posteriors(self.posterior_model, X)],
-        )
-        return min_risk_stages(kept, self.cost_matrix, X.shape[0])
+        return min_risk_stages(self.posteriors_kept(X), self.cost_matrix, X.shape[0])
+
+    def posteriors_kept(self, X) -> list:
+        """The 0-1 model's posteriors on X after every round, [(N, K)] * (T + 1), kept with that model."""
+        make = lambda: [np.array(P) for P in staged_min_risk_posteriors(self.posterior_model, X)]
+        return zero_one_kept(self.posterior_model, ("posteriors", X.tobytes()), make)
 
     @cached_property
     def staged_train(self) -> StagedByModel:
@@ -351,11 +351,16 @@ class TrainedPair(ClassIndices):
             return None
         # ``bayes_min_risk`` in two steps: the posteriors (the same under every cost matrix) are kept with the 0-1
         # model, which lives as long as this dataset and these settings; a cost edit only takes the cheapest class.
+        posterior = self.bayes_test_posteriors
+        return min_risk_class(posterior, validate_cost_matrix(self.cost_matrix, n_classes=posterior.shape[1]))
+
+    @property
+    def bayes_test_posteriors(self) -> np.ndarray:
+        """(N_test, K) posteriors of the known mixture on the test points (kept with the 0-1 model)."""
         X = self.dataset.X_test
-        posterior = zero_one_kept(
+        return zero_one_kept(
             self.posterior_model, ("bayes", X.tobytes()), lambda: bayes_posterior(self.dataset.mixture, X)
         )
-        return min_risk_class(posterior, validate_cost_matrix(self.cost_matrix, n_classes=posterior.shape[1]))
 
     @property
     def bayes_test_cost(self) -> float | None:
@@ -543,6 +548,9 @@ def round_numbers(pair: TrainedPair) -> dict:
     return {**pair.test_costs, "Bayes": pair.bayes_test_cost, "tie": TIE}
 
 
+REPLAY_TITLE = (
+    "REBEL's minimum-risk class"  # heads the replay's numbers (the browser's cost edits write it too)
+)
 REPLAY_VIEWS = {"weights": False, "two": False, "dis": False, "bayes": False}  # the overlays off
 
 
@@ -574,7 +582,7 @@ def replay_of(
         show_other=show["two"],
         show_disagreement=show["dis"],
         bayes_regions=pair.bayes_regions if show["bayes"] else None,
-        title="REBEL's minimum-risk class",
+        title=REPLAY_TITLE,
         start=start,
         height=height,
         numbers=round_numbers(pair),
