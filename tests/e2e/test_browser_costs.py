@@ -104,3 +104,50 @@ def test_a_cost_edit_is_computed_and_painted_in_the_browser(app_url, browser):
     # the server's run kept the chart: the same element, the browser's picture, no figure handed to plotly
     assert after["same"] and after["source"] == painted["source"] and after["numbers"] == painted["numbers"]
     assert served == 0
+
+
+_NO_WORKER = "window.Worker = function () { throw new Error('Web Workers are blocked in this test'); };"
+
+
+def test_without_a_worker_the_server_computes_the_edit_and_says_so(app_url, browser):
+    """A browser that cannot start the Web Worker: the edit goes to the server, the page says why in its message
+    tray, and the chart is drawn again from the server engine's result."""
+    from rebel.ui.config import preset_config
+    from rebel.ui.figures.replay_numbers import numbers_text
+    from rebel.ui.lessons import fit_scene
+    from rebel.ui.playground import compute as pg
+
+    context = browser.new_context()
+    context.add_init_script(_NO_WORKER)
+    bb.VIEWPORT.update(width=1280, height=720)
+    try:
+        page, _ = bb.open_playground(context, app_url + _link("airport"))
+    finally:
+        bb.VIEWPORT.update(width=1440, height=900)
+    try:
+        commit = bb.edit_cost(page, "6.5")
+        page.wait_for_function("() => !!(window.__rebelPg && window.__rebelPg.scene)", timeout=120_000)
+        page.wait_for_function(_IDLE, timeout=120_000)
+        commit()
+        tray = page.locator(".st-key-pg_tray")
+        tray.get_by_text("could not retrain REBEL").wait_for(timeout=60_000)
+        page.wait_for_function(
+            "sel => { const gd = document.querySelector(sel); const n = gd && gd.data.find(t => t.name === 'numbers');"
+            " return !!(n && gd.layout.meta && !gd.layout.meta.browser_scene); }",
+            arg=PLOT,
+            timeout=60_000,
+        )
+        page.wait_for_function(_IDLE, timeout=60_000)
+        shown = page.evaluate(
+            "sel => { const gd = document.querySelector(sel);"
+            " return [gd.data.find(t => t.name === 'numbers').text[0], gd.layout.sliders[0].active]; }",
+            PLOT,
+        )
+        assert page.evaluate("document.body.dataset.rebelCostsPainted") is None  # nothing painted in the page
+    finally:
+        context.close()
+    cfg = preset_config("airport")
+    C = np.array(cfg.cost_matrix, dtype=np.float64)
+    C[2, 0] = 6.5
+    pair = fit_scene(dataclasses.replace(cfg, cost_matrix=C))
+    assert shown[0] == numbers_text(pg.round_numbers(pair), shown[1], pair.n_rounds, pg.REPLAY_TITLE)

@@ -30,7 +30,7 @@
     return {
       key: d.key, costsKey: d.costsKey, K, T, nTrain, nTest, M, points, pointsY, testY: d.testY,
       problem: d.problem, C: Float64Array.from(d.problem.costMatrix),
-      grid: S.gridPoints(d.grid.xs, d.grid.ys), nx: d.grid.xs.length, ny: d.grid.ys.length,
+      xs: d.grid.xs, ys: d.grid.ys, nx: d.grid.xs.length, ny: d.grid.ys.length,
       staged: d.twoStep.map(S.float64s), bayes: d.bayes ? S.float64s(d.bayes) : null,
       blind: S.bytesOf(d.blind), palette: d.palette, title: d.title, projector: d.projector, tie: d.tie,
       maxCost: d.maxCost, input: d.input, generation: 0, result: null,
@@ -244,7 +244,7 @@
     P.trainer.fit({ ...sc.problem, costMatrix: C }).then((model) => {
       if (generation !== sc.generation || P.scene !== sc) return;
       if (P.failed) return tell(sc, C, P.failed); // the worker failed: the server computes this edit
-      const res = outcome(sc, C, S.decide(model, C, sc.K, sc.grid, sc.nx * sc.ny, sc.points, sc.M, sc.staged, sc.bayes, sc.nTest));
+      const res = outcome(sc, C, S.decide(model, C, sc.K, sc.xs, sc.ys, sc.points, sc.M, sc.staged, sc.bayes, sc.nTest));
       const gd = plot();
       if (!ofScene(gd, sc)) return tell(sc, C, null); // the chart was replaced meanwhile: the server draws it
       sc.C = C;
@@ -263,7 +263,7 @@
 
   document.addEventListener("keydown", (e) => {
     const sc = P.scene;
-    if (!sc || e.key !== "Enter" || e.isComposing || !P.trainer || P.failed || !window.Plotly) return;
+    if (!sc || e.key !== "Enter" || e.isComposing || !P.trainer || !window.Plotly) return;
     const input = e.target;
     if (!(input instanceof HTMLInputElement)) return;
     const box = input.closest('[class*="st-key-"]');
@@ -279,7 +279,8 @@
     if (!ofScene(plot(), sc)) return;
     e.stopImmediatePropagation(); // Streamlit never sees this Enter: the hidden text box carries the edit
     e.preventDefault();
-    edit(sc, C);
+    if (P.failed) tell(sc, C, P.failed, false); // no worker here: the server computes it, and says why
+    else edit(sc, C);
   }, true);
 
   // A chart drawn again from the server's figure (Streamlit's own redraw of the same element) shows the costs

@@ -73,19 +73,54 @@
     };
   }
 
+  /* REBEL's classes on the grid (xs by ys, row-major over (y, x)) after every round, (T + 1) * cells, as
+   * RebelEngine.stagedClasses(model, gridPoints(xs, ys), cells) gives them, with far less work: a tree only
+   * compares a coordinate with the model's thresholds, so cells whose x (and y) lie between the same two thresholds
+   * of the model take the same branch everywhere. One cell per such block is scored, and its classes are copied to
+   * the block's cells. */
+  function stagedOnGrid(model, xs, ys) {
+    const E = root.RebelEngine, nx = xs.length, ny = ys.length, T = model.nRounds;
+    const groups = (values, feature) => {
+      const cuts = [...new Set(model.thresholds.filter((v, n) => model.features[n] === feature && !Number.isNaN(v)))];
+      cuts.sort((a, b) => a - b);
+      const of = new Int32Array(values.length), first = [];
+      for (let i = 0; i < values.length; i++) {
+        let lo = 0, hi = cuts.length; // thresholds below the value
+        while (lo < hi) {
+          const mid = (lo + hi) >> 1;
+          if (cuts[mid] < values[i]) lo = mid + 1; else hi = mid;
+        }
+        if (i === 0 || lo !== first[first.length - 1][1]) first.push([i, lo]);
+        of[i] = first.length - 1;
+      }
+      return { of, rep: first.map(([i]) => values[i]) };
+    };
+    const gx = groups(xs, 0), gy = groups(ys, 1), mx = gx.rep.length, my = gy.rep.length, M = mx * my;
+    const staged = E.stagedClasses(model, gridPoints(gx.rep, gy.rep), M);
+    const cells = nx * ny, out = new Uint8Array((T + 1) * cells);
+    for (let t = 0; t <= T; t++) {
+      const o = t * cells, r = t * M;
+      for (let iy = 0; iy < ny; iy++) {
+        const row = r + gy.of[iy] * mx, c = o + iy * nx;
+        for (let ix = 0; ix < nx; ix++) out[c + ix] = staged[row + gx.of[ix]];
+      }
+    }
+    return out;
+  }
+
   /* The three methods' classes under the cost matrix C (K*K, rows = truth) for a model fitted with C: REBEL's on
-   * the grid's points (T + 1 rounds of ``cells``) and on ``points`` (the points the page scores: M x 2, every
+   * the grid (xs by ys, T + 1 rounds: stagedOnGrid) and on ``points`` (the points the page scores: M x 2, every
    * round), the two-step method's on the test points from the 0-1 model's posteriors of each round kept
    * (``staged``: Float64Arrays nTest*K) and the Bayes rule's from the known posteriors (or null). */
-  function decide(model, C, K, grid, cells, points, M, staged, bayesP, nTest) {
+  function decide(model, C, K, xs, ys, points, M, staged, bayesP, nTest) {
     const E = root.RebelEngine;
     return {
-      regions: E.stagedClasses(model, grid, cells),
+      regions: stagedOnGrid(model, xs, ys),
       staged: E.stagedClasses(model, points, M),
       twoStep: staged.map((P) => E.minRiskClasses(P, nTest, K, C)),
       bayes: bayesP ? E.minRiskClasses(bayesP, nTest, K, C) : null,
     };
   }
 
-  root.RebelScene = { bytesOf, float64s, gridPoints, trainer, decide };
+  root.RebelScene = { bytesOf, float64s, gridPoints, trainer, stagedOnGrid, decide };
 })(typeof self !== "undefined" ? self : globalThis);

@@ -12,7 +12,6 @@
   const T = data.problem.nRounds;
   const S = window.RebelScene;
   const xs = data.grid.xs, ys = data.grid.ys, nx = xs.length, ny = ys.length, cells = nx * ny;
-  const gridPts = S.gridPoints(xs, ys); // row-major over (y, x), as the server's Grid.points
   const testX = Float64Array.from(data.test.X), testY = data.test.y, nTest = testY.length;
   const stagesKept = data.twoStep.P.map(S.float64s); // the 0-1 model's posteriors on the test points, per round
   const bayesP = data.bayes ? S.float64s(data.bayes) : null;
@@ -123,7 +122,7 @@
     const start = performance.now();
     fitModel({ ...data.problem, costMatrix: C }).then((model) => {
       if (generation !== state.generation) return; // a newer edit is training
-      const decided = S.decide(model, C, K, gridPts, cells, testX, nTest, stagesKept, bayesP, nTest);
+      const decided = S.decide(model, C, K, xs, ys, testX, nTest, stagesKept, bayesP, nTest);
       state.C = C;
       state.regions = decided.regions;
       state.testStaged = decided.staged;

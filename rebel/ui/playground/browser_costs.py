@@ -29,7 +29,7 @@ import streamlit as st
 from rebel.ui import components as ui
 from rebel.ui.browser.engine import HERE, MAX_POINTS, engine_source, problem_payload
 from rebel.ui.browser.scene import MAX_STAGED_NUMBERS
-from rebel.ui.config import APP_MAX_COST, dataset_key
+from rebel.ui.config import APP_MAX_COST, dataset_key, format_cost
 from rebel.ui.figures.palette import region_rgb
 from rebel.ui.figures.style import esc
 from rebel.ui.playground import present
@@ -74,6 +74,7 @@ def figure_pair(pair, reason: str | None):
     ``pair``'s costs on it (the same figure again: Streamlit's chart keeps what the browser painted), else
     ``pair`` (which becomes the chart's)."""
     ss = st.session_state
+    tell(reason)
     base, painted = ss.get(BASE), ss.get(PAINTED)
     if (
         reason is None
@@ -169,15 +170,15 @@ def send(pair, reason: str | None, projector: bool) -> None:
             st.html(script[1], unsafe_allow_javascript=True)
             if reason is not None:
                 ss[SENT] = sent  # (no data to lose)
-    tell(reason)
 
 
 def tell(reason: str | None) -> None:
-    """Say once, in the message tray, why cost edits run on the server for a variant engine or after a failure."""
+    """Say once, in the message tray, that cost edits run on the server for a variant engine (a failure is said
+    when it comes back, ``_on_edit``)."""
     ss = st.session_state
     if reason != ss.get(TOLD):
         ss[TOLD] = reason
-        if reason == VARIANT or (reason and reason == ss.get(FAILED)):
+        if reason == VARIANT:
             ui.flash("info", reason)
 
 
@@ -198,11 +199,24 @@ def _on_edit() -> None:
     from rebel.ui.state import get_state
 
     if msg.get("failed"):
-        ss[FAILED] = (
+        ss[FAILED] = ss[TOLD] = (
             f"The browser could not retrain REBEL ({msg['failed']}); the server computes cost edits now."
         )
+        ui.flash("warning", ss[FAILED])
     get_state().set_costs(C)
-    ui.reset_cost_editor(side.COSTS, C)
+    _show_in_editor(side.COSTS, C)
     ss[SENT] = (base.key, msg.get("projector"))  # the page holds this scene: no need to send it again
     if msg.get("painted") and not msg.get("failed"):
         ss[PAINTED] = (base.key, C.tobytes())
+
+
+def _show_in_editor(key: str, C: np.ndarray) -> None:
+    """The cost editor ``key`` shows ``C`` with its cells as they are (no new cells: a cell being typed into
+    stays): its stored matrix and each cell's text (the cell edited in the browser was never committed)."""
+    ss = st.session_state
+    ss[f"{key}_base"] = C.copy()
+    for i in range(C.shape[0]):
+        for j in range(C.shape[1]):
+            cell = ui.cost_cell_key(key, i, j)
+            if cell in ss:
+                ss[cell] = format_cost(C[i, j])
