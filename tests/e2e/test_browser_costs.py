@@ -109,7 +109,7 @@ def test_a_cost_edit_is_computed_and_painted_in_the_browser(app_url, browser):
 _NO_WORKER = "window.Worker = function () { throw new Error('Web Workers are blocked in this test'); };"
 
 
-def test_without_a_worker_the_server_computes_the_edit_and_says_so(app_url, browser):
+def test_without_a_worker_the_server_computes_the_edit_and_says_so(app_url, chromium):
     """A browser that cannot start the Web Worker: the edit goes to the server, the page says why in its message
     tray, and the chart is drawn again from the server engine's result."""
     from rebel.ui.config import preset_config
@@ -117,7 +117,7 @@ def test_without_a_worker_the_server_computes_the_edit_and_says_so(app_url, brow
     from rebel.ui.lessons import fit_scene
     from rebel.ui.playground import compute as pg
 
-    context = browser.new_context()
+    context = chromium.new_context()
     context.add_init_script(_NO_WORKER)
     bb.VIEWPORT.update(width=1280, height=720)
     try:
