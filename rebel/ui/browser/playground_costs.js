@@ -87,7 +87,9 @@
     }
     for (let i = 0; i < raw.length; i++) { a = (a + raw[i]) % 65521; b = (b + a) % 65521; }
     idat[p] = b >> 8; idat[p + 1] = b & 255; idat[p + 2] = a >> 8; idat[p + 3] = a & 255;
-    const chunks = [["IHDR", [...u32(nx), ...u32(ny), bits, 3, 0, 0, 0]], ["PLTE", palette], ["IDAT", idat], ["IEND", []]];
+    const chunks = [
+      ["IHDR", [...u32(nx), ...u32(ny), bits, 3, 0, 0, 0]], ["PLTE", palette], ["IDAT", idat], ["IEND", []],
+    ];
     const size = 8 + chunks.reduce((s, [, c]) => s + 12 + c.length, 0), png = new Uint8Array(size);
     png.set([137, 80, 78, 71, 13, 10, 26, 10]);
     let q = 8;
@@ -209,9 +211,13 @@
     for (const fr of frames) {
       const t = Number(String(fr.name).slice(1));
       if (!(t >= 0 && t <= sc.T)) continue;
-      fr.data = (fr.traces || []).map((i, j) => ({ ...(fr.data[j] || {}), ...(roundUpdate(sc, res, (gd.data[i] || {}).name, t) || {}) }));
+      fr.data = (fr.traces || []).map((i, j) => {
+        const u = roundUpdate(sc, res, (gd.data[i] || {}).name, t);
+        return { ...(fr.data[j] || {}), ...(u || {}) };
+      });
       if (fr.layout && fr.layout.images && fr.layout.images[0]) {
-        fr.layout = { ...fr.layout, images: [{ ...fr.layout.images[0], source: png(sc, res, t) }, ...fr.layout.images.slice(1)] };
+        const first = { ...fr.layout.images[0], source: png(sc, res, t) };
+        fr.layout = { ...fr.layout, images: [first, ...fr.layout.images.slice(1)] };
       }
     }
     gd.__rebelFramesOf = res;
@@ -244,7 +250,8 @@
     P.trainer.fit({ ...sc.problem, costMatrix: C }).then((model) => {
       if (generation !== sc.generation || P.scene !== sc) return;
       if (P.failed) return tell(sc, C, P.failed); // the worker failed: the server computes this edit
-      const res = outcome(sc, C, S.decide(model, C, sc.K, sc.xs, sc.ys, sc.points, sc.M, sc.staged, sc.bayes, sc.nTest));
+      const decided = S.decide(model, C, sc.K, sc.xs, sc.ys, sc.points, sc.M, sc.staged, sc.bayes, sc.nTest);
+      const res = outcome(sc, C, decided);
       const gd = plot();
       if (!ofScene(gd, sc)) return tell(sc, C, null); // the chart was replaced meanwhile: the server draws it
       sc.C = C;
@@ -258,7 +265,7 @@
           tell(sc, C, null, true);
         }, 0);
       });
-    }).catch((err) => tell(sc, C, `REBEL could not be retrained in this browser: ${err && err.message ? err.message : err}`));
+    }).catch((err) => tell(sc, C, `it stopped: ${err && err.message ? err.message : err}`, false));
   }
 
   document.addEventListener("keydown", (e) => {

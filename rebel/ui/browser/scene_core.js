@@ -81,7 +81,8 @@
   function stagedOnGrid(model, xs, ys) {
     const E = root.RebelEngine, nx = xs.length, ny = ys.length, T = model.nRounds;
     const groups = (values, feature) => {
-      const cuts = [...new Set(model.thresholds.filter((v, n) => model.features[n] === feature && !Number.isNaN(v)))];
+      const used = model.thresholds.filter((v, n) => model.features[n] === feature && !Number.isNaN(v));
+      const cuts = [...new Set(used)];
       cuts.sort((a, b) => a - b);
       const of = new Int32Array(values.length), first = [];
       for (let i = 0; i < values.length; i++) {

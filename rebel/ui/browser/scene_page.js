@@ -1,5 +1,6 @@
 /* A scene file's page: the cost table, REBEL's regions on a canvas, the three test costs and the replay, all
- * recomputed in the page by the browser engine (RebelEngine, loaded before this script) on every cost edit.
+ * recomputed in the page by the browser engine on every cost edit (RebelEngine, and RebelScene from scene_core.js,
+ * loaded before this script).
  * Reads the JSON in #scene-data (rebel.ui.browser.scene.scene_data). Text is set with textContent only.
  * State for tests and embedding pages: body[data-fits] counts finished trainings, body[data-asked] and
  * body[data-trained] number the last cost table asked for and the last one shown (equal when the page has caught
@@ -130,7 +131,8 @@
       state.bayes = decided.bayes;
       state.fits += 1;
       const ms = performance.now() - start;
-      status.textContent = `REBEL retrained in this page in ${ms.toFixed(0)} ms (${T} rounds${trainer.inWorker() ? ", in a worker" : ""})`;
+      const where = trainer.inWorker() ? ", in a worker" : "";
+      status.textContent = `REBEL retrained in this page in ${ms.toFixed(0)} ms (${T} rounds${where})`;
       show(state.t);
       document.body.dataset.fits = String(state.fits);
       document.body.dataset.trained = String(generation);
