@@ -1,16 +1,10 @@
 """Playground: design a dataset, edit the cost matrix, train REBEL and the two-step baseline, watch the regions.
 
-One screen at 1280x720 and up (``side.one_screen_style``): the regions plot, sized from the viewport, carries the
-round control (slider and Play, in the browser) and every number that depends on the round (test costs, the
-verdict's figures, a cost strip); beside it the cost editor and a fixed-height message tray (warnings, the preset's
-story, the verdict after all rounds), so a message never moves the plot. Details (before/after, curves, per-class
-numbers, confusion matrix, clusters, how to read) come one at a time below. The main area is one
-``st.fragment``: an edit reruns it, not the sidebar. Widgets and layout only: the view layer is the
-``rebel.ui.playground`` package (state changes in ``actions``, computations in ``compute``, widgets in ``widgets``,
-the views below in ``details``, the view in the link in ``link``; shared widgets in ``rebel.ui.components``),
-figures in ``rebel.ui.figures`` (the regions replay: ``compute.replay_of``, animated in the browser). Cross-page
-state: ``rebel.ui.state.AppState``; "t" is the round the replay opens at (the link's or the last).
-"""
+One screen at 1280x720 and up (``side.one_screen_style``): the regions plot (round control and every number of the
+round inside it), beside it the cost editor and a fixed-height message tray; Details come one at a time below. The
+main area is one ``st.fragment``: an edit reruns it, not the sidebar. Widgets and layout only: the view layer is
+the ``rebel.ui.playground`` package (``actions``, ``compute``, ``widgets``, ``details``, ``browser_costs``: cost
+edits computed in the page), figures in ``rebel.ui.figures``; cross-page state ``rebel.ui.state.AppState``."""
 
 import warnings
 
@@ -25,6 +19,7 @@ from rebel.ui import lesson_widgets as lessons
 from rebel.ui import viewport as vp
 from rebel.ui.figures import replay, style
 from rebel.ui.playground import actions as act
+from rebel.ui.playground import browser_costs as browser
 from rebel.ui.playground import calibrated, exercise, keys, order, present, upload_link
 from rebel.ui.playground import compute as pg
 from rebel.ui.playground import widgets as side
@@ -113,23 +108,26 @@ def _training(tray) -> pg.TrainedPair | None:
     return pair
 
 
-def _regions(pair: pg.TrainedPair, t: int, show: dict, viewport) -> None:
+def _regions(pair: pg.TrainedPair, t: int, show: dict, viewport) -> tuple:
     """The regions of every round in one figure (slider and Play run in the browser), starting at round t (at
     t = 0 and playing by itself right after a retrain with "Replay after retraining" on). The figure is the size
     of its box (``side.plot_height``, the box's width) once the browser has told it (``rebel.ui.viewport``), so it
     is drawn once; before that (a first visit), the size of a 1280 x 720 projector's box (``viewport.UNKNOWN``):
     drawn once there, at any other size drawn again at its box's size by Streamlit's chart."""
+    reason = browser.why_not(A.engine, pair, show)
+    drawn = browser.figure_pair(pair, reason)  # the chart's pair: its own, or one the browser repainted
     autoplay = S.pop(side.AUTOPLAY, None)
+    autoplay = autoplay if drawn is pair else None  # (a chart the browser repainted is kept as it is)
     t = 0 if autoplay else t
     projector = present.on()
     lesson = lessons.shown_scene() is not None
-    picture = (pair.key, t, autoplay, tuple(sorted(show.items())), projector, lesson, S.get("chart_v", 0))
+    picture = (drawn.key, t, autoplay, tuple(sorted(show.items())), projector, lesson, S.get("chart_v", 0))
     if projector:  # its legend and strip are placed for the box's height: a new height is a new picture
         picture += (side.plot_height(vp.or_guess(viewport), lesson),)
     size = vp.figure_size(vp.or_guess(viewport), picture)  # (a first visit: taken to be a projector's)
     # ``height``: the plot's box (``side.ONE_SCREEN_CSS``: sized from the viewport), or None: measured
     height = side.plot_height(size, lesson)
-    fig = pg.replay_of(pair, t, show, height=height, projector=projector)
+    fig = pg.replay_of(drawn, t, show, height=height, projector=projector)
     if height is not None:  # the box's width: Streamlit measures it too, and draws once if equal
         fig.update_layout(width=size.width)
     if show["box"]:
@@ -143,6 +141,7 @@ def _regions(pair: pg.TrainedPair, t: int, show: dict, viewport) -> None:
         fig.for_each_trace(lambda tr: tr.update(showlegend=False), selector=test_points)
     if not show["box"]:  # (a dragged box selects over marker traces: the points stay markers)
         pg.points_as_image(fig)
+    browser.mark(fig, drawn, reason)
     event = st.plotly_chart(
         fig,
         height=height or "stretch",
@@ -153,6 +152,7 @@ def _regions(pair: pg.TrainedPair, t: int, show: dict, viewport) -> None:
     )
     if show["box"]:
         _add_dragged_cluster(event)
+    return drawn, reason
 
 
 def _add_dragged_cluster(event) -> None:
@@ -248,7 +248,7 @@ def _live() -> None:
         with left:
             show = side.view_toggles(pair.has_bayes, A.data_source == "mixture")
             with plot:
-                _regions(order.shown(pair, A), t, show, viewport)
+                chart = _regions(order.shown(pair, A), t, show, viewport)  # (its pair, why not the browser's)
         if stage == side.PLOT_FIRST_NOW:  # a session's first run: the rest once the plot is drawn
             side.plot_drawn_alone()
             return
@@ -269,6 +269,7 @@ def _live() -> None:
     exercise.sync()
     side.round_in_link()
     keys.replay_keys()  # ← → step a round, Space plays and pauses, Home and End
+    browser.send(*chart, projector)  # what the browser needs to compute cost edits itself
     vp.keep()  # below the first screen: the hidden text box the browser writes its size into
     side.collapse_sidebar_once()  # last: its element's gap is below the first screen
 

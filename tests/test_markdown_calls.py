@@ -184,6 +184,12 @@ def _is_fixed(node: ast.AST, fixed: set) -> bool:
     return is_safe(node) and not isinstance(node, ast.Call)
 
 
+def _is_script(node: ast.AST) -> bool:
+    """``script_element(...)`` (``rebel.ui.text``): data as escaped JSON in a script element, the only HTML
+    built from values that ``st.html`` may take."""
+    return isinstance(node, ast.Call) and _name(node.func) == "script_element"
+
+
 def problems(source: str, path: str = "<source>") -> list[str]:
     """Every markdown call of ``source`` that could carry unescaped text."""
     tree = ast.parse(source)
@@ -215,7 +221,7 @@ def problems(source: str, path: str = "<source>") -> list[str]:
         if not isinstance(func, ast.Attribute) or _root(func) in NOT_STREAMLIT:
             continue
         method = func.attr
-        if method in FORBIDDEN and not all(_is_fixed(a, fixed) for a in node.args):
+        if method in FORBIDDEN and not all(_is_fixed(a, fixed) or _is_script(a) for a in node.args):
             flag(node, f"st.{method} with a non-literal")
         if method.endswith("Column") and _root(func) == "st":
             spec: tuple | None = LABEL
@@ -293,6 +299,7 @@ BAD = [
     "st.write('a', x)",
     "st.metric('Bayes', 'n/a' if b is None else f'{b:.3f}')",
     "st.toast(body=msg)",
+    "st.html(script[1], unsafe_allow_javascript=True)",
     "st.sidebar.selectbox(label, [1])",
 ]
 GOOD = [
@@ -317,7 +324,23 @@ GOOD = [
     "st.dataframe(table)",
     "bar.progress(i / n, text=plain(label))",
     "st.metric('Bayes', 'n/a' if b is None else md('{:.3f}', b))",
+    "st.html(script_element('__data', payload, [code]), unsafe_allow_javascript=True)",
 ]
+
+
+def test_script_element_data_cannot_end_the_element_or_start_markup():
+    from rebel.ui.text import script_element
+
+    hostile = {"name": "</script><img src=x onerror=alert(1)>&amp;\u2028", "n": [1.5, None]}
+    html = script_element("__data", hostile, ["run();"])
+    body = html[len("<script>") : -len("</script>")]
+    assert "<" not in body and ">" not in body and "&" not in body
+    assert html.endswith("\nrun();\n</script>")
+    import json
+
+    assert json.loads(body.split(" = ", 1)[1].split(";\n", 1)[0]) == hostile
+    with pytest.raises(ValueError, match="JavaScript identifier"):
+        script_element("a;alert(1)", {})
 
 
 @pytest.mark.parametrize("source", BAD)

@@ -94,3 +94,20 @@ def md(template: str, /, *values, **named) -> Markdown:
     """Our markdown ``template`` (a string literal) with ``{}`` fields filled by ``values``/``named``, each
     formatted with its spec and then made inert by ``plain``."""
     return Markdown(_FORMATTER.vformat(template, values, named))
+
+
+_JS_NAME = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
+
+
+def script_element(name: str, data, code=()) -> str:
+    """The one way data reaches a page script: one ``<script>`` element that sets ``window[name]`` to ``data``
+    as JSON (``<``, ``>`` and ``&`` written as ``\\u`` escapes, and JSON's ASCII output escapes U+2028/U+2029,
+    so no value can end the element or start markup), then runs ``code``: the project's own script texts, never
+    user text. ``st.html`` takes it (``tests/test_markdown_calls.py``)."""
+    import json
+
+    if not _JS_NAME.fullmatch(name):
+        raise ValueError(f"name is {name!r}; give a JavaScript identifier.")
+    text = json.dumps(data, separators=(",", ":"), ensure_ascii=True)
+    text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    return "<script>\n" + "\n".join([f"window.{name} = {text};", *code]) + "\n</script>"

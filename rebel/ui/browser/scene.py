@@ -26,6 +26,7 @@ from rebel.ui.config import Config
 from rebel.ui.figures.palette import class_colors, region_colors
 
 PAGE_JS = HERE / "scene_page.js"
+CORE_JS = HERE / "scene_core.js"  # shared with the Playground's cost edits (``playground_costs``)
 PAGE_CSS = HERE / "scene_page.css"
 MAX_STAGED_NUMBERS = (
     3_000_000  # two-step posteriors kept for every round up to this many numbers (else: last)
@@ -82,6 +83,7 @@ def scene_html(data: dict) -> str:
         f"<title>{title}</title>\n<style>\n{PAGE_CSS.read_text(encoding='utf-8')}</style>\n</head>\n<body>\n"
         f'<script type="application/json" id="scene-data">{payload}</script>\n'
         f'<script id="rebel-engine">\n{engine_source()}</script>\n'
+        f"<script>\n{CORE_JS.read_text(encoding='utf-8')}</script>\n"
         f"<script>\n{PAGE_JS.read_text(encoding='utf-8')}</script>\n</body>\n</html>\n"
     )
 

@@ -1,5 +1,6 @@
 /* A scene file's page: the cost table, REBEL's regions on a canvas, the three test costs and the replay, all
- * recomputed in the page by the browser engine (RebelEngine, loaded before this script) on every cost edit.
+ * recomputed in the page by the browser engine on every cost edit (RebelEngine, and RebelScene from scene_core.js,
+ * loaded before this script).
  * Reads the JSON in #scene-data (rebel.ui.browser.scene.scene_data). Text is set with textContent only.
  * State for tests and embedding pages: body[data-fits] counts finished trainings, body[data-asked] and
  * body[data-trained] number the last cost table asked for and the last one shown (equal when the page has caught
@@ -10,18 +11,11 @@
   const E = window.RebelEngine;
   const K = data.classes.length;
   const T = data.problem.nRounds;
+  const S = window.RebelScene;
   const xs = data.grid.xs, ys = data.grid.ys, nx = xs.length, ny = ys.length, cells = nx * ny;
-  const gridPts = new Float64Array(2 * cells); // row-major over (y, x), as the server's Grid.points
-  for (let iy = 0; iy < ny; iy++) {
-    for (let ix = 0; ix < nx; ix++) {
-      gridPts[2 * (iy * nx + ix)] = xs[ix];
-      gridPts[2 * (iy * nx + ix) + 1] = ys[iy];
-    }
-  }
   const testX = Float64Array.from(data.test.X), testY = data.test.y, nTest = testY.length;
-  const float64s = (b64) => new Float64Array(Uint8Array.from(atob(b64), (ch) => ch.charCodeAt(0)).buffer);
-  const stagesKept = data.twoStep.P.map(float64s); // the 0-1 model's posteriors on the test points, per round
-  const bayesP = data.bayes ? float64s(data.bayes) : null;
+  const stagesKept = data.twoStep.P.map(S.float64s); // the 0-1 model's posteriors on the test points, per round
+  const bayesP = data.bayes ? S.float64s(data.bayes) : null;
   const state = { C: Float64Array.from(data.costMatrix.flat()), regions: null, testStaged: null, twoStep: [],
     bayes: null, t: T, playing: false, fits: 0, generation: 0 };
 
@@ -95,47 +89,8 @@
   side.append(legend);
 
   // ---------------------------------------------------------------------------------------------- training
-  let worker = null;
-  try {
-    const source = document.getElementById("rebel-engine").textContent;
-    worker = new Worker(URL.createObjectURL(new Blob([source], { type: "text/javascript" })));
-  } catch (err) {
-    worker = null; // no worker from this page (some browsers refuse them on file://): train in the page
-  }
-
-  const pending = new Map(); // request id -> [resolve, reject, problem]
-  let requests = 0;
-  function trainHere(problem, resolve, reject) {
-    try {
-      resolve(E.fit(problem));
-    } catch (err) {
-      reject(err);
-    }
-  }
-  if (worker) {
-    worker.onmessage = (event) => {
-      const found = pending.get(event.data.id);
-      if (!found) return;
-      pending.delete(event.data.id);
-      if (event.data.error) found[1](new Error(event.data.error));
-      else found[0](event.data.model);
-    };
-    worker.onerror = (event) => {
-      event.preventDefault();
-      worker = null; // the worker failed: from now on the page trains itself, starting with what was asked
-      for (const [resolve, reject, problem] of pending.values()) trainHere(problem, resolve, reject);
-      pending.clear();
-    };
-  }
-
-  function fitModel(problem) {
-    return new Promise((resolve, reject) => {
-      if (!worker) return trainHere(problem, resolve, reject);
-      const id = ++requests;
-      pending.set(id, [resolve, reject, problem]);
-      worker.postMessage({ id, problem });
-    });
-  }
+  const trainer = S.trainer(document.getElementById("rebel-engine").textContent); // (in the page without one)
+  const fitModel = trainer.fit;
 
   function readCosts() {
     const C = new Float64Array(K * K);
@@ -168,14 +123,16 @@
     const start = performance.now();
     fitModel({ ...data.problem, costMatrix: C }).then((model) => {
       if (generation !== state.generation) return; // a newer edit is training
+      const decided = S.decide(model, C, K, xs, ys, testX, nTest, stagesKept, bayesP, nTest);
       state.C = C;
-      state.regions = E.stagedClasses(model, gridPts, cells);
-      state.testStaged = E.stagedClasses(model, testX, nTest);
-      state.twoStep = stagesKept.map((P) => E.minRiskClasses(P, nTest, K, C));
-      state.bayes = bayesP ? E.minRiskClasses(bayesP, nTest, K, C) : null;
+      state.regions = decided.regions;
+      state.testStaged = decided.staged;
+      state.twoStep = decided.twoStep;
+      state.bayes = decided.bayes;
       state.fits += 1;
       const ms = performance.now() - start;
-      status.textContent = `REBEL retrained in this page in ${ms.toFixed(0)} ms (${T} rounds${worker ? ", in a worker" : ""})`;
+      const where = trainer.inWorker() ? ", in a worker" : "";
+      status.textContent = `REBEL retrained in this page in ${ms.toFixed(0)} ms (${T} rounds${where})`;
       show(state.t);
       document.body.dataset.fits = String(state.fits);
       document.body.dataset.trained = String(generation);

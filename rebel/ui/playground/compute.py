@@ -269,12 +269,12 @@ class TrainedPair(ClassIndices):
         size = (self.n_rounds + 1) * X.shape[0] * len(self.classes) * 8
         if size > KEEP_POSTERIORS_BYTES:
             return staged_min_risk_indices(self.posterior_model, X, self.cost_matrix)
-        kept = zero_one_kept(
-            self.posterior_model,
-            ("posteriors", X.tobytes()),
-            lambda: [np.array(P) for P in staged_min_risk_posteriors(self.posterior_model, X)],
-        )
-        return min_risk_stages(kept, self.cost_matrix, X.shape[0])
+        return min_risk_stages(self.posteriors_kept(X), self.cost_matrix, X.shape[0])
+
+    def posteriors_kept(self, X) -> list:
+        """The 0-1 model's posteriors on X after every round, [(N, K)] * (T + 1), kept with that model."""
+        make = lambda: [np.array(P) for P in staged_min_risk_posteriors(self.posterior_model, X)]
+        return zero_one_kept(self.posterior_model, ("posteriors", X.tobytes()), make)
 
     @cached_property
     def staged_train(self) -> StagedByModel:
@@ -351,11 +351,16 @@ class TrainedPair(ClassIndices):
             return None
         # ``bayes_min_risk`` in two steps: the posteriors (the same under every cost matrix) are kept with the 0-1
         # model, which lives as long as this dataset and these settings; a cost edit only takes the cheapest class.
+        posterior = self.bayes_test_posteriors
+        return min_risk_class(posterior, validate_cost_matrix(self.cost_matrix, n_classes=posterior.shape[1]))
+
+    @property
+    def bayes_test_posteriors(self) -> np.ndarray:
+        """(N_test, K) posteriors of the known mixture on the test points (kept with the 0-1 model)."""
         X = self.dataset.X_test
-        posterior = zero_one_kept(
+        return zero_one_kept(
             self.posterior_model, ("bayes", X.tobytes()), lambda: bayes_posterior(self.dataset.mixture, X)
         )
-        return min_risk_class(posterior, validate_cost_matrix(self.cost_matrix, n_classes=posterior.shape[1]))
 
     @property
     def bayes_test_cost(self) -> float | None:
@@ -543,6 +548,9 @@ def round_numbers(pair: TrainedPair) -> dict:
     return {**pair.test_costs, "Bayes": pair.bayes_test_cost, "tie": TIE}
 
 
+REPLAY_TITLE = (
+    "REBEL's minimum-risk class"  # heads the replay's numbers (the browser's cost edits write it too)
+)
 REPLAY_VIEWS = {"weights": False, "two": False, "dis": False, "bayes": False}  # the overlays off
 
 
@@ -573,7 +581,7 @@ def replay_of(
         show_other=show["two"],
         show_disagreement=show["dis"],
         bayes_regions=pair.bayes_regions if show["bayes"] else None,
-        title="REBEL's minimum-risk class",
+        title=REPLAY_TITLE,
         start=start,
         height=height,
         numbers=round_numbers(pair),
@@ -636,29 +644,6 @@ def class_table(pair: TrainedPair, t: int) -> pd.DataFrame:
             "2-step recall": two_m.recall,
         }
     )
-
-
-INTRO = md(
-    "REBEL boosts straight for the **minimum-risk class**: tell it what each mistake costs and it spends "
-    "its weak learners on the boundaries that matter. Edit the costs or the clusters and watch the coloured "
-    "regions move; press **▶ Play** to replay training round by round, and compare with the usual "
-    "**two-step** method (learn posteriors with 0-1 costs, then pick the cheapest class)."
-)
-HOW_TO_READ = INTRO + md(
-    "\n\n"
-    "- **Costs** (right): entry (truth, prediction) is what that decision costs. The airport preset is the "
-    "paper's Fig. 1: letting a weapon through costs 20, a false alarm 1.\n"
-    "- **Regions** (left plot): the class REBEL picks at each place, i.e. its estimate of the "
-    "minimum-risk class. Raise a cost and watch the costly class's region grow (paper Fig. 7).\n"
-    "- **Round t** (the slider and ▶ Play under the plot): the model after its first t weak learners; the "
-    "numbers above the plot and the cost strip's dots follow it. With costs, REBEL places the "
-    "expensive boundaries first; *Size = weight* shows which points it is working on.\n"
-    "- **Two-step** (toggles): the usual recipe, boosting with 0-1 costs, then posterior and cheapest class. "
-    "*Disagreement* shades where the two decide differently; *Bayes boundaries* are the best possible ones.\n"
-    "- **Numbers** (above the plot): the test cost per point of REBEL, the two-step method and the Bayes rule "
-    "at round t, who is cheaper, the cost of ignoring the costs, and the regret (cost above the Bayes rule); "
-    "the Details below show error rates, per-class numbers and the confusion matrix."
-)
 
 
 TIE = 0.002  # test costs closer than this count as a tie in the verdict

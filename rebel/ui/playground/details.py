@@ -17,7 +17,8 @@ from rebel.ui.config import edited_table
 from rebel.ui.figures import costs, replay, style
 from rebel.ui.guard import lower_priority
 from rebel.ui.playground import actions as act
-from rebel.ui.playground.compute import HOW_TO_READ, TrainedPair, class_table, comparison_table
+from rebel.ui.playground.compute import TrainedPair, class_table, comparison_table
+from rebel.ui.playground.guide import HOW_TO_READ
 from rebel.ui.playground.link import DEFAULT_DETAIL_VIEW, DETAIL_VIEWS
 from rebel.ui.state import get_state
 

@@ -1,0 +1,306 @@
+/* The Playground's cost edits in the browser (paper engine, no overlays): Enter in a cell of the cost editor
+ * retrains REBEL in a Web Worker with the edited matrix (RebelScene.trainer), decides the two-step method's and the
+ * Bayes rule's classes from the posteriors the server sent once (window.__rebelPgData, set by the script before
+ * this one: rebel.ui.playground.browser_costs.scene_payload), and repaints the regions plot (the regions image, the
+ * mistakes, the numbers, the verdict's figures and the cost strip of the round shown; every round's frame for the
+ * replay right after). Then it writes the new matrix into a hidden text box, so the server stores the costs (links,
+ * session files, other pages) and keeps the chart as the browser drew it. A cell whose text the browser does not
+ * take as a cost, or a page where the browser path is off, goes to the server as before. If the worker fails, the
+ * edit goes to the server with the reason, and the server takes over.
+ * State for tests: body[data-rebel-costs-asked] / [data-rebel-costs-painted] number the edits asked and painted;
+ * window.__rebelPg.painted holds the last painted numbers.
+ */
+(function () {
+  "use strict";
+  const S = window.RebelScene;
+  const P = window.__rebelPg || (window.__rebelPg = { scene: null, edits: 0, failed: null });
+  const D = window.__rebelPgData;
+  const END = "\x24"; // (a regular expression's end, written so)
+  const COST_CELL = new RegExp("(?:^|\\s)st-key-([A-Za-z_]+)_\\d+_(\\d+)_(\\d+)(?:\\s|" + END + ")");
+  const NUMBER = new RegExp("^(\\d+\\.?\\d*|\\.\\d+)([eE][+-]?\\d+)?" + END);
+
+  // ------------------------------------------------------------------------------------------ the scene sent
+  function prepare(d) {
+    const K = d.problem.K, T = d.problem.nRounds;
+    const trainX = Float64Array.from(d.problem.X), testX = Float64Array.from(d.testX);
+    const nTrain = d.problem.N, nTest = d.testY.length, M = nTrain + nTest;
+    const points = new Float64Array(2 * M); // train then test, as the figure stacks them for the mistakes
+    points.set(trainX, 0);
+    points.set(testX, 2 * nTrain);
+    const pointsY = Uint8Array.from([...d.problem.y, ...d.testY]);
+    return {
+      key: d.key, costsKey: d.costsKey, K, T, nTrain, nTest, M, points, pointsY, testY: d.testY,
+      problem: d.problem, C: Float64Array.from(d.problem.costMatrix),
+      xs: d.grid.xs, ys: d.grid.ys, nx: d.grid.xs.length, ny: d.grid.ys.length,
+      staged: d.twoStep.map(S.float64s), bayes: d.bayes ? S.float64s(d.bayes) : null,
+      blind: S.bytesOf(d.blind), palette: d.palette, title: d.title, projector: d.projector, tie: d.tie,
+      maxCost: d.maxCost, input: d.input, generation: 0, result: null,
+    };
+  }
+  if (D && D.key) {
+    if (!P.scene || P.scene.key !== D.key || P.scene.projector !== D.projector) P.scene = prepare(D);
+  } else {
+    P.scene = null; // the browser path does not apply to what the server shows now
+  }
+  if (!P.trainer && D && D.engine) {
+    if (!window.RebelEngine) {
+      const el = document.createElement("script");
+      el.textContent = D.engine;
+      document.head.append(el);
+    }
+    P.trainer = S.trainer(D.engine, (reason) => { P.failed = reason; });
+  }
+  if (P.installed) return;
+  P.installed = true;
+
+  // -------------------------------------------------------------------------------- palette PNGs of class grids
+  const CRC = new Int32Array(256);
+  for (let n = 0; n < 256; n++) {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    CRC[n] = c;
+  }
+  function crc32(bytes, start, end) {
+    let c = -1;
+    for (let i = start; i < end; i++) c = CRC[(c ^ bytes[i]) & 255] ^ (c >>> 8);
+    return (c ^ -1) >>> 0;
+  }
+  /* A palette PNG (rows top-down, stored deflate blocks) of the class grid cls[offset ..] (ny rows of nx,
+   * row 0 at the bottom), as a data URI: the server's region_png.class_grid_pngs draws the same pixels. */
+  function gridPng(cls, offset, nx, ny, palette) {
+    const nColors = palette.length / 3;
+    const bits = [1, 2, 4, 8].find((b) => nColors <= 1 << b), per = 8 / bits, rowBytes = Math.ceil(nx / per);
+    const raw = new Uint8Array(ny * (rowBytes + 1));
+    for (let r = 0; r < ny; r++) {
+      const src = offset + (ny - 1 - r) * nx, o = r * (rowBytes + 1) + 1; // filter byte 0 first
+      for (let x = 0; x < nx; x++) raw[o + ((x / per) | 0)] |= cls[src + x] << (bits * (per - 1 - (x % per)));
+    }
+    const blocks = Math.max(1, Math.ceil(raw.length / 65535));
+    const idat = new Uint8Array(2 + raw.length + 5 * blocks + 4);
+    idat[0] = 0x78; idat[1] = 0x01;
+    let p = 2, a = 1, b = 0;
+    for (let k = 0; k < blocks; k++) {
+      const start = k * 65535, len = Math.min(65535, raw.length - start);
+      idat[p] = k === blocks - 1 ? 1 : 0;
+      idat[p + 1] = len & 255; idat[p + 2] = len >> 8; idat[p + 3] = ~len & 255; idat[p + 4] = (~len >> 8) & 255;
+      idat.set(raw.subarray(start, start + len), p + 5);
+      p += 5 + len;
+    }
+    for (let i = 0; i < raw.length; i++) { a = (a + raw[i]) % 65521; b = (b + a) % 65521; }
+    idat[p] = b >> 8; idat[p + 1] = b & 255; idat[p + 2] = a >> 8; idat[p + 3] = a & 255;
+    const chunks = [
+      ["IHDR", [...u32(nx), ...u32(ny), bits, 3, 0, 0, 0]], ["PLTE", palette], ["IDAT", idat], ["IEND", []],
+    ];
+    const size = 8 + chunks.reduce((s, [, c]) => s + 12 + c.length, 0), png = new Uint8Array(size);
+    png.set([137, 80, 78, 71, 13, 10, 26, 10]);
+    let q = 8;
+    for (const [tag, body] of chunks) {
+      png.set(u32(body.length), q);
+      for (let i = 0; i < 4; i++) png[q + 4 + i] = tag.charCodeAt(i);
+      png.set(body, q + 8);
+      png.set(u32(crc32(png, q + 4, q + 8 + body.length)), q + 8 + body.length);
+      q += 12 + body.length;
+    }
+    let text = "";
+    for (let i = 0; i < png.length; i += 0x8000) text += String.fromCharCode.apply(null, png.subarray(i, i + 0x8000));
+    return "data:image/png;base64," + btoa(text);
+  }
+  function u32(v) { return [(v >>> 24) & 255, (v >>> 16) & 255, (v >>> 8) & 255, v & 255]; }
+
+  // ------------------------------------------------------------------------ the numbers (replay_numbers' twin)
+  // (tags and non-ASCII text as escapes: Streamlit drops an st.html script holding them literally; and no dollar
+  // sign anywhere in this file: the app's checks read the page's HTML for live LaTeX)
+  const f3 = (v) => v.toFixed(3);
+  const signed = (v) => (v < 0 ? "" : "+") + v.toFixed(3);
+  const bold = (text) => "\x3cb>" + text + "\x3c/b>";
+  const BR = "\x3cbr>", DOT = " \u00b7 ";
+  /* rebel.ui.figures.replay_numbers._numbers_parts of round t: [head, costs, verdict phrases]. */
+  function parts(n, t, T) {
+    const r = n.REBEL[t], s = n.twoStep[t], b = n.Bayes, diff = r - s;
+    const costs = bold("REBEL " + f3(r)) + DOT + bold("two-step " + f3(s)) + DOT +
+      (b === null ? "Bayes n/a" : bold("Bayes " + f3(b)));
+    const who = Math.abs(diff) <= n.tie ? "tie" : diff < 0 ? "REBEL cheaper" : "two-step cheaper";
+    const verdict = [who + " (" + signed(diff) + ")", "costs ignored: " + f3(n.blind[t])];
+    if (b !== null) verdict.push("above Bayes: REBEL " + signed(r - b) + ",", "two-step " + signed(s - b));
+    return [bold("t = " + t) + " of " + T + DOT + "test cost per point:", costs, verdict];
+  }
+  function numbersText(n, t, T, title) { // replay_numbers.numbers_text
+    const [head, costs, verdict] = parts(n, t, T);
+    const lines = [head, costs, verdict.slice(0, 2).join(DOT)];
+    if (verdict.length > 2) lines.push(verdict.slice(2).join(" "));
+    return (title ? [title] : []).concat(lines).join(BR);
+  }
+  function projectorTexts(n, t, T, title) { // replay_numbers.projector_texts
+    const [head, costs, verdict] = parts(n, t, T);
+    return [head + BR + costs, (title ? [title] : []).concat(verdict).join(BR)];
+  }
+
+  // ----------------------------------------------------------------------------------------- the new picture
+  function outcome(sc, C, d) {
+    const E = window.RebelEngine, { K, T, M, nTrain, nTest, testY } = sc;
+    const n = { REBEL: new Float64Array(T + 1), twoStep: new Float64Array(T + 1), blind: new Float64Array(T + 1),
+      Bayes: d.bayes ? E.meanCost(C, K, testY, d.bayes, 0) : null, tie: sc.tie };
+    for (let t = 0; t <= T; t++) {
+      n.REBEL[t] = nTest ? E.meanCost(C, K, testY, d.staged, t * M + nTrain) : 0;
+      n.twoStep[t] = nTest ? E.meanCost(C, K, testY, d.twoStep[t], 0) : 0;
+      n.blind[t] = nTest ? E.meanCost(C, K, testY, sc.blind, t * nTest) : 0;
+    }
+    return { n, d, png: new Array(T + 1), wrong: new Array(T + 1) };
+  }
+  function png(sc, res, t) {
+    if (!res.png[t]) res.png[t] = gridPng(res.d.regions, t * sc.nx * sc.ny, sc.nx, sc.ny, sc.palette);
+    return res.png[t];
+  }
+  function mistakes(sc, res, t) {
+    if (!res.wrong[t]) {
+      const { M, points, pointsY } = sc, cls = res.d.staged, o = t * M;
+      let count = 0;
+      for (let m = 0; m < M; m++) if (cls[o + m] !== pointsY[m]) count++;
+      const x = new Float32Array(count), y = new Float32Array(count);
+      for (let m = 0, k = 0; m < M; m++) {
+        if (cls[o + m] !== pointsY[m]) { x[k] = points[2 * m]; y[k] = points[2 * m + 1]; k++; }
+      }
+      res.wrong[t] = { x, y };
+    }
+    return res.wrong[t];
+  }
+  /* What changes with the round t, per trace name (the frames' traces). */
+  function roundUpdate(sc, res, name, t) {
+    const n = res.n;
+    if (name === "mistake") return mistakes(sc, res, t);
+    if (name === "round marker") return { x: [t, t], y: [n.REBEL[t], n.twoStep[t]] };
+    if (name === "numbers") {
+      return { text: [sc.projector ? projectorTexts(n, t, sc.T, sc.title)[0] : numbersText(n, t, sc.T, sc.title)] };
+    }
+    if (name === "verdict") return { text: [projectorTexts(n, t, sc.T, sc.title)[1]] };
+    return null;
+  }
+  /* What does not change with the round: the cost strip's curves, its legend's height, the Bayes line. */
+  function fixedUpdate(sc, res, name) {
+    const n = res.n, top = Math.max(Math.max(...n.REBEL), Math.max(...n.twoStep));
+    if (name === "REBEL test cost") return { y: Array.from(n.REBEL) };
+    if (name === "two-step test cost") return { y: Array.from(n.twoStep) };
+    if (name === "strip legend") return { y: [top] };
+    if (name === "Bayes" && n.Bayes !== null) return { y: [n.Bayes, n.Bayes] };
+    return null;
+  }
+  function stripRange(n) { // replay_numbers._numbers_axes' y range of the strip
+    const lo = Math.min(Math.min(...n.REBEL), Math.min(...n.twoStep), n.Bayes || Infinity);
+    const hi = Math.max(Math.max(...n.REBEL), Math.max(...n.twoStep));
+    const pad = Math.max(hi - lo, 1e-6) * 0.1;
+    return [lo - pad, hi + pad];
+  }
+  const regionsImage = (images) => (images || []).findIndex((im) => im && im.name === "regions");
+
+  /* Round t of the result on the chart (Plotly.react: new objects for what changed, the rest as it is). */
+  function paint(gd, sc, res) {
+    const slider = gd.layout.sliders && gd.layout.sliders[0];
+    const t = Math.max(0, Math.min(sc.T, slider && Number.isFinite(slider.active) ? slider.active : sc.T));
+    const data = gd.data.map((tr) => {
+      const u = roundUpdate(sc, res, tr.name, t) || fixedUpdate(sc, res, tr.name);
+      return u ? { ...tr, ...u } : tr;
+    });
+    const k = regionsImage(gd.layout.images);
+    const images = gd.layout.images.map((im, i) => (i === k ? { ...im, source: png(sc, res, t) } : im));
+    const layout = { ...gd.layout, images };
+    if (gd.layout.yaxis3) layout.yaxis3 = { ...gd.layout.yaxis3, range: stripRange(res.n) };
+    gd.__rebelPainting = true;
+    return Promise.resolve(window.Plotly.react(gd, data, layout)).finally(() => { gd.__rebelPainting = false; });
+  }
+  /* Every round's frame of the replay for the result. */
+  function reframe(gd, sc, res) {
+    const frames = (gd._transitionData && gd._transitionData._frames) || [];
+    for (const fr of frames) {
+      const t = Number(String(fr.name).slice(1));
+      if (!(t >= 0 && t <= sc.T)) continue;
+      fr.data = (fr.traces || []).map((i, j) => {
+        const u = roundUpdate(sc, res, (gd.data[i] || {}).name, t);
+        return { ...(fr.data[j] || {}), ...(u || {}) };
+      });
+      if (fr.layout && fr.layout.images && fr.layout.images[0]) {
+        const first = { ...fr.layout.images[0], source: png(sc, res, t) };
+        fr.layout = { ...fr.layout, images: [first, ...fr.layout.images.slice(1)] };
+      }
+    }
+    gd.__rebelFramesOf = res;
+    gd.__rebelFrames = frames;
+  }
+
+  // --------------------------------------------------------------------------------------- telling the server
+  const setValue = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value").set;
+  function tell(sc, C, failed, painted) {
+    const el = document.querySelector(".st-key-" + sc.input + " input");
+    if (!el) return false;
+    const rows = [];
+    for (let i = 0; i < sc.K; i++) rows.push(Array.from(C.subarray(i * sc.K, (i + 1) * sc.K)));
+    P.edits += 1;
+    setValue.call(el, JSON.stringify({ key: sc.key, C: rows, n: P.edits, failed: failed || null, painted: !!painted,
+      projector: sc.projector }));
+    el.dispatchEvent(new Event("input", { bubbles: true }));
+    el.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", code: "Enter", keyCode: 13, bubbles: true }));
+    return true;
+  }
+
+  // ------------------------------------------------------------------------------------------------ the edit
+  const plot = () => document.querySelector(".st-key-pg_plot .js-plotly-plot");
+  // the chart of this scene (its layout.meta names it: browser_costs.mark), not one drawn for another
+  const ofScene = (gd, sc) => !!(gd && gd.layout && gd.layout.meta && gd.layout.meta.browser_scene === sc.key);
+  function edit(sc, C) {
+    const generation = ++sc.generation;
+    document.body.dataset.rebelCostsAsked = String(generation);
+    const started = performance.now();
+    P.trainer.fit({ ...sc.problem, costMatrix: C }).then((model) => {
+      if (generation !== sc.generation || P.scene !== sc) return;
+      if (P.failed) return tell(sc, C, P.failed); // the worker failed: the server computes this edit
+      const decided = S.decide(model, C, sc.K, sc.xs, sc.ys, sc.points, sc.M, sc.staged, sc.bayes, sc.nTest);
+      const res = outcome(sc, C, decided);
+      const gd = plot();
+      if (!ofScene(gd, sc)) return tell(sc, C, null); // the chart was replaced meanwhile: the server draws it
+      sc.C = C;
+      sc.result = res;
+      return paint(gd, sc, res).then(() => {
+        P.painted = { REBEL: res.n.REBEL[sc.T], twoStep: res.n.twoStep[sc.T], Bayes: res.n.Bayes,
+          blind: res.n.blind[sc.T], ms: performance.now() - started, inWorker: P.trainer.inWorker() };
+        document.body.dataset.rebelCostsPainted = String(generation);
+        setTimeout(() => {
+          if (sc.result === res) reframe(gd, sc, res);
+          tell(sc, C, null, true);
+        }, 0);
+      });
+    }).catch((err) => tell(sc, C, "it stopped: " + (err && err.message ? err.message : err), false));
+  }
+
+  document.addEventListener("keydown", (e) => {
+    const sc = P.scene;
+    if (!sc || e.key !== "Enter" || e.isComposing || !P.trainer || !window.Plotly) return;
+    const input = e.target;
+    if (!(input instanceof HTMLInputElement)) return;
+    const box = input.closest('[class*="st-key-"]');
+    const m = box && COST_CELL.exec(box.className);
+    if (!m || m[1] !== sc.costsKey) return;
+    const i = Number(m[2]), j = Number(m[3]), text = input.value.trim();
+    if (i >= sc.K || j >= sc.K || !NUMBER.test(text)) return; // the server says why it refuses it
+    const value = Number(text);
+    if (!(value <= sc.maxCost)) return;
+    const C = Float64Array.from(sc.C);
+    C[i * sc.K + j] = value;
+    if (!C.some((c) => c > 0)) return;
+    if (!ofScene(plot(), sc)) return;
+    e.stopImmediatePropagation(); // Streamlit never sees this Enter: the hidden text box carries the edit
+    e.preventDefault();
+    if (P.failed) tell(sc, C, P.failed, false); // no worker here: the server computes it, and says why
+    else edit(sc, C);
+  }, true);
+
+  // A chart drawn again from the server's figure (Streamlit's own redraw of the same element) shows the costs
+  // it was made with: the browser's result goes back on it.
+  setInterval(() => {
+    const sc = P.scene, gd = plot();
+    if (!sc || !sc.result || !ofScene(gd, sc) || gd.__rebelPainting) return;
+    const frames = gd._transitionData && gd._transitionData._frames;
+    if (gd.__rebelFramesOf !== sc.result || gd.__rebelFrames !== frames) {
+      const res = sc.result;
+      paint(gd, sc, res).then(() => reframe(gd, sc, res));
+    }
+  }, 250);
+})();

@@ -1,0 +1,224 @@
+"""Cost edits computed in the browser: the Playground's side of ``rebel/ui/browser/playground_costs.js``.
+
+On the paper engine with no overlay on the regions plot, a cost edit does not need the server: the 0-1 model, the
+two-step method's and the Bayes rule's posteriors depend only on the data, and REBEL retrains in a Web Worker in
+milliseconds at the Playground's sizes. The server sends once per dataset and settings (``scene_payload``, sent
+again only when the chart's model changes) what the page needs: the training points and settings (the browser
+engine's problem), the test points, the grid, the 0-1 model's posteriors on the test points after every round,
+the known mixture's posteriors there, the 0-1 model's most likely classes (the "costs ignored" number) and the
+browser engine's text. The page's script retrains on Enter in a cost cell, repaints the chart and writes the new
+matrix into a hidden text box (``INPUT``); its callback stores the costs (links, session files, other pages) and
+notes that the browser drew them (``PAINTED``), so the run that follows keeps the chart as it is: the figure is
+made from the pair it was first drawn from (``figure_pair``), which Streamlit's chart does not draw again.
+
+Everything else keeps the server's path: a variant engine, an overlay (boosting weights, two-step or Bayes
+boundaries, disagreement, a dragged box), too many posteriors to send, the one-entry editor of many classes,
+``REBEL_BROWSER_COSTS=0`` in the server's environment, and a session whose browser failed to retrain (the page says
+so once, ``tell``).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+
+import numpy as np
+import streamlit as st
+
+from rebel.ui import components as ui
+from rebel.ui.browser.engine import HERE, MAX_POINTS, engine_source, problem_payload
+from rebel.ui.browser.scene import MAX_STAGED_NUMBERS
+from rebel.ui.config import APP_MAX_COST, dataset_key, format_cost
+from rebel.ui.figures.palette import region_rgb
+from rebel.ui.figures.style import esc
+from rebel.ui.playground import present
+from rebel.ui.playground.order import InOrder
+from rebel.ui.text import script_element
+
+INPUT = "pg_browser_costs"  # the hidden text box the page writes a computed edit into
+BOX = "pg_browser_box"  # its hidden container (with the payload's script)
+HIDE_BOX = f"<style>div.st-key-{BOX} {{display: none !important;}}</style>"
+BASE = "_browser_base"  # the pair the chart on the page was drawn from
+PAINTED = "_browser_painted"  # (that pair's key, the costs' bytes) the browser drew on it
+SENT = "_browser_sent"  # what the page holds (a scene's key, or why the browser path is off)
+SCRIPT = "_browser_script"  # (what it sends, the payload's script): made once per scene
+FAILED = "_browser_failed"  # why this session's browser could not retrain (then the server path, for good)
+TOLD = "_browser_told"  # the last reason the page was told
+ENV = "REBEL_BROWSER_COSTS"  # "0": every cost edit on the server
+SCRIPTS = [HERE / "scene_core.js", HERE / "playground_costs.js"]
+VARIANT = (
+    "Cost edits run on the server with a variant engine: the browser computes them for the paper engine only."
+)
+
+
+def why_not(engine: str, pair, show: dict) -> str | None:
+    """Why a cost edit of this view goes to the server (None: the browser computes it). ``show``: the view
+    toggles (``widgets.view_toggles``)."""
+    if os.environ.get(ENV, "1") == "0":
+        return "off"
+    if st.session_state.get(FAILED):
+        return st.session_state[FAILED]
+    if engine != "paper":
+        return VARIANT
+    if isinstance(pair, InOrder):  # classes shown in the user's order: the server renumbers them
+        return "class order"
+    if any(show.get(k) for k in ("weights", "two", "dis", "bayes", "box")):
+        return "overlay"  # the overlays follow the costs too: drawn by the server
+    ds = pair.dataset
+    K, n_test = len(ds.classes), ds.X_test.shape[0]
+    if (pair.n_rounds + 1) * n_test * K > MAX_STAGED_NUMBERS or ds.X_train.shape[0] > MAX_POINTS:
+        return "size"
+    if ui.uses_entry_editor(K, present.on()):
+        return "entry editor"
+    return None
+
+
+def figure_pair(pair, reason: str | None):
+    """The pair to draw the regions figure from: the one the chart was drawn from when the browser has drawn
+    ``pair``'s costs on it (the same figure again: Streamlit's chart keeps what the browser painted), else
+    ``pair`` (which becomes the chart's)."""
+    ss = st.session_state
+    tell(reason)
+    base, painted = ss.get(BASE), ss.get(PAINTED)
+    if (
+        reason is None
+        and base is not None
+        and painted == (base.key, np.asarray(pair.cost_matrix, dtype=np.float64).tobytes())
+        and _same_scene(base, pair)
+    ):
+        return base
+    ss[BASE] = pair
+    ss.pop(PAINTED, None)
+    return pair
+
+
+def _same_scene(a, b) -> bool:
+    """Whether two pairs differ at most by their costs: the same data, settings and grid."""
+    same_data = a.dataset is b.dataset or dataset_key(a.dataset) == dataset_key(b.dataset)
+    return same_data and a.hyper == b.hyper and a.grid.shape == b.grid.shape
+
+
+def mark(fig, pair, reason: str | None) -> None:
+    """Name the chart's scene in its ``layout.meta`` when the browser computes its cost edits (``reason`` None):
+    the page's script paints only a chart of its scene."""
+    if reason is not None:
+        return
+    meta = dict(fig.layout.meta) if isinstance(fig.layout.meta, dict) else {}
+    meta["browser_scene"] = pair.key
+    fig.layout.meta = meta
+
+
+def _b64(values, dtype: str) -> str:
+    return base64.b64encode(np.ascontiguousarray(values, dtype=dtype).tobytes()).decode("ascii")
+
+
+def scene_payload(pair, projector: bool, title: str, costs_key: str, tie: float) -> dict:
+    """What the page needs to compute a cost edit of ``pair``'s chart (JSON-able; floats the page decides on as
+    base64 of float64 bytes)."""
+    ds = pair.dataset
+    X_test = ds.X_test
+    posteriors = pair.posteriors_kept(X_test) if X_test.shape[0] else []
+    bayes = pair.bayes_test_posteriors if pair.has_bayes and X_test.shape[0] else None
+    return {
+        "key": pair.key,
+        "costsKey": costs_key,
+        "input": INPUT,
+        "problem": problem_payload(ds.X_train, pair.y_train_idx, pair.cost_matrix, pair.hyper),
+        "testX": X_test.ravel().tolist(),
+        "testY": np.asarray(pair.y_test_idx).tolist(),
+        "grid": {"xs": pair.grid.xs.tolist(), "ys": pair.grid.ys.tolist()},
+        "twoStep": [_b64(P, "<f8") for P in posteriors],
+        "bayes": None if bayes is None else _b64(bayes, "<f8"),
+        "blind": _b64(pair.blind_test, "u1"),
+        "palette": region_rgb(len(ds.classes)).ravel().tolist(),
+        "title": f"<b>{esc(title)}</b>" if title else "",
+        "projector": bool(projector),
+        "tie": float(tie),
+        "maxCost": APP_MAX_COST,
+    }
+
+
+OFF_SCRIPT = "if (window.__rebelPg) window.__rebelPg.scene = null;"  # the browser path off: drop the scene
+
+
+def _code(data: dict | None) -> list:
+    """The page's scripts that follow the payload (or its absence: the browser path off)."""
+    return [p.read_text(encoding="utf-8") for p in SCRIPTS] if data is not None else [OFF_SCRIPT]
+
+
+def send(pair, reason: str | None, projector: bool) -> None:
+    """The hidden box: the text box a computed edit comes back in, and the payload for the chart of ``pair``
+    (``reason``: why the browser path is off, or None) in every run until the page has shown it holds it (an edit
+    of that scene came back): a run the browser never saw (one replaced by a newer run) cannot lose it."""
+    from rebel.ui.playground import compute as pg
+    from rebel.ui.playground import widgets as side
+
+    ss = st.session_state
+    with st.container(key=BOX):
+        st.html(HIDE_BOX)
+        st.text_input(
+            "Costs computed in the browser", key=INPUT, on_change=_on_edit, label_visibility="collapsed"
+        )
+        sent = (pair.key, projector) if reason is None else reason
+        if ss.get(SENT) != sent:
+            script = ss.get(SCRIPT)
+            if script is None or script[0] != sent:
+                data = None
+                if reason is None:
+                    data = scene_payload(pair, projector, pg.REPLAY_TITLE, side.COSTS, pg.TIE)
+                    data["engine"] = engine_source()
+                script = ss[SCRIPT] = (sent, data, _code(data))
+            st.html(script_element("__rebelPgData", script[1], script[2]), unsafe_allow_javascript=True)
+            if reason is not None:
+                ss[SENT] = sent  # (no data to lose)
+
+
+def tell(reason: str | None) -> None:
+    """Say once, in the message tray, that cost edits run on the server for a variant engine (a failure is said
+    when it comes back, ``_on_edit``)."""
+    ss = st.session_state
+    if reason != ss.get(TOLD):
+        ss[TOLD] = reason
+        if reason == VARIANT:
+            ui.flash("info", reason)
+
+
+def _on_edit() -> None:
+    """The page computed a cost edit (or could not): store the costs; note whether the browser drew them."""
+    ss = st.session_state
+    try:
+        msg = json.loads(ss.get(INPUT) or "")
+        C = np.array(msg["C"], dtype=np.float64)
+    except (ValueError, TypeError, KeyError):
+        return  # not the page's message: nothing to store
+    base = ss.get(BASE)
+    K = None if base is None else len(base.dataset.classes)
+    ok = C.shape == (K, K) and np.isfinite(C).all() and (C >= 0).all() and (C <= APP_MAX_COST).all()
+    if base is None or msg.get("key") != base.key or not ok or not (C > 0).any():
+        return  # an edit of a chart no longer shown, or not a cost matrix: the editor keeps the stored costs
+    from rebel.ui.playground import widgets as side
+    from rebel.ui.state import get_state
+
+    if msg.get("failed"):
+        ss[FAILED] = ss[TOLD] = (
+            f"The browser could not retrain REBEL ({msg['failed']}); the server computes cost edits now."
+        )
+        ui.flash("warning", ss[FAILED])
+    get_state().set_costs(C)
+    _show_in_editor(side.COSTS, C)
+    ss[SENT] = (base.key, msg.get("projector"))  # the page holds this scene: no need to send it again
+    if msg.get("painted") and not msg.get("failed"):
+        ss[PAINTED] = (base.key, C.tobytes())
+
+
+def _show_in_editor(key: str, C: np.ndarray) -> None:
+    """The cost editor ``key`` shows ``C`` with its cells as they are (no new cells: a cell being typed into
+    stays): its stored matrix and each cell's text (the cell edited in the browser was never committed)."""
+    ss = st.session_state
+    ss[f"{key}_base"] = C.copy()
+    for i in range(C.shape[0]):
+        for j in range(C.shape[1]):
+            cell = ui.cost_cell_key(key, i, j)
+            if cell in ss:
+                ss[cell] = format_cost(C[i, j])

@@ -1,0 +1,153 @@
+"""A cost edit on the Playground computed in the browser (``rebel.ui.playground.browser_costs``): in Chromium at
+1280 x 720 on the airport preset, Enter in a cost cell retrains REBEL in the page's Web Worker and repaints the
+regions plot with the server engine's result for the same costs (its three test costs, the numbers line and the
+regions image of the round shown, pixel for pixel), and the server's run that follows (which stores the costs) does
+not draw the chart again: the chart keeps the browser's picture and no new figure reaches it."""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import io
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from benchmarks import bench_browser as bb
+
+pytestmark = pytest.mark.browser
+
+PLOT = ".st-key-pg_plot .js-plotly-plot"
+# The chart's content as the page shows it: the regions image of the round shown, the numbers line, the slider.
+_SHOWN = """sel => { const gd = document.querySelector(sel);
+  const im = gd.layout.images.find(i => i.name === 'regions');
+  const numbers = gd.data.find(t => t.name === 'numbers');
+  const frames = gd._transitionData._frames;
+  const last = frames[frames.length - 1].layout.images[0].source;
+  return {source: im.source, numbers: numbers.text[0], t: gd.layout.sliders[0].active, last,
+          painted: window.__rebelPg && window.__rebelPg.painted, same: gd.__probe === true}; }"""
+# Counts the figures Streamlit hands plotly (Plotly.react / newPlot calls not made by the page's cost edits).
+_COUNT = """sel => { const gd = document.querySelector(sel); gd.__probe = true; window.__served = 0;
+  if (!window.__wrapped) { window.__wrapped = true;
+    for (const name of ['react', 'newPlot']) { const f = window.Plotly[name];
+      window.Plotly[name] = function (g, ...rest) { if (!g.__rebelPainting) window.__served += 1;
+        return f.call(this, g, ...rest); }; } } }"""
+_IDLE = """() => { const a = document.querySelector("[data-testid='stApp']");
+  return a && a.getAttribute('data-test-script-state') === 'notRunning'; }"""
+
+
+def _link(preset: str) -> str:
+    from rebel.ui.config import QUERY_KEY, encode_query, preset_config
+
+    return f"/?{QUERY_KEY}={encode_query(preset_config(preset))}"
+
+
+def _png_classes(uri: str) -> np.ndarray:
+    """The palette indices (class indices) of a regions image, bottom row first as the grid is stored."""
+    image = Image.open(io.BytesIO(base64.b64decode(uri.split(",", 1)[1])))
+    assert image.mode == "P"
+    return np.asarray(image)[::-1]
+
+
+def test_a_cost_edit_is_computed_and_painted_in_the_browser(app_url, browser):
+    from rebel.ui.config import preset_config
+    from rebel.ui.figures.replay_numbers import numbers_text
+    from rebel.ui.lessons import fit_scene
+    from rebel.ui.playground import compute as pg
+
+    bb.VIEWPORT.update(width=1280, height=720)
+    try:
+        page, _ = bb.open_playground(browser, app_url + _link("airport"))
+    finally:
+        bb.VIEWPORT.update(width=1440, height=900)
+    try:
+        commit = bb.edit_cost(page, "7.5")  # truth 2 (weapon) decided 0 (harmless): 7.5
+        page.wait_for_function("() => !!(window.__rebelPg && window.__rebelPg.scene)", timeout=120_000)
+        page.wait_for_function(_IDLE, timeout=120_000)
+        before = page.evaluate(_SHOWN, PLOT)
+        page.evaluate(_COUNT, PLOT)
+        commit()
+        page.wait_for_function("() => document.body.dataset.rebelCostsPainted === '1'", timeout=60_000)
+        painted = page.evaluate(_SHOWN, PLOT)
+        # the server stores the costs (the cell is drawn again from them) and its run ends
+        page.wait_for_function(
+            '() => [...document.querySelectorAll(\'[class*="st-key-w_costs_"][class*="_2_0"] input\')]'
+            ".some(e => e.value === '7.5')",
+            timeout=60_000,
+        )
+        page.wait_for_function(_IDLE, timeout=60_000)
+        page.wait_for_timeout(
+            600
+        )  # a chart Streamlit drew again would be in by now (checked below, not timed)
+        page.wait_for_function(_IDLE, timeout=60_000)
+        after = page.evaluate(_SHOWN, PLOT)
+        served = page.evaluate("window.__served")
+    finally:
+        page.close()
+
+    cfg = preset_config("airport")
+    C = np.array(cfg.cost_matrix, dtype=np.float64)
+    C[2, 0] = 7.5
+    pair = fit_scene(dataclasses.replace(cfg, cost_matrix=C))
+    T, t = pair.n_rounds, painted["t"]
+    numbers = pg.round_numbers(pair)
+    got = painted["painted"]
+    assert got["REBEL"] == pytest.approx(float(numbers["REBEL"][T]), rel=1e-12, abs=1e-15)
+    assert got["twoStep"] == pytest.approx(float(numbers["two-step"][T]), rel=1e-12, abs=1e-15)
+    assert got["Bayes"] == pytest.approx(numbers["Bayes"], rel=1e-12, abs=1e-15)
+    assert got["blind"] == pytest.approx(float(numbers["blind"][T]), rel=1e-12, abs=1e-15)
+    assert painted["numbers"] == numbers_text(numbers, t, T, pg.REPLAY_TITLE)
+    assert painted["source"] != before["source"]  # the regions moved
+    np.testing.assert_array_equal(_png_classes(painted["source"]), pair.regions[t])
+    np.testing.assert_array_equal(_png_classes(after["last"]), pair.regions[T])  # the replay's last frame
+    # the server's run kept the chart: the same element, the browser's picture, no figure handed to plotly
+    assert after["same"] and after["source"] == painted["source"] and after["numbers"] == painted["numbers"]
+    assert served == 0
+
+
+_NO_WORKER = "window.Worker = function () { throw new Error('Web Workers are blocked in this test'); };"
+
+
+def test_without_a_worker_the_server_computes_the_edit_and_says_so(app_url, chromium):
+    """A browser that cannot start the Web Worker: the edit goes to the server, the page says why in its message
+    tray, and the chart is drawn again from the server engine's result."""
+    from rebel.ui.config import preset_config
+    from rebel.ui.figures.replay_numbers import numbers_text
+    from rebel.ui.lessons import fit_scene
+    from rebel.ui.playground import compute as pg
+
+    context = chromium.new_context()
+    context.add_init_script(_NO_WORKER)
+    bb.VIEWPORT.update(width=1280, height=720)
+    try:
+        page, _ = bb.open_playground(context, app_url + _link("airport"))
+    finally:
+        bb.VIEWPORT.update(width=1440, height=900)
+    try:
+        commit = bb.edit_cost(page, "6.5")
+        page.wait_for_function("() => !!(window.__rebelPg && window.__rebelPg.scene)", timeout=120_000)
+        page.wait_for_function(_IDLE, timeout=120_000)
+        commit()
+        tray = page.locator(".st-key-pg_tray")
+        tray.get_by_text("could not retrain REBEL").wait_for(timeout=60_000)
+        page.wait_for_function(
+            "sel => { const gd = document.querySelector(sel); const n = gd && gd.data.find(t => t.name === 'numbers');"
+            " return !!(n && gd.layout.meta && !gd.layout.meta.browser_scene); }",
+            arg=PLOT,
+            timeout=60_000,
+        )
+        page.wait_for_function(_IDLE, timeout=60_000)
+        shown = page.evaluate(
+            "sel => { const gd = document.querySelector(sel);"
+            " return [gd.data.find(t => t.name === 'numbers').text[0], gd.layout.sliders[0].active]; }",
+            PLOT,
+        )
+        assert page.evaluate("document.body.dataset.rebelCostsPainted") is None  # nothing painted in the page
+    finally:
+        context.close()
+    cfg = preset_config("airport")
+    C = np.array(cfg.cost_matrix, dtype=np.float64)
+    C[2, 0] = 6.5
+    pair = fit_scene(dataclasses.replace(cfg, cost_matrix=C))
+    assert shown[0] == numbers_text(pg.round_numbers(pair), shown[1], pair.n_rounds, pg.REPLAY_TITLE)

@@ -1,0 +1,74 @@
+"""The browser's regions on a grid (rebel/ui/browser/scene_core.js ``stagedOnGrid``: one cell scored per block
+between the model's thresholds) against the browser engine scoring every cell (``RebelEngine.stagedClasses``,
+itself checked against the numba engine in tests/test_browser_engine.py), under Node, on every preset and on
+random problems (K 2-6, depths 1-4, 8 to 255 thresholds): the same class in every cell after every round."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import numpy as np
+import pytest
+
+from rebel.data import PRESETS
+from rebel.ui.browser.engine import HERE, node_path, problem_payload
+from rebel.ui.config import dataset_from_config, preset_config
+from rebel.ui.playground.compute import make_grid
+
+pytestmark = pytest.mark.skipif(node_path() is None, reason="Node is not installed")
+
+_CHECK = """
+const path = process.argv[1];
+for (const f of ["libm.js", "rebel_inputs.js", "rebel_engine.js", "scene_core.js"]) require(path + "/" + f);
+const E = globalThis.RebelEngine, S = globalThis.RebelScene;
+const jobs = JSON.parse(require("fs").readFileSync(0, "utf8"));
+console.log(JSON.stringify(jobs.map(({ problem, xs, ys }) => {
+  const model = E.fit(problem);
+  const a = S.stagedOnGrid(model, xs, ys), b = E.stagedClasses(model, S.gridPoints(xs, ys), xs.length * ys.length);
+  let differ = 0;
+  for (let i = 0; i < a.length; i++) differ += a[i] !== b[i];
+  return { differ, size: a.length, distinct: new Set(b).size };
+})));
+"""
+
+
+def _jobs() -> list:
+    rng = np.random.default_rng(20261202)
+    jobs = []
+    for name in PRESETS:
+        ds = dataset_from_config(preset_config(name))
+        hyper = {"n_estimators": 30, "max_depth": 2, "n_thresholds": 32}
+        C = 1.0 - np.eye(ds.n_classes)
+        grid = make_grid(np.vstack([ds.X_train, ds.X_test]), 120)
+        y = ds.class_index(ds.y_train)
+        jobs.append((problem_payload(ds.X_train, y, C, hyper), grid.xs, grid.ys))
+    for _ in range(12):
+        K, n = int(rng.integers(2, 7)), int(rng.integers(100, 400))
+        X = rng.normal(size=(n, 2)) * rng.uniform(0.5, 3, size=2)
+        y = np.arange(n) % K
+        C = rng.uniform(0.5, 5, size=(K, K)) * (1 - np.eye(K))
+        hyper = {
+            "n_estimators": int(rng.integers(5, 40)),
+            "max_depth": int(rng.integers(1, 5)),
+            "n_thresholds": int(rng.choice([8, 32, 64, 255])),
+        }
+        grid = make_grid(X, int(rng.integers(40, 150)))
+        jobs.append((problem_payload(X, y, C, hyper), grid.xs, grid.ys))
+    return jobs
+
+
+def test_the_grid_by_blocks_equals_every_cell_scored():
+    jobs = [{"problem": p, "xs": xs.tolist(), "ys": ys.tolist()} for p, xs, ys in _jobs()]
+    done = subprocess.run(
+        [node_path(), "-e", _CHECK, str(HERE)],
+        input=json.dumps(jobs),
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+    )
+    results = json.loads(done.stdout)
+    assert len(results) == len(jobs)
+    assert all(r["differ"] == 0 for r in results), results
+    assert sum(r["distinct"] > 1 for r in results) >= len(results) // 2  # regions with boundaries in them
