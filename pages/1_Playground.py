@@ -25,7 +25,7 @@ from rebel.ui import lesson_widgets as lessons
 from rebel.ui import viewport as vp
 from rebel.ui.figures import replay, style
 from rebel.ui.playground import actions as act
-from rebel.ui.playground import calibrated, exercise, keys, present, upload_link
+from rebel.ui.playground import calibrated, exercise, keys, present, screen, upload_link
 from rebel.ui.playground import compute as pg
 from rebel.ui.playground import widgets as side
 from rebel.ui.playground.details import details
@@ -122,12 +122,15 @@ def _regions(pair: pg.TrainedPair, t: int, show: dict, viewport) -> None:
     projector = present.on()
     lesson = lessons.shown_scene() is not None
     picture = (pair.key, t, autoplay, tuple(sorted(show.items())), projector, lesson, S.get("chart_v", 0))
-    if projector:  # its legend and strip are placed for the box's height: a new height is a new picture
-        picture += (side.plot_height(vp.or_guess(viewport), lesson),)
+    narrow = projector and screen.narrow_plot(viewport, lesson)  # (the sidebar open at 1280 x 720)
+    if (
+        projector
+    ):  # its legend and strip are placed for the box's height and shape: a new picture if they change
+        picture += (side.plot_height(vp.or_guess(viewport), lesson), narrow)
     size = vp.figure_size(vp.or_guess(viewport), picture)  # (a first visit: taken to be a projector's)
     # ``height``: the plot's box (``side.ONE_SCREEN_CSS``: sized from the viewport), or None: measured
     height = side.plot_height(size, lesson)
-    fig = pg.replay_of(pair, t, show, height=height, projector=projector)
+    fig = pg.replay_of(pair, t, show, height=height, projector=projector, narrow=narrow)
     if height is not None:  # the box's width: Streamlit measures it too, and draws once if equal
         fig.update_layout(width=size.width)
     if show["box"]:

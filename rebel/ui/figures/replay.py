@@ -69,6 +69,8 @@ from rebel.ui.figures.replay_numbers import (  # noqa: F401 (the numbers and lay
     FONT_STRIP_KEY,
     LEGEND_GAP_PX,
     LINE_PX,
+    NARROW_LEGEND_ROWS,
+    NARROW_NAME_CHARS,
     ONE_SCREEN_MARGIN,
     PLANE_DOMAIN,
     PROJECTOR_CONTROLS_DROP,
@@ -82,8 +84,10 @@ from rebel.ui.figures.replay_numbers import (  # noqa: F401 (the numbers and lay
     _add_numbers,
     _numbers_axes,
     below_plane,
+    narrow_box,
     numbers_lines,
     numbers_text,
+    projector_columns,
     projector_texts,
 )
 from rebel.ui.figures.style import (
@@ -96,9 +100,8 @@ from rebel.ui.figures.style import (
     set_layout,
 )
 
-PROJECTOR_GUESS_HEIGHT = (
-    668  # px: the plot box at 1280 x 720 (``screen.PLOT_TOP`` under the viewport's height)
-)
+# px: the plot box at 1280 x 720 (``screen.PLOT_TOP`` under the viewport's height)
+PROJECTOR_GUESS_HEIGHT = 668
 FRAME_MS = 40  # Play: 25 frames a second asked (plotly waits for a frame to be drawn: ~15-20 painted)
 
 
@@ -242,6 +245,7 @@ def replay_figure(
     height: int = 600,
     numbers: dict | None = None,
     projector: bool = False,
+    narrow: bool = False,
 ) -> go.Figure:
     """Every round's min-risk regions with the data, in one figure: a slider over t and Play / Pause buttons that
     animate the rounds in the browser (plotly frames; no server round trip per frame).
@@ -265,7 +269,9 @@ def replay_figure(
         part of the frames, so the one round slider moves the picture and every number together.
     projector : with ``numbers``, the projector layout (presentation mode): the regions take the plot's full
         height on the left, the verdict's figures, the legend and the cost strip go beside them
-        (``PROJECTOR_*``); only the round and the three costs stay above (two lines)
+        (``PROJECTOR_*``); only the round and the three costs stay above (two lines). With ``narrow`` (a box
+        narrower than it is high, ``narrow_box``), the narrow projector layout (``NARROW_*``): the verdict's
+        figures join the numbers above the regions, the legend and the cost strip sit beside them
     """
     T = check_staged(staged_regions, train, test, train_sizes)
     start = T if start is None else int(np.clip(start, 0, T))
@@ -287,8 +293,11 @@ def replay_figure(
         fig.add_traces(boundary_traces(grid_xs, grid_ys, bayes_regions, name, BAYES_STYLE))
     _add_points(fig, classes, train, test, train_sizes, start, updates)
     _add_mistakes(fig, train, test, start, updates)
+    narrow = bool(projector and narrow)
     if numbers is not None:
-        _add_numbers(fig, numbers, T, start, updates, title, projector)
+        _add_numbers(
+            fig, numbers, T, start, updates, "" if narrow else title, projector and not narrow, narrow
+        )
     set_frames(fig, _frames(T, updates, images))
     layout = merge_layout(
         {"images": [im[start] for im in images], "template": LEAN_TEMPLATE},
@@ -305,14 +314,16 @@ def replay_figure(
     drop = PROJECTOR_CONTROLS_DROP if projector else 0
     controls["updatemenus"][0].update(y=0, yanchor="top", pad={"t": 26 + drop, "r": 6})
     controls["sliders"][0].update(y=0, yanchor="top", pad={"t": 62 + drop, "b": 0})
-    lines = 2 if projector else numbers_lines(numbers, title)
+    lines = numbers_lines(numbers) if narrow else 2 if projector else numbers_lines(numbers, title)
     top = LINE_PX * lines + 8  # the numbers lines' margin
-    curve_y = PROJECTOR_CURVE_Y_MANY if len(classes) > PROJECTOR_LEGEND_ROWS else PROJECTOR_CURVE_Y
+    many = len(classes) > (NARROW_LEGEND_ROWS if narrow else PROJECTOR_LEGEND_ROWS)
+    curve_y = PROJECTOR_CURVE_Y_MANY if many else PROJECTOR_CURVE_Y
+    plane_x, side_x, strip_x = projector_columns(narrow, many)
     # the plot area's height in px when the figure's height is known (the margins below)
     area = None if projector or not height else height - top - ONE_SCREEN_MARGIN[1]
     below = below_plane(area)
     legend = (
-        {"orientation": "v", "x": PROJECTOR_SIDE_X[0], "y": curve_y[1] + 0.055, "yanchor": "bottom"}
+        {"orientation": "v", "x": side_x[0], "y": 1 if narrow else curve_y[1] + 0.055, "yanchor": "bottom"}
         if projector
         else {"orientation": "h", "x": 0, "y": below[1], "yanchor": "bottom"}
     )
@@ -327,14 +338,19 @@ def replay_figure(
         controls,
         _numbers_axes(numbers, T, below),
     )
+    if narrow:  # (the legend's top at the plot area's top)
+        layout["legend"]["yanchor"] = legend["yanchor"] = "top"
     if projector:
-        _projector_legend(fig, len(classes), {**legend, "font": {"size": 11}, "tracegroupgap": 0}, layout)
+        strip_title = "" if narrow else "test cost by round t"
+        legend.update(font={"size": 11}, tracegroupgap=0)
+        _projector_legend(fig, len(classes), legend, layout, side_x, narrow)
         merge_layout(
             layout,
             {
-                "xaxis": {"domain": list(PROJECTOR_PLANE_X)},
+                "xaxis": {"domain": list(plane_x)},
                 "yaxis": {"domain": [0, 1]},
-                "xaxis3": {"domain": list(PROJECTOR_SIDE_X), "title": {"text": "test cost by round t"}},
+                # the narrow layout: the strip's key above it says what it shows
+                "xaxis3": {"domain": list(strip_x), "title": {"text": strip_title}},
                 "yaxis3": {"domain": list(curve_y), "title": {"text": ""}},
             },
         )
@@ -361,39 +377,45 @@ def replay_figure(
     return set_layout(fig, layout)
 
 
-def _projector_legend(fig: go.Figure, n_classes: int, legend: dict, layout: dict) -> None:
-    """The projector's legend: ``_class_legend``, in two columns beside the regions when there are more than
-    ``PROJECTOR_LEGEND_ROWS`` classes, so twelve classes fit a 1280x720 screen without pushing the regions
-    down."""
-    two = _class_legend(fig, n_classes, True, layout)
+def _projector_legend(
+    fig: go.Figure, n_classes: int, legend: dict, layout: dict, side_x=PROJECTOR_SIDE_X, narrow: bool = False
+) -> None:
+    """The projector's legend: ``_class_legend``, in two columns beside the regions (paper x ``side_x``) when
+    there are more than ``PROJECTOR_LEGEND_ROWS`` classes (``NARROW_LEGEND_ROWS`` in the ``narrow`` layout), so
+    twelve classes fit a 1280x720 screen without pushing the regions down."""
+    rows, chars = (
+        (NARROW_LEGEND_ROWS, NARROW_NAME_CHARS) if narrow else (PROJECTOR_LEGEND_ROWS, PROJECTOR_NAME_CHARS)
+    )
+    two = _class_legend(fig, n_classes, True, layout, chars, rows)
     if not two:
         return
     half = -(-(n_classes + 2) // 2)  # the mistake and hollow entries close the second column
     for tr in fig.data:
         group = tr.legendgroup
-        if (group is not None and str(group).isdigit() and int(group) >= half) or tr.name in (
-            "mistake",
-            TEST_HINT,
-        ):
+        late = group is not None and str(group).isdigit() and int(group) >= half
+        if late or tr.name in ("mistake", TEST_HINT):
             tr.legend = "legend2"
-    x0, x1 = PROJECTOR_SIDE_X
+    x0, x1 = side_x
     layout["legend2"] = {**legend, "x": x0 + 0.53 * (x1 - x0)}
 
 
 def fit_projector_legend(fig: go.Figure, gap_px: float = 10.0) -> None:
     """In the projector layout (fonts set, ``style.presentation``), the legend's top (both columns') right under
     the verdict's lines beside the regions, at any font size: the verdict grows down from the plot's top and a
-    legend anchored by its bottom would grow up into it. A figure of unknown height is placed for
-    ``PROJECTOR_GUESS_HEIGHT``."""
+    legend anchored by its bottom would grow up into it; the cost strip under the legend. In the narrow layout (no
+    verdict beside the regions) the legend starts at the plot area's top, and the strip takes what is left under
+    it and its key, above its tick labels. A figure of unknown height is placed for ``PROJECTOR_GUESS_HEIGHT``."""
     L = fig.layout
     verdict = next((tr for tr in fig.data if tr.name == "verdict"), None)
-    if verdict is None:
+    narrow = verdict is None
+    if narrow and not any(tr.name == "numbers" for tr in fig.data):
         return
     # a figure that fills its box (no height of its own yet): placed for a 1280 x 720 screen's box
     height = L.height or PROJECTOR_GUESS_HEIGHT
-    area = height - (L.margin.t or 0) - (L.margin.b or 0)
-    lines = str(verdict.text[0]).count("<br>") + 1
-    y = 1 - (lines * (verdict.textfont.size or FONT_NUMBERS) * 1.3 + gap_px) / max(area, 1)
+    area = max(height - (L.margin.t or 0) - (L.margin.b or 0), 1)
+    lines = 0 if narrow else str(verdict.text[0]).count("<br>") + 1
+    verdict_px = 0 if narrow else lines * (verdict.textfont.size or FONT_NUMBERS) * 1.3 + gap_px
+    y = 1 - verdict_px / area
     fig.update_layout(legend={"y": y, "yanchor": "top"})
     two = "legend2" in L.to_plotly_json()
     if two:
@@ -401,8 +423,15 @@ def fit_projector_legend(fig: go.Figure, gap_px: float = 10.0) -> None:
     # the cost strip's top under the legend's rows (its entries a column, ~1.45 lines of its font each)
     entries = [tr for tr in fig.data if tr.showlegend is not False and tr.name]
     rows = -(-len(entries) // 2) if two else len(entries)
-    bottom = y - (rows * (L.legend.font.size or FONT_NUMBERS) * 1.45 + 2 * gap_px) / max(area, 1)
+    bottom = y - (rows * (L.legend.font.size or FONT_NUMBERS) * 1.45 + 2 * gap_px) / area
     low, high = L.yaxis3.domain
+    if narrow:  # its key's line above it (clear of its top tick label), its tick labels under it
+        key = next((tr for tr in fig.data if tr.name == STRIP_KEY), None)
+        font = L.font.size or FONT_NUMBERS
+        bottom -= (((key.textfont.size if key else 0) or FONT_STRIP_KEY) * 1.3 + 0.6 * font) / area
+        low, high = font * 1.7 / area, 1.0
+        strip_px = (max(low + 0.08, bottom) - low) * area  # as many tick labels as fit its height, 2 to 3
+        fig.update_layout(yaxis3={"nticks": max(2, min(3, int(strip_px // (1.6 * font))))})
     if bottom < high:
         fig.update_layout(yaxis3={"domain": [low, max(low + 0.08, bottom)]})
 
@@ -410,13 +439,20 @@ def fit_projector_legend(fig: go.Figure, gap_px: float = 10.0) -> None:
 TEST_HINT = "hollow: test"
 
 
-def _class_legend(fig: go.Figure, n_classes: int, columns: bool, layout: dict) -> bool:
+def _class_legend(
+    fig: go.Figure,
+    n_classes: int,
+    columns: bool,
+    layout: dict,
+    chars: int = PROJECTOR_NAME_CHARS,
+    rows: int = PROJECTOR_LEGEND_ROWS,
+) -> bool:
     """One legend entry per class (its name and training marker; a class's test points share it), then the
     mistake crosses and, with test points, one grey hollow entry saying what hollow means. Returns whether the
-    legend needs two ``columns`` (more than ``PROJECTOR_LEGEND_ROWS`` classes; names then cut to a half
+    legend needs two ``columns`` (more than ``rows`` classes; names then cut to ``chars`` characters, a half
     column)."""
     seen = set()
-    two = columns and n_classes > PROJECTOR_LEGEND_ROWS
+    two = columns and n_classes > rows
     tests = any(str(tr.name).endswith(" (test)") for tr in fig.data if tr.legendgroup is not None)
     for tr in fig.data:
         group = tr.legendgroup
@@ -427,8 +463,8 @@ def _class_legend(fig: go.Figure, n_classes: int, columns: bool, layout: dict) -
         else:
             seen.add(group)
             name = html.unescape(str(tr.name).rsplit(" (", 1)[0])  # "apple (train)" -> "apple"
-            if two and len(name) > PROJECTOR_NAME_CHARS:  # a half column: long names end in "…"
-                name = name[: PROJECTOR_NAME_CHARS - 1] + "…"
+            if two and len(name) > chars:  # a half column: long names end in "…"
+                name = name[: chars - 1] + "…"
             tr.name = esc(name)
     if tests:
         fig.add_trace(

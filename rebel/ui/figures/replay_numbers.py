@@ -39,6 +39,33 @@ PROJECTOR_CURVE_Y_MANY = (0.07, 0.24)  # with a two-column legend (more classes)
 PROJECTOR_LEGEND_ROWS = 2  # more classes: the projector's legend splits into two columns (legend, legend2)
 PROJECTOR_CONTROLS_DROP = 8  # px (before presentation mode's font scaling): the buttons and slider sit lower
 PROJECTOR_NAME_CHARS = 10  # characters of a class name in a half column
+# The narrow projector layout, for a plot box narrower than ``NARROW_RATIO`` times its height (the sidebar open at
+# 1280x720): the beside column is too narrow for the verdict's lines and a cost strip with its title, so the
+# verdict joins the numbers above the regions (``numbers_text``'s lines, the title left out), and the column
+# beside them holds the legend (from the plot's top) and the cost strip under it, its key above it instead of
+# its title. More classes than ``NARROW_LEGEND_ROWS`` (a two-column legend): narrower regions.
+NARROW_RATIO = 1.05
+NARROW_LEGEND_ROWS = 4  # more classes: the narrow layout's legend splits into two columns
+NARROW_PLANE_X, NARROW_PLANE_X_MANY = (0.0, 0.6), (0.0, 0.5)  # paper x of the regions
+NARROW_SIDE_X, NARROW_SIDE_X_MANY = (0.64, 1.0), (0.54, 1.0)  # paper x of the legend beside them
+NARROW_STRIP_SKIP = 0.1  # paper x from the column's left to the strip's: room for its tick labels
+NARROW_NAME_CHARS = 7  # characters of a class name in a half column of the narrow layout
+NARROW_TICKS_PX = 34  # px under the strip for its tick labels (the round control sits below the plot area)
+
+
+def narrow_box(width: float | None, height: float | None) -> bool:
+    """Whether a plot box ``width`` x ``height`` px takes the narrow projector layout (``NARROW_RATIO``); False
+    when either is not known."""
+    return bool(width and height) and float(width) < NARROW_RATIO * float(height)
+
+
+def projector_columns(narrow: bool, many: bool) -> tuple:
+    """Paper x of the projector layout's parts: ``(regions, the column beside them, the cost strip)``; ``many``:
+    a two-column legend."""
+    if not narrow:
+        return PROJECTOR_PLANE_X, PROJECTOR_SIDE_X, PROJECTOR_SIDE_X
+    side = NARROW_SIDE_X_MANY if many else NARROW_SIDE_X
+    return (NARROW_PLANE_X_MANY if many else NARROW_PLANE_X), side, (side[0] + NARROW_STRIP_SKIP, 1.0)
 
 
 def _numbers_parts(numbers: dict, t: int, T: int) -> tuple:
@@ -104,11 +131,19 @@ def _text_trace(text: str, x: float, position: str, name: str, size: int = FONT_
 
 
 def _add_numbers(
-    fig: go.Figure, numbers: dict, T: int, start: int, updates: list, title: str = "", projector: bool = False
+    fig: go.Figure,
+    numbers: dict,
+    T: int,
+    start: int,
+    updates: list,
+    title: str = "",
+    projector: bool = False,
+    key_above: bool = False,
 ) -> None:
     """The numbers line (axes x2/y2 above the regions) and the cost strip with its round marker (axes x3/y3
     under them, or beside them in the ``projector`` layout, where the verdict's figures go beside the regions
-    too), all following t in the frames."""
+    too), all following t in the frames; ``key_above``: the strip's key right-aligned above the strip (the
+    narrow projector layout), not inside its top right."""
     if projector:
         pairs = [projector_texts(numbers, t, T, title) for t in range(T + 1)]
         updates.append((len(fig.data), [{"text": [head]} for head, _ in pairs]))
@@ -137,13 +172,14 @@ def _add_numbers(
         )
     # the strip's own legend: each model's name in its line's colour, at its top right (the curves end low)
     key = " ".join(f"<span style='color:{MODEL_COLORS[n]}'>━ {n}</span>" for n in ("REBEL", "two-step"))
+    top = max(float(np.nanmax(r)), float(np.nanmax(s)))
     fig.add_trace(
         go.Scatter(
             x=[T],
-            y=[max(float(np.nanmax(r)), float(np.nanmax(s)))],
+            y=[_strip_range(numbers)[1] if key_above else top],
             text=[key],
             mode="text",
-            textposition="bottom left",
+            textposition="top left" if key_above else "bottom left",
             textfont={"size": FONT_STRIP_KEY},
             cliponaxis=False,
             xaxis="x3",
@@ -197,14 +233,19 @@ def below_plane(area_px: float | None) -> tuple:
     return curve, curve + min(0.03, LEGEND_GAP_PX / area_px), min(PLANE_DOMAIN[0], BELOW_PLANE_PX / area_px)
 
 
-def _numbers_axes(numbers: dict, T: int, below: tuple | None = None) -> dict:
-    """Layout of the numbers line's axes (x2/y2, hidden) and the cost strip's (x3/y3); the regions' y domain
-    (``below``: ``below_plane``'s split, the fractions by default)."""
-    curve_top, _, plane_bottom = below or below_plane(None)
+def _strip_range(numbers: dict) -> tuple:
+    """The cost strip's y range: the costs of every round and Bayes's, with a tenth of their spread around."""
     r, s = np.asarray(numbers["REBEL"], dtype=np.float64), np.asarray(numbers["two-step"], dtype=np.float64)
     lo = min(float(np.nanmin(r)), float(np.nanmin(s)), numbers.get("Bayes") or np.inf)
     hi = max(float(np.nanmax(r)), float(np.nanmax(s)))
     pad = max(hi - lo, 1e-6) * 0.1
+    return lo - pad, hi + pad
+
+
+def _numbers_axes(numbers: dict, T: int, below: tuple | None = None) -> dict:
+    """Layout of the numbers line's axes (x2/y2, hidden) and the cost strip's (x3/y3); the regions' y domain
+    (``below``: ``below_plane``'s split, the fractions by default)."""
+    curve_top, _, plane_bottom = below or below_plane(None)
     return {
         "xaxis2": {"domain": [0, 1], "range": [0, 1], "visible": False, "fixedrange": True, "anchor": "y2"},
         "yaxis2": {
@@ -224,7 +265,7 @@ def _numbers_axes(numbers: dict, T: int, below: tuple | None = None) -> dict:
         },
         "yaxis3": {
             "domain": [CURVE_DOMAIN[0], curve_top],
-            "range": [lo - pad, hi + pad],
+            "range": list(_strip_range(numbers)),
             "fixedrange": True,
             "anchor": "x3",
             "nticks": 3,

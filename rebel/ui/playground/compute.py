@@ -552,12 +552,14 @@ def replay_of(
     show: Mapping | None = None,
     height: int | None = None,
     projector: bool = False,
+    narrow: bool = False,
 ):
     """The Playground's regions figure of ``pair``: every round's regions, points and mistakes and the numbers
     of every round (``replay.replay_figure``), opening at round ``start``; ``show`` switches the overlays
     (``REPLAY_VIEWS``' keys: boundary sizes by boosting weight, two-step boundaries, disagreement, Bayes
     boundaries), ``height`` is the plot's box in px (None: the chart measures its box), ``projector`` the
-    presentation layout. The page and ``benchmarks.bench_plot_draw`` both draw this figure."""
+    presentation layout (``narrow``: for a box narrower than it is high). The page and
+    ``benchmarks.bench_plot_draw`` both draw this figure."""
     from rebel.ui.figures import regions, replay
 
     show = {**REPLAY_VIEWS, **(show or {})}
@@ -579,6 +581,7 @@ def replay_of(
         height=height,
         numbers=round_numbers(pair),
         projector=projector,
+        narrow=narrow,
     )
 
 
