@@ -73,9 +73,11 @@ from rebel.ui.figures.replay_numbers import (  # noqa: F401 (the numbers and lay
     NARROW_NAME_CHARS,
     ONE_SCREEN_MARGIN,
     PLANE_DOMAIN,
+    PROJECTOR_BUTTONS_DROP,
     PROJECTOR_CONTROLS_DROP,
     PROJECTOR_CURVE_Y,
     PROJECTOR_CURVE_Y_MANY,
+    PROJECTOR_GUESS_HEIGHT,
     PROJECTOR_LEGEND_ROWS,
     PROJECTOR_NAME_CHARS,
     PROJECTOR_PLANE_X,
@@ -84,11 +86,13 @@ from rebel.ui.figures.replay_numbers import (  # noqa: F401 (the numbers and lay
     _add_numbers,
     _numbers_axes,
     below_plane,
+    fit_projector_legend,
     narrow_box,
     numbers_lines,
     numbers_text,
     projector_columns,
     projector_texts,
+    strip_key_note,
 )
 from rebel.ui.figures.style import (
     LEAN_TEMPLATE,
@@ -100,8 +104,6 @@ from rebel.ui.figures.style import (
     set_layout,
 )
 
-# px: the plot box at 1280 x 720 (``screen.PLOT_TOP`` under the viewport's height)
-PROJECTOR_GUESS_HEIGHT = 668
 FRAME_MS = 40  # Play: 25 frames a second asked (plotly waits for a frame to be drawn: ~15-20 painted)
 
 
@@ -312,7 +314,8 @@ def replay_figure(
     controls = _controls(T, frame_ms, start)
     # the projector's regions reach the plot's bottom (their x axis title right above the buttons): more room
     drop = PROJECTOR_CONTROLS_DROP if projector else 0
-    controls["updatemenus"][0].update(y=0, yanchor="top", pad={"t": 26 + drop, "r": 6})
+    buttons_drop = PROJECTOR_BUTTONS_DROP if projector else 0
+    controls["updatemenus"][0].update(y=0, yanchor="top", pad={"t": 26 + buttons_drop, "r": 6})
     controls["sliders"][0].update(y=0, yanchor="top", pad={"t": 62 + drop, "b": 0})
     lines = numbers_lines(numbers) if narrow else 2 if projector else numbers_lines(numbers, title)
     top = LINE_PX * lines + 8  # the numbers lines' margin
@@ -338,8 +341,9 @@ def replay_figure(
         controls,
         _numbers_axes(numbers, T, below),
     )
-    if narrow:  # (the legend's top at the plot area's top)
+    if narrow:  # (the legend's top at the plot area's top; the strip's key above the strip)
         layout["legend"]["yanchor"] = legend["yanchor"] = "top"
+        layout["annotations"] = [strip_key_note()]
     if projector:
         strip_title = "" if narrow else "test cost by round t"
         legend.update(font={"size": 11}, tracegroupgap=0)
@@ -397,43 +401,6 @@ def _projector_legend(
             tr.legend = "legend2"
     x0, x1 = side_x
     layout["legend2"] = {**legend, "x": x0 + 0.53 * (x1 - x0)}
-
-
-def fit_projector_legend(fig: go.Figure, gap_px: float = 10.0) -> None:
-    """In the projector layout (fonts set, ``style.presentation``), the legend's top (both columns') right under
-    the verdict's lines beside the regions, at any font size: the verdict grows down from the plot's top and a
-    legend anchored by its bottom would grow up into it; the cost strip under the legend. In the narrow layout (no
-    verdict beside the regions) the legend starts at the plot area's top, and the strip takes what is left under
-    it and its key, above its tick labels. A figure of unknown height is placed for ``PROJECTOR_GUESS_HEIGHT``."""
-    L = fig.layout
-    verdict = next((tr for tr in fig.data if tr.name == "verdict"), None)
-    narrow = verdict is None
-    if narrow and not any(tr.name == "numbers" for tr in fig.data):
-        return
-    # a figure that fills its box (no height of its own yet): placed for a 1280 x 720 screen's box
-    height = L.height or PROJECTOR_GUESS_HEIGHT
-    area = max(height - (L.margin.t or 0) - (L.margin.b or 0), 1)
-    lines = 0 if narrow else str(verdict.text[0]).count("<br>") + 1
-    verdict_px = 0 if narrow else lines * (verdict.textfont.size or FONT_NUMBERS) * 1.3 + gap_px
-    y = 1 - verdict_px / area
-    fig.update_layout(legend={"y": y, "yanchor": "top"})
-    two = "legend2" in L.to_plotly_json()
-    if two:
-        fig.update_layout(legend2={"y": y, "yanchor": "top"})
-    # the cost strip's top under the legend's rows (its entries a column, ~1.45 lines of its font each)
-    entries = [tr for tr in fig.data if tr.showlegend is not False and tr.name]
-    rows = -(-len(entries) // 2) if two else len(entries)
-    bottom = y - (rows * (L.legend.font.size or FONT_NUMBERS) * 1.45 + 2 * gap_px) / area
-    low, high = L.yaxis3.domain
-    if narrow:  # its key's line above it (clear of its top tick label), its tick labels under it
-        key = next((tr for tr in fig.data if tr.name == STRIP_KEY), None)
-        font = L.font.size or FONT_NUMBERS
-        bottom -= (((key.textfont.size if key else 0) or FONT_STRIP_KEY) * 1.3 + 0.6 * font) / area
-        low, high = font * 1.7 / area, 1.0
-        strip_px = (max(low + 0.08, bottom) - low) * area  # as many tick labels as fit its height, 2 to 3
-        fig.update_layout(yaxis3={"nticks": max(2, min(3, int(strip_px // (1.6 * font))))})
-    if bottom < high:
-        fig.update_layout(yaxis3={"domain": [low, max(low + 0.08, bottom)]})
 
 
 TEST_HINT = "hollow: test"
