@@ -225,7 +225,7 @@ def _live() -> None:
     if stage == side.PLOT_FIRST_WAITING:  # the main area reran before the browser's press: the whole page now
         side.rest_of_page_now()
     projector = present.on()
-    side.one_screen_style(projector, lessons.shown_scene() is not None)
+    screen.one_screen_style(projector, lessons.shown_scene() is not None, A.classes)
     viewport = vp.known()  # the browser's viewport height and plot width (or None)
     left, right = st.columns(side.PRESENT_COLUMNS if projector else side.SCREEN_COLUMNS, gap="medium")
     with right:

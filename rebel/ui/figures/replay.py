@@ -69,6 +69,7 @@ from rebel.ui.figures.replay_numbers import (  # noqa: F401 (the numbers and lay
     FONT_STRIP_KEY,
     LEGEND_GAP_PX,
     LINE_PX,
+    NARROW_CONTROLS_RISE,
     NARROW_LEGEND_ROWS,
     NARROW_NAME_CHARS,
     ONE_SCREEN_MARGIN,
@@ -313,8 +314,9 @@ def replay_figure(
     # right under the cost strip (pixel offsets, so it stays put at any figure height).
     controls = _controls(T, frame_ms, start)
     # the projector's regions reach the plot's bottom (their x axis title right above the buttons): more room
-    drop = PROJECTOR_CONTROLS_DROP if projector else 0
-    buttons_drop = PROJECTOR_BUTTONS_DROP if projector else 0
+    # (the narrow layout names the x axis beside its tick labels: the controls rise into the title's room)
+    drop = (PROJECTOR_CONTROLS_DROP - (NARROW_CONTROLS_RISE if narrow else 0)) if projector else 0
+    buttons_drop = PROJECTOR_BUTTONS_DROP - (NARROW_CONTROLS_RISE if narrow else 0) if projector else 0
     controls["updatemenus"][0].update(y=0, yanchor="top", pad={"t": 26 + buttons_drop, "r": 6})
     controls["sliders"][0].update(y=0, yanchor="top", pad={"t": 62 + drop, "b": 0})
     lines = numbers_lines(numbers) if narrow else 2 if projector else numbers_lines(numbers, title)
@@ -351,7 +353,10 @@ def replay_figure(
         merge_layout(
             layout,
             {
-                "xaxis": {"domain": list(plane_x)},
+                "xaxis": {
+                    "domain": list(plane_x),
+                    "constraintoward": "left",
+                },  # its tick labels left of the numbers
                 "yaxis": {"domain": [0, 1]},
                 # the narrow layout: the strip's key above it says what it shows
                 "xaxis3": {"domain": list(strip_x), "title": {"text": strip_title}},
@@ -360,25 +365,20 @@ def replay_figure(
         )
     else:
         _class_legend(fig, len(classes), False, layout)  # one row at 1280x720: clear of the tick labels
-        # The legend sits right under the regions' tick labels: the x axis is named at its right end instead.
-        x_title = layout["xaxis"]["title"]
-        layout["annotations"] = [
-            {
-                "text": x_title["text"],
-                "font": dict(x_title["font"]),
-                "x": 1,
-                "y": 0,
-                "xref": "x domain",
-                "yref": "y domain",
-                "xanchor": "left",
-                "yanchor": "top",
-                "xshift": 4,
-                "showarrow": False,
-            }
-        ]
-        x_title["text"] = ""
+    if narrow or not projector:
+        _name_x_at_right(layout)
     merge_layout(layout, modebar_layout(layout["margin"]["r"]))
     return set_layout(fig, layout)
+
+
+def _name_x_at_right(layout: dict) -> None:
+    """The regions' x axis named at its right end, level with its tick labels, instead of under them (where the
+    one-screen legend or the narrow layout's Play buttons sit)."""
+    x_title = layout["xaxis"]["title"]
+    note = {"text": x_title["text"], "font": dict(x_title["font"]), "x": 1, "y": 0, "xref": "x domain"}
+    note.update(yref="y domain", xanchor="left", yanchor="top", xshift=4, showarrow=False)
+    layout["annotations"] = [*layout.get("annotations", []), note]
+    x_title["text"] = ""
 
 
 def _projector_legend(

@@ -57,7 +57,9 @@ NARROW_PLANE_X, NARROW_PLANE_X_MANY = (0.0, 0.6), (0.0, 0.5)  # paper x of the r
 NARROW_SIDE_X, NARROW_SIDE_X_MANY = (0.64, 1.0), (0.54, 1.0)  # paper x of the legend beside them
 NARROW_STRIP_SKIP = 0.1  # paper x from the column's left to the strip's: room for its tick labels
 NARROW_NAME_CHARS = 7  # characters of a class name in a half column of the narrow layout
-NARROW_TICKS_PX = 34  # px under the strip for its tick labels (the round control sits below the plot area)
+NARROW_CONTROLS_RISE = (
+    17  # px (before font scaling): the round control higher (the x axis named beside its ticks)
+)
 
 
 def narrow_box(width: float | None, height: float | None) -> bool:
@@ -339,7 +341,7 @@ def fit_projector_legend(fig: go.Figure, gap_px: float = 10.0) -> None:
         if with_key >= low + 0.08:
             bottom = with_key
         else:  # no room for the key (many classes): the strip alone, its lines still REBEL's and two-step's colours
-            fig.update_layout(annotations=[a for a in L.annotations if a.name != STRIP_KEY])
+            L.annotations = [a for a in L.annotations if a.name != STRIP_KEY]
     if bottom < high:
         high = max(low + 0.08, bottom)
         fig.update_layout(yaxis3={"domain": [low, high]})
