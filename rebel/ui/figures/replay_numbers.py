@@ -34,7 +34,7 @@ BEFORE_AFTER_MARGIN = (32, 66)  # the same for ``before_after_figure`` (tick lab
 # The projector layout (presentation mode): the regions fill the plot's height on the left; the verdict's figures,
 # the legend and the cost strip sit beside them; only the round and the three costs stay above.
 PROJECTOR_PLANE_X = (0.0, 0.6)  # paper x of the regions (square: the narrower of width and height wins)
-PROJECTOR_SIDE_X = (0.67, 1.0)  # paper x of the column beside them
+PROJECTOR_SIDE_X = (0.65, 1.0)  # paper x of the column beside them (the regions sit at their domain's left)
 PROJECTOR_CURVE_Y = (0.1, 0.34)  # paper y of the cost strip in that column (room under it for its ticks)
 PROJECTOR_CURVE_Y_MANY = (0.07, 0.24)  # with a two-column legend (more classes): a lower, flatter strip
 PROJECTOR_LEGEND_ROWS = 2  # more classes: the projector's legend splits into two columns (legend, legend2)
