@@ -72,16 +72,29 @@ def inside(inner: dict, outer: dict, tol: float = 0.5) -> bool:
     )
 
 
+# The regions chart drawn for its box: at the box's width and, in presentation mode, in the layout the box's shape
+# asks for (the narrow projector layout, its verdict in the numbers above the regions, when the box is narrower
+# than ``NARROW_RATIO`` times its height; else the verdict beside them). After the sidebar opens or folds, the
+# server draws the figure again for the new box; until then the old figure is stretched to it.
+_FITS_BOX = """([sel, ratio]) => {
+  const gd = document.querySelector(sel), box = document.querySelector('.st-key-pg_plot');
+  if (!gd || !box || !gd._fullLayout || !gd.querySelector('.slider-container')) return false;
+  const b = box.getBoundingClientRect();
+  if (Math.abs(gd._fullLayout.width - b.width) > 1.5) return false;
+  const tick = gd.querySelector('.xtick text');
+  if (!tick || parseFloat(getComputedStyle(tick).fontSize) < 20) return true;  // not presentation mode
+  const head = [...gd.querySelectorAll('.textpoint text')].find(e => e.textContent.includes('test cost per point'));
+  return !!head && head.textContent.includes('costs ignored') === (b.width < ratio * b.height);
+}"""
+
+
 def wait_plot_fits_box(page, timeout: int = 90_000) -> None:
-    """Wait until the regions chart is drawn at its box's width (after the sidebar opens or folds, the server
-    draws the figure again for the new box)."""
-    page.wait_for_function(
-        """sel => { const gd = document.querySelector(sel), box = document.querySelector('.st-key-pg_plot');
-             return gd && box && gd._fullLayout && gd.querySelector('.slider-container')
-               && Math.abs(gd._fullLayout.width - box.getBoundingClientRect().width) <= 1.5; }""",
-        arg=PLOT,
-        timeout=timeout,
-    )
+    """Wait until the regions chart is drawn for its box (``_FITS_BOX``), then for the page to be idle."""
+    from benchmarks import bench_browser as bb
+    from rebel.ui.figures.replay_numbers import NARROW_RATIO
+
+    page.wait_for_function(_FITS_BOX, arg=[PLOT, NARROW_RATIO], timeout=timeout)
+    bb._settle(page)
 
 
 def plot_text_problems(page) -> list[str]:

@@ -14,7 +14,7 @@ import pytest
 from benchmarks import bench_browser as bb
 from rebel.ui import lessons as ls
 from rebel.ui.playground import widgets as side
-from tests.e2e.layout_checks import assert_screen_is_clean
+from tests.e2e.layout_checks import assert_screen_is_clean, wait_plot_fits_box
 from tests.e2e.test_one_screen import _assert_on_screen, _scroll_top, _set_sidebar
 
 pytestmark = pytest.mark.browser
@@ -55,6 +55,7 @@ def _open_scene(browser, app_url: str, n: int, w: int, h: int):
 def _assert_lesson_screen(page, n: int, w: int, h: int, sidebar: str, screenshot_dir) -> None:
     _set_sidebar(page, sidebar == "open")
     bb._settle(page)
+    wait_plot_fits_box(page)  # the figure drawn again for the box the sidebar leaves
     _scroll_top(page)
     page.wait_for_timeout(300)
     page.screenshot(path=str(screenshot_dir / f"lesson_scene{n}_{w}x{h}_{sidebar}.png"))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from benchmarks import bench_browser as bb
-from tests.e2e.layout_checks import assert_screen_is_clean
+from tests.e2e.layout_checks import assert_screen_is_clean, wait_plot_fits_box
 from tests.e2e.test_one_screen import _scroll_top, _set_sidebar, _twelve_class_link
 
 pytestmark = pytest.mark.browser
@@ -47,6 +47,7 @@ def _check(page, name: str, present: bool, screenshot_dir) -> None:
         page.wait_for_timeout(600)  # the main area's transition
     _set_sidebar(page, True)
     bb._settle(page)
+    wait_plot_fits_box(page)  # the figure drawn again for the box the sidebar leaves
     _scroll_top(page)
     page.wait_for_timeout(300)
     page.screenshot(path=str(screenshot_dir / f"sidebar_open_{name}.png"))
