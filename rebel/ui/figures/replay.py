@@ -359,7 +359,12 @@ def replay_figure(
                 },  # its tick labels left of the numbers
                 "yaxis": {"domain": [0, 1]},
                 # the narrow layout: the strip's key above it says what it shows
-                "xaxis3": {"domain": list(strip_x), "title": {"text": strip_title}},
+                # (the narrow strip: 3 round labels at most, upright; more were turned on their side)
+                "xaxis3": {
+                    "domain": list(strip_x),
+                    "title": {"text": strip_title},
+                    "nticks": 3 if narrow else 0,
+                },
                 "yaxis3": {"domain": list(curve_y), "title": {"text": ""}},
             },
         )
