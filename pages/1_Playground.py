@@ -20,7 +20,7 @@ from rebel.ui import viewport as vp
 from rebel.ui.figures import replay, style
 from rebel.ui.playground import actions as act
 from rebel.ui.playground import browser_costs as browser
-from rebel.ui.playground import calibrated, exercise, keys, order, present, upload_link
+from rebel.ui.playground import calibrated, exercise, keys, order, present, screen, upload_link
 from rebel.ui.playground import compute as pg
 from rebel.ui.playground import widgets as side
 from rebel.ui.playground.details import details
@@ -114,20 +114,20 @@ def _regions(pair: pg.TrainedPair, t: int, show: dict, viewport) -> tuple:
     of its box (``side.plot_height``, the box's width) once the browser has told it (``rebel.ui.viewport``), so it
     is drawn once; before that (a first visit), the size of a 1280 x 720 projector's box (``viewport.UNKNOWN``):
     drawn once there, at any other size drawn again at its box's size by Streamlit's chart."""
-    reason = browser.why_not(A.engine, pair, show)
+    projector, lesson = present.on(), lessons.shown_scene() is not None
+    narrow = projector and screen.narrow_plot(viewport, lesson)  # (the sidebar open at 1280 x 720)
+    reason = browser.why_not(A.engine, pair, show, narrow)
     drawn = browser.figure_pair(pair, reason)  # the chart's pair: its own, or one the browser repainted
     autoplay = S.pop(side.AUTOPLAY, None)
     autoplay = autoplay if drawn is pair else None  # (a chart the browser repainted is kept as it is)
     t = 0 if autoplay else t
-    projector = present.on()
-    lesson = lessons.shown_scene() is not None
     picture = (drawn.key, t, autoplay, tuple(sorted(show.items())), projector, lesson, S.get("chart_v", 0))
-    if projector:  # its legend and strip are placed for the box's height: a new height is a new picture
-        picture += (side.plot_height(vp.or_guess(viewport), lesson),)
+    if projector:  # legend and strip placed for the box's height and shape: a new picture if they change
+        picture += (side.plot_height(vp.or_guess(viewport), lesson), narrow)
     size = vp.figure_size(vp.or_guess(viewport), picture)  # (a first visit: taken to be a projector's)
     # ``height``: the plot's box (``side.ONE_SCREEN_CSS``: sized from the viewport), or None: measured
     height = side.plot_height(size, lesson)
-    fig = pg.replay_of(drawn, t, show, height=height, projector=projector)
+    fig = pg.replay_of(drawn, t, show, height=height, projector=projector, narrow=narrow)
     if height is not None:  # the box's width: Streamlit measures it too, and draws once if equal
         fig.update_layout(width=size.width)
     if show["box"]:
@@ -224,7 +224,7 @@ def _live() -> None:
     if stage == side.PLOT_FIRST_WAITING:  # the main area reran before the browser's press: the whole page now
         side.rest_of_page_now()
     projector = present.on()
-    side.one_screen_style(projector, lessons.shown_scene() is not None)
+    screen.one_screen_style(projector, lessons.shown_scene() is not None, A.classes)
     viewport = vp.known()  # the browser's viewport height and plot width (or None)
     left, right = st.columns(side.PRESENT_COLUMNS if projector else side.SCREEN_COLUMNS, gap="medium")
     with right:

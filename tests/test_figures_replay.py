@@ -263,6 +263,59 @@ def test_projector_legend_has_one_entry_per_class_in_two_columns_from_four_class
         assert "class number 1" in entries
 
 
+@pytest.mark.parametrize("K", [3, 12])
+def test_narrow_projector_layout_puts_the_verdict_above_and_the_strip_under_the_legend(K):
+    """The narrow projector layout (a box narrower than it is high: the sidebar open at 1280x720): the verdict's
+    figures join the numbers above the regions (no text beside them but the legend), the legend starts at the
+    plot area's top beside the regions, and, once fonts are set, the cost strip lies under the legend and its key,
+    clear of the regions; a two-column legend only from ``NARROW_LEGEND_ROWS`` classes on."""
+    from rebel.ui.figures import style
+
+    assert (
+        replay.narrow_box(560, 612) and not replay.narrow_box(800, 612) and not replay.narrow_box(None, 612)
+    )
+    T = 3
+    xs, ys, S, _, _, _ = _staged(T=T, K=K)
+    X = np.column_stack([np.linspace(0, 1, 4 * K), np.linspace(0, 2, 4 * K)])
+    y = np.arange(4 * K) % K
+    pred = np.tile(y, (T + 1, 1))
+    numbers = {
+        "REBEL": np.linspace(1, 0.5, T + 1),
+        "two-step": np.linspace(1, 0.6, T + 1),
+        "blind": np.ones(T + 1),
+    }
+    names = [f"elderberry{k}" for k in range(K)]
+    fig = replay.replay_figure(
+        xs, ys, S, names, train=(X, y, pred), test=(X, y, pred), numbers=numbers, projector=True, narrow=True,
+        height=612, title="REBEL's minimum-risk class",
+    )  # fmt: skip
+    style.presentation(fig, size=None, font_size=style.PRESENTATION_FONT_SCREEN)
+    replay.fit_projector_legend(fig)
+    L = fig.layout
+    texts = {tr.name: tr for tr in fig.data if tr.mode == "text"}
+    assert "verdict" not in texts and "costs ignored" in texts["numbers"].text[0]
+    assert "minimum-risk" not in texts["numbers"].text[0]
+    plane, side = L.xaxis.domain, L.legend.x
+    assert plane[1] < side < L.xaxis3.domain[0] and L.legend.yanchor == "top" and L.legend.y == 1
+    assert L.yaxis3.domain[1] < 1 - 0.05 and L.yaxis3.domain[0] > 0  # under the legend, above its tick labels
+    keys = [a for a in L.annotations if a.name == replay.STRIP_KEY]  # the strip's key above it, lifted clear
+    assert (
+        L.xaxis3.title.text == "" and replay.STRIP_KEY not in texts and len(keys) == 1 and keys[0].yshift > 0
+    )
+    two = "legend2" in L.to_plotly_json()
+    assert two == (K > replay.NARROW_LEGEND_ROWS)
+    if two:
+        entries = [tr.name for tr in fig.data if tr.showlegend is not False and tr.name]
+        assert all(len(n) <= replay.NARROW_NAME_CHARS for n in entries if n.startswith("elder"))
+    wide = replay.replay_figure(
+        xs, ys, S, names, train=(X, y, pred), test=(X, y, pred), numbers=numbers, projector=True, height=612
+    )
+    assert (
+        "verdict" in {tr.name for tr in wide.data}
+        and tuple(wide.layout.xaxis.domain) == replay.PROJECTOR_PLANE_X
+    )
+
+
 def test_one_screen_legend_has_one_entry_per_class_and_says_what_hollow_means():
     """The Playground's one-screen replay (numbers, no projector): one entry per class, the mistakes and the
     hollow test points (a row at 1280x720 instead of three that covered the x tick labels)."""

@@ -15,7 +15,7 @@ MODULE_LINES, PAGE_LINES = 500, 300
 
 # Over the limit today, to be split by what the code does; the number is a ceiling, never to be raised.
 OVERSIZED = {
-    "rebel/ui/playground/compute.py": 727,
+    "rebel/ui/playground/compute.py": 723,
 }
 
 

@@ -3,8 +3,9 @@ presentation mode fits one 1280 x 720 screen with the sidebar collapsed and open
 round control, the three numbers and the lesson bar with its buttons, nothing scrolled), and 1920 x 1080; every
 text a room reads (the lesson bar, the numbers, the tick labels, the legend, the cost cells, the cost strip, the
 round control) is at least 20 px; presentation mode's switch is on that screen, and the mode survives opening the
-next scene. Screenshots ``lesson_scene<N>_<w>x<h>_<sidebar>.png`` go to tests/e2e/screenshots/ for a person to look
-at."""
+next scene; no text of the plot is clipped or overlaps another, and no class name of the cost grid is split inside
+a word (``layout_checks``). Screenshots ``lesson_scene<N>_<w>x<h>_<sidebar>.png`` go to tests/e2e/screenshots/
+for a person to look at."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import pytest
 from benchmarks import bench_browser as bb
 from rebel.ui import lessons as ls
 from rebel.ui.playground import widgets as side
+from tests.e2e.layout_checks import assert_screen_is_clean, wait_plot_fits_box
 from tests.e2e.test_one_screen import _assert_on_screen, _scroll_top, _set_sidebar
 
 pytestmark = pytest.mark.browser
@@ -49,6 +51,7 @@ def _open_scene(browser, app_url: str, n: int, w: int, h: int):
 def _assert_lesson_screen(page, n: int, w: int, h: int, sidebar: str, screenshot_dir) -> None:
     _set_sidebar(page, sidebar == "open")
     bb._settle(page)
+    wait_plot_fits_box(page)  # the figure drawn again for the box the sidebar leaves
     _scroll_top(page)
     page.wait_for_timeout(300)
     page.screenshot(path=str(screenshot_dir / f"lesson_scene{n}_{w}x{h}_{sidebar}.png"))
@@ -62,6 +65,7 @@ def _assert_lesson_screen(page, n: int, w: int, h: int, sidebar: str, screenshot
     print(f"\n{when} at {w}x{h}: smallest font px {fonts}")
     small = {k: v for k, v in fonts.items() if v is None or v < MIN_FONT_PX}
     assert not small, f"texts under {MIN_FONT_PX} px or missing ({when}): {small}"
+    assert_screen_is_clean(page, f"{when} at {w}x{h}")  # nothing clipped, overlapping or split inside a word
 
 
 @pytest.mark.parametrize("sidebar", ["collapsed", "open"])

@@ -70,11 +70,16 @@ from rebel.ui.figures.replay_numbers import (  # noqa: F401 (the numbers and lay
     FONT_STRIP_KEY,
     LEGEND_GAP_PX,
     LINE_PX,
+    NARROW_CONTROLS_RISE,
+    NARROW_LEGEND_ROWS,
+    NARROW_NAME_CHARS,
     ONE_SCREEN_MARGIN,
     PLANE_DOMAIN,
+    PROJECTOR_BUTTONS_DROP,
     PROJECTOR_CONTROLS_DROP,
     PROJECTOR_CURVE_Y,
     PROJECTOR_CURVE_Y_MANY,
+    PROJECTOR_GUESS_HEIGHT,
     PROJECTOR_LEGEND_ROWS,
     PROJECTOR_NAME_CHARS,
     PROJECTOR_PLANE_X,
@@ -83,9 +88,13 @@ from rebel.ui.figures.replay_numbers import (  # noqa: F401 (the numbers and lay
     _add_numbers,
     _numbers_axes,
     below_plane,
+    fit_projector_legend,
+    narrow_box,
     numbers_lines,
     numbers_text,
+    projector_columns,
     projector_texts,
+    strip_key_note,
 )
 from rebel.ui.figures.style import (
     LEAN_TEMPLATE,
@@ -97,9 +106,6 @@ from rebel.ui.figures.style import (
     set_layout,
 )
 
-PROJECTOR_GUESS_HEIGHT = (
-    668  # px: the plot box at 1280 x 720 (``screen.PLOT_TOP`` under the viewport's height)
-)
 FRAME_MS = 40  # Play: 25 frames a second asked (plotly waits for a frame to be drawn: ~15-20 painted)
 
 
@@ -244,6 +250,7 @@ def replay_figure(
     numbers: dict | None = None,
     projector: bool = False,
     axis_names=AXIS_NAMES,
+    narrow: bool = False,
 ) -> go.Figure:
     """Every round's min-risk regions with the data, in one figure: a slider over t and Play / Pause buttons that
     animate the rounds in the browser (plotly frames; no server round trip per frame).
@@ -267,7 +274,9 @@ def replay_figure(
         part of the frames, so the one round slider moves the picture and every number together.
     projector : with ``numbers``, the projector layout (presentation mode): the regions take the plot's full
         height on the left, the verdict's figures, the legend and the cost strip go beside them
-        (``PROJECTOR_*``); only the round and the three costs stay above (two lines)
+        (``PROJECTOR_*``); only the round and the three costs stay above (two lines). With ``narrow`` (a box
+        narrower than it is high, ``narrow_box``), the narrow projector layout (``NARROW_*``): the verdict's
+        figures join the numbers above the regions, the legend and the cost strip sit beside them
     axis_names : the two feature names, the axis titles
     """
     T = check_staged(staged_regions, train, test, train_sizes)
@@ -290,8 +299,11 @@ def replay_figure(
         fig.add_traces(boundary_traces(grid_xs, grid_ys, bayes_regions, name, BAYES_STYLE))
     _add_points(fig, classes, train, test, train_sizes, start, updates)
     _add_mistakes(fig, train, test, start, updates)
+    narrow = bool(projector and narrow)
     if numbers is not None:
-        _add_numbers(fig, numbers, T, start, updates, title, projector)
+        _add_numbers(
+            fig, numbers, T, start, updates, "" if narrow else title, projector and not narrow, narrow
+        )
     set_frames(fig, _frames(T, updates, images))
     layout = merge_layout(
         {"images": [im[start] for im in images], "template": LEAN_TEMPLATE},
@@ -305,17 +317,21 @@ def replay_figure(
     # right under the cost strip (pixel offsets, so it stays put at any figure height).
     controls = _controls(T, frame_ms, start)
     # the projector's regions reach the plot's bottom (their x axis title right above the buttons): more room
-    drop = PROJECTOR_CONTROLS_DROP if projector else 0
-    controls["updatemenus"][0].update(y=0, yanchor="top", pad={"t": 26 + drop, "r": 6})
+    # (the narrow layout names the x axis beside its tick labels: the controls rise into the title's room)
+    drop = (PROJECTOR_CONTROLS_DROP - (NARROW_CONTROLS_RISE if narrow else 0)) if projector else 0
+    buttons_drop = PROJECTOR_BUTTONS_DROP - (NARROW_CONTROLS_RISE if narrow else 0) if projector else 0
+    controls["updatemenus"][0].update(y=0, yanchor="top", pad={"t": 26 + buttons_drop, "r": 6})
     controls["sliders"][0].update(y=0, yanchor="top", pad={"t": 62 + drop, "b": 0})
-    lines = 2 if projector else numbers_lines(numbers, title)
+    lines = numbers_lines(numbers) if narrow else 2 if projector else numbers_lines(numbers, title)
     top = LINE_PX * lines + 8  # the numbers lines' margin
-    curve_y = PROJECTOR_CURVE_Y_MANY if len(classes) > PROJECTOR_LEGEND_ROWS else PROJECTOR_CURVE_Y
+    many = len(classes) > (NARROW_LEGEND_ROWS if narrow else PROJECTOR_LEGEND_ROWS)
+    curve_y = PROJECTOR_CURVE_Y_MANY if many else PROJECTOR_CURVE_Y
+    plane_x, side_x, strip_x = projector_columns(narrow, many)
     # the plot area's height in px when the figure's height is known (the margins below)
     area = None if projector or not height else height - top - ONE_SCREEN_MARGIN[1]
     below = below_plane(area)
     legend = (
-        {"orientation": "v", "x": PROJECTOR_SIDE_X[0], "y": curve_y[1] + 0.055, "yanchor": "bottom"}
+        {"orientation": "v", "x": side_x[0], "y": 1 if narrow else curve_y[1] + 0.055, "yanchor": "bottom"}
         if projector
         else {"orientation": "h", "x": 0, "y": below[1], "yanchor": "bottom"}
     )
@@ -330,96 +346,88 @@ def replay_figure(
         controls,
         _numbers_axes(numbers, T, below),
     )
+    if narrow:  # (the legend's top at the plot area's top; the strip's key above the strip)
+        layout["legend"]["yanchor"] = legend["yanchor"] = "top"
+        layout["annotations"] = [strip_key_note()]
     if projector:
-        _projector_legend(fig, len(classes), {**legend, "font": {"size": 11}, "tracegroupgap": 0}, layout)
+        strip_title = "" if narrow else "test cost by round t"
+        legend.update(font={"size": 11}, tracegroupgap=0)
+        _projector_legend(fig, len(classes), legend, layout, side_x, narrow)
         merge_layout(
             layout,
             {
-                "xaxis": {"domain": list(PROJECTOR_PLANE_X)},
+                "xaxis": {
+                    "domain": list(plane_x),
+                    "constraintoward": "left",
+                },  # its tick labels left of the numbers
                 "yaxis": {"domain": [0, 1]},
-                "xaxis3": {"domain": list(PROJECTOR_SIDE_X), "title": {"text": "test cost by round t"}},
+                # the narrow layout: the strip's key above it says what it shows
+                # (the narrow strip: 3 round labels at most, upright; more were turned on their side)
+                "xaxis3": {
+                    "domain": list(strip_x),
+                    "title": {"text": strip_title},
+                    "nticks": 3 if narrow else 0,
+                },
                 "yaxis3": {"domain": list(curve_y), "title": {"text": ""}},
             },
         )
     else:
         _class_legend(fig, len(classes), False, layout)  # one row at 1280x720: clear of the tick labels
-        # The legend sits right under the regions' tick labels: the x axis is named at its right end instead.
-        x_title = layout["xaxis"]["title"]
-        layout["annotations"] = [
-            {
-                "text": x_title["text"],
-                "font": dict(x_title["font"]),
-                "x": 1,
-                "y": 0,
-                "xref": "x domain",
-                "yref": "y domain",
-                "xanchor": "left",
-                "yanchor": "top",
-                "xshift": 4,
-                "showarrow": False,
-            }
-        ]
-        x_title["text"] = ""
+    if narrow or not projector:
+        _name_x_at_right(layout)
     merge_layout(layout, modebar_layout(layout["margin"]["r"]))
     return set_layout(fig, layout)
 
 
-def _projector_legend(fig: go.Figure, n_classes: int, legend: dict, layout: dict) -> None:
-    """The projector's legend: ``_class_legend``, in two columns beside the regions when there are more than
-    ``PROJECTOR_LEGEND_ROWS`` classes, so twelve classes fit a 1280x720 screen without pushing the regions
-    down."""
-    two = _class_legend(fig, n_classes, True, layout)
+def _name_x_at_right(layout: dict) -> None:
+    """The regions' x axis named at its right end, level with its tick labels, instead of under them (where the
+    one-screen legend or the narrow layout's Play buttons sit)."""
+    x_title = layout["xaxis"]["title"]
+    note = {"text": x_title["text"], "font": dict(x_title["font"]), "x": 1, "y": 0, "xref": "x domain"}
+    note.update(yref="y domain", xanchor="left", yanchor="top", xshift=4, showarrow=False)
+    layout["annotations"] = [*layout.get("annotations", []), note]
+    x_title["text"] = ""
+
+
+def _projector_legend(
+    fig: go.Figure, n_classes: int, legend: dict, layout: dict, side_x=PROJECTOR_SIDE_X, narrow: bool = False
+) -> None:
+    """The projector's legend: ``_class_legend``, in two columns beside the regions (paper x ``side_x``) when
+    there are more than ``PROJECTOR_LEGEND_ROWS`` classes (``NARROW_LEGEND_ROWS`` in the ``narrow`` layout), so
+    twelve classes fit a 1280x720 screen without pushing the regions down."""
+    rows, chars = (
+        (NARROW_LEGEND_ROWS, NARROW_NAME_CHARS) if narrow else (PROJECTOR_LEGEND_ROWS, PROJECTOR_NAME_CHARS)
+    )
+    two = _class_legend(fig, n_classes, True, layout, chars, rows)
     if not two:
         return
     half = -(-(n_classes + 2) // 2)  # the mistake and hollow entries close the second column
     for tr in fig.data:
         group = tr.legendgroup
-        if (group is not None and str(group).isdigit() and int(group) >= half) or tr.name in (
-            "mistake",
-            TEST_HINT,
-        ):
+        late = group is not None and str(group).isdigit() and int(group) >= half
+        if late or tr.name in ("mistake", TEST_HINT):
             tr.legend = "legend2"
-    x0, x1 = PROJECTOR_SIDE_X
+    x0, x1 = side_x
     layout["legend2"] = {**legend, "x": x0 + 0.53 * (x1 - x0)}
-
-
-def fit_projector_legend(fig: go.Figure, gap_px: float = 10.0) -> None:
-    """In the projector layout (fonts set, ``style.presentation``), the legend's top (both columns') right under
-    the verdict's lines beside the regions, at any font size: the verdict grows down from the plot's top and a
-    legend anchored by its bottom would grow up into it. A figure of unknown height is placed for
-    ``PROJECTOR_GUESS_HEIGHT``."""
-    L = fig.layout
-    verdict = next((tr for tr in fig.data if tr.name == "verdict"), None)
-    if verdict is None:
-        return
-    # a figure that fills its box (no height of its own yet): placed for a 1280 x 720 screen's box
-    height = L.height or PROJECTOR_GUESS_HEIGHT
-    area = height - (L.margin.t or 0) - (L.margin.b or 0)
-    lines = str(verdict.text[0]).count("<br>") + 1
-    y = 1 - (lines * (verdict.textfont.size or FONT_NUMBERS) * 1.3 + gap_px) / max(area, 1)
-    fig.update_layout(legend={"y": y, "yanchor": "top"})
-    two = "legend2" in L.to_plotly_json()
-    if two:
-        fig.update_layout(legend2={"y": y, "yanchor": "top"})
-    # the cost strip's top under the legend's rows (its entries a column, ~1.45 lines of its font each)
-    entries = [tr for tr in fig.data if tr.showlegend is not False and tr.name]
-    rows = -(-len(entries) // 2) if two else len(entries)
-    bottom = y - (rows * (L.legend.font.size or FONT_NUMBERS) * 1.45 + 2 * gap_px) / max(area, 1)
-    low, high = L.yaxis3.domain
-    if bottom < high:
-        fig.update_layout(yaxis3={"domain": [low, max(low + 0.08, bottom)]})
 
 
 TEST_HINT = "hollow: test"
 
 
-def _class_legend(fig: go.Figure, n_classes: int, columns: bool, layout: dict) -> bool:
+def _class_legend(
+    fig: go.Figure,
+    n_classes: int,
+    columns: bool,
+    layout: dict,
+    chars: int = PROJECTOR_NAME_CHARS,
+    rows: int = PROJECTOR_LEGEND_ROWS,
+) -> bool:
     """One legend entry per class (its name and training marker; a class's test points share it), then the
     mistake crosses and, with test points, one grey hollow entry saying what hollow means. Returns whether the
-    legend needs two ``columns`` (more than ``PROJECTOR_LEGEND_ROWS`` classes; names then cut to a half
+    legend needs two ``columns`` (more than ``rows`` classes; names then cut to ``chars`` characters, a half
     column)."""
     seen = set()
-    two = columns and n_classes > PROJECTOR_LEGEND_ROWS
+    two = columns and n_classes > rows
     tests = any(str(tr.name).endswith(" (test)") for tr in fig.data if tr.legendgroup is not None)
     for tr in fig.data:
         group = tr.legendgroup
@@ -430,8 +438,8 @@ def _class_legend(fig: go.Figure, n_classes: int, columns: bool, layout: dict) -
         else:
             seen.add(group)
             name = html.unescape(str(tr.name).rsplit(" (", 1)[0])  # "apple (train)" -> "apple"
-            if two and len(name) > PROJECTOR_NAME_CHARS:  # a half column: long names end in "…"
-                name = name[: PROJECTOR_NAME_CHARS - 1] + "…"
+            if two and len(name) > chars:  # a half column: long names end in "…"
+                name = name[: chars - 1] + "…"
             tr.name = esc(name)
     if tests:
         fig.add_trace(

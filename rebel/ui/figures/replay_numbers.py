@@ -1,5 +1,6 @@
 """The replay's numbers and its one-screen layout: the numbers lines over the regions (or beside them in the
-projector layout), the cost strip with its marker and legend, and the layout's constants.
+projector layout), the cost strip with its marker and legend, the layout's constants, and the projector legend's
+and strip's places once the fonts are set (``fit_projector_legend``).
 """
 
 from __future__ import annotations
@@ -33,12 +34,47 @@ BEFORE_AFTER_MARGIN = (32, 66)  # the same for ``before_after_figure`` (tick lab
 # The projector layout (presentation mode): the regions fill the plot's height on the left; the verdict's figures,
 # the legend and the cost strip sit beside them; only the round and the three costs stay above.
 PROJECTOR_PLANE_X = (0.0, 0.6)  # paper x of the regions (square: the narrower of width and height wins)
-PROJECTOR_SIDE_X = (0.67, 1.0)  # paper x of the column beside them
+PROJECTOR_SIDE_X = (0.65, 1.0)  # paper x of the column beside them (the regions sit at their domain's left)
 PROJECTOR_CURVE_Y = (0.1, 0.34)  # paper y of the cost strip in that column (room under it for its ticks)
 PROJECTOR_CURVE_Y_MANY = (0.07, 0.24)  # with a two-column legend (more classes): a lower, flatter strip
 PROJECTOR_LEGEND_ROWS = 2  # more classes: the projector's legend splits into two columns (legend, legend2)
 PROJECTOR_CONTROLS_DROP = 8  # px (before presentation mode's font scaling): the buttons and slider sit lower
+PROJECTOR_BUTTONS_DROP = (
+    15  # px: the buttons lower still, clear of the regions' x axis title (the slider stays)
+)
 PROJECTOR_NAME_CHARS = 10  # characters of a class name in a half column
+PROJECTOR_GUESS_HEIGHT = (
+    668  # px: the plot box at 1280 x 720 (``screen.PLOT_TOP`` under the viewport's height)
+)
+# The narrow projector layout, for a plot box narrower than ``NARROW_RATIO`` times its height (the sidebar open at
+# 1280x720): the beside column is too narrow for the verdict's lines and a cost strip with its title, so the
+# verdict joins the numbers above the regions (``numbers_text``'s lines, the title left out), and the column
+# beside them holds the legend (from the plot's top) and the cost strip under it, its key above it instead of
+# its title. More classes than ``NARROW_LEGEND_ROWS`` (a two-column legend): narrower regions.
+NARROW_RATIO = 1.05
+NARROW_LEGEND_ROWS = 4  # more classes: the narrow layout's legend splits into two columns
+NARROW_PLANE_X, NARROW_PLANE_X_MANY = (0.0, 0.6), (0.0, 0.5)  # paper x of the regions
+NARROW_SIDE_X, NARROW_SIDE_X_MANY = (0.64, 1.0), (0.54, 1.0)  # paper x of the legend beside them
+NARROW_STRIP_SKIP = 0.1  # paper x from the column's left to the strip's: room for its tick labels
+NARROW_NAME_CHARS = 7  # characters of a class name in a half column of the narrow layout
+NARROW_CONTROLS_RISE = (
+    17  # px (before font scaling): the round control higher (the x axis named beside its ticks)
+)
+
+
+def narrow_box(width: float | None, height: float | None) -> bool:
+    """Whether a plot box ``width`` x ``height`` px takes the narrow projector layout (``NARROW_RATIO``); False
+    when either is not known."""
+    return bool(width and height) and float(width) < NARROW_RATIO * float(height)
+
+
+def projector_columns(narrow: bool, many: bool) -> tuple:
+    """Paper x of the projector layout's parts: ``(regions, the column beside them, the cost strip)``; ``many``:
+    a two-column legend."""
+    if not narrow:
+        return PROJECTOR_PLANE_X, PROJECTOR_SIDE_X, PROJECTOR_SIDE_X
+    side = NARROW_SIDE_X_MANY if many else NARROW_SIDE_X
+    return (NARROW_PLANE_X_MANY if many else NARROW_PLANE_X), side, (side[0] + NARROW_STRIP_SKIP, 1.0)
 
 
 def _numbers_parts(numbers: dict, t: int, T: int) -> tuple:
@@ -104,11 +140,19 @@ def _text_trace(text: str, x: float, position: str, name: str, size: int = FONT_
 
 
 def _add_numbers(
-    fig: go.Figure, numbers: dict, T: int, start: int, updates: list, title: str = "", projector: bool = False
+    fig: go.Figure,
+    numbers: dict,
+    T: int,
+    start: int,
+    updates: list,
+    title: str = "",
+    projector: bool = False,
+    key_apart: bool = False,
 ) -> None:
     """The numbers line (axes x2/y2 above the regions) and the cost strip with its round marker (axes x3/y3
     under them, or beside them in the ``projector`` layout, where the verdict's figures go beside the regions
-    too), all following t in the frames."""
+    too), all following t in the frames; ``key_apart``: the strip's key is not drawn inside its top right (the
+    narrow projector layout puts ``strip_key_note`` above it)."""
     if projector:
         pairs = [projector_texts(numbers, t, T, title) for t in range(T + 1)]
         updates.append((len(fig.data), [{"text": [head]} for head, _ in pairs]))
@@ -136,23 +180,23 @@ def _add_numbers(
             )
         )
     # the strip's own legend: each model's name in its line's colour, at its top right (the curves end low)
-    key = " ".join(f"<span style='color:{MODEL_COLORS[n]}'>━ {n}</span>" for n in ("REBEL", "two-step"))
-    fig.add_trace(
-        go.Scatter(
-            x=[T],
-            y=[max(float(np.nanmax(r)), float(np.nanmax(s)))],
-            text=[key],
-            mode="text",
-            textposition="bottom left",
-            textfont={"size": FONT_STRIP_KEY},
-            cliponaxis=False,
-            xaxis="x3",
-            yaxis="y3",
-            showlegend=False,
-            hoverinfo="skip",
-            name=STRIP_KEY,
+    if not key_apart:
+        fig.add_trace(
+            go.Scatter(
+                x=[T],
+                y=[max(float(np.nanmax(r)), float(np.nanmax(s)))],
+                text=[STRIP_KEY_TEXT],
+                mode="text",
+                textposition="bottom left",
+                textfont={"size": FONT_STRIP_KEY},
+                cliponaxis=False,
+                xaxis="x3",
+                yaxis="y3",
+                showlegend=False,
+                hoverinfo="skip",
+                name=STRIP_KEY,
+            )
         )
-    )
     if numbers.get("Bayes") is not None:
         b = float(numbers["Bayes"])
         fig.add_trace(
@@ -197,14 +241,41 @@ def below_plane(area_px: float | None) -> tuple:
     return curve, curve + min(0.03, LEGEND_GAP_PX / area_px), min(PLANE_DOMAIN[0], BELOW_PLANE_PX / area_px)
 
 
-def _numbers_axes(numbers: dict, T: int, below: tuple | None = None) -> dict:
-    """Layout of the numbers line's axes (x2/y2, hidden) and the cost strip's (x3/y3); the regions' y domain
-    (``below``: ``below_plane``'s split, the fractions by default)."""
-    curve_top, _, plane_bottom = below or below_plane(None)
+STRIP_KEY_TEXT = " ".join(
+    f"<span style='color:{MODEL_COLORS[n]}'>━ {n}</span>" for n in ("REBEL", "two-step")
+)
+
+
+def strip_key_note() -> dict:
+    """The cost strip's key as a note right-aligned above the strip (the narrow projector layout), named
+    ``STRIP_KEY``; ``fit_projector_legend`` lifts it clear of the strip's top tick label."""
+    return {
+        "text": STRIP_KEY_TEXT,
+        "name": STRIP_KEY,
+        "font": {"size": FONT_STRIP_KEY},
+        "xref": "x3 domain",
+        "x": 1,
+        "xanchor": "right",
+        "yref": "y3 domain",
+        "y": 1,
+        "yanchor": "bottom",
+        "showarrow": False,
+    }
+
+
+def _strip_range(numbers: dict) -> tuple:
+    """The cost strip's y range: the costs of every round and Bayes's, with a tenth of their spread around."""
     r, s = np.asarray(numbers["REBEL"], dtype=np.float64), np.asarray(numbers["two-step"], dtype=np.float64)
     lo = min(float(np.nanmin(r)), float(np.nanmin(s)), numbers.get("Bayes") or np.inf)
     hi = max(float(np.nanmax(r)), float(np.nanmax(s)))
     pad = max(hi - lo, 1e-6) * 0.1
+    return lo - pad, hi + pad
+
+
+def _numbers_axes(numbers: dict, T: int, below: tuple | None = None) -> dict:
+    """Layout of the numbers line's axes (x2/y2, hidden) and the cost strip's (x3/y3); the regions' y domain
+    (``below``: ``below_plane``'s split, the fractions by default)."""
+    curve_top, _, plane_bottom = below or below_plane(None)
     return {
         "xaxis2": {"domain": [0, 1], "range": [0, 1], "visible": False, "fixedrange": True, "anchor": "y2"},
         "yaxis2": {
@@ -224,7 +295,7 @@ def _numbers_axes(numbers: dict, T: int, below: tuple | None = None) -> dict:
         },
         "yaxis3": {
             "domain": [CURVE_DOMAIN[0], curve_top],
-            "range": [lo - pad, hi + pad],
+            "range": list(_strip_range(numbers)),
             "fixedrange": True,
             "anchor": "x3",
             "nticks": 3,
@@ -232,3 +303,48 @@ def _numbers_axes(numbers: dict, T: int, below: tuple | None = None) -> dict:
         },
         "yaxis": {"domain": [plane_bottom, PLANE_DOMAIN[1]]},
     }
+
+
+def fit_projector_legend(fig: go.Figure, gap_px: float = 10.0) -> None:
+    """In the projector layout (fonts set, ``style.presentation``), the legend's top (both columns') right under
+    the verdict's lines beside the regions, at any font size: the verdict grows down from the plot's top and a
+    legend anchored by its bottom would grow up into it; the cost strip under the legend. In the narrow layout (no
+    verdict beside the regions) the legend starts at the plot area's top, and the strip takes what is left under
+    it and its key, above its tick labels. A figure of unknown height is placed for ``PROJECTOR_GUESS_HEIGHT``."""
+    L = fig.layout
+    verdict = next((tr for tr in fig.data if tr.name == "verdict"), None)
+    narrow = verdict is None
+    if narrow and not any(tr.name == "numbers" for tr in fig.data):
+        return
+    # a figure that fills its box (no height of its own yet): placed for a 1280 x 720 screen's box
+    height = L.height or PROJECTOR_GUESS_HEIGHT
+    area = max(height - (L.margin.t or 0) - (L.margin.b or 0), 1)
+    lines = 0 if narrow else str(verdict.text[0]).count("<br>") + 1
+    y = 1 - (0 if narrow else lines * (verdict.textfont.size or FONT_NUMBERS) * 1.3 + gap_px) / area
+    fig.update_layout(legend={"y": y, "yanchor": "top"})
+    two = "legend2" in L.to_plotly_json()
+    if two:
+        fig.update_layout(legend2={"y": y, "yanchor": "top"})
+    # the cost strip's top under the legend's rows (its entries a column, ~1.45 lines of its font each)
+    entries = [tr for tr in fig.data if tr.showlegend is not False and tr.name]
+    rows = -(-len(entries) // 2) if two else len(entries)
+    bottom = y - (rows * (L.legend.font.size or FONT_NUMBERS) * 1.45 + 2 * gap_px) / area
+    low, high = L.yaxis3.domain
+    font = L.font.size or FONT_NUMBERS
+    key = next((a for a in L.annotations if a.name == STRIP_KEY), None)
+    if (
+        key is not None
+    ):  # the narrow layout: its key above it, clear of its top tick label; its ticks under it
+        key.yshift = 0.7 * font
+        low, high = font * 1.7 / area, 1.0
+        with_key = bottom - ((key.font.size or FONT_STRIP_KEY) * 1.3 + key.yshift) / area
+        if with_key >= low + 0.08:
+            bottom = with_key
+        else:  # no room for the key (many classes): the strip alone, its lines still REBEL's and two-step's colours
+            L.annotations = [a for a in L.annotations if a.name != STRIP_KEY]
+    if bottom < high:
+        high = max(low + 0.08, bottom)
+        fig.update_layout(yaxis3={"domain": [low, high]})
+    # as many of the strip's tick labels as its height holds apart (2 or 3; none when 2 do not fit)
+    ticks = int((high - low) * area // (1.6 * font))
+    fig.update_layout(yaxis3={"nticks": max(2, min(3, ticks)), "showticklabels": ticks >= 2})

@@ -52,9 +52,10 @@ VARIANT = (
 )
 
 
-def why_not(engine: str, pair, show: dict) -> str | None:
+def why_not(engine: str, pair, show: dict, narrow: bool = False) -> str | None:
     """Why a cost edit of this view goes to the server (None: the browser computes it). ``show``: the view
-    toggles (``widgets.view_toggles``)."""
+    toggles (``widgets.view_toggles``); ``narrow``: the narrow projector layout (its numbers are laid out by the
+    server only)."""
     if os.environ.get(ENV, "1") == "0":
         return "off"
     if st.session_state.get(FAILED):
@@ -63,6 +64,8 @@ def why_not(engine: str, pair, show: dict) -> str | None:
         return VARIANT
     if isinstance(pair, InOrder):  # classes shown in the user's order: the server renumbers them
         return "class order"
+    if narrow:
+        return "narrow layout"
     if any(show.get(k) for k in ("weights", "two", "dis", "bayes", "box")):
         return "overlay"  # the overlays follow the costs too: drawn by the server
     ds = pair.dataset

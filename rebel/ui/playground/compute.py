@@ -555,16 +555,11 @@ REPLAY_VIEWS = {"weights": False, "two": False, "dis": False, "bayes": False}  #
 
 
 def replay_of(
-    pair: TrainedPair,
-    start: int,
-    show: Mapping | None = None,
-    height: int | None = None,
-    projector: bool = False,
+    pair: TrainedPair, start: int, show: Mapping | None = None, height=None, projector=False, narrow=False
 ):
-    """The Playground's regions figure of ``pair`` (``replay.replay_figure``: every round's regions, points,
-    mistakes and numbers; axes named after the features) at round ``start``; ``show``: the overlays on
-    (``REPLAY_VIEWS``), ``height``: the plot's box in px (None: the chart measures it), ``projector``: the
-    presentation layout. The page and ``benchmarks.bench_plot_draw`` both draw this figure."""
+    """The Playground's regions figure of ``pair`` (``replay.replay_figure``) at round ``start``: ``show`` the
+    overlays on (``REPLAY_VIEWS``), ``height`` the plot's box in px (None: measured), ``projector`` (``narrow``:
+    a box narrower than high) the presentation layout. The page and ``bench_plot_draw`` draw it."""
     from rebel.ui.figures import regions, replay
 
     show = {**REPLAY_VIEWS, **(show or {})}
@@ -587,6 +582,7 @@ def replay_of(
         numbers=round_numbers(pair),
         projector=projector,
         axis_names=ds.feature_names,
+        narrow=narrow,
     )
 
 

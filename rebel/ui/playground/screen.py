@@ -54,6 +54,34 @@ _CELL_CSS = (
     ".st-key-cost_editor [data-testid='stTextInputRootElement'] input"
     " {padding-left: 2px !important; padding-right: 2px !important; text-align: center;}"
 )
+# The cost grid's class names break at spaces only, never inside a word ("harml ess"). A header column narrower
+# than its name (presentation mode with the sidebar open at 1280 x 720) turns the name upright, read bottom to top,
+# as spreadsheets do: the whole name stays on screen, and the column keeps the cells' width. Each header column is
+# a size container (the header row: the grid's row of captions without cells); the width a name needs is guessed
+# from the longest name's length (``COST_NAME_CHAR_PX`` a character of the captions' 14 px font).
+COST_NAME_CHAR_PX = 7.2
+_HEADER_ROW = (
+    ".st-key-cost_editor [data-testid='stHorizontalBlock']"
+    ":has([data-testid='stCaptionContainer']):not(:has(input))"
+)
+_COST_NAMES_CSS = (
+    ".st-key-cost_editor [data-testid='stCaptionContainer'] p"
+    " {word-break: keep-all; overflow-wrap: normal; hyphens: none;}"
+    f"{_HEADER_ROW} > [data-testid='stColumn']:not(:first-child) {{container-type: inline-size;}}"
+)
+
+
+def _upright_names_css(classes) -> str:
+    """The container query turning the cost grid's column names upright in a column narrower than the longest
+    of ``classes`` needs (fixed text: only a width in px comes from the names)."""
+    longest = max((len(str(c)) for c in classes or ()), default=0)
+    px = round(COST_NAME_CHAR_PX * longest + 4)
+    return (
+        f"@container (max-width: {px}px) {{ [data-testid='stCaptionContainer'] p"
+        " {writing-mode: vertical-rl; transform: rotate(180deg); white-space: nowrap; margin: 0 auto;} }"
+    )
+
+
 # What keeps the viewport's size known (``rebel.ui.viewport``) takes no room, nor does the sidebar's fold.
 _VIEWPORT_BOX_CSS = "div.st-key-pg_viewport_box {display: none !important;}"  # viewport.BOX
 _FOLD_BOX_CSS = "div[class*='st-key-pg_fold_'] {display: none !important;}"  # FOLD_BOX: the sidebar's fold
@@ -71,7 +99,7 @@ _PRESENT_CSS = (
 _HIDDEN_CSS = _VIEWPORT_BOX_CSS + _FOLD_BOX_CSS
 
 
-_SCREEN = _CELL_CSS + _HIDDEN_CSS + _LESSON_BAR_CSS
+_SCREEN = _CELL_CSS + _COST_NAMES_CSS + _HIDDEN_CSS + _LESSON_BAR_CSS
 ONE_SCREEN_CSS = "<style>" + _PLOT_BOX_CSS + _SCREEN + "</style>"
 ONE_SCREEN_CSS_PRESENT = "<style>" + _PLOT_BOX_CSS + _SCREEN + _PRESENT_CSS + "</style>"
 ONE_SCREEN_CSS_LESSON = "<style>" + _PLOT_BOX_CSS_LESSON + _SCREEN + "</style>"
@@ -82,6 +110,14 @@ def plot_height(size: viewport.Viewport | None, lesson: bool = False) -> int | N
     """The regions plot's height in px in the viewport ``size`` (the box ``_PLOT_BOX_CSS[_LESSON]`` makes), or None
     when the viewport is not known (the chart then measures its box)."""
     return viewport.plot_height(size, PLOT_TOP_LESSON if lesson else PLOT_TOP, PLOT_MIN)
+
+
+def narrow_plot(size: viewport.Viewport | None, lesson: bool = False) -> bool:
+    """Whether the plot's box in the viewport ``size`` takes the projector's narrow layout
+    (``replay_numbers.narrow_box``: the sidebar open at 1280 x 720); False when the viewport is not known."""
+    from rebel.ui.figures.replay_numbers import narrow_box
+
+    return size is not None and narrow_box(size.width, plot_height(size, lesson))
 
 
 # px of the costs' column around the read-only cost table in presentation mode (the page's top, the header and
@@ -98,13 +134,15 @@ def cost_table_height(size: viewport.Viewport | None) -> int | None:
     return max(ui.TABLE_HEIGHT_LARGE, int(size.height) - COSTS_AROUND_TABLE)
 
 
-def one_screen_style(present_mode: bool = False, lesson: bool = False) -> None:
+def one_screen_style(present_mode: bool = False, lesson: bool = False, classes=()) -> None:
     """The first screen's style: ``ONE_SCREEN_CSS``, with presentation mode's large fonts and a lesson bar's row
-    above the plot as they apply."""
+    above the plot as they apply, and the cost grid's column names upright where a column is too narrow for the
+    longest of ``classes``."""
     if lesson:
-        st.html(ONE_SCREEN_CSS_PRESENT_LESSON if present_mode else ONE_SCREEN_CSS_LESSON)
+        css = ONE_SCREEN_CSS_PRESENT_LESSON if present_mode else ONE_SCREEN_CSS_LESSON
     else:
-        st.html(ONE_SCREEN_CSS_PRESENT if present_mode else ONE_SCREEN_CSS)
+        css = ONE_SCREEN_CSS_PRESENT if present_mode else ONE_SCREEN_CSS
+    st.html(css.replace("</style>", _upright_names_css(classes) + "</style>"))
 
 
 # A new session's first run sends, before anything else, an empty chart that is never shown (in a hidden box of

@@ -1,0 +1,161 @@
+"""What a screen of the Playground must not do, measured in the browser: a text of the regions plot (the numbers,
+the verdict, the legend, tick labels, axis titles, the strip's key, the round control) reaching past the plot's
+box or the viewport's right edge, two of them overlapping, the numbers' headline overlapping the lesson bar above
+the plot, or a class name in the cost grid split inside a word ("harml ess")."""
+
+from __future__ import annotations
+
+PLOT = ".st-key-pg_plot .js-plotly-plot"
+
+# Every visible text element of the regions plot (SVG ``text``; hidden ones, such as the slider's transparent
+# step labels, left out) with its box, the plot's box and the viewport's width.
+_PLOT_TEXTS = """sel => {
+  const gd = document.querySelector(sel);
+  if (!gd) return null;
+  const r = e => { const b = e.getBoundingClientRect(); return {x: b.x, y: b.y, width: b.width, height: b.height}; };
+  const shown = e => {
+    for (let a = e; a && a !== gd; a = a.parentElement) {
+      const s = getComputedStyle(a);
+      if (s.display === 'none' || s.visibility === 'hidden' || parseFloat(s.opacity) === 0) return false;
+    }
+    const s = getComputedStyle(e);
+    return parseFloat(s.fillOpacity) > 0 && !/rgba\\([^)]*,\\s*0\\)/.test(s.fill);
+  };
+  const texts = [...gd.querySelectorAll('svg text')]
+    .filter(e => e.textContent.trim() && shown(e))
+    .map(e => ({text: e.textContent.trim(), cls: e.getAttribute('class') || e.parentElement.getAttribute('class'),
+                box: r(e)}))
+    .filter(t => t.box.width > 0 && t.box.height > 0);
+  return {plot: r(gd), viewport: window.innerWidth, texts};
+}"""
+
+# The words of the cost grid's class names (its captions: the header row and the rows' names), each with the
+# boxes its characters take (``Range.getClientRects``: a word split across two lines has two), and the header
+# row's words with their column.
+_COST_WORDS = """() => {
+  const editor = document.querySelector('.st-key-cost_editor');
+  if (!editor) return null;
+  const words = [];
+  for (const cap of editor.querySelectorAll('[data-testid="stCaptionContainer"]')) {
+    const walker = document.createTreeWalker(cap, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (const m of node.textContent.matchAll(/\\S+/g)) {
+        const range = document.createRange();
+        range.setStart(node, m.index);
+        range.setEnd(node, m.index + m[0].length);
+        const rects = [...range.getClientRects()].filter(b => b.width > 0.5 && b.height > 0.5)
+          .map(b => ({x: b.x, y: b.y, width: b.width, height: b.height}));
+        words.push({word: m[0], rects});
+      }
+    }
+  }
+  const b = editor.getBoundingClientRect();
+  return {editor: {x: b.x, y: b.y, width: b.width, height: b.height}, words};
+}"""
+
+
+def overlap(a: dict, b: dict, tol: float = 1.0) -> bool:
+    return (
+        a["x"] < b["x"] + b["width"] - tol
+        and b["x"] < a["x"] + a["width"] - tol
+        and a["y"] < b["y"] + b["height"] - tol
+        and b["y"] < a["y"] + a["height"] - tol
+    )
+
+
+def inside(inner: dict, outer: dict, tol: float = 0.5) -> bool:
+    return (
+        inner["x"] >= outer["x"] - tol
+        and inner["y"] >= outer["y"] - tol
+        and inner["x"] + inner["width"] <= outer["x"] + outer["width"] + tol
+        and inner["y"] + inner["height"] <= outer["y"] + outer["height"] + tol
+    )
+
+
+# The regions chart drawn for its box: at the box's width and, in presentation mode, in the layout the box's shape
+# asks for (the narrow projector layout, its verdict in the numbers above the regions, when the box is narrower
+# than ``NARROW_RATIO`` times its height; else the verdict beside them). After the sidebar opens or folds, the
+# server draws the figure again for the new box; until then the old figure is stretched to it.
+_FITS_BOX = """([sel, ratio]) => {
+  const gd = document.querySelector(sel), box = document.querySelector('.st-key-pg_plot');
+  if (!gd || !box || !gd._fullLayout || !gd.querySelector('.slider-container')) return false;
+  const b = box.getBoundingClientRect();
+  if (Math.abs(gd._fullLayout.width - b.width) > 1.5) return false;
+  const tick = gd.querySelector('.xtick text');
+  if (!tick || parseFloat(getComputedStyle(tick).fontSize) < 20) return true;  // not presentation mode
+  const head = [...gd.querySelectorAll('.textpoint text')].find(e => e.textContent.includes('test cost per point'));
+  return !!head && head.textContent.includes('costs ignored') === (b.width < ratio * b.height);
+}"""
+
+
+def wait_plot_fits_box(page, timeout: int = 90_000) -> None:
+    """Wait until the regions chart is drawn for its box (``_FITS_BOX``), then for the page to be idle."""
+    from benchmarks import bench_browser as bb
+    from rebel.ui.figures.replay_numbers import NARROW_RATIO
+
+    page.wait_for_function(_FITS_BOX, arg=[PLOT, NARROW_RATIO], timeout=timeout)
+    bb._settle(page)
+
+
+def plot_text_problems(page) -> list[str]:
+    """Texts of the regions plot out of the plot's box or past the viewport's right edge, and pairs of them that
+    overlap; and the numbers' headline overlapping the lesson bar (when a lesson scene is open)."""
+    found = page.evaluate(_PLOT_TEXTS, PLOT)
+    assert found and found["texts"], "the regions plot has no text"
+    plot, right, texts = found["plot"], found["viewport"], found["texts"]
+    problems = []
+    for t in texts:
+        b = t["box"]
+        if not inside(b, plot):
+            problems.append(f"{t['text']!r} ({t['cls']}) {_px(b)} leaves the plot {_px(plot)}")
+        if b["x"] + b["width"] > right + 0.5:
+            problems.append(f"{t['text']!r} reaches past the viewport's right edge ({right} px)")
+    for i, a in enumerate(texts):
+        for b in texts[i + 1 :]:
+            if overlap(a["box"], b["box"]):
+                problems.append(f"{a['text']!r} {_px(a['box'])} overlaps {b['text']!r} {_px(b['box'])}")
+    headline = next((t for t in texts if "test cost per point" in t["text"]), None)
+    assert headline is not None, "the numbers' headline is missing"
+    bar = page.locator(".st-key-lesson_bar")
+    if bar.count():
+        box = bar.first.bounding_box()
+        if box and overlap(headline["box"], box):
+            problems.append(f"the headline {_px(headline['box'])} overlaps the lesson bar {_px(box)}")
+    return problems
+
+
+def cost_name_problems(page) -> list[str]:
+    """Class names of the cost grid split inside a word (a word whose characters take more than one line box) or
+    reaching out of the cost editor, and header words of two columns overlapping."""
+    found = page.evaluate(_COST_WORDS)
+    if not found:
+        return ["no cost editor"]
+    problems = []
+    for w in found["words"]:
+        rects = w["rects"]
+        if len(rects) > 1:
+            problems.append(f"{w['word']!r} is split across {len(rects)} lines: {[_px(r) for r in rects]}")
+        for r in rects:
+            if r["x"] < found["editor"]["x"] - 0.5 or r["x"] + r["width"] > _right(found["editor"]) + 0.5:
+                problems.append(f"{w['word']!r} {_px(r)} leaves the cost editor {_px(found['editor'])}")
+    flat = [(w["word"], r) for w in found["words"] for r in w["rects"]]
+    for i, (a, ra) in enumerate(flat):
+        for b, rb in flat[i + 1 :]:
+            if overlap(ra, rb):
+                problems.append(f"cost names {a!r} {_px(ra)} and {b!r} {_px(rb)} overlap")
+    return problems
+
+
+def assert_screen_is_clean(page, when: str) -> None:
+    """No clipped or overlapping plot text, no headline over the lesson bar, no class name split inside a word."""
+    wait_plot_fits_box(page)
+    problems = plot_text_problems(page) + cost_name_problems(page)
+    assert not problems, f"{when}:\n  " + "\n  ".join(problems)
+
+
+def _right(b: dict) -> float:
+    return b["x"] + b["width"]
+
+
+def _px(b: dict) -> str:
+    return f"[{b['x']:.0f}..{_right(b):.0f} x {b['y']:.0f}..{b['y'] + b['height']:.0f}]"
