@@ -71,15 +71,24 @@ _COST_NAMES_CSS = (
 )
 
 
-def _upright_names_css(classes) -> str:
-    """The container query turning the cost grid's column names upright in a column narrower than the longest
-    of ``classes`` needs (fixed text: only a width in px comes from the names)."""
-    longest = max((len(str(c)) for c in classes or ()), default=0)
-    px = round(COST_NAME_CHAR_PX * longest + 4)
-    return (
-        f"@container (max-width: {px}px) {{ [data-testid='stCaptionContainer'] p"
-        " {writing-mode: vertical-rl; transform: rotate(180deg); white-space: nowrap; margin: 0 auto;} }"
-    )
+# The rule turning the names upright, for a longest name of at most 4, 6, 8, 10, 12, 16, 24 characters or more:
+# fixed text (``st.html`` takes no built HTML), a width of COST_NAME_CHAR_PX a character + 4 px, rounded up.
+_UPRIGHT = (
+    "{writing-mode: vertical-rl; transform: rotate(180deg); white-space: nowrap; margin: 0 auto;} }</style>"
+)
+_NAME_P = " [data-testid='stCaptionContainer'] p "
+_UPRIGHT_4 = "<style>@container (max-width: 33px) {" + _NAME_P + _UPRIGHT
+_UPRIGHT_6 = "<style>@container (max-width: 48px) {" + _NAME_P + _UPRIGHT
+_UPRIGHT_8 = "<style>@container (max-width: 62px) {" + _NAME_P + _UPRIGHT
+_UPRIGHT_10 = "<style>@container (max-width: 76px) {" + _NAME_P + _UPRIGHT
+_UPRIGHT_12 = "<style>@container (max-width: 91px) {" + _NAME_P + _UPRIGHT
+_UPRIGHT_16 = "<style>@container (max-width: 120px) {" + _NAME_P + _UPRIGHT
+_UPRIGHT_24 = "<style>@container (max-width: 177px) {" + _NAME_P + _UPRIGHT
+_UPRIGHT_MORE = "<style>@container (max-width: 9999px) {" + _NAME_P + _UPRIGHT
+
+
+def _longest(classes) -> int:
+    return max((len(str(c)) for c in classes or ()), default=0)
 
 
 # What keeps the viewport's size known (``rebel.ui.viewport``) takes no room, nor does the sidebar's fold.
@@ -139,10 +148,14 @@ def one_screen_style(present_mode: bool = False, lesson: bool = False, classes=(
     above the plot as they apply, and the cost grid's column names upright where a column is too narrow for the
     longest of ``classes``."""
     if lesson:
-        css = ONE_SCREEN_CSS_PRESENT_LESSON if present_mode else ONE_SCREEN_CSS_LESSON
+        st.html(ONE_SCREEN_CSS_PRESENT_LESSON if present_mode else ONE_SCREEN_CSS_LESSON)
     else:
-        css = ONE_SCREEN_CSS_PRESENT if present_mode else ONE_SCREEN_CSS
-    st.html(css.replace("</style>", _upright_names_css(classes) + "</style>"))
+        st.html(ONE_SCREEN_CSS_PRESENT if present_mode else ONE_SCREEN_CSS)
+    n = _longest(classes)
+    st.html(
+        _UPRIGHT_4 if n <= 4 else _UPRIGHT_6 if n <= 6 else _UPRIGHT_8 if n <= 8 else _UPRIGHT_10 if n <= 10
+        else _UPRIGHT_12 if n <= 12 else _UPRIGHT_16 if n <= 16 else _UPRIGHT_24 if n <= 24 else _UPRIGHT_MORE
+    )  # fmt: skip
 
 
 # A new session's first run sends, before anything else, an empty chart that is never shown (in a hidden box of
