@@ -60,6 +60,8 @@ OWN_FILES = {
     "type is the door; uploads.decode_link reads a content key, numbers and the two plotted column names, which "
     "pass clean_name in plane_columns.check_columns; the file's names come from the stored file through "
     "read_points_csv)",
+    ("rebel/ui/playground/browser_costs.py", "_on_edit"): "the page script's message after a cost edit it "
+    "computed: a K x K matrix of numbers (checked: shape, finite, range), the scene's key and flags; no names",
 }
 
 

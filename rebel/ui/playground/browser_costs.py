@@ -209,19 +209,20 @@ def _on_edit() -> None:
         )
         ui.flash("warning", ss[FAILED])
     get_state().set_costs(C)
-    _show_in_editor(side.COSTS, C)
+    _show_in_editor(side.COSTS, C, [str(c) for c in base.dataset.classes])
     ss[SENT] = (base.key, msg.get("projector"))  # the page holds this scene: no need to send it again
     if msg.get("painted") and not msg.get("failed"):
         ss[PAINTED] = (base.key, C.tobytes())
 
 
-def _show_in_editor(key: str, C: np.ndarray) -> None:
+def _show_in_editor(key: str, C: np.ndarray, names: list) -> None:
     """The cost editor ``key`` shows ``C`` with its cells as they are (no new cells: a cell being typed into
-    stays): its stored matrix and each cell's text (the cell edited in the browser was never committed)."""
+    stays): its stored matrix and each cell's text (the cell edited in the browser was never committed).
+    ``names``: the classes as shown (the browser path runs only in their sorted order)."""
     ss = st.session_state
     ss[f"{key}_base"] = C.copy()
     for i in range(C.shape[0]):
         for j in range(C.shape[1]):
-            cell = ui.cost_cell_key(key, i, j)
+            cell = ui.cost_cell_key(key, i, j, names)
             if cell in ss:
                 ss[cell] = format_cost(C[i, j])
