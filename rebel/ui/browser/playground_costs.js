@@ -16,7 +16,8 @@
   const P = window.__rebelPg || (window.__rebelPg = { scene: null, edits: 0, failed: null });
   const D = window.__rebelPgData;
   const END = "\x24"; // (a regular expression's end, written so)
-  const COST_CELL = new RegExp("(?:^|\\s)st-key-([A-Za-z_]+)_\\d+_(\\d+)_(\\d+)(?:\\s|" + END + ")");
+  // a cost cell's key: the editor's key, 8 hex digits of its two classes' names, its row and its column
+  const COST_CELL = new RegExp("(?:^|\\s)st-key-([A-Za-z_]+?)_[0-9a-f]{8}_(\\d+)_(\\d+)(?:\\s|" + END + ")");
   const NUMBER = new RegExp("^(\\d+\\.?\\d*|\\.\\d+)([eE][+-]?\\d+)?" + END);
 
   // ------------------------------------------------------------------------------------------ the scene sent
