@@ -322,7 +322,7 @@ def mixture_editor(mixture: pd.DataFrame, key: str, on_change: Callable | None =
     return st.data_editor(
         mixture,
         key=key,
-        on_change=on_change,
+        on_change=guarded_callback(on_change or (lambda: None)),
         num_rows="dynamic",
         hide_index=True,
         width="stretch",

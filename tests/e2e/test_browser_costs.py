@@ -15,6 +15,7 @@ import pytest
 from PIL import Image
 
 from benchmarks import bench_browser as bb
+from tests.e2e.conftest import IDLE
 
 pytestmark = pytest.mark.browser
 
@@ -33,8 +34,7 @@ _COUNT = """sel => { const gd = document.querySelector(sel); gd.__probe = true; 
     for (const name of ['react', 'newPlot']) { const f = window.Plotly[name];
       window.Plotly[name] = function (g, ...rest) { if (!g.__rebelPainting) window.__served += 1;
         return f.call(this, g, ...rest); }; } } }"""
-_IDLE = """() => { const a = document.querySelector("[data-testid='stApp']");
-  return a && a.getAttribute('data-test-script-state') === 'notRunning'; }"""
+_IDLE = IDLE  # the page drawn and idle (tests/e2e/conftest.py)
 
 
 def _link(preset: str) -> str:

@@ -161,7 +161,10 @@ def send(pair, reason: str | None, projector: bool) -> None:
     with st.container(key=BOX):
         st.html(HIDE_BOX)
         st.text_input(
-            "Costs computed in the browser", key=INPUT, on_change=_on_edit, label_visibility="collapsed"
+            "Costs computed in the browser",
+            key=INPUT,
+            on_change=ui.guarded_callback(_on_edit),
+            label_visibility="collapsed",
         )
         sent = (pair.key, projector) if reason is None else reason
         if ss.get(SENT) != sent:
