@@ -13,7 +13,7 @@ made from the pair it was first drawn from (``figure_pair``), which Streamlit's 
 
 Everything else keeps the server's path: a variant engine, an overlay (boosting weights, two-step or Bayes
 boundaries, disagreement, a dragged box), too many posteriors to send, the one-entry editor of many classes,
-``REBEL_BROWSER_COSTS=0`` in the server's environment, and a session whose browser failed to retrain (the page says
+classes shown in the user's order, the narrow projector layout (sidebar open), ``REBEL_BROWSER_COSTS=0`` in the server's environment, and a session whose browser failed to retrain (the page says
 so once, ``tell``).
 """
 
@@ -42,7 +42,7 @@ HIDE_BOX = f"<style>div.st-key-{BOX} {{display: none !important;}}</style>"
 BASE = "_browser_base"  # the pair the chart on the page was drawn from
 PAINTED = "_browser_painted"  # (that pair's key, the costs' bytes) the browser drew on it
 SENT = "_browser_sent"  # what the page holds (a scene's key, or why the browser path is off)
-SCRIPT = "_browser_script"  # (what it sends, the payload's script): made once per scene
+SCRIPT = "_browser_script"  # (what it sends, the payload, the scripts after it): made once per scene
 FAILED = "_browser_failed"  # why this session's browser could not retrain (then the server path, for good)
 TOLD = "_browser_told"  # the last reason the page was told
 ENV = "REBEL_BROWSER_COSTS"  # "0": every cost edit on the server
