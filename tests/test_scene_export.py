@@ -56,7 +56,7 @@ def test_export_scene_refuses_bad_input(tmp_path, capsys):
 def test_scene_text_cannot_end_its_script():
     data = {"title": "</script><b>x</b>", "notice": "</script>", "question": "", "classes": []}
     html = scene_html(data)
-    assert html.count("</script>") == 4  # the data's, the engine's, the shared scene code's and the page's own
+    assert html.count("</script>") == 4  # the data's, the engine's, the shared code's, the page's
     assert "<b>x</b>" not in html
 
 
