@@ -128,13 +128,15 @@ def test_without_a_worker_the_server_computes_the_edit_and_says_so(app_url, chro
         commit = bb.edit_cost(page, "6.5")
         page.wait_for_function("() => !!(window.__rebelPg && window.__rebelPg.scene)", timeout=120_000)
         page.wait_for_function(_IDLE, timeout=120_000)
+        numbers = "sel => { const gd = document.querySelector(sel); const n = gd && gd.data.find(t => t.name === 'numbers'); return n ? n.text[0] : null; }"
+        before = page.evaluate(numbers, PLOT)
         commit()
         tray = page.locator(".st-key-pg_tray")
         tray.get_by_text("could not retrain REBEL").wait_for(timeout=60_000)
-        page.wait_for_function(
-            "sel => { const gd = document.querySelector(sel); const n = gd && gd.data.find(t => t.name === 'numbers');"
-            " return !!(n && gd.layout.meta && !gd.layout.meta.browser_scene); }",
-            arg=PLOT,
+        page.wait_for_function(  # the server's chart of the new costs (not the one drawn before the edit)
+            "([sel, old]) => { const gd = document.querySelector(sel); const n = gd && gd.data.find(t => t.name === 'numbers');"
+            " return !!(n && n.text[0] !== old && gd.layout.meta && !gd.layout.meta.browser_scene); }",
+            arg=[PLOT, before],
             timeout=60_000,
         )
         page.wait_for_function(_IDLE, timeout=60_000)

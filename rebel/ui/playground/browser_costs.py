@@ -13,8 +13,9 @@ made from the pair it was first drawn from (``figure_pair``), which Streamlit's 
 
 Everything else keeps the server's path: a variant engine, an overlay (boosting weights, two-step or Bayes
 boundaries, disagreement, a dragged box), too many posteriors to send, the one-entry editor of many classes,
-classes shown in the user's order, the narrow projector layout (sidebar open), ``REBEL_BROWSER_COSTS=0`` in the server's environment, and a session whose browser failed to retrain (the page says
-so once, ``tell``).
+classes shown in the user's order, the narrow projector layout (sidebar open), "Replay after retraining" on
+(presentation mode's default: the server's new figure plays itself), ``REBEL_BROWSER_COSTS=0`` in the server's
+environment, and a session whose browser failed to retrain (the page says so once, ``tell``).
 """
 
 from __future__ import annotations
@@ -66,6 +67,8 @@ def why_not(engine: str, pair, show: dict, narrow: bool = False) -> str | None:
         return "class order"
     if narrow:
         return "narrow layout"
+    if st.session_state.get("w_autoplay"):  # "Replay after retraining" (presentation mode's default)
+        return "replay"  # the server's new figure plays from t = 0 by itself
     if any(show.get(k) for k in ("weights", "two", "dis", "bayes", "box")):
         return "overlay"  # the overlays follow the costs too: drawn by the server
     ds = pair.dataset
