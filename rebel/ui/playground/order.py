@@ -14,7 +14,7 @@ import streamlit as st
 
 from rebel.ui import components as ui
 from rebel.ui.class_order import moved, positions, shown_names
-from rebel.ui.playground.compute import CLASS_DTYPE, StagedByModel, TrainedPair, stage_metrics
+from rebel.ui.playground.compute import CLASS_DTYPE, StagedByModel, TrainedPair
 from rebel.ui.state import AppState, get_state
 
 S = st.session_state
@@ -94,16 +94,10 @@ class InOrder:
     def blind_region(self, t: int) -> np.ndarray:
         return self._renumbered(self._pair.blind_region(t))
 
-    def metrics(self, t: int, model: str = "REBEL"):
-        return stage_metrics(
-            self.y_test_idx, self.staged_test[model][self.clamp(t)], self.cost_matrix, self.bayes_test_cost
-        )
-
-    def train_predictions(self, t: int, model: str = "REBEL") -> np.ndarray:
-        return self.staged_train[model][self.clamp(t)]
-
-    def test_predictions(self, t: int, model: str = "REBEL") -> np.ndarray:
-        return self.staged_test[model][self.clamp(t)]
+    # the pair's own round views, read from this object's renumbered arrays
+    metrics = TrainedPair.metrics
+    train_predictions = TrainedPair.train_predictions
+    test_predictions = TrainedPair.test_predictions
 
 
 def shown(pair: TrainedPair | None, A: AppState):
