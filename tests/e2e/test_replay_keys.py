@@ -20,6 +20,8 @@ def _at(page, t: int) -> None:
 def test_keys_step_play_and_pause_the_replay(app_url, browser):
     page, _ = bb.open_playground(browser, app_url)
     try:
+        # the keys' script comes with the rest of the page, after the plot (a busy machine: seconds later)
+        page.wait_for_function("() => window.__rebelReplayKeys === true", timeout=120_000)
         _, T = page.evaluate(_ROUND)
         page.evaluate(
             "() => document.activeElement && document.activeElement.blur()"

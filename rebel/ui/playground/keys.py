@@ -30,6 +30,7 @@ REPLAY_KEYS = """<script>
     document.dispatchEvent(new MouseEvent('mouseup', at));
     rail.dispatchEvent(new MouseEvent('mouseup', at));
   };
+  const afterTwoFrames = (f) => requestAnimationFrame(() => requestAnimationFrame(f));
   const ours = (el) => el && el.closest && el.closest(
     'input, textarea, select, button, [contenteditable="true"], [role="slider"], [role="listbox"], [role="combobox"]');
   document.addEventListener('keydown', (e) => {
@@ -44,8 +45,14 @@ REPLAY_KEYS = """<script>
       goTo(gd, moves[e.key]);
     } else if (e.key === ' ' || e.code === 'Space') {
       e.preventDefault();
-      if (playing(gd)) press(button(gd, 2));
-      else press(button(gd, now >= last ? 1 : 0));  // at the last round: from t = 0
+      // Two frames later: a round just chosen (a key, a click on the slider) moves the replay on the next frame,
+      // and would stop a Play pressed before it; by then it has started, and "Play" continues from that round.
+      afterTwoFrames(() => {
+        if (!gd.isConnected) return;
+        const active = gd.layout.sliders[0].active || 0;
+        if (playing(gd)) press(button(gd, 2));
+        else press(button(gd, active >= last ? 1 : 0));  // at the last round: from t = 0
+      });
     }
   }, true);
 })();
