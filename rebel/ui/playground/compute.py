@@ -583,7 +583,7 @@ def replay_of(
         projector=projector,
         axis_names=ds.feature_names,
         narrow=narrow,
-    )
+    ).update_traces(meta={"models": getattr(pair, "trained_key", pair.key)}, selector=0)  # the models drawn
 
 
 POINTS_IMAGES = SharedLRU(16, 32 * 1024 * 1024)

@@ -41,6 +41,10 @@ class InOrder:
     def __getattr__(self, name):  # rounds, grid, test costs, weights...: the pair's own
         return getattr(self._pair, name)
 
+    @property
+    def trained_key(self) -> str:  # the key of the models shown (``renamed``)
+        return getattr(self._pair, "trained_key", self._pair.key)
+
     def _renumbered(self, indices):
         return None if indices is None else self._rank[indices]
 

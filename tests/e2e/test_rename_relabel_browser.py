@@ -1,0 +1,63 @@
+"""A class renamed in the clusters table relabels the models shown, in Chromium: the new name reaches the regions'
+legend and the cost matrix, and the regions chart still draws the same trained models (its regions trace names
+them, ``meta.models``), with the same numbers: nothing was trained again. Renames that keep the classes' sorted
+order and one that moves the class to the end (the class indices renumbered) are both checked, and a rename back.
+
+The time from the Enter that commits each rename to the first animation frame whose legend shows it is printed
+with the load average (``test_rename_browser._TIMER_JS``); the test asserts what the page shows, never a time."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.e2e.conftest import settle
+from tests.e2e.test_rename_browser import _TIMER_JS, _cost_names, _open_clusters, _report, _type_class
+
+pytestmark = pytest.mark.browser
+
+MODELS = """() => { const gd = document.querySelector('.st-key-pg_plot .js-plotly-plot');
+  const tr = gd && gd.data && gd.data.find(d => d.meta && d.meta.models);
+  return tr ? tr.meta.models : null; }"""
+NUMBERS = """() => [...document.querySelectorAll('.st-key-pg_plot .textpoint text')]
+  .map(e => e.textContent).find(t => t.includes('test cost per point')) || null"""
+
+
+def _legend(page) -> list:
+    return page.locator(".st-key-pg_plot .legendtext").evaluate_all(
+        "els => els.map(e => e.textContent.trim())"
+    )
+
+
+@pytest.fixture
+def page(browser):
+    page = browser.new_page()
+    page.set_viewport_size({"width": 1280, "height": 720})
+    try:
+        yield page
+    finally:
+        page.close()
+
+
+def test_a_rename_relabels_the_shown_models_without_training_them_again(page, app_url):
+    _open_clusters(page, app_url)
+    models, numbers = page.evaluate(MODELS), page.evaluate(NUMBERS)
+    assert models and numbers, "the regions chart names no models or shows no numbers"
+    assert "C" in _legend(page)
+    # C's only cluster is row 4: renamed three times (kept in place, moved to the end of the sorted order), then back
+    for old, new in (("C", "Cat"), ("Cat", "Cow"), ("Cow", "Zebra"), ("Zebra", "C")):
+        page.evaluate(_TIMER_JS, new)
+        _type_class(page, 4, new)
+        page.wait_for_function(
+            "name => [...document.querySelectorAll('.st-key-pg_plot .legendtext')]"
+            ".some(e => e.textContent.trim() === name)",
+            arg=new,
+            timeout=120_000,
+        )
+        page.wait_for_function("window.__rename.seen !== null", timeout=120_000)
+        settle(page)
+        _report(page, f"rename {old} -> {new}")
+        legend, names = _legend(page), _cost_names(page)
+        assert new in legend and old not in legend, f"the legend names {legend}"
+        assert new in names and old not in names, f"the cost matrix names {names}"
+        assert page.evaluate(MODELS) == models, f"{old} -> {new}: the chart shows other models (a retraining)"
+        assert page.evaluate(NUMBERS) == numbers, f"{old} -> {new}: the numbers changed"
