@@ -416,8 +416,14 @@ def test_the_cost_strip_names_its_lines_in_their_colours(projector):
         xs, ys, S, ["a", "b", "c"], train=(X, y, pred), numbers=numbers, projector=projector
     )
     keys = [tr for tr in fig.data if tr.name == replay.STRIP_KEY]
-    assert len(keys) == 1 and (keys[0].xaxis, keys[0].yaxis) == ("x3", "y3")
-    text = keys[0].text[0]
+    notes = [a for a in fig.layout.annotations if a.name == replay.STRIP_KEY]
+    if projector:  # under the strip's round labels, with its title: never over its curves
+        assert not keys and not notes
+        text = fig.layout.xaxis3.title.text
+        assert text.startswith("test cost by round t<br>")
+    else:  # inside its top right, where the curves end low
+        assert not notes and len(keys) == 1 and (keys[0].xaxis, keys[0].yaxis) == ("x3", "y3")
+        text = keys[0].text[0]
     for name, colour in MODEL_COLORS.items():
         assert f"color:{colour}'>━ {name}<" in text
     strip = [tr for tr in fig.data if getattr(tr, "xaxis", None) == "x3" and tr.mode == "lines"]

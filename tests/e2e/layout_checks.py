@@ -146,6 +146,33 @@ def cost_name_problems(page) -> list[str]:
     return problems
 
 
+# The cost strip's key (its texts with the lines' glyph "━") and the strip's plotting area (its drag rectangle).
+_STRIP_KEY = """sel => {
+  const gd = document.querySelector(sel);
+  if (!gd) return null;
+  const r = e => { const b = e.getBoundingClientRect(); return {x: b.x, y: b.y, width: b.width, height: b.height}; };
+  const area = gd.querySelector('.draglayer .x3y3 > .nsewdrag');
+  const keys = [...gd.querySelectorAll('svg text')].filter(e => e.textContent.includes('\u2501'))
+    .map(e => ({text: e.textContent.trim(), box: r(e)})).filter(k => k.box.width > 0 && k.box.height > 0);
+  return {area: area ? r(area) : null, keys};
+}"""
+
+
+def strip_key_problems(page, required: bool = True) -> list[str]:
+    """The cost strip's key lying over the strip's plotting area (where its curves run), or (``required``)
+    missing."""
+    found = page.evaluate(_STRIP_KEY, PLOT)
+    if not found or found["area"] is None:
+        return ["the regions plot has no cost strip"]
+    problems = [] if found["keys"] or not required else ["the cost strip has no key"]
+    for k in found["keys"]:
+        if overlap(k["box"], found["area"], tol=0.0):
+            problems.append(
+                f"the strip's key {k['text']!r} {_px(k['box'])} lies over its curves {_px(found['area'])}"
+            )
+    return problems
+
+
 def assert_screen_is_clean(page, when: str) -> None:
     """No clipped or overlapping plot text, no headline over the lesson bar, no class name split inside a word."""
     wait_plot_fits_box(page)

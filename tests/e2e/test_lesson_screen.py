@@ -4,7 +4,8 @@ round control, the three numbers and the lesson bar with its buttons, nothing sc
 text a room reads (the lesson bar, the numbers, the tick labels, the legend, the cost cells, the cost strip, the
 round control) is at least 20 px; presentation mode's switch is on that screen, and the mode survives opening the
 next scene; no text of the plot is clipped or overlaps another, and no class name of the cost grid is split inside
-a word (``layout_checks``). Screenshots ``lesson_scene<N>_<w>x<h>_<sidebar>.png`` go to tests/e2e/screenshots/
+a word, and the cost strip's key lies outside the strip's plotting area, never over its curves (``layout_checks``).
+Screenshots ``lesson_scene<N>_<w>x<h>_<sidebar>.png`` go to tests/e2e/screenshots/
 for a person to look at."""
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import pytest
 from benchmarks import bench_browser as bb
 from rebel.ui import lessons as ls
 from rebel.ui.playground import widgets as side
-from tests.e2e.layout_checks import assert_screen_is_clean, wait_plot_fits_box
+from tests.e2e.layout_checks import assert_screen_is_clean, strip_key_problems, wait_plot_fits_box
 from tests.e2e.test_one_screen import _assert_on_screen, _scroll_top, _set_sidebar
 
 pytestmark = pytest.mark.browser
@@ -66,6 +67,10 @@ def _assert_lesson_screen(page, n: int, w: int, h: int, sidebar: str, screenshot
     small = {k: v for k, v in fonts.items() if v is None or v < MIN_FONT_PX}
     assert not small, f"texts under {MIN_FONT_PX} px or missing ({when}): {small}"
     assert_screen_is_clean(page, f"{when} at {w}x{h}")  # nothing clipped, overlapping or split inside a word
+    # the strip's key above the strip, never over its curves (with the sidebar open, many classes may leave it
+    # no room: then the lines' colours alone say which is which)
+    problems = strip_key_problems(page, required=sidebar == "collapsed")
+    assert not problems, f"{when} at {w}x{h}: " + "; ".join(problems)
 
 
 @pytest.mark.parametrize("sidebar", ["collapsed", "open"])

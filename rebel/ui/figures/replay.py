@@ -85,6 +85,7 @@ from rebel.ui.figures.replay_numbers import (  # noqa: F401 (the numbers and lay
     PROJECTOR_PLANE_X,
     PROJECTOR_SIDE_X,
     STRIP_KEY,
+    STRIP_KEY_TEXT,
     _add_numbers,
     _numbers_axes,
     below_plane,
@@ -302,7 +303,7 @@ def replay_figure(
     narrow = bool(projector and narrow)
     if numbers is not None:
         _add_numbers(
-            fig, numbers, T, start, updates, "" if narrow else title, projector and not narrow, narrow
+            fig, numbers, T, start, updates, "" if narrow else title, projector and not narrow, projector
         )
     set_frames(fig, _frames(T, updates, images))
     layout = merge_layout(
@@ -350,7 +351,9 @@ def replay_figure(
         layout["legend"]["yanchor"] = legend["yanchor"] = "top"
         layout["annotations"] = [strip_key_note()]
     if projector:
-        strip_title = "" if narrow else "test cost by round t"
+        # the strip's key outside its plotting area, where it never covers a curve: above it (narrow), else
+        # under its round labels, with its title
+        strip_title = "" if narrow else f"test cost by round t<br>{STRIP_KEY_TEXT}"
         legend.update(font={"size": 11}, tracegroupgap=0)
         _projector_legend(fig, len(classes), legend, layout, side_x, narrow)
         merge_layout(

@@ -152,7 +152,8 @@ def _add_numbers(
     """The numbers line (axes x2/y2 above the regions) and the cost strip with its round marker (axes x3/y3
     under them, or beside them in the ``projector`` layout, where the verdict's figures go beside the regions
     too), all following t in the frames; ``key_apart``: the strip's key is not drawn inside its top right (the
-    narrow projector layout puts ``strip_key_note`` above it)."""
+    projector layouts put it outside the strip's plotting area, where no curve runs: ``strip_key_note`` above
+    the narrow layout's strip, the strip's title under the wide layout's)."""
     if projector:
         pairs = [projector_texts(numbers, t, T, title) for t in range(T + 1)]
         updates.append((len(fig.data), [{"text": [head]} for head, _ in pairs]))
@@ -247,8 +248,8 @@ STRIP_KEY_TEXT = " ".join(
 
 
 def strip_key_note() -> dict:
-    """The cost strip's key as a note right-aligned above the strip (the narrow projector layout), named
-    ``STRIP_KEY``; ``fit_projector_legend`` lifts it clear of the strip's top tick label."""
+    """The cost strip's key as a note right-aligned above the strip's plotting area (the narrow projector
+    layout), named ``STRIP_KEY``; ``fit_projector_legend`` lifts it clear of the strip's top tick label."""
     return {
         "text": STRIP_KEY_TEXT,
         "name": STRIP_KEY,
