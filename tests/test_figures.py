@@ -306,7 +306,7 @@ def test_risk_path_panels_build_each_shape_once(monkeypatch):
     assert built[0] <= 2 * n + 10, (built[0], n)
 
 
-def test_the_cost_table_names_its_columns_up_to_six_classes_and_numbers_them_beyond():
+def test_the_cost_table_names_its_columns_across_up_to_six_classes_and_upright_beyond():
     from rebel.ui.figures import cost_table as ct
 
     five = ["healthy", "flu", "pneumonia", "sepsis", "covid"]
@@ -314,7 +314,17 @@ def test_the_cost_table_names_its_columns_up_to_six_classes_and_numbers_them_bey
     cols = list(fig.data[1].x)
     assert cols == ct.column_labels(five) and cols[0] == "healthy" and cols[2].startswith("pneu")
     assert all(len(c) <= ct.column_name_chars(5) for c in cols)
-    twelve = [f"class {k}" for k in range(12)]
-    assert ct.column_labels(twelve) == [str(j + 1) for j in range(12)]
+    assert not ct.upright_columns(five)
+    twelve = [f"class {k}" for k in range(12)]  # named upright, the rows by name alone
+    fig = ct.cost_table_figure(np.ones((12, 12)) - np.eye(12), twelve, row_px=26)
+    assert (
+        ct.column_labels(twelve) == twelve
+        and ct.upright_columns(twelve)
+        and fig.layout.xaxis.tickangle == -90
+    )
+    assert list(fig.data[1].y) == twelve and fig.layout.height == ct.cost_table_height(12, 26)
+    assert fig.layout.margin.t >= len("class 10") * ct.UPRIGHT_CHAR * fig.layout.xaxis.tickfont.size
     clash = ["alpha one", "alpha two", "b", "c", "d", "e"]  # cut to the same text: numbered instead
     assert ct.column_labels(clash) == [str(j + 1) for j in range(6)]
+    long = [f"a long class name {k}" for k in range(12)]
+    assert ct.column_labels(long) == [str(j + 1) for j in range(12)] and not ct.upright_columns(long)

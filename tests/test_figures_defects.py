@@ -234,7 +234,7 @@ def test_cost_table_writes_every_cost_short_and_names_rows_safely():
     from rebel.ui.figures.cost_table import MAX_NAME, cost_table_figure, cost_table_height, short_cost
 
     for K in (5, 12):
-        names = [f"<b>name {k}</b>" if k == 0 else f"class {k} with a long name" for k in range(K)]
+        names = [f"<b>name {k}</b>" if k == 0 else f"class with a long name {k}" for k in range(K)]
         C = np.arange(K * K, dtype=float).reshape(K, K) / 7
         np.fill_diagonal(C, 0)
         fig = cost_table_figure(C, names, row_px=30)

@@ -173,6 +173,56 @@ def strip_key_problems(page, required: bool = True) -> list[str]:
     return problems
 
 
+# The read-only cost table (many classes): its plotting area, its cells' numbers and its row and column names,
+# each with its box and computed font size.
+_COST_TABLE = """() => {
+  const gd = document.querySelector('.st-key-cost_editor .js-plotly-plot');
+  if (!gd) return null;
+  const r = e => { const b = e.getBoundingClientRect(); return {x: b.x, y: b.y, width: b.width, height: b.height}; };
+  const item = e => ({text: e.textContent.trim(), box: r(e), px: parseFloat(getComputedStyle(e).fontSize)});
+  const area = gd.querySelector('.draglayer .xy > .nsewdrag');
+  const ticks = new Set(gd.querySelectorAll('.xtick text, .ytick text'));
+  const numbers = [...gd.querySelectorAll('.cartesianlayer text')].filter(e => !ticks.has(e) && e.textContent.trim());
+  return {area: area ? r(area) : null, editor: r(document.querySelector('.st-key-cost_editor')),
+          numbers: numbers.map(item), columns: [...gd.querySelectorAll('.xtick text')].map(item),
+          rows: [...gd.querySelectorAll('.ytick text')].map(item)};
+}"""
+
+
+def cost_table_problems(page, min_font: float) -> list[str]:
+    """What makes the read-only cost table hard to read: a cost wider than its cell (or reaching into the next),
+    column or row names overlapping each other or leaving the cost editor, a column named by a number instead
+    of its class, and any text under ``min_font`` px."""
+    found = page.evaluate(_COST_TABLE)
+    if not found or not found["area"] or not found["numbers"]:
+        return ["no cost table with its costs written in"]
+    area, K = found["area"], len(found["rows"])
+    cell = area["width"] / max(K, 1)
+    problems = []
+    for n in found["numbers"]:
+        b = n["box"]
+        j = int((b["x"] + b["width"] / 2 - area["x"]) // cell)
+        left, right = area["x"] + j * cell, area["x"] + (j + 1) * cell
+        if b["x"] < left + 0.5 or _right(b) > right - 0.5:
+            problems.append(f"cost {n['text']!r} {_px(b)} does not fit its cell [{left:.0f}..{right:.0f}]")
+    for kind in ("columns", "rows"):
+        labels = found[kind]
+        for i, a in enumerate(labels):
+            if not inside(a["box"], found["editor"]):
+                problems.append(f"{kind[:-1]} name {a['text']!r} {_px(a['box'])} leaves the cost editor")
+            for b in labels[i + 1 :]:
+                if overlap(a["box"], b["box"]):
+                    problems.append(f"{kind[:-1]} names {a['text']!r} and {b['text']!r} overlap")
+    problems += [
+        f"column named {c['text']!r}, not by its class" for c in found["columns"] if c["text"].isdigit()
+    ]
+    for kind in ("numbers", "columns", "rows"):
+        small = min((t["px"] for t in found[kind]), default=None)
+        if small is not None and small < min_font:
+            problems.append(f"the table's {kind} are {small:g} px (under {min_font:g} px)")
+    return problems
+
+
 def assert_screen_is_clean(page, when: str) -> None:
     """No clipped or overlapping plot text, no headline over the lesson bar, no class name split inside a word."""
     wait_plot_fits_box(page)

@@ -10,12 +10,14 @@ from __future__ import annotations
 import pytest
 
 from benchmarks import bench_browser as bb
-from tests.e2e.layout_checks import assert_screen_is_clean, wait_plot_fits_box
-from tests.e2e.test_one_screen import _scroll_top, _set_sidebar, _twelve_class_link
+from tests.e2e.layout_checks import assert_screen_is_clean, cost_table_problems, wait_plot_fits_box
+from tests.e2e.test_one_screen import _assert_on_screen, _scroll_top, _set_sidebar, _twelve_class_link
 
 pytestmark = pytest.mark.browser
 
 W, H = 1280, 720
+# the 12 x 12 cost table's texts: 10 px (a ~260 px column; 20 px would not fit twelve costs across)
+MIN_TABLE_FONT_PX = 10
 
 
 def _open(browser, app_url: str, query: str = ""):
@@ -78,12 +80,10 @@ def test_sidebar_open_with_twelve_classes(app_url, browser, screenshot_dir):
     page = _open(browser, app_url, _twelve_class_link())
     try:
         _check(page, "12_classes", True, screenshot_dir)
-        costs = page.locator(".st-key-cost_editor").first.bounding_box()
-        table = page.locator(".st-key-cost_editor .js-plotly-plot").first
-        for el in [*table.locator(".ytick text").all(), *table.locator(".xtick text").all()]:
-            b = el.bounding_box()
-            assert b["x"] >= costs["x"] - 0.5 and b["x"] + b["width"] <= costs["x"] + costs["width"] + 0.5, (
-                f"a cost table label {b} leaves the costs' box {costs}"
-            )
+        _assert_on_screen(page, W, H, "12 classes, sidebar open", square=False)
+        problems = cost_table_problems(page, MIN_TABLE_FONT_PX)
+        assert not problems, "12 classes, sidebar open: the cost table is cramped:\n  " + "\n  ".join(
+            problems
+        )
     finally:
         page.close()

@@ -2,9 +2,12 @@
 classes, where a grid of input cells, or a data grid with its 50 px minimum column width, would not fit the costs'
 column). Pure function: no streamlit here.
 
-Rows are the truth (class number and name), columns the prediction: up to ``NAMED_COLUMNS`` classes by name (cut to
-``column_name_chars``), more by class number (the row numbers' key); every cell writes its cost, shaded from white (0) to a light orange (the largest cost), the diagonal grey. The table
-fills its width, so a 12 x 12 matrix fits a 300 px column with nothing cut off.
+Rows are the truth (class name), columns the prediction: up to ``NAMED_COLUMNS`` classes by name across (cut to
+``column_name_chars``), more by name upright (read bottom to top, as spreadsheets do, cut to ``MAX_NAME``), so a
+narrow column still names every class; by class number (and the rows by number and name: the key) when the cut
+names would clash. Every cell writes its cost, shaded from white (0) to a light orange (the largest cost), the
+diagonal grey. The table fills its width and keeps its height (``cost_table_height``): upright names take their
+room from the rows.
 """
 
 from __future__ import annotations
@@ -34,14 +37,20 @@ def column_name_chars(n_classes: int) -> int:
 
 
 def column_labels(classes) -> list:
-    """The columns' labels: the classes' names, cut to fit (``column_name_chars``), up to ``NAMED_COLUMNS``
-    classes when the cut names stay distinct; else the class numbers."""
+    """The columns' labels: the classes' names when the cut names stay distinct, cut to fit across
+    (``column_name_chars``) up to ``NAMED_COLUMNS`` classes, else to ``MAX_NAME`` (written upright,
+    ``upright_columns``); else the class numbers."""
     K = len(classes)
-    if K <= NAMED_COLUMNS:
-        names = [esc(_short(c, column_name_chars(K))) for c in classes]
-        if len(set(names)) == K:
-            return names
-    return [str(j + 1) for j in range(K)]
+    names = [esc(_short(c, column_name_chars(K) if K <= NAMED_COLUMNS else MAX_NAME)) for c in classes]
+    return names if len(set(names)) == K else [str(j + 1) for j in range(K)]
+
+
+def upright_columns(classes) -> bool:
+    """Whether the columns' names are written upright (more than ``NAMED_COLUMNS`` classes, named)."""
+    return len(classes) > NAMED_COLUMNS and column_labels(classes)[0] != "1"
+
+
+UPRIGHT_CHAR = 0.6  # the width of a character of a name, as a share of its font size (the header's height)
 
 
 def cost_table_height(n_classes: int, row_px: int = ROW_PX) -> int:
@@ -67,9 +76,20 @@ def cost_table_figure(cost_matrix, classes, row_px: int = ROW_PX) -> go.Figure:
     top = float(off.max()) if off.size and np.isfinite(off).all() and off.max() > 0 else 1.0
     shade = np.where(np.eye(K, dtype=bool), np.nan, C / top)
     text = [[short_cost(C[i, j], K) for j in range(K)] for i in range(K)]
-    rows = [f"{i + 1} {esc(_short(name))}" for i, name in enumerate(classes)]
     cols = column_labels(classes)
+    numbered = cols[0] == "1"  # the rows' numbers are the columns' key
+    rows = [
+        f"{i + 1} {esc(_short(name))}" if numbered else esc(_short(name)) for i, name in enumerate(classes)
+    ]
     size = max(9, round(int(row_px) * 0.5))
+    ticks = {"size": max(9, round(size * 0.85))}
+    height = cost_table_height(K, row_px)
+    top = int(row_px) + 4  # the header row (names across, or numbers)
+    if upright_columns(classes):  # the longest name upright; the rows share what is left of the same height
+        top = int(np.ceil(max(len(c) for c in cols) * UPRIGHT_CHAR * ticks["size"])) + 6
+        # the costs' font: a third of a row less than across, so three characters ("8.7") fit each of twelve
+        # columns of a 258 px table (``screen.COSTS_TABLE_MIN_PX``) with room either side
+        size = min(size, max(9, round((height - top - 4) / K * 0.45)))
     fig = go.Figure(
         [
             go.Heatmap(  # the diagonal, grey under its zero
@@ -104,15 +124,22 @@ def cost_table_figure(cost_matrix, classes, row_px: int = ROW_PX) -> go.Figure:
         ]
     )
     fig.update_layout(
-        height=cost_table_height(K, row_px),
-        margin={"l": 4, "r": 4, "t": int(row_px) + 4, "b": 4},
+        height=height,
+        margin={"l": 4, "r": 4, "t": top, "b": 4},
         font={"size": size},
         plot_bgcolor="#CCCCCC",
         dragmode=False,
     )
     # the class labels' own font (a chart theme, Streamlit's, sets tick labels' size apart from the base font)
-    ticks = {"size": max(9, round(size * 0.85))}
-    fig.update_xaxes(side="top", fixedrange=True, showgrid=False, ticks="", type="category", tickfont=ticks)
+    fig.update_xaxes(
+        side="top",
+        fixedrange=True,
+        showgrid=False,
+        ticks="",
+        type="category",
+        tickfont=ticks,
+        tickangle=-90 if upright_columns(classes) else 0,
+    )
     fig.update_yaxes(
         autorange="reversed", fixedrange=True, showgrid=False, ticks="", type="category", tickfont=ticks
     )

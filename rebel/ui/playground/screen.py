@@ -106,6 +106,17 @@ _PRESENT_CSS = (
     " .st-key-pg_present label p {font-size: 1.25rem !important;}"
 )
 _HIDDEN_CSS = _VIEWPORT_BOX_CSS + _FOLD_BOX_CSS
+# Presentation mode with many classes (the read-only cost table): the costs' column at least COSTS_TABLE_MIN_PX
+# wide and the gap between the columns narrower, so each of twelve columns holds its cost ("8.7") and the rows
+# their names with the sidebar open at 1280 x 720: the plot's column gives the width (it may shrink below its chart's width; the plot is drawn again
+# for its box).
+COSTS_TABLE_MIN_PX = 258
+_WIDE_COSTS_CSS = (
+    f"<style>[data-testid='stColumn']:has(.st-key-cost_editor) {{min-width: {COSTS_TABLE_MIN_PX}px;}}"
+    "[data-testid='stColumn']:has(.st-key-pg_plot) {min-width: 0;}"
+    "[data-testid='stHorizontalBlock']:has(> [data-testid='stColumn'] .st-key-pg_plot)"
+    " {flex-wrap: nowrap; gap: 0.5rem !important;}</style>"
+)
 
 
 _SCREEN = _CELL_CSS + _COST_NAMES_CSS + _HIDDEN_CSS + _LESSON_BAR_CSS
@@ -152,9 +163,11 @@ def one_screen_style(present_mode: bool = False, lesson: bool = False, classes=(
     else:
         st.html(ONE_SCREEN_CSS_PRESENT if present_mode else ONE_SCREEN_CSS)
     n = _longest(classes)
+    wide = _WIDE_COSTS_CSS if present_mode and ui.uses_entry_editor(len(classes), True) else ""
     st.html(
-        _UPRIGHT_4 if n <= 4 else _UPRIGHT_6 if n <= 6 else _UPRIGHT_8 if n <= 8 else _UPRIGHT_10 if n <= 10
-        else _UPRIGHT_12 if n <= 12 else _UPRIGHT_16 if n <= 16 else _UPRIGHT_24 if n <= 24 else _UPRIGHT_MORE
+        (_UPRIGHT_4 if n <= 4 else _UPRIGHT_6 if n <= 6 else _UPRIGHT_8 if n <= 8 else _UPRIGHT_10 if n <= 10
+        else _UPRIGHT_12 if n <= 12 else _UPRIGHT_16 if n <= 16 else _UPRIGHT_24 if n <= 24 else _UPRIGHT_MORE)
+        + wide
     )  # fmt: skip
 
 
