@@ -87,9 +87,6 @@ def cost_table_figure(cost_matrix, classes, row_px: int = ROW_PX) -> go.Figure:
     top = int(row_px) + 4  # the header row (names across, or numbers)
     if upright_columns(classes):  # the longest name upright; the rows share what is left of the same height
         top = int(np.ceil(max(len(c) for c in cols) * UPRIGHT_CHAR * ticks["size"])) + 6
-        # the costs' font: a third of a row less than across, so three characters ("8.7") fit each of twelve
-        # columns of a 258 px table (``screen.COSTS_TABLE_MIN_PX``) with room either side
-        size = min(size, max(9, round((height - top - 4) / K * 0.45)))
     fig = go.Figure(
         [
             go.Heatmap(  # the diagonal, grey under its zero

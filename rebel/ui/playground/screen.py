@@ -108,14 +108,20 @@ _PRESENT_CSS = (
 _HIDDEN_CSS = _VIEWPORT_BOX_CSS + _FOLD_BOX_CSS
 # Presentation mode with many classes (the read-only cost table): the costs' column at least COSTS_TABLE_MIN_PX
 # wide and the gap between the columns narrower, so each of twelve columns holds its cost ("8.7") and the rows
-# their names with the sidebar open at 1280 x 720: the plot's column gives the width (it may shrink below its chart's width; the plot is drawn again
-# for its box).
+# their names with the sidebar open at 1280 x 720. The plot's column gives the width (it may shrink below its
+# chart's width; the plot is drawn again for its box). In a costs' column narrower than NARROW_TABLE_PX (the
+# sidebar open) the costs are written at NARROW_TABLE_FONT_PX: "8.7" at 10 px fits a twelfth of it.
 COSTS_TABLE_MIN_PX = 258
+NARROW_TABLE_PX = 300
+NARROW_TABLE_FONT_PX = 10
 _WIDE_COSTS_CSS = (
     f"<style>[data-testid='stColumn']:has(.st-key-cost_editor) {{min-width: {COSTS_TABLE_MIN_PX}px;}}"
     "[data-testid='stColumn']:has(.st-key-pg_plot) {min-width: 0;}"
     "[data-testid='stHorizontalBlock']:has(> [data-testid='stColumn'] .st-key-pg_plot)"
-    " {flex-wrap: nowrap; gap: 0.5rem !important;}</style>"
+    " {flex-wrap: nowrap; gap: 0.5rem !important;}"
+    f"[data-testid='stColumn']:has(.st-key-cost_editor) {{container-type: inline-size;}}"
+    f"@container (max-width: {NARROW_TABLE_PX}px) {{.st-key-cost_editor .heatmaplayer text"
+    f" {{font-size: {NARROW_TABLE_FONT_PX}px !important;}}}}</style>"
 )
 
 
