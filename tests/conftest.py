@@ -13,9 +13,9 @@ settings.register_profile("thorough", deadline=None, max_examples=1000, print_bl
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 # What makes a test a browser test: it lives in tests/e2e (a live server, Chromium) or asks for a browser. Such a
-# test is marked ``browser`` here, whatever its module says, so `make test` always runs it in its serial part (one
-# at a time, alone on the machine) and never beside the tests it spreads over both cores.
-BROWSER_FIXTURES = frozenset({"browser", "chromium", "playwright", "app_url"})
+# test is marked ``browser`` here, whatever its module says, so `make test` always runs it in its browser part (one
+# at a time, one app server) and never on the workers that run the rest beside it.
+BROWSER_FIXTURES = frozenset({"browser", "chromium", "playwright", "app_url", "app_server"})
 E2E = Path(__file__).resolve().parent / "e2e"
 
 
