@@ -67,7 +67,7 @@ classroom: $(VENV)/.app-installed
 # The suite in two parts at once: the browser tests one at a time (one app server, one Chromium; each waits on what
 # the page draws, so a busy machine slows them and breaks none), their output kept until the other part is done and
 # then followed, beside the rest of the suite on TEST_JOBS workers (pytest-xdist). The kernels compile first, once,
-# in two processes (`python -m rebel.warmup`), so that no two workers and no server compile the same ones at the
+# in two processes (`rebel.warmup`), so that no two workers and no server compile the same ones at the
 # same time. Both parts always run; the target fails if either does. Debian's chromium is installed with apt-get
 # when missing (as `make classroom` does for HAProxy), and a browser test that cannot start it fails instead of
 # skipping.
@@ -78,7 +78,9 @@ test: $(VENV)/.test-installed
 	$(BIN)/ruff check $(LINTED)
 	$(BIN)/ruff format --check $(LINTED)
 	@start=$$(date +%s); \
-	$(BIN)/python -m rebel.warmup fit predict parallel & $(BIN)/python -m rebel.warmup variants & wait; \
+	for groups in "'fit', 'predict', 'parallel'" "'variants',"; do \
+	  $(BIN)/python -c "from rebel.warmup import warmup; warmup(groups=($$groups), jobs=1, load=False)" & \
+	done; wait; \
 	echo "kernels compiled (or loaded from $(NUMBA_CACHE_DIR)) in $$(( $$(date +%s) - start )) s"
 	@status=0; log=$$(mktemp); \
 	REBEL_REQUIRE_BROWSER=1 $(BIN)/python -m pytest -m browser -o cache_dir=.pytest_cache/browser >$$log 2>&1 & \

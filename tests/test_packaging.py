@@ -186,7 +186,7 @@ def test_make_test_runs_the_browser_tests_beside_the_rest_after_compiling_the_ke
     time in the background while every other test spreads over the cores; both parts run whatever the other's
     result, and either failing fails the target."""
     recipe = re.search(r"^test:.*\n((?:\t.*\n)+)", MAKEFILE, flags=re.MULTILINE).group(1)
-    warm = recipe.index("-m rebel.warmup")
+    warm = recipe.index("from rebel.warmup import warmup")
     browser = recipe.index("-m pytest -m browser ")
     assert warm < browser and re.search(r"-m pytest -m browser [^\n]* & \\$", recipe, flags=re.MULTILINE)
     rest = recipe.index('-m pytest -m "not browser" -n $(TEST_JOBS) || status=$$?')
