@@ -1,6 +1,7 @@
 """Suite-wide test settings."""
 
 import os
+import signal
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,14 @@ from hypothesis import settings
 settings.register_profile("default", deadline=None, derandomize=True, print_blob=True)
 settings.register_profile("thorough", deadline=None, max_examples=1000, print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+
+def pytest_configure(config):
+    """Ctrl-C stops a run started in the background by a shell (`make test`'s browser part): such a process starts
+    with SIGINT ignored, and without Python's handler back it would go on alone after the rest has stopped."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
 
 # What makes a test a browser test: it lives in tests/e2e (a live server, Chromium) or asks for a browser. Such a
 # test is marked ``browser`` here, whatever its module says, so `make test` always runs it in its browser part (one
