@@ -9,8 +9,8 @@ sessions' memory goes back to the system (``rebel.ui.guard.release_memory``).
 
 The figures (sessions, waves, one-session, peak and settled RSS, health misses) are printed (``pytest -s``).
 
-Three loads: ``sessions`` (3 sessions at once of 300 stump rounds on 2,000 points: what ``make test`` runs, the
-same checks at a load that takes a minute), ``limits`` (4 sessions x 2 waves of 1000 stump rounds on 2,000
+Three loads: ``sessions`` (3 sessions at once of 300 stump rounds on 2,000 points: what ``make test`` runs; the
+sessions render and the server stays healthy, but they add too little memory for the RSS bound to tell), ``limits`` (4 sessions x 2 waves of 1000 stump rounds on 2,000
 points) and ``attack`` (10 sessions at once at the Playground's maxima that ``rebel.budget`` admits: 20,000
 points, 1000 rounds of depth-4 trees, 255 thresholds, the vector engine). ``limits`` and ``attack`` are load runs
 of several minutes: ``make soak`` (``REBEL_SOAK=1``) runs them. ``attack`` also bounds the slowest health answer
@@ -59,11 +59,14 @@ class Load:
     render_timeout_ms: int = 240_000
     timeout: int = 600  # seconds for the whole test (pytest-timeout)
     exports: bool = False  # each session opens the Lecture view and downloads every slide export offered
+    # the settled RSS checked against RSS_FACTOR: the loads whose sessions add more than that factor at their peak
+    # (the light load's 3 sessions added 0.24x one session: a bound it could not cross)
+    rss_bound: bool = True
 
 
 LOADS = [
     # make test's: sessions that train at once, then close (the checks of the loads below, at a lighter load)
-    Load("sessions", 3, 1, {"n_estimators": 300, "max_depth": 1, "n_thresholds": 255}, 2000),
+    Load("sessions", 3, 1, {"n_estimators": 300, "max_depth": 1, "n_thresholds": 255}, 2000, rss_bound=False),
     # the most rounds: the largest grids; 4 sessions at once in each wave (8 took 45-90 s a wave on 2 quiet cores
     # and over the render timeout beside other work: `make soak`'s attack is the heavy load)
     Load(
@@ -259,7 +262,8 @@ def test_waves_of_sessions_at_the_limits_keep_the_server_healthy_and_bounded(soa
             times[f"wave {wave + 1}"] = time.monotonic() - t0
             for page in pages:
                 page.close()
-        settled = _settled_rss(monitor)
+        if load.rss_bound:
+            settled = _settled_rss(monitor)
     finally:
         monitor.stop()
         line = _figures(load, monitor, times, one_session, settled)
@@ -270,6 +274,7 @@ def test_waves_of_sessions_at_the_limits_keep_the_server_healthy_and_bounded(soa
             with RESULTS.open("a", encoding="utf-8") as f:
                 f.write(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} {line}\n")
     assert monitor.health_misses == 0, monitor.miss_reasons
-    assert settled <= RSS_FACTOR * one_session
+    if load.rss_bound:
+        assert settled <= RSS_FACTOR * one_session
     if load.name == "attack":
         assert max(monitor.latencies) <= HEALTH_MAX, line
