@@ -64,28 +64,40 @@ classroom: $(VENV)/.app-installed
 	$(BIN)/python -m rebel.ui.classroom --port $(PORT) --bind $(BIND) $(if $(N),--replicas $(N)) \
 	  $(if $(BASE_PORT),--base-port $(BASE_PORT)) -- $(SAFETY)
 
-# The suite in two parts: the browser tests first, one at a time and alone on the machine (each drives Chromium
-# against a live server and waits on what the page draws), then the rest on TEST_JOBS workers (pytest-xdist). Both
-# parts always run; the target fails if either does. Debian's chromium is installed with apt-get when missing
-# (as `make classroom` does for HAProxy), and a browser test that cannot start it fails instead of skipping.
+# The suite in two parts at once: the browser tests one at a time (one app server, one Chromium; each waits on what
+# the page draws, so a busy machine slows them and breaks none), their output kept until the other part is done and
+# then followed, beside the rest of the suite on TEST_JOBS workers (pytest-xdist). The kernels compile first, once,
+# in two processes (`rebel.warmup`), so that no two workers and no server compile the same ones at the
+# same time. Both parts always run; the target fails if either does. Debian's chromium is installed with apt-get
+# when missing (as `make classroom` does for HAProxy), and a browser test that cannot start it fails instead of
+# skipping.
 TEST_JOBS ?= 2
 test: $(VENV)/.test-installed
 	@command -v chromium >/dev/null 2>&1 || [ -x /usr/bin/chromium ] || { echo "installing chromium with apt-get"; \
 	  $(SUDO) apt-get install -y chromium || { $(SUDO) apt-get update && $(SUDO) apt-get install -y chromium; }; }
 	$(BIN)/ruff check $(LINTED)
 	$(BIN)/ruff format --check $(LINTED)
-	@status=0; \
-	REBEL_REQUIRE_BROWSER=1 $(BIN)/python -m pytest -m browser || status=$$?; \
+	@start=$$(date +%s); \
+	for groups in "'fit', 'predict', 'parallel'" "'variants',"; do \
+	  $(BIN)/python -c "from rebel.warmup import warmup; warmup(groups=($$groups), jobs=1, load=False)" & \
+	done; wait; \
+	echo "kernels compiled (or loaded from $(NUMBA_CACHE_DIR)) in $$(( $$(date +%s) - start )) s"
+	@status=0; log=$$(mktemp); \
+	REBEL_REQUIRE_BROWSER=1 $(BIN)/python -m pytest -m browser -o cache_dir=.pytest_cache/browser >$$log 2>&1 & \
+	browser=$$!; \
 	$(BIN)/python -m pytest -m "not browser" -n $(TEST_JOBS) || status=$$?; \
+	echo "---------- the browser tests (run beside the rest) ----------"; \
+	tail -n +1 --pid=$$browser -f $$log; wait $$browser || status=$$?; rm -f $$log; \
 	exit $$status
 
 bench: $(VENV)/.bench-installed
 	$(BIN)/python -m benchmarks
 
-# The soak at the attack's settings (10 sessions at the Playground's maxima, 10-15 minutes on 2 cores): prints and
-# appends to benchmarks/results/soak.txt the health latencies and RSS figures.
+# The soak's heavy loads (tests/e2e/test_soak.py: waves of sessions at the limits, 3-5 minutes on 2 cores, then 10
+# sessions at once at the Playground's maxima, 10-15 minutes): prints the health latencies and RSS figures and
+# appends the attack's to benchmarks/results/soak.txt. `make test` runs its light load.
 soak: $(VENV)/.test-installed
-	REBEL_SOAK_ATTACK=1 $(BIN)/python -m pytest -s tests/e2e/test_soak.py -k attack
+	REBEL_SOAK=1 $(BIN)/python -m pytest -s tests/e2e/test_soak.py
 
 lint: $(VENV)/.test-installed
 	$(BIN)/ruff format $(LINTED)

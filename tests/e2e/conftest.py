@@ -86,10 +86,17 @@ def serve_app(*extra_args: str, plain: bool = False):
 
 
 @pytest.fixture(scope="session")
-def app_url():
-    """The app on a free port for the whole session."""
-    with serve_app() as (url, _):
-        yield url
+def app_server():
+    """The app on a free port for the whole session: (url, its process). Every browser test that needs no server of
+    its own shares it (a test that stops it for a while resumes it before it ends)."""
+    with serve_app() as (url, proc):
+        yield url, proc
+
+
+@pytest.fixture(scope="session")
+def app_url(app_server):
+    """The session's app (``app_server``)."""
+    return app_server[0]
 
 
 @pytest.fixture(scope="session")
@@ -149,11 +156,11 @@ def forget_storage(browser, url: str) -> None:
 
 @pytest.fixture(autouse=True)
 def _new_visitor_storage(request):
-    """Before every test that uses the shared profile (``browser``) on the session's app (``app_url``): no
-    storage left by an earlier test (``forget_storage``). Module-scoped pages call ``forget_storage`` themselves
-    (they open before this runs)."""
-    if {"browser", "app_url"} <= set(request.fixturenames):
-        forget_storage(request.getfixturevalue("browser"), request.getfixturevalue("app_url"))
+    """Before every test that uses the shared profile (``browser``) on the session's app (``app_url`` or
+    ``app_server``): no storage left by an earlier test (``forget_storage``). Module-scoped pages call
+    ``forget_storage`` themselves (they open before this runs)."""
+    if "browser" in request.fixturenames and {"app_url", "app_server"} & set(request.fixturenames):
+        forget_storage(request.getfixturevalue("browser"), request.getfixturevalue("app_server")[0])
 
 
 @pytest.fixture(scope="session")

@@ -1,7 +1,8 @@
 """Real-browser checks of the whole app (Debian chromium driven by Playwright, app on a free localhost port).
 
 - The sidebar lists exactly the 10 registered pages (no automatic "app" entry) and pages use the wide layout.
-- Every page loads through the sidebar with no exception element and no JavaScript error (screenshot each).
+- Every page loads through the sidebar at 1440 x 900 with no exception element and no JavaScript error; each is
+  saved full length as ``page_<n>_<title>.png`` under tests/e2e/screenshots/ for a person to look at.
 - A bad CSV upload shows the error and keeps the dataset; a good one replaces it.
 - Page switches keep the Playground's dataset and cost matrix (a distinctive cost from a link, then a CSV).
 - The lesson path: a scene's button opens the Playground on that scene, its bar's "Next scene" goes on.
@@ -9,6 +10,7 @@
 
 from __future__ import annotations
 
+import re
 import socket
 import urllib.error
 import urllib.request
@@ -16,9 +18,10 @@ import urllib.request
 import numpy as np
 import pytest
 
-from benchmarks.bench_browser import HOOKS
+from benchmarks.bench_browser import HOOKS, VIEWPORT
 from rebel.ui import config as cf
 from tests.e2e.conftest import NAV_LINKS, settle
+from tests.e2e.test_first_screen import full_screenshot
 
 pytestmark = pytest.mark.browser
 
@@ -78,8 +81,9 @@ def _upload_csv(page, name: str, data: bytes) -> None:
 
 @pytest.fixture(scope="module")
 def app_page(app_url, browser):
-    """One browser tab on the Playground, opened from a link with a distinctive cost."""
+    """One browser tab on the Playground at 1440 x 900, opened from a link with a distinctive cost."""
     page = browser.new_page()
+    page.set_viewport_size(VIEWPORT)
     page.errors = []
     page.on("pageerror", lambda exc: page.errors.append(str(exc)))
     page.goto(f"{app_url}/?{cf.QUERY_KEY}={_marked_link()}", wait_until="domcontentloaded")
@@ -119,10 +123,14 @@ def test_bad_csv_upload_shows_the_error_and_keeps_the_dataset(app_page, screensh
 
 
 def test_every_page_loads_and_switches_keep_the_costs(app_page, screenshot_dir):
-    for title in list(PAGES)[1:]:
-        _open_page(app_page, title)
+    saved = []
+    for n, title in enumerate(PAGES):
+        if n:
+            _open_page(app_page, title)
         _no_exception(app_page, title)
-        app_page.screenshot(path=str(screenshot_dir / f"page_{title.replace(' ', '_')}.png"), full_page=True)
+        saved.append(screenshot_dir / f"page_{n}_{re.sub(r'[^a-z0-9]+', '_', title.lower()).strip('_')}.png")
+        full_screenshot(app_page, saved[-1])
+    assert all(p.stat().st_size > 10_000 for p in saved)  # real pictures, not blank pages
     _open_page(app_page, "Playground")
     _no_exception(app_page, "Playground (back)")
     assert str(MARK) in _weapon_cost_text(app_page), "the link's cost was lost after visiting the other pages"

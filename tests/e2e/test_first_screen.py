@@ -1,9 +1,10 @@
-"""The Playground's first screen at 1440 x 900 in a real browser, and screenshots of every page at that size.
+"""The Playground's first screen at 1440 x 900 in a real browser.
 
 - On first load, the regions plot (the chart with the data points) and the cost editor are both fully inside the
   1440 x 900 viewport, without scrolling: the picture and the costs that move it are on screen together.
-- ``first_screen.png`` (the viewport as a person first sees it) and ``page_<n>_<title>.png`` (each sidebar page,
-  full length) are saved under tests/e2e/screenshots/ for a person to look at.
+- ``first_screen.png`` (the viewport as a person first sees it) is saved under tests/e2e/screenshots/ for a person
+  to look at; ``full_screenshot`` saves a whole page at that width (tests/e2e/test_all_pages.py saves every page
+  with it as it walks through them).
 
 The parts are found by the hooks of ``benchmarks.bench_browser.HOOKS`` (widget keys), shared with the browser
 benchmark.
@@ -11,14 +12,13 @@ benchmark.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
 
 from benchmarks.bench_browser import HOOKS, VIEWPORT, in_browser_replay, open_playground
 from rebel.ui.figures.replay import POINTS_META
-from tests.e2e.conftest import NAV_LINKS, forget_storage, settle
+from tests.e2e.conftest import forget_storage, settle
 
 pytestmark = pytest.mark.browser
 
@@ -40,7 +40,7 @@ def _resized(page, size: dict) -> None:
     settle(page, PAGE_LOAD)
 
 
-def _full_screenshot(page, path) -> None:
+def full_screenshot(page, path) -> None:
     """The whole page at 1440 px wide: the viewport grows to the app's scroll height (Streamlit scrolls inside
     its main container, so a plain full-page screenshot would stop at the fold), then returns to 1440 x 900."""
     height = page.evaluate(
@@ -103,23 +103,3 @@ def test_regions_plot_and_cost_editor_are_on_the_first_screen(first_screen):
     assert points > 0  # the chart with the data points
     assert _inside(costs), f"the cost editor {costs} is not fully inside the 1440 x 900 viewport"
     assert _inside(regions), f"the regions plot {regions} is not fully inside the 1440 x 900 viewport"
-
-
-def test_screenshots_of_every_page_at_1440_by_900(first_screen, screenshot_dir):
-    page = first_screen
-    links = page.locator(NAV_LINKS)
-    titles = [t.strip().splitlines()[-1] for t in links.all_inner_texts()]  # without the icon's name
-    assert len(titles) >= 8
-    saved = []
-    for n, title in enumerate(titles):
-        links.nth(n).click()
-        settle(page, PAGE_LOAD)
-        page.locator("[data-testid='stMain'] [data-testid='stElementContainer']").first.wait_for(
-            timeout=PAGE_LOAD
-        )
-        assert page.locator("[data-testid='stException']").count() == 0, f"page {title!r} shows an exception"
-        slug = re.sub(r"[^a-z0-9]+", "_", title.lower()).strip("_")
-        path = screenshot_dir / f"page_{n}_{slug}.png"
-        _full_screenshot(page, path)
-        saved.append(path)
-    assert all(p.stat().st_size > 10_000 for p in saved)  # real pictures, not blank pages

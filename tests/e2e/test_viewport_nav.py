@@ -24,7 +24,7 @@ import pytest
 
 from benchmarks.bench_browser import open_playground
 from rebel.ui.playground.widgets import ROUND_IN_LINK
-from tests.e2e.conftest import NAV_LINKS, serve_app, settle
+from tests.e2e.conftest import NAV_LINKS, settle
 
 pytestmark = pytest.mark.browser
 
@@ -38,10 +38,10 @@ COUNT_COMMITS = """() => {
 }"""
 
 
-@pytest.fixture(scope="module")
-def server():
-    with serve_app() as (url, proc):
-        yield url, proc
+@pytest.fixture
+def server(app_server):
+    """The session's server (``app_server``): the first test stops it for a moment and resumes it."""
+    return app_server
 
 
 def test_a_page_link_clicked_as_the_window_is_resized_opens_that_page(browser, server):
