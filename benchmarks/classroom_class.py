@@ -46,7 +46,7 @@ PAYLOAD = "window.__rebelPgData = "
 BROWSER_INPUT = "pg_browser_costs"  # rebel.ui.playground.browser_costs.INPUT
 REST = "pg_rest"  # rebel.ui.viewport.REST
 VIEWPORT = "pg_viewport"  # rebel.ui.viewport.INPUT
-VIEWPORT_SIZE = "720x469"  # a 1280 x 720 projector's (rebel.ui.viewport.UNKNOWN: what a first figure is made for)
+VIEWPORT_SIZE = "720x469"  # rebel.ui.viewport.UNKNOWN: the size a first visit's figure is made for
 COSTS = (5, 10, 20, 40, 80)
 
 
@@ -314,7 +314,9 @@ def run_class(args: argparse.Namespace) -> dict:
     try:
         mon = Replicas([r.proc.pid for r in room.replicas])
         mon.start()
-        print(f"replicas up; RSS before any visit: {[round(b / 2**20) for b in mon.rss()]} MiB; {load_average()}")
+        print(
+            f"replicas up; RSS before any visit: {[round(b / 2**20) for b in mon.rss()]} MiB; {load_average()}"
+        )
         lecturer = new_student(url)
         t0 = time.perf_counter()
         first_visit(lecturer, tally)
@@ -391,11 +393,24 @@ def run_class(args: argparse.Namespace) -> dict:
 
 
 def add_arguments(ap: argparse.ArgumentParser) -> None:
-    ap.add_argument("--class", dest="class_size", type=int, default=None, metavar="N",
-                    help="class mode: N students through HAProxy onto --replicas replicas (e.g. 100)")
+    ap.add_argument(
+        "--class",
+        dest="class_size",
+        type=int,
+        default=None,
+        metavar="N",
+        help="class mode: N students through HAProxy onto --replicas replicas (e.g. 100)",
+    )
     ap.add_argument("--replicas", type=int, default=2, help="class mode: replicas (default 2)")
-    ap.add_argument("--arrival", type=float, default=45.0, help="class mode: seconds over which students arrive")
-    ap.add_argument("--quiet-window", type=float, default=10.0, help="class mode: idle seconds before the edits")
-    ap.add_argument("--scrubs", type=float, default=20.0, help="class mode: percent of actions that are scrubs")
-    ap.add_argument("--note", default="", help="class mode: a line for the printout's header (the machine's state)")
-    # fmt: skip
+    ap.add_argument(
+        "--arrival", type=float, default=45.0, help="class mode: seconds over which students arrive"
+    )
+    ap.add_argument(
+        "--quiet-window", type=float, default=10.0, help="class mode: idle seconds before the edits"
+    )
+    ap.add_argument(
+        "--scrubs", type=float, default=20.0, help="class mode: percent of actions that are scrubs"
+    )
+    ap.add_argument(
+        "--note", default="", help="class mode: a line for the printout's header (the machine's state)"
+    )
