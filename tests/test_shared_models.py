@@ -83,9 +83,7 @@ def test_a_class_opening_one_link_trains_it_once(dataset, monkeypatch):
         return real(ds, costs, hyper)
 
     monkeypatch.setattr(pg, "fit_rebel", fit)
-    pairs = _in_threads(
-        [lambda: train(dataset, C, HYPER, grid_size=8, cache=ModelCache(), shared=store)] * 6
-    )
+    pairs = _in_threads([lambda: train(dataset, C, HYPER, grid_size=8, cache=ModelCache(), shared=store)] * 6)
     assert len(fits) == 2  # REBEL with the costs and the 0-1 model, once each
     assert all(p is pairs[0] for p in pairs)
     np.testing.assert_array_equal(pairs[0].cost_matrix, C)
@@ -194,3 +192,35 @@ def test_calls_without_a_shared_store_are_not_held(dataset, monkeypatch):
 
 def test_the_playground_trains_through_it():
     assert pg.train_pair.builds is sm.PAIR_BUILDS and callable(pg.train_pair.__wrapped__)
+
+
+@pytest.mark.parametrize("query", ["", "p=fig7"])
+def test_a_warmed_replica_trains_nothing_on_the_first_visit(query, monkeypatch):
+    """``warm`` trains exactly the pair the Playground's first visit (of the page without a link, or of a link)
+    trains: the page's first run then fits nothing and shows the warmed pair."""
+    from pathlib import Path
+
+    from streamlit.testing.v1 import AppTest
+
+    from rebel.ui.state import SHARED_PAIRS, STATE_KEY
+
+    SHARED_PAIRS.clear()
+    key = sm.warm(query)
+    fits, real = [], pg.fit_rebel
+    monkeypatch.setattr(pg, "fit_rebel", lambda ds, C, h: fits.append(C) or real(ds, C, h))
+    at = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "app.py"), default_timeout=120)
+    if query:
+        name, value = query.split("=")
+        at.query_params[name] = value
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert at.session_state[STATE_KEY].pair_key == key
+    assert fits == []
+
+
+def test_warm_from_env_reads_the_setting(monkeypatch):
+    assert sm.warm_from_env({}) is None and sm.warm_from_env({sm.WARM_ENV: "0"}) is None
+    with pytest.raises(ValueError, match="not a preset"):
+        sm.warm_from_env({sm.WARM_ENV: "p=nope"})
+    with pytest.raises(ValueError, match="names no configuration"):
+        sm.warm_from_env({sm.WARM_ENV: "x=1"})
