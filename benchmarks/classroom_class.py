@@ -199,6 +199,39 @@ def _student(url, tally, seed, arrive_at, acting, stop_at, scrub_share) -> None:
             student.close()
 
 
+def _chromium_student(url, tally, seed, arrive_at, acting, stop_at, scrub_share) -> None:
+    """A real Chromium page among the ws students: first picture = navigation -> the regions plot painted with
+    its round (``bench_browser.open_playground``); cost edits typed into the cost editor and committed with Enter
+    (the page computes them), timed to the painted regions; scrubs on the figure's slider."""
+    from playwright.sync_api import sync_playwright
+
+    from benchmarks import bench_browser as bb
+    from benchmarks._common import CHROMIUM, CHROMIUM_ARGS
+    from benchmarks.bench_classroom import _chromium_action
+
+    rng = random.Random(seed)
+    time.sleep(max(0.0, arrive_at - time.monotonic()))
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            page, ms = bb.open_playground(browser.new_context(viewport=bb.VIEWPORT), url)
+            tally.note("first", float(ms) / 1000)
+            page.on("pageerror", lambda exc: tally.error(f"JavaScript: {exc}"))
+            acting.wait()
+            time.sleep(rng.uniform(0, 10))
+            while time.monotonic() < stop_at[0]:
+                name = "scrub" if rng.random() < scrub_share else "cost_edit"
+                seconds, errors = _chromium_action(page, name, rng)
+                tally.note("edits" if name == "cost_edit" else "visit", seconds)
+                for e in errors:
+                    tally.error(f"chromium {name}: {e}")
+                time.sleep(rng.uniform(5, 15))
+        except Exception as e:  # noqa: BLE001 (a failed session is an error of the run, reported)
+            tally.error(f"chromium: {type(e).__name__}: {str(e)[:200]}")
+        finally:
+            browser.close()
+
+
 class Replicas(threading.Thread):
     """CPU seconds and peak RSS of the replicas' processes (each with its children)."""
 
@@ -309,6 +342,8 @@ def run_class(args: argparse.Namespace) -> dict:
           f"({args.scrubs:.0f} %, in the browser: nothing sent) every 5-15 s each")  # fmt: skip
     print("client: ws (Streamlit's websocket protocol; a cost edit is the browser-computed edit's hidden-text-box "
           "commit, as playground_costs.js sends it)")  # fmt: skip
+    me = psutil.Process()
+    client0 = sum(me.cpu_times()[:2])
     room, url = start_room(args.replicas)
     tally = ClassTally()
     try:
@@ -337,10 +372,23 @@ def run_class(args: argparse.Namespace) -> dict:
             )
             for i, at in enumerate(arrivals)
         ]
+        browsers = ClassTally()  # Chromium students: first pictures, cost edits and scrubs ("visit")
+        threads += [
+            threading.Thread(
+                target=_chromium_student,
+                args=(url, browsers, args.seed * 1000 + 999 - i, start + rng.uniform(0, args.arrival), acting,
+                      stop_at, args.scrubs / 100),
+                daemon=True,
+            )
+            for i in range(args.chromium_students)
+        ]  # fmt: skip
         for th in threads:
             th.start()
         deadline = time.monotonic() + args.arrival + 300
-        while len(tally.visit) + len(tally.errors) < args.class_size and time.monotonic() < deadline:
+        while (
+            len(tally.visit) + len(tally.errors) < args.class_size
+            or len(browsers.first) + len(browsers.errors) < args.chromium_students
+        ) and time.monotonic() < deadline:
             time.sleep(0.5)
         arrived_after = time.monotonic() - start
         cpu_open = mon.cpu() - cpu0
@@ -382,9 +430,18 @@ def run_class(args: argparse.Namespace) -> dict:
     print(f"cost edits {n_edits}, scrubs {tally.scrubs} (in the browser) over {wall:.0f} s; replicas' CPU per "
           f"cost edit: {res['cpu_per_edit'] * 1000:.1f} ms above idle ({res['cpu_per_edit_raw'] * 1000:.1f} ms "
           "raw)")  # fmt: skip
-    print(f"replica RSS peak: {rss} MiB; errors: {len(tally.errors)}")
+    print(f"replica RSS peak: {rss} MiB; errors: {len(tally.errors)}; this client's own CPU (on the same cores): "
+          f"{sum(me.cpu_times()[:2]) - client0:.0f} s")  # fmt: skip
     for text in tally.errors[:5]:
         print(f"    error: {text}")
+    if args.chromium_students:
+        print(f"Chromium students ({args.chromium_students}, among the ws students, same cores):")
+        print("  " + _summary("first picture (navigation -> regions painted with its round)", browsers.first))
+        print("  " + _summary("cost edit (Enter -> regions painted)", browsers.edits))
+        print("  " + _summary("scrub (click -> round painted)", browsers.visit))
+        print(f"  errors: {len(browsers.errors)}")
+        for text in browsers.errors[:3]:
+            print(f"    error: {text}")
     p95 = _pct(tally.first, 0.95)
     verdict = "meets" if p95 <= FIRST_PICTURE_TARGET and not tally.errors else "does not meet"
     print(f"first picture p95 {p95:.2f} s {verdict} the target (<= {FIRST_PICTURE_TARGET:g} s, no errors) with "
@@ -400,6 +457,9 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
         default=None,
         metavar="N",
         help="class mode: N students through HAProxy onto --replicas replicas (e.g. 100)",
+    )
+    ap.add_argument(
+        "--chromium-students", type=int, default=0, help="class mode: real Chromium students besides the N"
     )
     ap.add_argument("--replicas", type=int, default=2, help="class mode: replicas (default 2)")
     ap.add_argument(
