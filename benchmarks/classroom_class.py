@@ -232,6 +232,40 @@ def _chromium_student(url, tally, seed, arrive_at, acting, stop_at, scrub_share)
             browser.close()
 
 
+def visit_costs(url: str, pid: int, visits: int) -> None:
+    """What one first visit costs a replica (``url``, its process ``pid``), one student at a time: CPU seconds
+    (psutil) and bytes sent of each run (the first run, the rest of the page, the viewport size, a cost edit)."""
+    proc = psutil.Process(pid)
+    rows = []
+    for i in range(visits):
+        student = new_student(url)
+        row = []
+        for step in ("first run", REST, VIEWPORT, "cost edit"):
+            c0, b0 = sum(proc.cpu_times()[:2]), student.received
+            if step == "first run":
+                student.run()
+            elif step == "cost edit":
+                cost_edit(student, random.Random(i), 1)
+            else:
+                _, _, frag, wid = student.widgets[step]
+                state = _state(wid)
+                if step == REST:
+                    state.trigger_value = True
+                else:
+                    state.string_value = VIEWPORT_SIZE
+                student.run(state, frag)
+            row.append((sum(proc.cpu_times()[:2]) - c0, student.received - b0))
+        student.close()
+        rows.append(row)
+        print(f"  visit {i + 1}: " + "; ".join(
+            f"{name} {cpu:.2f} s CPU {size / 1e6:.2f} MB"
+            for name, (cpu, size) in zip(("first run", "rest", "viewport", "cost edit"), row, strict=True)
+        ))  # fmt: skip
+    visit = [sum(r[k][0] for k in range(3)) for r in rows]
+    print(f"  a first visit (three runs): median {statistics.median(visit):.2f} s CPU, "
+          f"{statistics.median(sum(r[k][1] for k in range(3)) for r in rows) / 1e6:.1f} MB sent")  # fmt: skip
+
+
 class Replicas(threading.Thread):
     """CPU seconds and peak RSS of the replicas' processes (each with its children)."""
 
@@ -358,6 +392,9 @@ def run_class(args: argparse.Namespace) -> dict:
         print(f"lecturer's first visit: first picture {tally.first[0]:.2f} s, whole visit "
               f"{time.perf_counter() - t0:.2f} s (replica {lecturer.replica})")  # fmt: skip
         tally.first.clear(), tally.visit.clear(), tally.replicas.clear()
+        if args.visit_cost:
+            print(f"one student at a time on replica r1 ({args.visit_cost} visits; {load_average()}):")
+            visit_costs(room.replicas[0].url, room.replicas[0].proc.pid, args.visit_cost)
         rng = random.Random(args.seed)
         acting = threading.Event()
         stop_at = [float("inf")]
@@ -460,6 +497,12 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     )
     ap.add_argument(
         "--chromium-students", type=int, default=0, help="class mode: real Chromium students besides the N"
+    )
+    ap.add_argument(
+        "--visit-cost",
+        type=int,
+        default=0,
+        help="class mode: first time K visits alone on one replica (CPU, bytes)",
     )
     ap.add_argument("--replicas", type=int, default=2, help="class mode: replicas (default 2)")
     ap.add_argument(

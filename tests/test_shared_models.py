@@ -218,9 +218,11 @@ def test_a_warmed_replica_trains_nothing_on_the_first_visit(query, monkeypatch):
     assert fits == []
 
 
-def test_warm_from_env_reads_the_setting(monkeypatch):
+def test_warm_reads_the_setting_and_says_what_is_wrong(caplog):
     assert sm.warm_from_env({}) is None and sm.warm_from_env({sm.WARM_ENV: "0"}) is None
     with pytest.raises(ValueError, match="not a preset"):
-        sm.warm_from_env({sm.WARM_ENV: "p=nope"})
+        sm.warm("p=nope")
     with pytest.raises(ValueError, match="names no configuration"):
-        sm.warm_from_env({sm.WARM_ENV: "x=1"})
+        sm.warm("x=1")
+    assert sm.warm_from_env({sm.WARM_ENV: "p=nope"}) is None  # a launch goes on without it, and logs why
+    assert "not a preset" in caplog.text and sm.WARM_ENV in caplog.text

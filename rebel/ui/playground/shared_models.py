@@ -156,10 +156,16 @@ def warm(query: str = "") -> str:
 
 def warm_from_env(environ=None) -> str | None:
     """``warm`` what ``REBEL_WARM_PLAYGROUND`` names ("1": the page without a link; otherwise a link's query
-    string), or nothing when it is unset, empty or "0". Returns the pair's key (None: nothing asked)."""
+    string), or nothing when it is unset, empty or "0". Returns the pair's key (None: nothing asked, or it failed:
+    logged with the reason; the page trains it when asked, as without this)."""
+    import logging
     import os
 
     value = (os.environ if environ is None else environ).get(WARM_ENV, "").strip()
     if value in ("", "0"):
         return None
-    return warm("" if value == "1" else value)
+    try:
+        return warm("" if value == "1" else value)
+    except Exception:
+        logging.getLogger(__name__).exception("%s=%r: the Playground's pair was not trained", WARM_ENV, value)
+        return None
