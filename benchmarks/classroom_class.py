@@ -25,6 +25,11 @@ first visit as a whole (first picture + rest of the page + viewport runs); each 
 finished) p50/p95; the replicas' CPU seconds (psutil: each replica's process and its children) per first visit and
 per cost edit (the edit phase's CPU minus the quiet window's idle rate, and raw); replica RSS; errors; students per
 replica; the load average at each phase. Needs ``haproxy`` (``make classroom`` installs it).
+
+``--chromium-students K``: K real Chromium pages among the students (Playwright; first picture = navigation -> the
+regions plot painted, cost edits typed and committed in the page), to check that the ws students' figures are
+representative; they share the cores with the servers. ``--visit-cost K``: before the class, K first visits one
+at a time on replica r1 (warmed at launch), each run's replica CPU seconds and bytes sent.
 """
 
 from __future__ import annotations
