@@ -83,7 +83,7 @@ def percentile(values: list, q: float) -> float:
 class WsStudent:
     """One session over Streamlit's websocket protocol."""
 
-    def __init__(self, url: str, query: str = ""):
+    def __init__(self, url: str, query: str = "", headers: dict | None = None):
         from websockets.sync.client import connect
 
         self.query = (
@@ -98,6 +98,7 @@ class WsStudent:
                 subprotocols=["streamlit"],
                 max_size=None,
                 open_timeout=60,
+                additional_headers=headers,  # (a cookie: the balancer's affinity, as a browser sends it)
             )
         )
         self.widgets: dict = {}  # key suffix -> (element type, proto, fragment id)

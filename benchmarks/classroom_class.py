@@ -20,7 +20,9 @@ on the page (``window.__rebelPgData``). A scrub moves the regions figure's own s
 browser: nothing is sent. Students use the ``ws`` client of ``bench_classroom`` (Streamlit's websocket protocol):
 the server does what a browser's session makes it do; nothing is rendered.
 
-Reported: first picture (websocket opened -> the regions plot of the first run received) p50/p95/max; the page's
+Reported: first picture (the page requested -> the regions plot of the first run received; before the websocket
+the student fetches the page and the scripts it names, through the balancer, keeping its affinity cookie as a
+browser does: ``fetch_page``) p50/p95/max; the page's
 first visit as a whole (first picture + rest of the page + viewport runs); each edit's rerun (sent -> script
 finished) p50/p95; the replicas' CPU seconds (psutil: each replica's process and its children) per first visit and
 per cost edit (the edit phase's CPU minus the quiet window's idle rate, and raw); replica RSS; errors; students per
@@ -37,6 +39,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import re
 import statistics
 import threading
 import time
@@ -77,15 +80,38 @@ def edit_message(scene: dict, C: list, n: int) -> str:
     return json.dumps(msg, separators=(",", ":"))
 
 
-def new_student(url: str):
+def fetch_page(url: str) -> tuple[int, dict]:
+    """What a browser fetches before it opens the websocket on a first visit: the page, then the scripts and style
+    sheets the page names (not the chunks those scripts load later, such as the chart library's), with the
+    balancer's affinity cookie from the first answer. Returns (bytes received, headers for the websocket)."""
+    import urllib.request
+
+    opener = urllib.request.build_opener()
+    headers = {"Accept-Encoding": "gzip, deflate", "User-Agent": "bench_classroom"}
+
+    def get(path: str):
+        with opener.open(urllib.request.Request(url + path, headers=headers), timeout=120) as r:
+            return r.read(), r.headers.get_all("Set-Cookie") or []
+
+    html, cookies = get("/")
+    jar = "; ".join(c.split(";", 1)[0] for c in cookies)
+    if jar:
+        headers["Cookie"] = jar
+    total = len(html)
+    for ref in re.findall(r'(?:src|href)="\./(static/[^"]+\.(?:js|css))"', html.decode("utf-8", "replace")):
+        total += len(get("/" + ref)[0])
+    return total, ({"Cookie": jar} if jar else {})
+
+
+def new_student(url: str, headers: dict | None = None):
     """A ``bench_classroom.WsStudent`` that also keeps the last browser-cost payload and its replica's name."""
     from benchmarks.bench_classroom import WsStudent
 
     class ClassStudent(WsStudent):
-        def __init__(self, url: str):
+        def __init__(self, url: str, headers: dict | None = None):
             self.scene = None
             self.replica = "?"
-            super().__init__(url)
+            super().__init__(url, headers=headers)
             response = getattr(self.ws, "response", None)
             if response is not None:
                 self.replica = response.headers.get("X-Replica", "?")
@@ -96,7 +122,7 @@ def new_student(url: str):
                 if found is not None:
                     self.scene = found
 
-    return ClassStudent(url)
+    return ClassStudent(url, headers)
 
 
 @dataclass
@@ -104,6 +130,7 @@ class ClassTally:
     first: list = field(default_factory=list)  # seconds to the first picture
     visit: list = field(default_factory=list)  # seconds for the whole first visit (three runs)
     edits: list = field(default_factory=list)  # seconds per cost edit's rerun
+    page: list = field(default_factory=list)  # bytes of the page and its scripts fetched
     scrubs: int = 0
     errors: list = field(default_factory=list)
     replicas: dict = field(default_factory=dict)
@@ -126,11 +153,17 @@ def _state(wid: str):
     return state
 
 
-def first_visit(student, tally: ClassTally) -> None:
-    """A browser's first visit: the first run (timed to its regions plot), the rest of the page, the size."""
+def first_visit(url: str, tally: ClassTally):
+    """A browser's first visit, returned as the open student: the page and its scripts fetched (``fetch_page``),
+    the websocket opened, the first run (the first picture: from the page's request to the regions plot), the rest
+    of the page, the size."""
     t0 = time.perf_counter()
+    size, headers = fetch_page(url)
+    student = new_student(url, headers)
+    tally.note("page", size)
+    opened = time.perf_counter() - t0
     seconds, exc = student.run()
-    tally.note("first", seconds)
+    tally.note("first", opened + seconds)
     for e in exc:
         tally.error(f"first run: {e}")
     for key, fill in ((REST, "trigger"), (VIEWPORT, "size")):
@@ -149,6 +182,7 @@ def first_visit(student, tally: ClassTally) -> None:
     tally.note("visit", time.perf_counter() - t0)
     with tally.lock:
         tally.replicas[student.replica] = tally.replicas.get(student.replica, 0) + 1
+    return student
 
 
 def cost_edit(student, rng: random.Random, n: int) -> tuple[float, list]:
@@ -181,8 +215,7 @@ def _student(url, tally, seed, arrive_at, acting, stop_at, scrub_share) -> None:
     student = None
     try:
         time.sleep(max(0.0, arrive_at - time.monotonic()))
-        student = new_student(url)
-        first_visit(student, tally)
+        student = first_visit(url, tally)
         acting.wait()
         time.sleep(rng.uniform(0, 10))
         n = 0
@@ -391,12 +424,11 @@ def run_class(args: argparse.Namespace) -> dict:
         print(
             f"replicas up; RSS before any visit: {[round(b / 2**20) for b in mon.rss()]} MiB; {load_average()}"
         )
-        lecturer = new_student(url)
         t0 = time.perf_counter()
-        first_visit(lecturer, tally)
+        lecturer = first_visit(url, tally)
         print(f"lecturer's first visit: first picture {tally.first[0]:.2f} s, whole visit "
               f"{time.perf_counter() - t0:.2f} s (replica {lecturer.replica})")  # fmt: skip
-        tally.first.clear(), tally.visit.clear(), tally.replicas.clear()
+        tally.first.clear(), tally.visit.clear(), tally.page.clear(), tally.replicas.clear()
         if args.visit_cost:
             print(f"one student at a time on replica r1 ({args.visit_cost} visits; {load_average()}):")
             visit_costs(room.replicas[0].url, room.replicas[0].proc.pid, args.visit_cost)
@@ -462,8 +494,12 @@ def run_class(args: argparse.Namespace) -> dict:
     }  # fmt: skip
     print(f"all {len(tally.visit)} students' first visits done {arrived_after:.0f} s after the first could "
           f"start; students per replica {res['replicas']}; {load_open}")  # fmt: skip
-    print(_summary("first picture (websocket open -> regions plot of the first run)", tally.first))
-    print(_summary("whole first visit (first run + rest of the page + viewport size)", tally.visit))
+    print(_summary("first picture (page requested -> regions plot of the first run)", tally.first))
+    print(_summary("whole first visit (page, first run, rest of the page, viewport size)", tally.visit))
+    if tally.page:
+        print(
+            f"page and the scripts it names, fetched per student: {statistics.median(tally.page) / 1e6:.1f} MB"
+        )
     print(f"replicas' CPU per first visit: {res['cpu_per_visit']:.2f} s (all replicas' CPU over the arrival / "
           "visits)")  # fmt: skip
     print(f"quiet window ({args.quiet_window:.0f} s, {len(tally.visit) + 1} sessions open): replicas' idle CPU "
