@@ -25,6 +25,10 @@ The server's CPU seconds per action give a second, load-independent figure: the 
 hold by CPU alone at one action per 10 s.
 
 Run: ``python -m benchmarks.bench_classroom [--sessions 1 5 10 20 40] [--duration 40] [--chromium 1 5 8]``.
+
+Class mode, a whole class through ``make classroom``'s balancer and replicas, cost edits computed in the browser
+(``benchmarks.classroom_class``): ``python -m benchmarks.bench_classroom --class 100 [--replicas 2]
+[--arrival 45] [--duration 120]``.
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ from dataclasses import dataclass, field
 
 import psutil
 
+from benchmarks import classroom_class
 from benchmarks._common import free_port, load_average
 
 ACTIONS = ("cost_edit", "preset", "scrub")
@@ -78,7 +83,7 @@ def percentile(values: list, q: float) -> float:
 class WsStudent:
     """One session over Streamlit's websocket protocol."""
 
-    def __init__(self, url: str, query: str = ""):
+    def __init__(self, url: str, query: str = "", headers: dict | None = None):
         from websockets.sync.client import connect
 
         self.query = (
@@ -93,6 +98,7 @@ class WsStudent:
                 subprotocols=["streamlit"],
                 max_size=None,
                 open_timeout=60,
+                additional_headers=headers,  # (a cookie: the balancer's affinity, as a browser sends it)
             )
         )
         self.widgets: dict = {}  # key suffix -> (element type, proto, fragment id)
@@ -134,6 +140,7 @@ class WsStudent:
                 proto = getattr(el, etype)
                 if etype == "exception":
                     exceptions.append(f"{proto.type}: {proto.message[:200]}")
+                self.on_element(etype, proto)
                 wid = getattr(proto, "id", "")
                 if wid:
                     self.widgets[wid.rsplit("-", 1)[-1]] = (etype, proto, f.delta.fragment_id, wid)
@@ -142,6 +149,9 @@ class WsStudent:
             elif kind == "script_finished":
                 end = time.perf_counter()
                 return ((regions_at or end) - t0), exceptions
+
+    def on_element(self, etype: str, proto) -> None:
+        """Each element a run sends (a subclass keeps what it needs of them)."""
 
     def _widget(self, prefix: str):
         for suffix, value in self.widgets.items():
@@ -337,7 +347,13 @@ def main(argv=None) -> list:
         help="S run with real Chromium pages (none: skip)",
     )
     ap.add_argument("--seed", type=int, default=0)
+    classroom_class.add_arguments(ap)
     args = ap.parse_args(argv)
+    if args.class_size is not None:
+        if args.class_size < 1 or args.replicas < 1:
+            ap.error(f"--class {args.class_size} --replicas {args.replicas}: give at least 1 of each.")
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # run_class's finally stops the room
+        return classroom_class.run_class(args)
     if any(s < 1 for s in args.sessions):
         ap.error(f"--sessions {args.sessions}: every S must be at least 1.")
     print(f"bench_classroom: one server process, {psutil.cpu_count()} cores, {load_average()} at the start")

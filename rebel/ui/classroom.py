@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rebel.ui import upload_store
+from rebel.ui.playground.shared_models import WARM_ENV
 
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATE = ROOT / "deploy" / "haproxy.cfg"
@@ -155,6 +156,7 @@ class Classroom:
         self.env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), self.env.get("PYTHONPATH", "")) if p)
         if args.store:
             self.env[upload_store.ENV] = args.store  # every replica reads and writes the same upload store
+        self.env.setdefault(WARM_ENV, "1")  # each replica trains the page's first pair at launch
         self.redis: subprocess.Popen | None = None
         self._config_dir = tempfile.TemporaryDirectory(prefix="rebel-classroom-")
 

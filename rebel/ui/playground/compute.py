@@ -39,6 +39,7 @@ from rebel.data import Dataset, bayes_min_risk, bayes_posterior
 from rebel.estimator import RebelClassifier
 from rebel.params import MAX_CLASSES
 from rebel.ui.config import content_key, dataset_key, validate_hyper
+from rebel.ui.playground import shared_models
 from rebel.ui.state import (
     SHARED_PAIRS,
     ClassIndices,
@@ -514,6 +515,9 @@ def train_pair(
         return pair
     regions.flags.writeable = False  # shared by sessions: nobody may draw into it
     return shared.put(shared_key, pair)
+
+
+train_pair = shared_models.one_build_at_a_time(train_pair)  # a class opening one link trains it once
 
 
 def shared_pair_key(pair_key: str, dataset: Dataset) -> str:
