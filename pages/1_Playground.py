@@ -95,7 +95,7 @@ def _training(tray) -> pg.TrainedPair | None:
     try:
         engine = engine_options(A.engine)
         with st.spinner(ui.plain(pg.training_message(A.dataset, {**A.hyper, **engine}))):
-            pair = pg.train_pair(A.dataset, A.cost_matrix, A.hyper, cache=A.models, engine=engine)
+            pair = browser.pair_for(A.dataset, A.cost_matrix, A.hyper, A.models, engine)  # (or deferred)
     except ValueError as exc:
         ui.show_error(f"Training failed: {exc}", where=tray)
         return A.trained

@@ -414,6 +414,10 @@ class TrainedPair(ClassIndices):
     def clamp(self, t: int) -> int:
         return int(min(max(int(t), 0), self.n_rounds))
 
+    def test_cost(self, t: int, model: str = "REBEL") -> float:
+        """Mean test cost of ``model`` ("REBEL" or "two-step") after t rounds (``metrics(t, model).cost``)."""
+        return self.metrics(t, model).cost
+
     def metrics(self, t: int, model: str = "REBEL") -> StageMetrics:
         """Test-set metrics of ``model`` ("REBEL" or "two-step") after t rounds."""
         return stage_metrics(
@@ -490,7 +494,7 @@ def train_pair(
     cache = ModelCache() if cache is None else cache
     X_all = np.vstack([dataset.X_train, dataset.X_test]) if dataset.X_test.shape[0] else dataset.X_train
     grid = make_grid(X_all, n_grid)
-    key = content_key("pair", dataset_key(dataset), C, fit_params, grid.shape)
+    key = pair_key(dataset, C, fit_params, grid.shape)
     shared_key = shared_pair_key(key, dataset)
     found = None if shared is None else shared.get(shared_key)
     if found is not None:  # another session's pair: its models join this session's cache for the other pages
@@ -514,6 +518,11 @@ def train_pair(
         return pair
     regions.flags.writeable = False  # shared by sessions: nobody may draw into it
     return shared.put(shared_key, pair)
+
+
+def pair_key(dataset: Dataset, C: np.ndarray, fit_params: dict, grid_shape: tuple) -> str:
+    """The content key of the pair ``train_pair`` makes of these (its validated costs and fit options)."""
+    return content_key("pair", dataset_key(dataset), C, fit_params, grid_shape)
 
 
 def shared_pair_key(pair_key: str, dataset: Dataset) -> str:
@@ -683,7 +692,7 @@ def preset_lesson(name: str) -> str:
 def verdict(pair: TrainedPair, t: int) -> Markdown:
     """The comparison at round t in plain words (Markdown; numbers only, no user text): who is cheaper on the
     test points and why, against ignoring the costs and against the Bayes rule when it is known."""
-    r, s = pair.metrics(t, "REBEL").cost, pair.metrics(t, "two-step").cost
+    r, s = pair.test_cost(t, "REBEL"), pair.test_cost(t, "two-step")
     if r < s - TIE:
         lines = [
             md(
