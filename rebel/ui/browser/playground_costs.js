@@ -149,7 +149,11 @@
     return { n, d, png: new Array(T + 1), wrong: new Array(T + 1) };
   }
   function png(sc, res, t) {
-    if (!res.png[t]) res.png[t] = gridPng(res.d.regions, t * sc.nx * sc.ny, sc.nx, sc.ny, sc.palette);
+    if (!res.png[t]) {
+      const start = performance.now();
+      res.png[t] = gridPng(res.d.regions, t * sc.nx * sc.ny, sc.nx, sc.ny, sc.palette);
+      res.pngMs = (res.pngMs || 0) + performance.now() - start;
+    }
     return res.png[t];
   }
   function mistakes(sc, res, t) {
@@ -273,8 +277,10 @@
     P.trainer.fit({ ...sc.problem, costMatrix: C }).then((model) => {
       if (generation !== sc.generation || P.scene !== sc) return;
       if (P.failed) return tell(sc, C, P.failed); // the worker failed: the server computes this edit
+      const trained = performance.now();
       const decided = S.decide(model, C, sc.K, sc.xs, sc.ys, sc.points, sc.M, sc.staged, sc.bayes, sc.nTest);
       const res = outcome(sc, C, decided);
+      const numbered = performance.now();
       const gd = plot();
       if (!ofScene(gd, sc)) return tell(sc, C, null); // the chart was replaced meanwhile: the server draws it
       sc.C = C;
@@ -282,6 +288,9 @@
       const replay = window.__rebelPgReplay === true; // "Replay after retraining": play it from t = 0
       if (replay) stop(gd);
       return paint(gd, sc, res, replay ? 0 : undefined).then(() => {
+        const now = performance.now(); // where the time went (ms): the benchmark prints it
+        P.phases = { fit: trained - started, decide: numbered - trained, image: res.pngMs || 0,
+          plot: now - numbered - (res.pngMs || 0) };
         P.painted = { REBEL: res.n.REBEL[sc.T], twoStep: res.n.twoStep[sc.T], Bayes: res.n.Bayes,
           blind: res.n.blind[sc.T], ms: performance.now() - started, inWorker: P.trainer.inWorker(),
           t: gd.layout.sliders && gd.layout.sliders[0] ? gd.layout.sliders[0].active : null };
