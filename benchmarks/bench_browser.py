@@ -652,6 +652,11 @@ def run_steps(context, url: str, repeat: int, out: dict, cpu=None):
         before = cpu() if cpu else None
         out["cost_edit"].append((_measure(page, None, prepare=lambda v=value: edit_cost(page, v)), load1()))
         after = cpu() if cpu else None
+        phases = page.evaluate("window.__rebelPg && window.__rebelPg.phases")  # an edit the page computed
+        if phases:
+            page.evaluate("window.__rebelPg.phases = null")
+            for phase, ms in phases.items():
+                out.setdefault(f"page: {phase}", []).append((float(ms), load1()))
         if before is not None and after is not None:
             out["server_cpu_per_edit"].append((1000 * (after - before), load1()))
         yield
@@ -705,6 +710,11 @@ def first_visits(browser, url: str, n: int) -> list:
     for _ in first_visit_steps(browser, url, n, out):
         pass
     return out
+
+
+# a cost edit computed in the page, from Enter to the chart painted: the worker's training, the decisions and
+# numbers, the regions image, plotly's repaint (``window.__rebelPg.phases``)
+PAGE_PHASES = ("fit", "decide", "image", "plot")
 
 
 def _summary(name: str, samples: list, unit: str = "ms") -> str:
@@ -774,6 +784,9 @@ def report(label: str, results: dict) -> None:
         "server_cpu_per_edit"
     ):  # (the page's own reruns included: its text boxes, the costs stored)
         print(_summary("server CPU", results["server_cpu_per_edit"], "ms/edit"))
+    for name in PAGE_PHASES:  # where a cost edit computed in the page spent its time (playground_costs.js)
+        if results.get(f"page: {name}"):
+            print(_summary(f"  {name}", results[f"page: {name}"]))
     print(_summary("play_fps", results["play_fps"], "fps"))
 
 

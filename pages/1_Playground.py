@@ -95,7 +95,7 @@ def _training(tray) -> pg.TrainedPair | None:
     try:
         engine = engine_options(A.engine)
         with st.spinner(ui.plain(pg.training_message(A.dataset, {**A.hyper, **engine}))):
-            pair = renamed.trained(A, engine)  # a rename relabels the pair shown, without training
+            pair = renamed.trained(A, engine, browser.pair_for)  # a rename relabels; a page-drawn edit defers
     except ValueError as exc:
         ui.show_error(f"Training failed: {exc}", where=tray)
         return A.trained
@@ -125,23 +125,27 @@ def _regions(pair: pg.TrainedPair, t: int, show: dict, viewport) -> tuple:
     if projector:  # legend and strip placed for the box's height and shape: a new picture if they change
         picture += (side.plot_height(vp.or_guess(viewport), lesson), narrow)
     size = vp.figure_size(vp.or_guess(viewport), picture)  # (a first visit: taken to be a projector's)
-    # ``height``: the plot's box (``side.ONE_SCREEN_CSS``: sized from the viewport), or None: measured
-    height = side.plot_height(size, lesson)
-    fig = pg.replay_of(drawn, t, show, height=height, projector=projector, narrow=narrow)
-    if height is not None:  # the box's width: Streamlit measures it too, and draws once if equal
-        fig.update_layout(width=size.width)
-    if show["box"]:
-        fig.update_layout(dragmode="select")
-    if autoplay:
-        fig.update_layout(meta={"autoplay": autoplay})  # ``side.ROUND_IN_LINK`` presses Play once
-    if projector:  # fonts for a projector; the plot keeps filling its box
-        style.presentation(fig, size=None, font_size=style.PRESENTATION_FONT_SCREEN)
-        replay.fit_projector_legend(fig)
-        test_points = lambda tr: "(test)" in (tr.name or "")  # one legend entry per class
-        fig.for_each_trace(lambda tr: tr.update(showlegend=False), selector=test_points)
-    if not show["box"]:  # (a dragged box selects over marker traces: the points stay markers)
-        pg.points_as_image(fig)
-    browser.mark(fig, drawn, reason)
+    height = side.plot_height(size, lesson)  # the plot's box (sized from the viewport), or None: measured
+
+    def figure():  # (the last one again when nothing it is made of has changed: no work for a kept chart)
+        fig = pg.replay_of(drawn, t, show, height=height, projector=projector, narrow=narrow)
+        if height is not None:  # the box's width: Streamlit measures it too, and draws once if equal
+            fig.update_layout(width=size.width)
+        if show["box"]:
+            fig.update_layout(dragmode="select")
+        if autoplay:
+            fig.update_layout(meta={"autoplay": autoplay})  # ``side.ROUND_IN_LINK`` presses Play once
+        if projector:  # fonts for a projector; the plot keeps filling its box
+            style.presentation(fig, size=None, font_size=style.PRESENTATION_FONT_SCREEN)
+            replay.fit_projector_legend(fig)
+            test_points = lambda tr: "(test)" in (tr.name or "")  # one legend entry per class
+            fig.for_each_trace(lambda tr: tr.update(showlegend=False), selector=test_points)
+        if not show["box"]:  # (a dragged box selects over marker traces: the points stay markers)
+            pg.points_as_image(fig)
+        browser.mark(fig, drawn, reason)
+        return fig
+
+    fig = browser.kept_figure((drawn, picture, size, height, reason), figure)
     event = st.plotly_chart(
         fig,
         height=height or "stretch",
@@ -162,10 +166,8 @@ def _add_dragged_cluster(event) -> None:
     cls = S.get("w_box_class") or A.classes[0]
     try:
         mixture = cfgmod.add_box_cluster(A.spec.mixture, cls, *box)
-        spec = A.spec
-        act.set_spec(
-            A, DatasetSpec(mixture, spec.n_points, spec.test_fraction, spec.seed, spec.label_noise), ""
-        )
+        s = A.spec
+        act.set_spec(A, DatasetSpec(mixture, s.n_points, s.test_fraction, s.seed, s.label_noise), "")
     except ValueError as exc:
         ui.show_error(f"Cluster not added: {exc}")
         return
@@ -258,9 +260,7 @@ def _live() -> None:
         with costs_box:
             _cost_panel(tray, viewport)
     with_calibrated = pair is not None and (show["cal"] or lessons.calibration_scene_open())
-    _tray_messages(
-        tray, pair, with_calibrated
-    )  # after the plot (its slot is kept): the picture reaches it first
+    _tray_messages(tray, pair, with_calibrated)  # after the plot (its slot is kept): the picture first
     if pair is None:
         return
     with st.container(key=exercise.box("details")):

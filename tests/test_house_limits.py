@@ -14,9 +14,7 @@ ROOT = Path(__file__).resolve().parents[1]
 MODULE_LINES, PAGE_LINES = 500, 300
 
 # Over the limit today, to be split by what the code does; the number is a ceiling, never to be raised.
-OVERSIZED = {
-    "rebel/ui/playground/compute.py": 723,
-}
+OVERSIZED: dict[str, int] = {}
 
 
 def limited_files(root: Path = ROOT) -> dict[str, int]:

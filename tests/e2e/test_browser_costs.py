@@ -15,7 +15,7 @@ import pytest
 from PIL import Image
 
 from benchmarks import bench_browser as bb
-from tests.e2e.conftest import IDLE
+from tests.e2e.conftest import IDLE, settle
 
 pytestmark = pytest.mark.browser
 
@@ -35,6 +35,9 @@ _COUNT = """sel => { const gd = document.querySelector(sel); gd.__probe = true; 
       window.Plotly[name] = function (g, ...rest) { if (!g.__rebelPainting) window.__served += 1;
         return f.call(this, g, ...rest); }; } } }"""
 _IDLE = IDLE  # the page drawn and idle (tests/e2e/conftest.py)
+# the chart shown is the one of the scene the page holds (its cost edits are computed in the page)
+_OF_SCENE = """sel => { const gd = document.querySelector(sel), sc = window.__rebelPg && window.__rebelPg.scene;
+  return !!(gd && sc && gd.layout && gd.layout.meta && gd.layout.meta.browser_scene === sc.key); }"""
 
 
 def _link(preset: str) -> str:
@@ -153,3 +156,39 @@ def test_without_a_worker_the_server_computes_the_edit_and_says_so(app_url, chro
     C[2, 0] = 6.5
     pair = fit_scene(dataclasses.replace(cfg, cost_matrix=C))
     assert shown[0] == numbers_text(pg.round_numbers(pair), shown[1], pair.n_rounds, pg.REPLAY_TITLE)
+
+
+def test_with_replay_after_retraining_the_page_plays_its_edit_from_t_0(app_url, chromium):
+    """Presentation mode switched on ("Replay after retraining" on by default; the sidebar folds away): the page
+    paints a cost edit itself at round 0 and then plays the replay (the slider's round goes up from 0), as the
+    server's new figure would."""
+    context = chromium.new_context()
+    bb.VIEWPORT.update(width=1280, height=720)  # (at 1440 x 900 this chart stays on the server's path)
+    try:
+        page, _ = bb.open_playground(context, app_url + _link("airport"))
+    finally:
+        bb.VIEWPORT.update(width=1440, height=900)
+    try:
+        page.locator(".st-key-pg_present").get_by_text("Presentation mode").click()
+        commit = bb.edit_cost(page, "7.5")
+        page.wait_for_function("() => !!(window.__rebelPg && window.__rebelPg.scene)", timeout=120_000)
+        page.wait_for_function("() => window.__rebelPgReplay === true", timeout=60_000)
+        settle(page)  # the sidebar folded away (presentation mode) and the chart drawn at its width
+        page.wait_for_function(_OF_SCENE, arg=PLOT, timeout=60_000)
+        page.evaluate(_COUNT, PLOT)
+        commit()
+        page.wait_for_function("() => document.body.dataset.rebelCostsPainted === '1'", timeout=60_000)
+        assert page.evaluate("window.__rebelPg.painted.t") == 0  # painted at t = 0
+        page.wait_for_function("() => document.body.dataset.rebelCostsPlayed === '1'", timeout=60_000)
+        page.wait_for_function(  # the replay plays: its round moves up from 0
+            "sel => { const gd = document.querySelector(sel); return gd.layout.sliders[0].active > 0; }",
+            arg=PLOT,
+            timeout=60_000,
+        )
+        page.wait_for_function(_IDLE, timeout=60_000)
+        served = page.evaluate("window.__served")
+        shown = page.evaluate(_SHOWN, PLOT)
+    finally:
+        context.close()
+    assert served == 0  # the server drew no new figure: the page's picture played
+    assert shown["same"] and shown["painted"]["t"] == 0

@@ -149,7 +149,11 @@
     return { n, d, png: new Array(T + 1), wrong: new Array(T + 1) };
   }
   function png(sc, res, t) {
-    if (!res.png[t]) res.png[t] = gridPng(res.d.regions, t * sc.nx * sc.ny, sc.nx, sc.ny, sc.palette);
+    if (!res.png[t]) {
+      const start = performance.now();
+      res.png[t] = gridPng(res.d.regions, t * sc.nx * sc.ny, sc.nx, sc.ny, sc.palette);
+      res.pngMs = (res.pngMs || 0) + performance.now() - start;
+    }
     return res.png[t];
   }
   function mistakes(sc, res, t) {
@@ -193,10 +197,12 @@
   }
   const regionsImage = (images) => (images || []).findIndex((im) => im && im.name === "regions");
 
-  /* Round t of the result on the chart (Plotly.react: new objects for what changed, the rest as it is). */
-  function paint(gd, sc, res) {
+  /* Round t of the result on the chart (Plotly.react: new objects for what changed, the rest as it is): the round
+   * shown, or round 0 when ``start`` is 0 (a replay about to play from t = 0). */
+  function paint(gd, sc, res, start) {
     const slider = gd.layout.sliders && gd.layout.sliders[0];
-    const t = Math.max(0, Math.min(sc.T, slider && Number.isFinite(slider.active) ? slider.active : sc.T));
+    const shown = start === 0 ? 0 : slider && Number.isFinite(slider.active) ? slider.active : sc.T;
+    const t = Math.max(0, Math.min(sc.T, shown));
     const data = gd.data.map((tr) => {
       const u = roundUpdate(sc, res, tr.name, t) || fixedUpdate(sc, res, tr.name);
       return u ? { ...tr, ...u } : tr;
@@ -204,6 +210,7 @@
     const k = regionsImage(gd.layout.images);
     const images = gd.layout.images.map((im, i) => (i === k ? { ...im, source: png(sc, res, t) } : im));
     const layout = { ...gd.layout, images };
+    if (slider && slider.active !== t) layout.sliders = [{ ...slider, active: t }, ...gd.layout.sliders.slice(1)];
     if (gd.layout.yaxis3) layout.yaxis3 = { ...gd.layout.yaxis3, range: stripRange(res.n) };
     gd.__rebelPainting = true;
     return Promise.resolve(window.Plotly.react(gd, data, layout)).finally(() => { gd.__rebelPainting = false; });
@@ -229,17 +236,34 @@
 
   // --------------------------------------------------------------------------------------- telling the server
   const setValue = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value").set;
-  function tell(sc, C, failed, painted) {
+  function tell(sc, C, failed, painted, n) {
     const el = document.querySelector(".st-key-" + sc.input + " input");
     if (!el) return false;
     const rows = [];
     for (let i = 0; i < sc.K; i++) rows.push(Array.from(C.subarray(i * sc.K, (i + 1) * sc.K)));
     P.edits += 1;
+    // the test costs after the last round (the server's message tray says them without retraining)
+    const last = n ? { REBEL: n.REBEL[sc.T], twoStep: n.twoStep[sc.T], Bayes: n.Bayes, blind: n.blind[sc.T] } : null;
     setValue.call(el, JSON.stringify({ key: sc.key, C: rows, n: P.edits, failed: failed || null, painted: !!painted,
-      projector: sc.projector }));
+      projector: sc.projector, costs: last }));
     el.dispatchEvent(new Event("input", { bubbles: true }));
     el.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", code: "Enter", keyCode: 13, bubbles: true }));
     return true;
+  }
+
+  // ------------------------------------------------------------------------------------------- the replay
+  const PAUSE = { frame: { duration: 0, redraw: false }, mode: "immediate", transition: { duration: 0 } };
+  /* Stop a replay that is playing (the chart is about to show round 0 of a new result). */
+  function stop(gd) {
+    if (gd._transitionData && gd._transitionData._animationRaf) window.Plotly.animate(gd, [null], PAUSE);
+  }
+  /* Press the figure's Play (its first button: from the round shown, here t = 0), as the server's figure is
+   * played after a retrain (rebel.ui.playground.links' autoplay). */
+  function play(gd, generation) {
+    const button = gd.querySelector(".updatemenu-button");
+    if (!button || !gd.isConnected) return;
+    button.dispatchEvent(new MouseEvent("click", { bubbles: true }));
+    document.body.dataset.rebelCostsPlayed = String(generation);
   }
 
   // ------------------------------------------------------------------------------------------------ the edit
@@ -253,19 +277,30 @@
     P.trainer.fit({ ...sc.problem, costMatrix: C }).then((model) => {
       if (generation !== sc.generation || P.scene !== sc) return;
       if (P.failed) return tell(sc, C, P.failed); // the worker failed: the server computes this edit
+      const trained = performance.now();
       const decided = S.decide(model, C, sc.K, sc.xs, sc.ys, sc.points, sc.M, sc.staged, sc.bayes, sc.nTest);
       const res = outcome(sc, C, decided);
+      const numbered = performance.now();
       const gd = plot();
       if (!ofScene(gd, sc)) return tell(sc, C, null); // the chart was replaced meanwhile: the server draws it
       sc.C = C;
       sc.result = res;
-      return paint(gd, sc, res).then(() => {
+      const replay = window.__rebelPgReplay === true; // "Replay after retraining": play it from t = 0
+      if (replay) stop(gd);
+      return paint(gd, sc, res, replay ? 0 : undefined).then(() => {
+        const now = performance.now(); // where the time went (ms): the benchmark prints it
+        P.phases = { fit: trained - started, decide: numbered - trained, image: res.pngMs || 0,
+          plot: now - numbered - (res.pngMs || 0) };
         P.painted = { REBEL: res.n.REBEL[sc.T], twoStep: res.n.twoStep[sc.T], Bayes: res.n.Bayes,
-          blind: res.n.blind[sc.T], ms: performance.now() - started, inWorker: P.trainer.inWorker() };
+          blind: res.n.blind[sc.T], ms: performance.now() - started, inWorker: P.trainer.inWorker(),
+          t: gd.layout.sliders && gd.layout.sliders[0] ? gd.layout.sliders[0].active : null };
         document.body.dataset.rebelCostsPainted = String(generation);
         setTimeout(() => {
-          if (sc.result === res) reframe(gd, sc, res);
-          tell(sc, C, null, true);
+          if (sc.result === res) {
+            reframe(gd, sc, res);
+            if (replay) play(gd, generation);
+          }
+          tell(sc, C, null, true, res.n);
         }, 0);
       });
     }).catch((err) => tell(sc, C, "it stopped: " + (err && err.message ? err.message : err), false));

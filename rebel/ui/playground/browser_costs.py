@@ -13,9 +13,14 @@ made from the pair it was first drawn from (``figure_pair``), which Streamlit's 
 
 Everything else keeps the server's path: a variant engine, an overlay (boosting weights, two-step or Bayes
 boundaries, disagreement, a dragged box), too many posteriors to send, the one-entry editor of many classes,
-classes shown in the user's order, the narrow projector layout (sidebar open), "Replay after retraining" on
-(presentation mode's default: the server's new figure plays itself), ``REBEL_BROWSER_COSTS=0`` in the server's
-environment, and a session whose browser failed to retrain (the page says so once, ``tell``).
+classes shown in the user's order, the narrow projector layout (sidebar open), ``REBEL_BROWSER_COSTS=0`` in the
+server's environment, and a session whose browser failed to retrain (the page says so once, ``tell``). With
+"Replay after retraining" on (presentation mode's default) the page plays the replay from t = 0 after painting an
+edit, as the server's new figure plays itself (``REPLAY``: the page's copy of that switch).
+
+The run that follows a computed edit trains nothing (``pair_for``): its pair is a ``deferred.DeferredPair`` with
+the page's test costs for the message tray, trained only when something asks for more (a detail view, a lesson's
+checks, an overlay or a server-path edit).
 """
 
 from __future__ import annotations
@@ -41,11 +46,14 @@ INPUT = "pg_browser_costs"  # the hidden text box the page writes a computed edi
 BOX = "pg_browser_box"  # its hidden container (with the payload's script)
 HIDE_BOX = f"<style>div.st-key-{BOX} {{display: none !important;}}</style>"
 BASE = "_browser_base"  # the pair the chart on the page was drawn from
-PAINTED = "_browser_painted"  # (that pair's key, the costs' bytes) the browser drew on it
+PAINTED = "_browser_painted"  # (that pair's key, the costs' bytes, their test costs) the browser drew on it
 SENT = "_browser_sent"  # what the page holds (a scene's key, or why the browser path is off)
 SCRIPT = "_browser_script"  # (what it sends, the payload, the scripts after it): made once per scene
 FAILED = "_browser_failed"  # why this session's browser could not retrain (then the server path, for good)
 TOLD = "_browser_told"  # the last reason the page was told
+REPLAY = (
+    "__rebelPgReplay"  # the page's copy of "Replay after retraining" (true: play a computed edit from t = 0)
+)
 ENV = "REBEL_BROWSER_COSTS"  # "0": every cost edit on the server
 SCRIPTS = [HERE / "scene_core.js", HERE / "playground_costs.js"]
 VARIANT = (
@@ -67,8 +75,6 @@ def why_not(engine: str, pair, show: dict, narrow: bool = False) -> str | None:
         return "class order"
     if narrow:
         return "narrow layout"
-    if st.session_state.get("w_autoplay"):  # "Replay after retraining" (presentation mode's default)
-        return "replay"  # the server's new figure plays from t = 0 by itself
     if any(show.get(k) for k in ("weights", "two", "dis", "bayes", "box")):
         return "overlay"  # the overlays follow the costs too: drawn by the server
     ds = pair.dataset
@@ -90,13 +96,45 @@ def figure_pair(pair, reason: str | None):
     if (
         reason is None
         and base is not None
-        and painted == (base.key, np.asarray(pair.cost_matrix, dtype=np.float64).tobytes())
+        and painted is not None
+        and painted[:2] == (base.key, np.asarray(pair.cost_matrix, dtype=np.float64).tobytes())
         and _same_scene(base, pair)
     ):
         return base
     ss[BASE] = pair
     ss.pop(PAINTED, None)
     return pair
+
+
+def pair_for(dataset, cost_matrix, hyper: dict, cache, engine: dict):
+    """The pair of these costs for this run: untrained (``deferred.DeferredPair``, trained when something asks)
+    when the browser has drawn exactly them on the chart's pair of this data, else ``train_pair``'s."""
+    from rebel.ui.playground import deferred
+
+    ss = st.session_state
+    base, painted = ss.get(BASE), ss.get(PAINTED)
+    C = np.asarray(cost_matrix, dtype=np.float64)
+    known = None
+    if base is not None and painted is not None and painted[:2] == (base.key, C.tobytes()):
+        same_data = base.dataset is dataset or dataset_key(base.dataset) == dataset_key(dataset)
+        known = painted[2] if same_data else None
+    return deferred.deferred_or_trained(dataset, C, hyper, cache, engine, base, known)
+
+
+FIGURE = "_browser_figure"  # (what the last regions figure was made of, the figure)
+
+
+def kept_figure(made_of: tuple, make):
+    """The regions figure ``make()`` returns for ``made_of`` (its pair first, then everything else it is made of),
+    or the session's last one when it was made of the same (the same pair object): a run that keeps the chart,
+    such as the one after a computed cost edit, builds no figure (~50-70 ms of the server's CPU on airport)."""
+    ss = st.session_state
+    kept = ss.get(FIGURE)
+    if kept is not None and kept[0][0] is made_of[0] and kept[0][1:] == made_of[1:]:
+        return kept[1]
+    fig = make()
+    ss[FIGURE] = (made_of, fig)
+    return fig
 
 
 def _same_scene(a, b) -> bool:
@@ -169,6 +207,8 @@ def send(pair, reason: str | None, projector: bool) -> None:
             on_change=ui.guarded_callback(_on_edit),
             label_visibility="collapsed",
         )
+        # the page's copy of "Replay after retraining" (a computed edit then plays from t = 0), every run
+        st.html(script_element(REPLAY, bool(ss.get("w_autoplay"))), unsafe_allow_javascript=True)
         sent = (pair.key, projector) if reason is None else reason
         if ss.get(SENT) != sent:
             script = ss.get(SCRIPT)
@@ -218,7 +258,9 @@ def _on_edit() -> None:
     _show_in_editor(side.COSTS, C, [str(c) for c in base.dataset.classes])
     ss[SENT] = (base.key, msg.get("projector"))  # the page holds this scene: no need to send it again
     if msg.get("painted") and not msg.get("failed"):
-        ss[PAINTED] = (base.key, C.tobytes())
+        from rebel.ui.playground.deferred import known_costs
+
+        ss[PAINTED] = (base.key, C.tobytes(), known_costs(msg, base.has_bayes, APP_MAX_COST))
 
 
 def _show_in_editor(key: str, C: np.ndarray, names: list) -> None:

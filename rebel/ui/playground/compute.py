@@ -8,8 +8,7 @@
   a0), the boosting weights per round (S.6), and ``metrics(t)`` (``StageMetrics``: test cost, error, regret,
   confusion matrix, per-class precision/recall).
 - ``box_from_selection``: the dragged box of a plotly selection.
-- ``replay_of``: the regions figure; ``points_as_image``: its data points as one image (drawn once per dataset
-  and plot size) instead of one SVG marker each.
+- ``replay_of``, ``points_as_image`` (``replay_view``) and the tables, verdict and lessons (``results``), re-exported.
 
 Reads the dataset's X_train/X_test (N, 2) and labels; writes nothing. No streamlit here.
 """
@@ -19,7 +18,6 @@ from __future__ import annotations
 import threading
 import time
 import weakref
-from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -34,12 +32,25 @@ from rebel.baselines import (
     staged_min_risk_indices,
     staged_min_risk_posteriors,
 )
-from rebel.costs import decompose, min_risk_class, validate_cost_matrix
+from rebel.costs import min_risk_class, validate_cost_matrix
 from rebel.data import Dataset, bayes_min_risk, bayes_posterior
 from rebel.estimator import RebelClassifier
-from rebel.params import MAX_CLASSES
 from rebel.ui.config import content_key, dataset_key, validate_hyper
 from rebel.ui.playground import shared_models
+from rebel.ui.playground.stages import (  # noqa: F401 (split by stage; callers use ``pg.<name>``)
+    CLASS_DTYPE,
+    GRID_BUDGET,
+    GRID_PAD,
+    GRID_SIZE,
+    Grid,
+    StagedByModel,
+    StageMetrics,
+    boosting_weights,
+    compact_classes,
+    grid_size_for,
+    make_grid,
+    stage_metrics,
+)
 from rebel.ui.state import (
     SHARED_PAIRS,
     ClassIndices,
@@ -47,143 +58,12 @@ from rebel.ui.state import (
     SharedLRU,
     check_fits,
     fit_rebel,
-    iter_staged_scores,
     model_key,
 )
-from rebel.ui.text import Markdown, md
-
-GRID_SIZE = 200  # cells per axis of the decision-region grid
-GRID_BUDGET = budget.limit_of("grid_cells", app=True)  # (T + 1) * cells per staged grid (int16): ~24 MB
-GRID_PAD = 0.08  # grid margin around the data, as a fraction of its range
-CLASS_DTYPE = np.uint8  # staged class indices kept by a TrainedPair: 1 byte a cell/point and round
-if MAX_CLASSES - 1 > np.iinfo(CLASS_DTYPE).max:
-    raise ImportError(
-        f"rebel.params.MAX_CLASSES = {MAX_CLASSES} does not fit the Playground's {CLASS_DTYPE.__name__} class "
-        "indices: lower MAX_CLASSES or widen CLASS_DTYPE in rebel/ui/playground/compute.py."
-    )
-
-
-def compact_classes(indices: np.ndarray, n_classes: int) -> np.ndarray:
-    """Class indices (any integer dtype, values 0..n_classes-1) as ``CLASS_DTYPE``, the dtype a ``TrainedPair``
-    keeps: half the memory of the engine's int16. Refuses a class count the dtype cannot hold."""
-    if n_classes - 1 > np.iinfo(CLASS_DTYPE).max:
-        raise ValueError(
-            f"n_classes = {n_classes} does not fit {CLASS_DTYPE.__name__} class indices; REBEL Explorer takes at "
-            f"most {MAX_CLASSES} classes."
-        )
-    return np.asarray(indices).astype(CLASS_DTYPE, copy=False)
-
 
 # ---------------------------------------------------------------------------------------------------------------
 # Training both models and evaluating them on a grid
 # ---------------------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Grid:
-    """A regular grid over the plane: ``xs`` (nx,), ``ys`` (ny,), ``points`` (ny * nx, 2) in row-major order."""
-
-    xs: np.ndarray
-    ys: np.ndarray
-
-    @property
-    def points(self) -> np.ndarray:
-        gx, gy = np.meshgrid(self.xs, self.ys)
-        return np.column_stack([gx.ravel(), gy.ravel()])
-
-    @property
-    def shape(self) -> tuple:
-        return (self.ys.shape[0], self.xs.shape[0])
-
-
-def grid_size_for(n_estimators: int, size: int = GRID_SIZE) -> int:
-    """Cells per axis: ``size``, reduced for long runs so the staged grid stays within ``GRID_BUDGET``."""
-    return int(min(size, max(60, np.sqrt(GRID_BUDGET / (n_estimators + 1)))))
-
-
-def make_grid(X, n: int = GRID_SIZE, pad: float = GRID_PAD) -> Grid:
-    """An n x n grid covering the points X with a margin of ``pad`` times the range on each side."""
-    X = np.asarray(X, dtype=np.float64)
-    lo, hi = X.min(axis=0), X.max(axis=0)
-    margin = np.maximum(hi - lo, 1e-6) * pad
-    lo, hi = lo - margin, hi + margin
-    return Grid(np.linspace(lo[0], hi[0], n), np.linspace(lo[1], hi[1], n))
-
-
-def boosting_weights(model: RebelClassifier, X, y_idx, cost_matrix) -> np.ndarray:
-    """Weight of each training sample at t = 0..T, ``sum_k c+_nk e^{H_nk} + c-_nk e^{-H_nk}`` (S.6), each stage
-    normalised to mean 1. Shape (T + 1, N) float32, filled one round at a time (the scores of one round only)."""
-    d = decompose(np.asarray(cost_matrix)[np.asarray(y_idx)])
-    budget.check_staged(model.n_estimators_, np.shape(X)[0])
-    out = np.empty((model.n_estimators_ + 1, np.shape(X)[0]), dtype=np.float32)
-    for t, H in enumerate(iter_staged_scores(model, X)):
-        Hc = np.clip(H, -300, 300)
-        w = (d.cp * np.exp(Hc) + d.cm * np.exp(-Hc)).sum(axis=1)
-        out[t] = w / max(w.mean(), np.finfo(np.float64).tiny)
-    return out
-
-
-@dataclass
-class StageMetrics:
-    """Test-set numbers of one model at one iteration t."""
-
-    cost: float
-    error: float
-    regret: float | None
-    confusion: np.ndarray  # (K, K) counts, rows = truth, columns = prediction
-    cost_share: np.ndarray  # (K, K) each cell's contribution to the mean test cost
-    precision: np.ndarray  # (K,) NaN where a class is never predicted
-    recall: np.ndarray  # (K,) NaN where a class has no test points
-
-
-def stage_metrics(y_idx, pred_idx, cost_matrix, bayes_cost: float | None = None) -> StageMetrics:
-    """Cost-weighted confusion matrix, per-class precision/recall, test cost, error rate and regret vs Bayes."""
-    C = np.asarray(cost_matrix, dtype=np.float64)
-    K = C.shape[0]
-    y_idx, pred_idx = np.asarray(y_idx, dtype=np.int64), np.asarray(pred_idx, dtype=np.int64)
-    counts = np.zeros((K, K), dtype=np.int64)
-    np.add.at(counts, (y_idx, pred_idx), 1)
-    n = max(len(y_idx), 1)
-    share = counts * C / n
-    cost = float(share.sum())
-    with np.errstate(invalid="ignore", divide="ignore"):
-        precision = np.diag(counts) / counts.sum(axis=0)
-        recall = np.diag(counts) / counts.sum(axis=1)
-    return StageMetrics(
-        cost,
-        float(np.mean(y_idx != pred_idx)) if len(y_idx) else 0.0,
-        None if bayes_cost is None else cost - bayes_cost,
-        counts,
-        share,
-        precision,
-        recall,
-    )
-
-
-class StagedByModel(Mapping):
-    """Staged class indices per model ("REBEL", "two-step"), each computed on first read and kept: a mapping
-    like a dict, whose values are made by the functions given (a lock makes each one once, even when sessions
-    sharing a pair read it together)."""
-
-    def __init__(self, makers: dict):
-        self._makers = dict(makers)
-        self._values: dict = {}
-        self._lock = threading.Lock()
-
-    def __getitem__(self, model: str) -> np.ndarray:
-        if model not in self._values:
-            make = self._makers[model]  # KeyError for an unknown model, as a dict
-            with self._lock:
-                if model not in self._values:
-                    self._values[model] = make()
-        return self._values[model]
-
-    def __iter__(self):
-        return iter(self._makers)
-
-    def __len__(self) -> int:
-        return len(self._makers)
-
 
 # What the 0-1 model (the two-step method's posterior estimator, costs ignored) shows on fixed points is the same
 # for every cost matrix: it is kept with the model object (the session's ModelCache reuses it across cost edits)
@@ -415,6 +295,10 @@ class TrainedPair(ClassIndices):
     def clamp(self, t: int) -> int:
         return int(min(max(int(t), 0), self.n_rounds))
 
+    def test_cost(self, t: int, model: str = "REBEL") -> float:
+        """Mean test cost of ``model`` ("REBEL" or "two-step") after t rounds (``metrics(t, model).cost``)."""
+        return self.metrics(t, model).cost
+
     def metrics(self, t: int, model: str = "REBEL") -> StageMetrics:
         """Test-set metrics of ``model`` ("REBEL" or "two-step") after t rounds."""
         return stage_metrics(
@@ -491,7 +375,7 @@ def train_pair(
     cache = ModelCache() if cache is None else cache
     X_all = np.vstack([dataset.X_train, dataset.X_test]) if dataset.X_test.shape[0] else dataset.X_train
     grid = make_grid(X_all, n_grid)
-    key = content_key("pair", dataset_key(dataset), C, fit_params, grid.shape)
+    key = pair_key(dataset, C, fit_params, grid.shape)
     shared_key = shared_pair_key(key, dataset)
     found = None if shared is None else shared.get(shared_key)
     if found is not None:  # another session's pair: its models join this session's cache for the other pages
@@ -520,6 +404,11 @@ def train_pair(
 train_pair = shared_models.one_build_at_a_time(train_pair)  # a class opening one link trains it once
 
 
+def pair_key(dataset: Dataset, C: np.ndarray, fit_params: dict, grid_shape: tuple) -> str:
+    """The content key of the pair ``train_pair`` makes of these (its validated costs and fit options)."""
+    return content_key("pair", dataset_key(dataset), C, fit_params, grid_shape)
+
+
 def shared_pair_key(pair_key: str, dataset: Dataset) -> str:
     """Key of a pair in the process-wide store: its content key (points, labels, classes, costs, fit options,
     grid) plus what else of the dataset the views show (name, story, feature names, known mixture and spec)."""
@@ -545,183 +434,24 @@ def box_from_selection(selection) -> tuple | None:
     return None
 
 
-def round_numbers(pair: TrainedPair) -> dict:
-    """Every number of the first screen that depends on the round, for t = 0..T at once (the replay figure's
-    frames carry them, so the round slider moves picture and numbers together): the test costs of REBEL, the
-    two-step method and ignoring the costs, the Bayes rule's (or None) and the verdict's tie margin."""
-    return {**pair.test_costs, "Bayes": pair.bayes_test_cost, "tie": TIE}
-
-
-REPLAY_TITLE = (
-    "REBEL's minimum-risk class"  # heads the replay's numbers (the browser's cost edits write it too)
+# split by stage: the results in tables and words, the regions figure (re-exported: callers use ``pg.<name>``)
+from rebel.ui.playground.replay_view import (  # noqa: F401
+    POINTS_IMAGES,
+    REPLAY_TITLE,
+    REPLAY_VIEWS,
+    points_as_image,
+    points_png_cached,
+    replay_of,
+    round_numbers,
 )
-REPLAY_VIEWS = {"weights": False, "two": False, "dis": False, "bayes": False}  # the overlays off
-
-
-def replay_of(
-    pair: TrainedPair, start: int, show: Mapping | None = None, height=None, projector=False, narrow=False
-):
-    """The Playground's regions figure of ``pair`` (``replay.replay_figure``) at round ``start``: ``show`` the
-    overlays on (``REPLAY_VIEWS``), ``height`` the plot's box in px (None: measured), ``projector`` (``narrow``:
-    a box narrower than high) the presentation layout. The page and ``bench_plot_draw`` draw it."""
-    from rebel.ui.figures import regions, replay
-
-    show = {**REPLAY_VIEWS, **(show or {})}
-    ds = pair.dataset
-    return replay.replay_figure(
-        pair.grid.xs,
-        pair.grid.ys,
-        pair.regions,
-        ds.classes,
-        train=(ds.X_train, pair.y_train_idx, pair.staged_train["REBEL"]),
-        test=(ds.X_test, pair.y_test_idx, pair.staged_test["REBEL"]),
-        train_sizes=regions.weight_sizes(pair.weights) if show["weights"] else None,
-        other_regions=pair.two_step_regions if (show["two"] or show["dis"]) else None,
-        show_other=show["two"],
-        show_disagreement=show["dis"],
-        bayes_regions=pair.bayes_regions if show["bayes"] else None,
-        title=REPLAY_TITLE,
-        start=start,
-        height=height,
-        numbers=round_numbers(pair),
-        projector=projector,
-        axis_names=ds.feature_names,
-        narrow=narrow,
-    ).update_traces(meta={"models": getattr(pair, "trained_key", pair.key)}, selector=0)  # the models drawn
-
-
-POINTS_IMAGES = SharedLRU(16, 32 * 1024 * 1024)
-"""The points images of the last few datasets and plot sizes (~50-200 kB each), shared by the sessions."""
-
-
-def points_png_cached(layers, x_range, y_range, shape_px: tuple, scale: float = 1.0) -> bytes:
-    """``point_raster.points_png`` (top row first, for plotly's layout image) kept in ``POINTS_IMAGES``: the
-    points do not change when the costs or the engine's settings do, so a cost edit draws none. Raises
-    ``BudgetError`` over ``budget``'s ``points_image_pixels``, before any drawing."""
-    from rebel.ui.figures import point_raster
-
-    budget.check("points_image_pixels", int(shape_px[0]) * int(shape_px[1]), app=True)
-    key = point_raster.points_key(layers, x_range, y_range, shape_px, scale)
-    png = POINTS_IMAGES.get(key)
-    if png is None:
-        png = POINTS_IMAGES.put(key, point_raster.points_png(layers, x_range, y_range, shape_px, scale))
-    return png
-
-
-def points_as_image(fig) -> bool:
-    """The data points of a regions figure (``replay_of``, sized) as one image under hover-only traces
-    (``replay.points_as_image``): ~60 ms less for the browser to draw on every new figure. The image is drawn
-    once per dataset and plot size (``points_png_cached``). Returns whether it was done (not when the figure's
-    size is not fixed or the marker sizes follow the boosting weights)."""
-    from rebel.ui.figures import replay
-
-    return replay.points_as_image(fig, points_png_cached)
-
-
-def comparison_table(pair: TrainedPair, t: int) -> pd.DataFrame:
-    """Test cost and error rate of REBEL and the two-step method at t (and regret and the Bayes rule's row
-    when the mixture is known): rows = method."""
-    rows = {"REBEL": pair.metrics(t, "REBEL"), "two-step": pair.metrics(t, "two-step")}
-    table = pd.DataFrame(
-        {"test cost": [r.cost for r in rows.values()], "error rate": [r.error for r in rows.values()]},
-        index=list(rows),
-    )
-    if pair.bayes_test_cost is not None:  # regret needs the Bayes rule, known only for designed mixtures
-        table["regret"] = [r.regret for r in rows.values()]
-        table.loc["Bayes rule"] = [pair.bayes_test_cost, pair.bayes_test_error, 0.0]
-    return table
-
-
-def class_table(pair: TrainedPair, t: int) -> pd.DataFrame:
-    """Per class: precision and recall of REBEL and of the two-step method at t on the test points."""
-    rebel_m, two_m = pair.metrics(t, "REBEL"), pair.metrics(t, "two-step")
-    return pd.DataFrame(
-        {
-            "class": [str(c) for c in pair.classes],
-            "REBEL prec.": rebel_m.precision,
-            "REBEL recall": rebel_m.recall,
-            "2-step prec.": two_m.precision,
-            "2-step recall": two_m.recall,
-        }
-    )
-
-
-TIE = 0.002  # test costs closer than this count as a tie in the verdict
-
-# Presets in teaching order, each with what it shows under the app's default settings (depth-2 trees, 100
-# rounds; measured on the presets' fixed test points, see tests/test_playground.py).
-PRESET_ORDER = ("airport", "fig7", "paths", "xor", "rings", "imbalanced")
-PRESET_LESSONS = {
-    "airport": (
-        "With the default settings the two-step method is cheaper here (test cost about 0.30 against REBEL's "
-        "0.35), and both are far cheaper than ignoring the costs (about 0.70). The verdict says why."
-    ),
-    "fig7": (
-        "Here training with the costs pays: REBEL's regions move towards the costly class C and its test cost "
-        "is lower than the two-step method's (about 0.23 against 0.25; ignoring the costs: about 0.51)."
-    ),
-    "paths": (
-        "The two-step method is cheaper here with depth-2 trees (about 0.10 against 0.13); with stumps (Tree "
-        "depth 1) REBEL is slightly cheaper."
-    ),
-    "xor": "A tie with depth-2 trees (both about 0.18). With stumps neither method can separate XOR.",
-    "rings": "Nearly a tie with depth-2 trees (both about 0.14).",
-    "imbalanced": "The two-step method is cheaper here (about 0.32 against 0.35).",
-}
-RANDOM_LESSON = (
-    "A random mixture with random costs, as in the paper's Fig. 3 protocol; in this project's reproduction the "
-    "two-step method was cheaper in most such trials (the REBEL vs two-step page reruns them)."
+from rebel.ui.playground.results import (  # noqa: F401
+    PRESET_LESSONS,
+    PRESET_ORDER,
+    RANDOM_LESSON,
+    TIE,
+    class_table,
+    comparison_table,
+    preset_lesson,
+    preset_order,
+    verdict,
 )
-
-
-def preset_order(names) -> list:
-    """Preset names in teaching order: ``PRESET_ORDER`` first, then the rest as given."""
-    names = list(names)
-    return [n for n in PRESET_ORDER if n in names] + [n for n in names if n not in PRESET_ORDER]
-
-
-def preset_lesson(name: str) -> str:
-    return PRESET_LESSONS.get(name, RANDOM_LESSON if name.startswith("random") else "")
-
-
-def verdict(pair: TrainedPair, t: int) -> Markdown:
-    """The comparison at round t in plain words (Markdown; numbers only, no user text): who is cheaper on the
-    test points and why, against ignoring the costs and against the Bayes rule when it is known."""
-    r, s = pair.metrics(t, "REBEL").cost, pair.metrics(t, "two-step").cost
-    if r < s - TIE:
-        lines = [
-            md(
-                "**REBEL is cheaper here** than the two-step method ({:.3f} against {:.3f} per test point): trained "
-                "with the costs, it "
-                "spent its weak learners on the boundaries where mistakes are expensive.",
-                r,
-                s,
-            )
-        ]
-    elif r > s + TIE:
-        lines = [
-            md(
-                "**The two-step method is cheaper here** ({:.3f} against REBEL's {:.3f}): it learns class "
-                "probabilities with 0-1 costs and applies your costs exactly at decision time, which is hard to "
-                "beat when the probabilities are well calibrated. In this project's rerun of the paper's Fig. 3 "
-                "it won most random trials (the REBEL vs two-step page reruns them).",
-                s,
-                r,
-            )
-        ]
-    else:
-        lines = [md("**A tie**: both cost about {:.3f} per test point.", r)]
-    lines.append(
-        md("Ignoring the costs (0-1 training, most likely class) would cost {:.3f}.", pair.blind_cost(t))
-    )
-    if pair.bayes_test_cost is not None:
-        b = pair.bayes_test_cost
-        lines.append(
-            md(
-                "The best possible rule (Bayes) costs {:.3f}: REBEL is {:+.3f} above it, two-step {:+.3f}.",
-                b,
-                r - b,
-                s - b,
-            )
-        )
-    return md(" ").join(lines)

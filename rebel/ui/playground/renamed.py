@@ -123,12 +123,13 @@ def relabelled(last, dataset: Dataset, cost_matrix, hyper: dict, engine: dict | 
     return Relabelled(base, perm, dataset, key)
 
 
-def trained(A: AppState, engine: dict):
+def trained(A: AppState, engine: dict, train=None):
     """The Playground's pair for ``A``: the pair shown last under the new names after a rename (no training; the
-    state keeps it as the current pair, so the replay stays at its round), else ``compute.train_pair``."""
+    state keeps it as the current pair, so the replay stays at its round), else ``train``'s (default
+    ``compute.train_pair``; called as it is)."""
     view = relabelled(A.trained, A.dataset, A.cost_matrix, A.hyper, engine)
     if view is None:
-        return pg.train_pair(A.dataset, A.cost_matrix, A.hyper, cache=A.models, engine=engine)
+        return (train or pg.train_pair)(A.dataset, A.cost_matrix, A.hyper, cache=A.models, engine=engine)
     A.models.put(view.key, view, "pair")
     A.pair_key = view.key  # the same models, renamed: not a new training (no replay from t = 0)
     return view

@@ -1,0 +1,87 @@
+"""The Playground's regions figure (the replay of every round, with the numbers of each) and its data points
+drawn as one image; split from ``compute`` (which re-exports these names)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from rebel import budget
+from rebel.ui.playground.results import TIE
+from rebel.ui.state import SharedLRU
+
+if TYPE_CHECKING:
+    from rebel.ui.playground.compute import TrainedPair
+
+
+def round_numbers(pair: TrainedPair) -> dict:
+    """Every number of the first screen that depends on the round, for t = 0..T at once (the replay figure's
+    frames carry them, so the round slider moves picture and numbers together): the test costs of REBEL, the
+    two-step method and ignoring the costs, the Bayes rule's (or None) and the verdict's tie margin."""
+    return {**pair.test_costs, "Bayes": pair.bayes_test_cost, "tie": TIE}
+
+
+REPLAY_TITLE = (
+    "REBEL's minimum-risk class"  # heads the replay's numbers (the browser's cost edits write it too)
+)
+REPLAY_VIEWS = {"weights": False, "two": False, "dis": False, "bayes": False}  # the overlays off
+
+
+def replay_of(
+    pair: TrainedPair, start: int, show: Mapping | None = None, height=None, projector=False, narrow=False
+):
+    """The Playground's regions figure of ``pair`` (``replay.replay_figure``) at round ``start``: ``show`` the
+    overlays on (``REPLAY_VIEWS``), ``height`` the plot's box in px (None: measured), ``projector`` (``narrow``:
+    a box narrower than high) the presentation layout. The page and ``bench_plot_draw`` draw it."""
+    from rebel.ui.figures import regions, replay
+
+    show = {**REPLAY_VIEWS, **(show or {})}
+    ds = pair.dataset
+    return replay.replay_figure(
+        pair.grid.xs,
+        pair.grid.ys,
+        pair.regions,
+        ds.classes,
+        train=(ds.X_train, pair.y_train_idx, pair.staged_train["REBEL"]),
+        test=(ds.X_test, pair.y_test_idx, pair.staged_test["REBEL"]),
+        train_sizes=regions.weight_sizes(pair.weights) if show["weights"] else None,
+        other_regions=pair.two_step_regions if (show["two"] or show["dis"]) else None,
+        show_other=show["two"],
+        show_disagreement=show["dis"],
+        bayes_regions=pair.bayes_regions if show["bayes"] else None,
+        title=REPLAY_TITLE,
+        start=start,
+        height=height,
+        numbers=round_numbers(pair),
+        projector=projector,
+        axis_names=ds.feature_names,
+        narrow=narrow,
+    ).update_traces(meta={"models": getattr(pair, "trained_key", pair.key)}, selector=0)  # the models drawn
+
+
+POINTS_IMAGES = SharedLRU(16, 32 * 1024 * 1024)
+"""The points images of the last few datasets and plot sizes (~50-200 kB each), shared by the sessions."""
+
+
+def points_png_cached(layers, x_range, y_range, shape_px: tuple, scale: float = 1.0) -> bytes:
+    """``point_raster.points_png`` (top row first, for plotly's layout image) kept in ``POINTS_IMAGES``: the
+    points do not change when the costs or the engine's settings do, so a cost edit draws none. Raises
+    ``BudgetError`` over ``budget``'s ``points_image_pixels``, before any drawing."""
+    from rebel.ui.figures import point_raster
+
+    budget.check("points_image_pixels", int(shape_px[0]) * int(shape_px[1]), app=True)
+    key = point_raster.points_key(layers, x_range, y_range, shape_px, scale)
+    png = POINTS_IMAGES.get(key)
+    if png is None:
+        png = POINTS_IMAGES.put(key, point_raster.points_png(layers, x_range, y_range, shape_px, scale))
+    return png
+
+
+def points_as_image(fig) -> bool:
+    """The data points of a regions figure (``replay_of``, sized) as one image under hover-only traces
+    (``replay.points_as_image``): ~60 ms less for the browser to draw on every new figure. The image is drawn
+    once per dataset and plot size (``points_png_cached``). Returns whether it was done (not when the figure's
+    size is not fixed or the marker sizes follow the boosting weights)."""
+    from rebel.ui.figures import replay
+
+    return replay.points_as_image(fig, points_png_cached)

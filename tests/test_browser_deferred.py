@@ -1,0 +1,94 @@
+"""The pair of a cost edit the browser computed (``rebel.ui.playground.deferred``): the server's run after it trains
+nothing for what the page shows (its key is the key ``train_pair`` gives those costs, its verdict the trained
+pair's for the same test costs), trains once when something asks for more, and takes only costs from the page's
+message."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rebel.ui.config import APP_MAX_COST, dataset_from_config, preset_config
+from rebel.ui.playground import compute as pg
+from rebel.ui.playground.deferred import DeferredPair, deferred_or_trained, known_costs
+from rebel.ui.state import ModelCache
+
+
+@pytest.fixture(scope="module")
+def scene():
+    cfg = preset_config("airport")
+    ds = dataset_from_config(cfg)
+    hyper = {**cfg.hyper, "n_estimators": 20}
+    cache = ModelCache()
+    base = pg.train_pair(ds, cfg.cost_matrix, hyper, cache=cache)
+    C = np.array(cfg.cost_matrix, dtype=np.float64)
+    C[2, 0] = 7.5
+    trained = pg.train_pair(ds, C, hyper, cache=ModelCache())
+    return ds, hyper, base, C, trained
+
+
+def _known(pair) -> dict:
+    T = pair.n_rounds
+    return {
+        "REBEL": pair.test_cost(T, "REBEL"),
+        "two-step": pair.test_cost(T, "two-step"),
+        "blind": pair.blind_cost(T),
+        "Bayes": pair.bayes_test_cost,
+    }
+
+
+def test_the_run_after_a_browser_edit_trains_nothing_for_what_it_shows(scene):
+    ds, hyper, base, C, trained = scene
+    calls = []
+
+    def make():
+        calls.append(1)
+        return trained
+
+    pair = deferred_or_trained(ds, C, hyper, ModelCache(), {}, base, _known(trained))
+    assert isinstance(pair, DeferredPair)
+    pair._make = make  # count the trainings of this pair
+    assert pair.key == trained.key  # links, the model cache and the next run find it under train_pair's key
+    assert pair.n_rounds == trained.n_rounds and pair.classes == trained.classes
+    assert pair.grid.shape == trained.grid.shape and pair.has_bayes == trained.has_bayes
+    assert pg.verdict(pair, pair.n_rounds) == pg.verdict(trained, trained.n_rounds)
+    assert not calls and not pair.trained
+    # a view that needs the model (the regions at another round, the details) trains it once
+    np.testing.assert_array_equal(pair.regions, trained.regions)
+    assert pair.test_cost(0) == trained.test_cost(0)
+    assert calls == [1] and pair.trained
+
+
+def test_a_pair_already_in_the_cache_is_used_and_other_cases_train(scene):
+    ds, hyper, base, C, trained = scene
+    cache = ModelCache()
+    cache.put(trained.key, trained, "pair")
+    assert deferred_or_trained(ds, C, hyper, cache, {}, base, _known(trained)) is trained
+    # no page numbers, a variant engine or other settings: trained on the server
+    assert not isinstance(deferred_or_trained(ds, C, hyper, ModelCache(), {}, base, None), DeferredPair)
+    other = {**hyper, "n_estimators": 5}
+    got = deferred_or_trained(ds, C, other, ModelCache(), {}, base, _known(trained))
+    assert not isinstance(got, DeferredPair) and got.n_rounds == 5
+
+
+def test_only_costs_are_taken_from_the_page():
+    good = {"REBEL": 0.5, "twoStep": 0.25, "blind": 1, "Bayes": 0.125}
+    assert known_costs({"costs": good}, True, APP_MAX_COST) == {
+        "REBEL": 0.5,
+        "two-step": 0.25,
+        "blind": 1.0,
+        "Bayes": 0.125,
+    }
+    assert known_costs({"costs": {**good, "Bayes": None}}, False, APP_MAX_COST)["Bayes"] is None
+    for bad in (
+        None,
+        [],
+        {**good, "REBEL": "0.5"},
+        {**good, "blind": -1},
+        {**good, "REBEL": float("nan")},
+        {**good, "twoStep": APP_MAX_COST * 2},
+        {**good, "Bayes": None},
+        {**good, "REBEL": True},
+    ):
+        assert known_costs({"costs": bad}, True, APP_MAX_COST) is None
+    assert known_costs({}, True, APP_MAX_COST) is None and known_costs(None, True, APP_MAX_COST) is None
