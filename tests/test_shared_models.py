@@ -13,6 +13,7 @@ from rebel.data import PRESETS, DatasetSpec
 from rebel.ui import config as cf
 from rebel.ui.playground import compute as pg
 from rebel.ui.playground import shared_models as sm
+from rebel.ui.playground import warm_start as ws
 from rebel.ui.state import ModelCache, SharedLRU
 
 HYPER = {"n_estimators": 6, "max_depth": 1, "n_thresholds": 16}
@@ -205,7 +206,7 @@ def test_a_warmed_replica_trains_nothing_on_the_first_visit(query, monkeypatch):
     from rebel.ui.state import SHARED_PAIRS, STATE_KEY
 
     SHARED_PAIRS.clear()
-    key = sm.warm(query)
+    key = ws.warm(query)
     fits, real = [], pg.fit_rebel
     monkeypatch.setattr(pg, "fit_rebel", lambda ds, C, h: fits.append(C) or real(ds, C, h))
     at = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "app.py"), default_timeout=120)
@@ -219,10 +220,10 @@ def test_a_warmed_replica_trains_nothing_on_the_first_visit(query, monkeypatch):
 
 
 def test_warm_reads_the_setting_and_says_what_is_wrong(caplog):
-    assert sm.warm_from_env({}) is None and sm.warm_from_env({sm.WARM_ENV: "0"}) is None
+    assert ws.warm_from_env({}) is None and ws.warm_from_env({ws.WARM_ENV: "0"}) is None
     with pytest.raises(ValueError, match="not a preset"):
-        sm.warm("p=nope")
+        ws.warm("p=nope")
     with pytest.raises(ValueError, match="names no configuration"):
-        sm.warm("x=1")
-    assert sm.warm_from_env({sm.WARM_ENV: "p=nope"}) is None  # a launch goes on without it, and logs why
-    assert "not a preset" in caplog.text and sm.WARM_ENV in caplog.text
+        ws.warm("x=1")
+    assert ws.warm_from_env({ws.WARM_ENV: "p=nope"}) is None  # a launch goes on without it, and logs why
+    assert "not a preset" in caplog.text and ws.WARM_ENV in caplog.text

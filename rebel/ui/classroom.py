@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rebel.ui import upload_store
-from rebel.ui.playground.shared_models import WARM_ENV
+from rebel.ui.playground.warm_start import WARM_ENV
 
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATE = ROOT / "deploy" / "haproxy.cfg"

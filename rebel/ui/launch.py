@@ -52,9 +52,9 @@ def prepare() -> None:
         import rebel.ui.playground.compute  # the default page's view layer
 
         rebel.warmup(groups=FIRST_PAGE)
-        from rebel.ui.playground import shared_models
+        from rebel.ui.playground import warm_start
 
-        shared_models.warm_from_env()  # a class's replica: the link's pair trained before the students come
+        warm_start.warm_from_env()  # a class's replica: the link's pair trained before the students come
         FIRST_PAGE_SERVED.wait(BACKGROUND_WAIT)
         time.sleep(BACKGROUND_AFTER)
         from rebel.ui.figures import replay

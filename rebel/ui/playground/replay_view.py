@@ -4,17 +4,13 @@ drawn as one image; split from ``compute`` (which re-exports these names)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
 
 from rebel import budget
 from rebel.ui.playground.results import TIE
 from rebel.ui.state import SharedLRU
 
-if TYPE_CHECKING:
-    from rebel.ui.playground.compute import TrainedPair
 
-
-def round_numbers(pair: TrainedPair) -> dict:
+def round_numbers(pair) -> dict:
     """Every number of the first screen that depends on the round, for t = 0..T at once (the replay figure's
     frames carry them, so the round slider moves picture and numbers together): the test costs of REBEL, the
     two-step method and ignoring the costs, the Bayes rule's (or None) and the verdict's tie margin."""
@@ -27,9 +23,7 @@ REPLAY_TITLE = (
 REPLAY_VIEWS = {"weights": False, "two": False, "dis": False, "bayes": False}  # the overlays off
 
 
-def replay_of(
-    pair: TrainedPair, start: int, show: Mapping | None = None, height=None, projector=False, narrow=False
-):
+def replay_of(pair, start: int, show: Mapping | None = None, height=None, projector=False, narrow=False):
     """The Playground's regions figure of ``pair`` (``replay.replay_figure``) at round ``start``: ``show`` the
     overlays on (``REPLAY_VIEWS``), ``height`` the plot's box in px (None: measured), ``projector`` (``narrow``:
     a box narrower than high) the presentation layout. The page and ``bench_plot_draw`` draw it."""

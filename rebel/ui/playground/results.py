@@ -3,17 +3,12 @@ verdict, and the presets' lessons; split from ``compute`` (which re-exports thes
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import pandas as pd
 
 from rebel.ui.text import Markdown, md
 
-if TYPE_CHECKING:
-    from rebel.ui.playground.compute import TrainedPair
 
-
-def comparison_table(pair: TrainedPair, t: int) -> pd.DataFrame:
+def comparison_table(pair, t: int) -> pd.DataFrame:
     """Test cost and error rate of REBEL and the two-step method at t (and regret and the Bayes rule's row
     when the mixture is known): rows = method."""
     rows = {"REBEL": pair.metrics(t, "REBEL"), "two-step": pair.metrics(t, "two-step")}
@@ -27,7 +22,7 @@ def comparison_table(pair: TrainedPair, t: int) -> pd.DataFrame:
     return table
 
 
-def class_table(pair: TrainedPair, t: int) -> pd.DataFrame:
+def class_table(pair, t: int) -> pd.DataFrame:
     """Per class: precision and recall of REBEL and of the two-step method at t on the test points."""
     rebel_m, two_m = pair.metrics(t, "REBEL"), pair.metrics(t, "two-step")
     return pd.DataFrame(
@@ -79,7 +74,7 @@ def preset_lesson(name: str) -> str:
     return PRESET_LESSONS.get(name, RANDOM_LESSON if name.startswith("random") else "")
 
 
-def verdict(pair: TrainedPair, t: int) -> Markdown:
+def verdict(pair, t: int) -> Markdown:
     """The comparison at round t in plain words (Markdown; numbers only, no user text): who is cheaper on the
     test points and why, against ignoring the costs and against the Bayes rule when it is known."""
     r, s = pair.test_cost(t, "REBEL"), pair.test_cost(t, "two-step")

@@ -169,12 +169,12 @@ def one_screen_style(present_mode: bool = False, lesson: bool = False, classes=(
     else:
         st.html(ONE_SCREEN_CSS_PRESENT if present_mode else ONE_SCREEN_CSS)
     n = _longest(classes)
-    wide = _WIDE_COSTS_CSS if present_mode and ui.uses_entry_editor(len(classes), True) else ""
     st.html(
-        (_UPRIGHT_4 if n <= 4 else _UPRIGHT_6 if n <= 6 else _UPRIGHT_8 if n <= 8 else _UPRIGHT_10 if n <= 10
-        else _UPRIGHT_12 if n <= 12 else _UPRIGHT_16 if n <= 16 else _UPRIGHT_24 if n <= 24 else _UPRIGHT_MORE)
-        + wide
+        _UPRIGHT_4 if n <= 4 else _UPRIGHT_6 if n <= 6 else _UPRIGHT_8 if n <= 8 else _UPRIGHT_10 if n <= 10
+        else _UPRIGHT_12 if n <= 12 else _UPRIGHT_16 if n <= 16 else _UPRIGHT_24 if n <= 24 else _UPRIGHT_MORE
     )  # fmt: skip
+    if present_mode and ui.uses_entry_editor(len(classes), True):
+        st.html(_WIDE_COSTS_CSS)
 
 
 # A new session's first run sends, before anything else, an empty chart that is never shown (in a hidden box of
