@@ -105,16 +105,6 @@ def _apply_round_chunk(wp, wm, H, f, ea, ema, a, scale, cost_rows, dw, w_parts, 
     )
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _apply_round_chunks(wp, wm, H, f, a, scale, cost_rows, dw, w_total, dw_total, n_chunks):
-    """The chunked drivers' pass: every chunk (``_apply_round_chunk``), then the totals in chunk order. Its
-    ``prange`` is inlined: in the parallel driver threads own chunks, in the serial one it is a plain loop."""
-    ea, ema, w_parts, dw_parts, risks = _apply_round_buffers(wp, a, n_chunks)
-    for c in prange(n_chunks):
-        _apply_round_chunk(wp, wm, H, f, ea, ema, a, scale, cost_rows, dw, w_parts, dw_parts, risks, c)
-    return _chunk_totals(w_parts, dw_parts, risks, w_total, dw_total, wp.shape[0])
-
-
 @njit(cache=True, nogil=True, parallel=True)
 def apply_round(wp, wm, H, f, a, scale, cost_rows, dw, w_total, dw_total, n_chunks):
     """Add the round's f a to H and move the weights to the next round, in one pass over the samples.
@@ -125,13 +115,19 @@ def apply_round(wp, wm, H, f, a, scale, cost_rows, dw, w_total, dw_total, n_chun
     risk mean_n cost_rows[n, argmax_k H[n, k]] (ties to the lowest k). Threads own row chunks; the totals are
     summed per chunk and then in chunk order, so a given ``n_chunks`` gives the same bits on any thread count.
     """
-    return _apply_round_chunks(wp, wm, H, f, a, scale, cost_rows, dw, w_total, dw_total, n_chunks)
+    ea, ema, w_parts, dw_parts, risks = _apply_round_buffers(wp, a, n_chunks)
+    for c in prange(n_chunks):
+        _apply_round_chunk(wp, wm, H, f, ea, ema, a, scale, cost_rows, dw, w_parts, dw_parts, risks, c)
+    return _chunk_totals(w_parts, dw_parts, risks, w_total, dw_total, wp.shape[0])
 
 
 @njit(cache=True, nogil=True)
 def apply_round_serial(wp, wm, H, f, a, scale, cost_rows, dw, w_total, dw_total, n_chunks):
     """``apply_round`` on one thread, chunk after chunk (the same bits as the parallel driver)."""
-    return _apply_round_chunks(wp, wm, H, f, a, scale, cost_rows, dw, w_total, dw_total, n_chunks)
+    ea, ema, w_parts, dw_parts, risks = _apply_round_buffers(wp, a, n_chunks)
+    for c in range(n_chunks):
+        _apply_round_chunk(wp, wm, H, f, ea, ema, a, scale, cost_rows, dw, w_parts, dw_parts, risks, c)
+    return _chunk_totals(w_parts, dw_parts, risks, w_total, dw_total, wp.shape[0])
 
 
 @njit(cache=True, nogil=True)
