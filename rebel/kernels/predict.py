@@ -147,26 +147,15 @@ def _predict_block(X, start, stop, a0, features, thresholds, leaf_signs, A, dept
                 scores[start + n, k] = acc[k, n]
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _n_blocks(n_samples):
-    """How many blocks of PREDICT_BLOCK rows the parallel drivers split ``n_samples`` rows into."""
-    return (n_samples + PREDICT_BLOCK - 1) // PREDICT_BLOCK
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _block_rows(b, n_samples):
-    """Rows start..stop of block ``b`` (the last block may be shorter)."""
-    start = b * PREDICT_BLOCK
-    return start, min(start + PREDICT_BLOCK, n_samples)
-
-
 @njit(cache=True, nogil=True, parallel=True)
 def predict_blocks(X, a0, features, thresholds, leaf_signs, A, depth, scores, staged):
     """Scores (N, K) and/or staged class indices (T + 1, N) int16 on raw features (see ``_predict_block``);
     threads own blocks of PREDICT_BLOCK rows."""
     n_samples = X.shape[0]
-    for b in prange(_n_blocks(n_samples)):
-        start, stop = _block_rows(b, n_samples)
+    n_blocks = (n_samples + PREDICT_BLOCK - 1) // PREDICT_BLOCK
+    for b in prange(n_blocks):
+        start = b * PREDICT_BLOCK
+        stop = min(start + PREDICT_BLOCK, n_samples)
         _predict_block(X, start, stop, a0, features, thresholds, leaf_signs, A, depth, scores, staged)
 
 
@@ -207,8 +196,10 @@ def predict_leaf_values(X, a0, features, thresholds, leaf_values, depth, scores,
     argmax_k of the scores after t rounds (T + 1, N) int16 (ties to the lowest k), whichever is not empty.
     Threads own blocks of PREDICT_BLOCK rows."""
     n_samples = X.shape[0]
-    for b in prange(_n_blocks(n_samples)):
-        start, stop = _block_rows(b, n_samples)
+    n_blocks = (n_samples + PREDICT_BLOCK - 1) // PREDICT_BLOCK
+    for b in prange(n_blocks):
+        start = b * PREDICT_BLOCK
+        stop = min(start + PREDICT_BLOCK, n_samples)
         _predict_values_rows(X, start, stop, a0, features, thresholds, leaf_values, depth, scores, staged)
 
 
