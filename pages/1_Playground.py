@@ -82,13 +82,8 @@ def _cost_panel(notes, viewport) -> None:
     a, b = st.columns(2)
     with a.popover("Cost presets", icon=":material/tune:", width="stretch"):
         side.cost_preset_controls(classes, on_apply=_set_costs)
-    b.button(
-        "Normalize",
-        on_click=ui.guarded_callback(_on_normalize),
-        key="w_normalize",
-        width="stretch",
-        help="Scale so that guessing a class at random costs 1 (training-set priors).",
-    )
+    normalize_help = "Scale so that guessing a class at random costs 1 (training-set priors)."
+    ui.action_button(b, "Normalize", _on_normalize, key="w_normalize", width="stretch", help=normalize_help)
 
 
 def _training(tray) -> pg.TrainedPair | None:

@@ -204,13 +204,7 @@ def _datasets(run: ar.Fig3Run, trials) -> None:
     st.plotly_chart(compare.dataset_thumbnails_figure(panels), config=style.PNG_CONFIG, key="w2_thumbs")
     with st.expander("All trials (every depth, round count and part)"):
         st.dataframe(run.grid, hide_index=True, width="stretch")
-        st.download_button(
-            "Download trials (CSV)",
-            vs.trials_csv(run.grid),
-            file_name="rebel_fig3.csv",
-            mime="text/csv",
-            icon=":material/download:",
-        )
+        ui.download(st, "Download trials (CSV)", vs.trials_csv(run.grid), "rebel_fig3.csv")
 
 
 def _results(run: ar.Fig3Run) -> None:

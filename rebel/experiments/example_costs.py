@@ -109,16 +109,17 @@ def check_lambdas(lambdas) -> list:
 
 
 def example_cost_cost(
-    n_datasets: int = DEFAULTS["n_datasets"],
-    n_costs: int = DEFAULTS["n_costs"],
-    lambdas=LAMBDAS,
-    n_rounds: int = DEFAULTS["n_rounds"],
-    max_depth: int = DEFAULTS["max_depth"],
+    n_datasets: int,
+    n_costs: int,
+    lambdas,
+    n_rounds: int,
+    max_depth: int,
     seed: int = PAPER_SEED,
-    variant: dict | None = None,
+    variant=None,
 ) -> budget.RunCost:
-    """The budget cost (``rebel.budget``) of ``example_cost_steps`` before any work: per dataset one 0-1
-    posterior model, and per cost matrix and lambda REBEL on the example costs and the cost-weighted two-step."""
+    """The budget cost (``rebel.budget``) of ``example_cost_steps`` with these settings (its defaults are
+    there) before any work: per dataset one 0-1 posterior model, and per cost matrix and lambda REBEL on the
+    example costs and the cost-weighted two-step."""
     n_datasets, n_costs = _check_count("n_datasets", n_datasets), _check_count("n_costs", n_costs)
     lambdas, variant = check_lambdas(lambdas), check_variant(variant)
     hyper = {

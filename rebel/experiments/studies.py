@@ -161,21 +161,21 @@ def _fig3_shapes(source: str, n_datasets: int, seed: int, dataset: Dataset | Non
 
 
 def fig3_cost(
-    source: str = "random",
-    n_datasets: int = FIG3_DEFAULTS["n_datasets"],
-    n_costs: int = FIG3_DEFAULTS["n_costs"],
-    n_rounds: int = FIG3_DEFAULTS["n_rounds"],
-    max_depth: int = FIG3_DEFAULTS["max_depth"],
+    source: str,
+    n_datasets: int,
+    n_costs: int,
+    n_rounds: int,
+    max_depth: int,
     seed: int = PAPER_SEED,
     dataset: Dataset | None = None,
     posterior: str = "sigma",
     variant: dict | None = None,
     sweep_depths: bool = False,
 ) -> budget.RunCost:
-    """The budget cost (``rebel.budget``) of ``fig3_steps`` with these settings, before any work: per dataset
-    and depth, one REBEL fit per cost matrix and the two-step side's fits (one; four for a calibrated
-    posterior: 3 out-of-fold fits and the full one, each counted at full size). SAMME and LightGBM are counted
-    as REBEL fits of the same size."""
+    """The budget cost (``rebel.budget``) of ``fig3_steps`` with these settings (its defaults are there), before
+    any work: per dataset and depth, one REBEL fit per cost matrix and the two-step side's fits (one; four for a
+    calibrated posterior: 3 out-of-fold fits and the full one, each counted at full size). SAMME and LightGBM
+    are counted as REBEL fits of the same size."""
     n_datasets = _check_setting("n_datasets", n_datasets, FIG3_LIMITS)
     n_costs = _check_setting("n_costs", n_costs, FIG3_LIMITS)
     n_rounds = check_param("n_estimators", n_rounds, app=True)

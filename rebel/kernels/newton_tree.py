@@ -10,9 +10,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .common import LEAF_TOL, interpreted
+from .common import interpreted
 from .histogram import leaf_histograms, leaf_histograms_serial, root_histograms, root_histograms_serial
-from .split import leaf_scan
+from .split import _keep_parent_copy, leaf_scan
 from .tree import eval_tree_binned, interpreted_drivers, set_layer
 from .variants import line_search, logistic_loss_sum
 
@@ -46,9 +46,7 @@ def newton_root_scan(hist, g_total, h_total, lam, usable, counts, msl):
                 if 0 < left_n < msl or 0 < n_tot - left_n < msl:
                     continue
             if gain > best:
-                best = gain
-                best_j = j
-                best_i = i
+                best, best_j, best_i = gain, j, i
     return best_j, best_i, best
 
 
@@ -94,13 +92,9 @@ def leaf_scan_min_rows(
     min_samples_leaf > 1; leaf_scan itself (paper mode's) stays as it is."""
     n_leaves, n_features, n_bins = hist.shape
     for lf in range(n_leaves):
-        U = u_tot[lf]
-        V = v_tot[lf]
-        tol = LEAF_TOL * (U + V)
-        best = U if base_signs[lf] > 0 else V
-        best_feature[lf] = -1
-        best_thr[lf] = 0
-        best_polarity[lf] = base_signs[lf]
+        U, V, tol, best = _keep_parent_copy(
+            lf, u_tot, v_tot, base_signs, best_feature, best_thr, best_polarity
+        )
         E = U - V
         n_tot = counts[lf, 0].sum()
         for j in range(n_features):

@@ -101,6 +101,18 @@ def leaf_costs(wp, wm, leaf, a, e_out, u_tot, v_tot):
         v_tot[leaf[n]] += v
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _keep_parent_copy(lf, u_tot, v_tot, base_signs, best_feature, best_thr, best_polarity):
+    """A leaf scan's start for leaf ``lf``: its best so far is to keep the parent copy (feature -1, sign
+    ``base_signs[lf]``). Returns its totals U, V, the tolerance LEAF_TOL * (U + V) and that copy's loss."""
+    U = u_tot[lf]
+    V = v_tot[lf]
+    best_feature[lf] = -1
+    best_thr[lf] = 0
+    best_polarity[lf] = base_signs[lf]
+    return U, V, LEAF_TOL * (U + V), U if base_signs[lf] > 0 else V
+
+
 @njit(cache=True, nogil=True)
 def leaf_scan(hist, u_tot, v_tot, base_signs, usable, best_feature, best_thr, best_polarity):
     """For each leaf choose the stump (feature, threshold, polarity) minimising its samples' loss (Sec. 4).
@@ -113,13 +125,9 @@ def leaf_scan(hist, u_tot, v_tot, base_signs, usable, best_feature, best_thr, be
     """
     n_leaves, n_features, n_bins = hist.shape
     for lf in range(n_leaves):
-        U = u_tot[lf]
-        V = v_tot[lf]
-        tol = LEAF_TOL * (U + V)
-        best = U if base_signs[lf] > 0 else V
-        best_feature[lf] = -1
-        best_thr[lf] = 0
-        best_polarity[lf] = base_signs[lf]
+        U, V, tol, best = _keep_parent_copy(
+            lf, u_tot, v_tot, base_signs, best_feature, best_thr, best_polarity
+        )
         E = U - V
         for j in range(n_features):
             if not usable[j]:

@@ -106,9 +106,7 @@ def vector_scan(
                     p_tot[k] - left_p[k], q_tot[k] - left_q[k], loss_id, learning_rate, eps, lam[k], l2
                 )
             if crit < best:
-                best = crit
-                best_j = j
-                best_i = i
+                best, best_j, best_i = crit, j, i
     return best_j, best_i, best
 
 

@@ -94,6 +94,24 @@ def guarded_callback(fn: Callable) -> Callable:
     return _behind_boundary(fn, queue)
 
 
+def action_button(where, label: str, action: Callable, **options):
+    """A button on ``where`` (``st`` or a container) whose click runs ``action`` as a ``guarded_callback``
+    (``options``: the rest of ``st.button``'s keywords)."""
+    return where.button(label, on_click=guarded_callback(action), **options)
+
+
+MIME_TYPES = {"csv": "text/csv", "json": "application/json"}
+
+
+def download(where, label: str, data, file_name: str, **options):
+    """A download button on ``where`` for ``data`` saved as ``file_name``, its MIME type from the name's ending
+    (``MIME_TYPES``), with the download icon (``options``: the rest of ``st.download_button``'s keywords)."""
+    mime = MIME_TYPES[file_name.rsplit(".", 1)[-1]]
+    return where.download_button(
+        label, data, file_name=file_name, mime=mime, icon=":material/download:", **options
+    )
+
+
 # ---------------------------------------------------------------------------------------------------- messages
 FLASH_KEY = "ui_flash"
 

@@ -103,7 +103,8 @@ def _replay_rounds(staged_regions, slide: dict, kind: str, frame_ms: int, max_fr
     return gif_rounds(T, max_frames)
 
 
-def replay_gif(
+def replay_file(
+    kind: str,
     grid_xs,
     grid_ys,
     staged_regions,
@@ -114,13 +115,37 @@ def replay_gif(
     max_frames: int = MAX_GIF_FRAMES,
     **slide,
 ) -> bytes:
-    """The training replay as an animated GIF of slides: one frame per round shown (``gif_rounds``), looping,
-    the last round held a little longer (``slide``: the keywords of ``slide_frames`` but ``rounds``)."""
-    rounds = _replay_rounds(staged_regions, slide, "gif", frame_ms, max_frames)
+    """The training replay as a file of slides, one frame per round shown (``gif_rounds``), drawn and encoded one
+    at a time (``slide``: the keywords of ``slide_frames`` but ``rounds``). ``kind`` "gif": an animated GIF,
+    looping, the last round held a little longer; "mp4": an H.264 MP4 (yuv420p) at ``1000 / frame_ms`` frames
+    per second, the last round held ``LAST_FRAME_MS`` by ``hold_frames`` repeats, an odd ``size`` side rounded
+    down to even."""
+    if kind == "mp4" and int(frame_ms) < 1:
+        raise ValueError(f"frame_ms must be at least 1 millisecond, got {frame_ms}.")
+    rounds = _replay_rounds(staged_regions, slide, kind, frame_ms, max_frames)
+    if kind == "mp4":
+        slide["size"] = even_size(slide.get("size", WIDE))
     frames = slide_frames(grid_xs, grid_ys, staged_regions, classes, cost_matrix, rounds=rounds, **slide)
+    if kind == "gif":
+        return _gif_bytes(frames, len(rounds), frame_ms)
+    return _mp4_bytes(frames, slide["size"], frame_ms)
+
+
+def replay_gif(*grid, **options) -> bytes:
+    """``replay_file("gif", ...)``: the training replay as an animated GIF."""
+    return replay_file("gif", *grid, **options)
+
+
+def replay_mp4(*grid, **options) -> bytes:
+    """``replay_file("mp4", ...)``: the training replay as an H.264 MP4."""
+    return replay_file("mp4", *grid, **options)
+
+
+def _gif_bytes(frames, n_frames: int, frame_ms: int) -> bytes:
+    """The slides ``frames`` (an iterator of ``n_frames`` images) as a looping GIF."""
     first = next(frames)
     buf = io.BytesIO()
-    durations = [int(frame_ms)] * (len(rounds) - 1) + [max(int(frame_ms), LAST_FRAME_MS)]
+    durations = [int(frame_ms)] * (n_frames - 1) + [max(int(frame_ms), LAST_FRAME_MS)]
     first.save(
         buf,
         format="GIF",
@@ -140,31 +165,11 @@ def even_size(size) -> tuple:
     return w - w % 2, h - h % 2
 
 
-def replay_mp4(
-    grid_xs,
-    grid_ys,
-    staged_regions,
-    classes,
-    cost_matrix,
-    *,
-    frame_ms: int = GIF_FRAME_MS,
-    max_frames: int = MAX_GIF_FRAMES,
-    **slide,
-) -> bytes:
-    """The training replay as an H.264 MP4 (yuv420p) of the GIF's slides: one frame per round shown
-    (``gif_rounds``) at ``1000 / frame_ms`` frames per second, the last round held ``LAST_FRAME_MS`` by
-    ``hold_frames`` repeats (``slide``: the keywords of ``slide_frames`` but ``rounds``; an odd ``size`` side is
-    rounded down to even). Frames are drawn and encoded one at a time."""
+def _mp4_bytes(frames, size: tuple, frame_ms: int) -> bytes:
+    """The slides ``frames`` (an iterator of images of even ``size``) as an H.264 MP4, one frame at a time."""
     import av  # imported on use: only this export needs FFmpeg
 
-    if int(frame_ms) < 1:
-        raise ValueError(f"frame_ms must be at least 1 millisecond, got {frame_ms}.")
-    rounds = _replay_rounds(staged_regions, slide, "mp4", frame_ms, max_frames)
-    size = even_size(slide.pop("size", WIDE))
     hold = hold_frames(frame_ms)
-    frames = slide_frames(
-        grid_xs, grid_ys, staged_regions, classes, cost_matrix, rounds=rounds, size=size, **slide
-    )
     buf = io.BytesIO()
     with av.open(buf, mode="w", format="mp4") as box:
         stream = box.add_stream(MP4_CODEC, rate=Fraction(1000, int(frame_ms)))

@@ -12,7 +12,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from rebel.ui.figures.palette import class_colors, class_symbols
-from rebel.ui.figures.regions import AXIS_NAMES, regions_figure
+from rebel.ui.figures.regions import regions_figure
 from rebel.ui.figures.style import clear_of_modebar, esc, layout, legend_entry, panel_grid
 
 TITLE_CHARS = 22  # characters per title line: a quarter of a 1280 px wide page (sidebar open) holds ~26
@@ -43,30 +43,12 @@ def wrapped_title(text: str, width: int = TITLE_CHARS) -> str:
 
 
 def gallery_panel_figure(
-    grid_xs,
-    grid_ys,
-    regions,
-    classes,
-    *,
-    train=None,
-    test=None,
-    title: str = "",
-    height: int = 300,
-    axis_names=AXIS_NAMES,
+    grid_xs, grid_ys, regions, classes, *, title: str = "", height: int = 300, **shown
 ) -> go.Figure:
     """One Fig. 7 panel: a model's min-risk regions with the points (mistakes marked), compact, no legend (the
-    gallery's legend is ``class_legend_figure``); the title wraps to fit a quarter of a 1280 px page."""
-    fig = regions_figure(
-        grid_xs,
-        grid_ys,
-        regions,
-        classes,
-        train=train,
-        test=test,
-        title="",
-        height=height,
-        axis_names=axis_names,
-    )
+    gallery's legend is ``class_legend_figure``); the title wraps to fit a quarter of a 1280 px page. ``shown``:
+    ``regions_figure``'s keywords of what is drawn (``train``, ``test``, ``axis_names``)."""
+    fig = regions_figure(grid_xs, grid_ys, regions, classes, title="", height=height, **shown)
     text = wrapped_title(title)
     fig.update_layout(
         showlegend=False,

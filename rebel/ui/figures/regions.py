@@ -122,19 +122,18 @@ def boundary_traces(xs, ys, labels, name: str, style: dict, halo: bool = False) 
     return traces
 
 
+def grid_heatmap(xs, ys, z, zmin: float, zmax: float, colorscale, **kw) -> go.Heatmap:
+    """A layer of the plane: ``z`` (ny, nx) over cell centres ``xs``, ``ys`` as a heatmap with no colour bar and
+    no hover (``kw``: further heatmap settings: ``name``, ``opacity``)."""
+    backdrop = {"showscale": False, "hoverinfo": "skip"}
+    return go.Heatmap(x=xs, y=ys, z=z, zmin=zmin, zmax=zmax, colorscale=colorscale, **backdrop, **kw)
+
+
 def region_heatmap(xs, ys, regions, n_classes: int, name: str = "regions") -> go.Heatmap:
     """A class-index grid as a uint8 heatmap in the light region colours."""
-    return go.Heatmap(
-        x=xs,
-        y=ys,
-        z=np.asarray(regions).astype(np.uint8),
-        zmin=-0.5,
-        zmax=n_classes - 0.5,
-        colorscale=discrete_colorscale(region_colors(n_classes)),
-        showscale=False,
-        hoverinfo="skip",
-        name=name,
-    )
+    colorscale = discrete_colorscale(region_colors(n_classes))
+    z = np.asarray(regions).astype(np.uint8)
+    return grid_heatmap(xs, ys, z, -0.5, n_classes - 0.5, colorscale, name=name)
 
 
 def point_traces(X, y_idx, classes, colors, split: str, sizes=None) -> list:
@@ -188,17 +187,8 @@ def mistake_trace(wrong) -> go.Scatter:
 
 def _disagreement_traces(xs, ys, regions, other_regions) -> list:
     differ = (np.asarray(other_regions) != np.asarray(regions)).astype(np.uint8)
-    overlay = go.Heatmap(
-        x=xs,
-        y=ys,
-        z=differ,
-        zmin=0,
-        zmax=1,
-        showscale=False,
-        hoverinfo="skip",
-        colorscale=[[0, "rgba(0,0,0,0)"], [0.5, "rgba(0,0,0,0)"], [0.5, DISAGREE_COLOR], [1, DISAGREE_COLOR]],
-        name="disagreement",
-    )
+    colorscale = [[0, "rgba(0,0,0,0)"], [0.5, "rgba(0,0,0,0)"], [0.5, DISAGREE_COLOR], [1, DISAGREE_COLOR]]
+    overlay = grid_heatmap(xs, ys, differ, 0, 1, colorscale, name="disagreement")
     # A legend entry for the overlay (heatmaps have none).
     return [overlay, legend_entry("REBEL ≠ two-step", symbol="square", size=12, color="rgba(40,40,40,0.5)")]
 

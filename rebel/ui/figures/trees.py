@@ -12,7 +12,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from rebel.ui.figures.palette import MODEL_COLORS, SIGN_COLORS, class_colors
-from rebel.ui.figures.regions import AXIS_NAMES, plane_axes
+from rebel.ui.figures.regions import AXIS_NAMES, grid_heatmap, plane_axes
 from rebel.ui.figures.style import class_labels, esc, layout, legend_entry
 
 
@@ -137,18 +137,7 @@ def weak_learner_figure(
     class colours on top."""
     grey = [[0, SIGN_COLORS[-1]], [0.5, SIGN_COLORS[-1]], [0.5, SIGN_COLORS[1]], [1, SIGN_COLORS[1]]]
     fig = go.Figure(
-        go.Heatmap(
-            x=xs,
-            y=ys,
-            z=np.asarray(f_grid).astype(np.int8),
-            zmin=-1,
-            zmax=1,
-            showscale=False,
-            hoverinfo="skip",
-            colorscale=grey,
-            opacity=0.55,
-            name="f_t",
-        )
+        grid_heatmap(xs, ys, np.asarray(f_grid).astype(np.int8), -1, 1, grey, name="f_t", opacity=0.55)
     )
     for sign in (1, -1):
         fig.add_trace(legend_entry(f"f_t = {sign:+d}", symbol="square", size=12, color=SIGN_COLORS[sign]))

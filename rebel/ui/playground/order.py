@@ -27,6 +27,13 @@ def order_of(A: AppState) -> np.ndarray | None:
     return None if A.class_order is None else positions(A.class_order, A.classes)
 
 
+def _renumbered_view(how: str = "_renumbered") -> cached_property:
+    """An ``InOrder`` property: the pair's attribute of the same name through the method ``how`` (``_renumbered``
+    for class indices, ``_staged`` for staged classes), computed on first use and kept."""
+    view = cached_property(lambda self: getattr(self, how)(getattr(self._pair, view.attrname)))
+    return view
+
+
 class InOrder:
     """A ``TrainedPair`` as its views read it, with class k of the order shown as class index k: staged classes,
     labels, regions, the cost matrix, the class names; everything else is the pair's own. Renumbered on first use
@@ -63,37 +70,15 @@ class InOrder:
     def cost_matrix(self) -> np.ndarray:
         return np.asarray(self._pair.cost_matrix)[np.ix_(self._perm, self._perm)]
 
-    @cached_property
-    def regions(self) -> np.ndarray:
-        return self._renumbered(self._pair.regions)
-
-    @cached_property
-    def two_step_regions(self) -> np.ndarray:
-        return self._renumbered(self._pair.two_step_regions)
-
-    @cached_property
-    def bayes_regions(self):
-        return self._renumbered(self._pair.bayes_regions)
-
-    @cached_property
-    def y_train_idx(self) -> np.ndarray:
-        return self._renumbered(self._pair.y_train_idx)
-
-    @cached_property
-    def y_test_idx(self) -> np.ndarray:
-        return self._renumbered(self._pair.y_test_idx)
-
-    @cached_property
-    def staged_train(self) -> StagedByModel:
-        return self._staged(self._pair.staged_train)
-
-    @cached_property
-    def staged_test(self) -> StagedByModel:
-        return self._staged(self._pair.staged_test)
-
-    @cached_property
-    def blind_test(self) -> np.ndarray:
-        return self._renumbered(self._pair.blind_test)
+    # the pair's class-index arrays, renumbered on first use
+    regions = _renumbered_view()
+    two_step_regions = _renumbered_view()
+    bayes_regions = _renumbered_view()
+    y_train_idx = _renumbered_view()
+    y_test_idx = _renumbered_view()
+    blind_test = _renumbered_view()
+    staged_train = _renumbered_view("_staged")
+    staged_test = _renumbered_view("_staged")
 
     def blind_region(self, t: int) -> np.ndarray:
         return self._renumbered(self._pair.blind_region(t))

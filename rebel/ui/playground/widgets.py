@@ -324,9 +324,10 @@ def _dataset_controls(A: AppState, sb) -> None:
     c1.number_input(
         ui.plain(seed.label), min_value=seed.low, max_value=seed.high, step=seed.step, key="w_seed"
     )
-    c2.button(
+    ui.action_button(
+        c2,
         "",
-        on_click=ui.guarded_callback(_on_regenerate),
+        _on_regenerate,
         icon=":material/casino:",
         key="w_redraw",
         help="Redraw: new points (seed + 1).",
@@ -343,11 +344,7 @@ def _dataset_controls(A: AppState, sb) -> None:
     if A.data_source == "csv":
         if not refused:
             sb.info("Using the uploaded CSV points; the mixture settings above are not in use.")
-        sb.button(
-            "Back to the designed mixture",
-            on_click=ui.guarded_callback(_on_back_to_mixture),
-            key="w_back_to_mixture",
-        )
+        ui.action_button(sb, "Back to the designed mixture", _on_back_to_mixture, key="w_back_to_mixture")
 
 
 def _training_controls(sb) -> None:
@@ -369,21 +366,11 @@ def _training_controls(sb) -> None:
 def _files(A: AppState, sb) -> None:
     """The sidebar's (``sb``) files section: download or upload the points and the session (JSON)."""
     sb.header("Files and sharing")
-    sb.download_button(
-        "Download points (CSV)",
-        downloads.points_csv(A.dataset),
-        file_name="rebel_points.csv",
-        mime="text/csv",
-        icon=":material/download:",
-    )
+    ui.download(sb, "Download points (CSV)", downloads.points_csv(A.dataset), "rebel_points.csv")
     plane_picker.points_uploader(A, sb, partial(upload_link.on_csv_upload, _uploaded_bytes, COSTS))
     if A.data_source == "mixture":
-        sb.download_button(
-            "Download session (JSON)",
-            cfgmod.session_json(current_config(A)),
-            file_name="rebel_session.json",
-            mime="application/json",
-            icon=":material/download:",
+        ui.download(
+            sb, "Download session (JSON)", cfgmod.session_json(current_config(A)), "rebel_session.json"
         )
         sb.caption("The page address (URL) also holds the full configuration: copy it to share this view.")
     else:
