@@ -97,7 +97,7 @@ def guarded_callback(fn: Callable) -> Callable:
 def action_button(where, label: str, action: Callable, **options):
     """A button on ``where`` (``st`` or a container) whose click runs ``action`` as a ``guarded_callback``
     (``options``: the rest of ``st.button``'s keywords)."""
-    return where.button(label, on_click=guarded_callback(action), **options)
+    return where.button(plain(label), on_click=guarded_callback(action), **options)
 
 
 MIME_TYPES = {"csv": "text/csv", "json": "application/json"}
@@ -108,7 +108,7 @@ def download(where, label: str, data, file_name: str, **options):
     (``MIME_TYPES``), with the download icon (``options``: the rest of ``st.download_button``'s keywords)."""
     mime = MIME_TYPES[file_name.rsplit(".", 1)[-1]]
     return where.download_button(
-        label, data, file_name=file_name, mime=mime, icon=":material/download:", **options
+        plain(label), data, file_name=file_name, mime=mime, icon=":material/download:", **options
     )
 
 

@@ -27,10 +27,15 @@ def order_of(A: AppState) -> np.ndarray | None:
     return None if A.class_order is None else positions(A.class_order, A.classes)
 
 
-def _renumbered_view(how: str = "_renumbered") -> cached_property:
-    """An ``InOrder`` property: the pair's attribute of the same name through the method ``how`` (``_renumbered``
-    for class indices, ``_staged`` for staged classes), computed on first use and kept."""
-    view = cached_property(lambda self: getattr(self, how)(getattr(self._pair, view.attrname)))
+def _renumbered_view(staged: bool = False) -> cached_property:
+    """An ``InOrder`` property: the pair's attribute of the same name renumbered (``_renumbered`` for class
+    indices; ``staged``: ``_staged`` for staged classes), computed on first use and kept."""
+
+    def renumber(self):
+        source = getattr(self._pair, view.attrname)
+        return self._staged(source) if staged else self._renumbered(source)
+
+    view = cached_property(renumber)
     return view
 
 
@@ -77,8 +82,8 @@ class InOrder:
     y_train_idx = _renumbered_view()
     y_test_idx = _renumbered_view()
     blind_test = _renumbered_view()
-    staged_train = _renumbered_view("_staged")
-    staged_test = _renumbered_view("_staged")
+    staged_train = _renumbered_view(staged=True)
+    staged_test = _renumbered_view(staged=True)
 
     def blind_region(self, t: int) -> np.ndarray:
         return self._renumbered(self._pair.blind_region(t))
