@@ -174,6 +174,17 @@ def chromium(playwright):
 
 
 @pytest.fixture
+def page(browser):
+    """A new tab at 1280x720 (a projector's screen), closed after the test."""
+    page = browser.new_page()
+    page.set_viewport_size({"width": 1280, "height": 720})
+    try:
+        yield page
+    finally:
+        page.close()
+
+
+@pytest.fixture
 def screenshot_dir() -> Path:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     return SCREENSHOTS

@@ -79,16 +79,6 @@ def _report(page, what: str) -> None:
     )
 
 
-@pytest.fixture
-def page(browser):
-    page = browser.new_page()
-    page.set_viewport_size({"width": 1280, "height": 720})
-    try:
-        yield page
-    finally:
-        page.close()
-
-
 def test_a_rename_reaches_the_cost_matrix_and_a_second_rename_during_the_rerun_is_kept(page, app_url):
     _open_clusters(page, app_url)
     assert "C" in _cost_names(page)

@@ -28,16 +28,6 @@ def _legend(page) -> list:
     )
 
 
-@pytest.fixture
-def page(browser):
-    page = browser.new_page()
-    page.set_viewport_size({"width": 1280, "height": 720})
-    try:
-        yield page
-    finally:
-        page.close()
-
-
 def test_a_rename_relabels_the_shown_models_without_training_them_again(page, app_url):
     _open_clusters(page, app_url)
     models, numbers = page.evaluate(MODELS), page.evaluate(NUMBERS)
