@@ -64,13 +64,12 @@ classroom: $(VENV)/.app-installed
 	$(BIN)/python -m rebel.ui.classroom --port $(PORT) --bind $(BIND) $(if $(N),--replicas $(N)) \
 	  $(if $(BASE_PORT),--base-port $(BASE_PORT)) -- $(SAFETY)
 
-# The suite in two parts at once: the browser tests one at a time (one app server, one Chromium; each waits on what
-# the page draws, so a busy machine slows them and breaks none), their output kept until the other part is done and
-# then followed, beside the rest of the suite on TEST_JOBS workers (pytest-xdist). The kernels compile first, once,
-# in two processes (`rebel.warmup`), so that no two workers and no server compile the same ones at the
-# same time. Both parts always run; the target fails if either does. Debian's chromium is installed with apt-get
-# when missing (as `make classroom` does for HAProxy), and a browser test that cannot start it fails instead of
-# skipping.
+# The suite in two parts: the kernels compile first, once, in two processes (`rebel.warmup`), so that no two
+# workers and no server compile the same ones at the same time; then the browser tests, one at a time and alone on
+# the machine (one app server shared where a test needs no fresh one, one Chromium; each waits on what the page
+# draws), then the rest on TEST_JOBS workers (pytest-xdist). Both parts always run; the target fails if either
+# does. Debian's chromium is installed with apt-get when missing (as `make classroom` does for HAProxy), and a
+# browser test that cannot start it fails instead of skipping.
 TEST_JOBS ?= 2
 test: $(VENV)/.test-installed
 	@command -v chromium >/dev/null 2>&1 || [ -x /usr/bin/chromium ] || { echo "installing chromium with apt-get"; \
@@ -82,12 +81,9 @@ test: $(VENV)/.test-installed
 	  $(BIN)/python -c "from rebel.warmup import warmup; warmup(groups=($$groups), jobs=1, load=False)" & \
 	done; wait; \
 	echo "kernels compiled (or loaded from $(NUMBA_CACHE_DIR)) in $$(( $$(date +%s) - start )) s"
-	@status=0; log=$$(mktemp); \
-	REBEL_REQUIRE_BROWSER=1 $(BIN)/python -m pytest -m browser -o cache_dir=.pytest_cache/browser >$$log 2>&1 & \
-	browser=$$!; \
+	@status=0; \
+	REBEL_REQUIRE_BROWSER=1 $(BIN)/python -m pytest -m browser || status=$$?; \
 	$(BIN)/python -m pytest -m "not browser" -n $(TEST_JOBS) || status=$$?; \
-	echo "---------- the browser tests (run beside the rest) ----------"; \
-	tail -n +1 --pid=$$browser -f $$log; wait $$browser || status=$$?; rm -f $$log; \
 	exit $$status
 
 bench: $(VENV)/.bench-installed

@@ -45,6 +45,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
+import numpy as np
 import psutil
 
 from benchmarks._common import free_port, load_average
@@ -72,12 +73,52 @@ def scene_of(body: str) -> dict | None:
     return data if isinstance(data, dict) and data.get("key") else None
 
 
-def edit_message(scene: dict, C: list, n: int) -> str:
-    """What ``playground_costs.js`` writes into the hidden text box after painting an edit (``tell``)."""
+def edit_message(scene: dict, C: list, n: int, costs: dict | None = None) -> str:
+    """What ``playground_costs.js`` writes into the hidden text box after painting an edit (``tell``): ``costs``
+    the test costs after the last round that the page computed ({"REBEL", "twoStep", "Bayes", "blind"})."""
     rows = [[js_number(c) for c in row] for row in C]
     msg = {"key": scene["key"], "C": rows, "n": n, "failed": None, "painted": True}
     msg["projector"] = bool(scene.get("projector"))
+    msg["costs"] = costs
     return json.dumps(msg, separators=(",", ":"))
+
+
+_POOL: list = []
+_POOL_LOCK = threading.Lock()
+POOL_SIZE = 16
+
+
+def edit_pool(size: int = POOL_SIZE, seed: int = 0) -> list:
+    """The cost edits students make on the page without a link (the default preset): ``size`` matrices, each one
+    off-diagonal cell of the default's changed, with the test costs after the last round that the page computes
+    for it (its engine equals the server's, ``tests/test_browser_engine.py``), computed here once, by the engine,
+    before the class (the page tells the server these numbers). Returns [(C rows, costs)]."""
+    from rebel.ui.config import DEFAULT_PRESET, preset_config
+    from rebel.ui.playground import actions
+    from rebel.ui.playground import compute as pg
+    from rebel.ui.state import AppState
+    from rebel.ui.variants import engine_options
+
+    with _POOL_LOCK:
+        if len(_POOL) >= size:
+            return _POOL[:size]
+        state = AppState()
+        actions.apply_config(state, preset_config(DEFAULT_PRESET))
+        rng = random.Random(seed)
+        K = len(state.dataset.classes)
+        cells = [(a, b) for a in range(K) for b in range(K) if a != b]
+        while len(_POOL) < size:
+            C = np.array(state.cost_matrix, dtype=np.float64)
+            i, j = rng.choice(cells)
+            C[i, j] = float(rng.choice(COSTS) + rng.randint(1, 9))
+            pair = pg.train_pair(
+                state.dataset, C, state.hyper, cache=state.models, engine=engine_options(state.engine)
+            )
+            T, tc = pair.n_rounds, pair.test_costs
+            costs = {"REBEL": float(tc["REBEL"][T]), "twoStep": float(tc["two-step"][T]),
+                     "Bayes": pair.bayes_test_cost, "blind": float(tc["blind"][T])}  # fmt: skip
+            _POOL.append((C.tolist(), costs))
+        return _POOL[:size]
 
 
 def fetch_page(url: str) -> tuple[int, dict]:
@@ -193,18 +234,13 @@ def cost_edit(student, rng: random.Random, n: int) -> tuple[float, list]:
         raise RuntimeError("the server sent no browser-cost payload: cost edits would run on the server")
     if BROWSER_INPUT not in student.widgets:
         raise RuntimeError(f"no widget {BROWSER_INPUT} on the page")
-    K = scene["problem"]["K"]
-    C = student.costs if getattr(student, "costs", None) is not None else None
-    if C is None:
-        flat = scene["problem"]["costMatrix"]
-        C = [list(map(float, flat[i * K : (i + 1) * K])) for i in range(K)]
-    i, j = rng.choice([(a, b) for a in range(K) for b in range(K) if a != b])
-    C = [row[:] for row in C]
-    C[i][j] = float(rng.choice(COSTS) + rng.randint(1, 9))
+    C, costs = rng.choice(edit_pool())
+    if len(C) != scene["problem"]["K"]:
+        raise RuntimeError("the class's page is not the default preset's: its cost edits have no known costs")
     student.costs = C
     _, _, frag, wid = student.widgets[BROWSER_INPUT]
     state = widget_state(wid)
-    state.string_value = edit_message(scene, C, n)
+    state.string_value = edit_message(scene, C, n, costs)
     t0 = time.perf_counter()
     _, exc = student.run(state, frag)
     return time.perf_counter() - t0, exc
@@ -349,6 +385,10 @@ def run_class(args: argparse.Namespace) -> dict:
           f"({args.scrubs:.0f} %, in the browser: nothing sent) every 5-15 s each")  # fmt: skip
     print("client: ws (Streamlit's websocket protocol; a cost edit is the browser-computed edit's hidden-text-box "
           "commit, as playground_costs.js sends it)")  # fmt: skip
+    pool = edit_pool()  # before the clock: the numbers the page would compute for each edit
+    print(
+        f"{len(pool)} cost edits, each with the test costs the page computes for it (by the engine, beforehand)"
+    )
     me = psutil.Process()
     client0 = sum(me.cpu_times()[:2])
     room, url = start_room(args.replicas)

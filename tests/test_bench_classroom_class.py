@@ -29,9 +29,27 @@ def test_an_edit_is_told_as_the_page_tells_it():
     call = re.search(r"JSON\.stringify\(\{(.*?)\}\)\);", text, flags=re.DOTALL)
     assert call, "playground_costs.js no longer tells the server with JSON.stringify({...})"
     fields = re.findall(r"(\w+):", call.group(1))
-    msg = cc.edit_message({"key": "k1", "projector": False}, [[0.0, 2.5], [10.0, 0.0]], 3)
+    costs = {"REBEL": 0.5, "twoStep": 0.75, "Bayes": None, "blind": 1.0}
+    msg = cc.edit_message({"key": "k1", "projector": False}, [[0.0, 2.5], [10.0, 0.0]], 3, costs)
     assert list(json.loads(msg)) == fields
     assert json.loads(msg) == {"key": "k1", "C": [[0, 2.5], [10, 0]], "n": 3, "failed": None, "painted": True,
-                               "projector": False}  # fmt: skip
+                               "projector": False, "costs": costs}  # fmt: skip
     assert '"C":[[0,2.5],[10,0]]' in msg
     assert cc.BROWSER_INPUT == browser_costs.INPUT
+
+
+def test_the_edits_carry_the_engines_costs_and_the_server_takes_them():
+    """Each edit of the pool is one cell of the default's matrix changed, with the test costs the engine gives for
+    it; the server's reader of the page's message (``deferred.known_costs``) takes them as they are."""
+    from rebel.ui.config import APP_MAX_COST
+    from rebel.ui.playground.deferred import known_costs
+
+    pool = cc.edit_pool(size=2)
+    assert len(pool) == 2
+    for C, costs in pool:
+        msg = json.loads(cc.edit_message({"key": "k"}, C, 1, costs))
+        taken = known_costs(msg, costs["Bayes"] is not None, APP_MAX_COST)
+        assert (
+            taken is not None and taken["REBEL"] == costs["REBEL"] and taken["two-step"] == costs["twoStep"]
+        )
+        assert sum(a != b for row_a, row_b in zip(C, pool[0][0]) for a, b in zip(row_a, row_b)) <= 2

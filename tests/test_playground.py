@@ -507,7 +507,7 @@ def test_replay_of_is_the_pairs_replay_with_the_overlays_asked_for(small_pair):
         height=600,
         numbers=pg.round_numbers(p),
     )
-    direct.update_traces(meta={"models": p.key}, selector=0)  # the page's figure names the models it draws
+    direct.layout.meta = {"models": p.key}  # the page's figure names the models it draws
     plain = pg.replay_of(p, T, height=600)
     assert plain.to_dict() == direct.to_dict()
     assert pg.replay_of(p, T, {"box": True}, height=600).to_dict() == direct.to_dict()  # not an overlay

@@ -1,6 +1,6 @@
 """A class renamed in the clusters table relabels the models shown, in Chromium: the new name reaches the regions'
 legend and the cost matrix, and the regions chart still draws the same trained models (its regions trace names
-them, ``meta.models``), with the same numbers: nothing was trained again. Renames that keep the classes' sorted
+them, ``layout.meta.models``), with the same numbers: nothing was trained again. Renames that keep the classes' sorted
 order and one that moves the class to the end (the class indices renumbered) are both checked, and a rename back.
 
 The time from the Enter that commits each rename to the first animation frame whose legend shows it is printed
@@ -16,8 +16,7 @@ from tests.e2e.test_rename_browser import _TIMER_JS, _cost_names, _open_clusters
 pytestmark = pytest.mark.browser
 
 MODELS = """() => { const gd = document.querySelector('.st-key-pg_plot .js-plotly-plot');
-  const tr = gd && gd.data && gd.data.find(d => d.meta && d.meta.models);
-  return tr ? tr.meta.models : null; }"""
+  return (gd && gd.layout && gd.layout.meta && gd.layout.meta.models) || null; }"""
 NUMBERS = """() => [...document.querySelectorAll('.st-key-pg_plot .textpoint text')]
   .map(e => e.textContent).find(t => t.includes('test cost per point')) || null"""
 

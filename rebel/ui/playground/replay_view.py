@@ -31,7 +31,7 @@ def replay_of(pair, start: int, show: Mapping | None = None, height=None, projec
 
     show = {**REPLAY_VIEWS, **(show or {})}
     ds = pair.dataset
-    return replay.replay_figure(
+    fig = replay.replay_figure(
         pair.grid.xs,
         pair.grid.ys,
         pair.regions,
@@ -50,7 +50,16 @@ def replay_of(pair, start: int, show: Mapping | None = None, height=None, projec
         projector=projector,
         axis_names=ds.feature_names,
         narrow=narrow,
-    ).update_traces(meta={"models": getattr(pair, "trained_key", pair.key)}, selector=0)  # the models drawn
+    )
+    return named_models(fig, getattr(pair, "trained_key", pair.key))
+
+
+def named_models(fig, key: str):
+    """``fig`` with the key of the models it draws in its ``layout.meta`` (``"models"``; a rename keeps it, a new
+    training changes it). Returns the figure."""
+    meta = dict(fig.layout.meta) if isinstance(fig.layout.meta, dict) else {}
+    fig.layout.meta = {**meta, "models": key}
+    return fig
 
 
 POINTS_IMAGES = SharedLRU(16, 32 * 1024 * 1024)
