@@ -143,10 +143,19 @@ _JS = r"""
   B.sig = (gd) => {
     if (!gd) return 'none';
     const title = B.title(gd);
-    if (cache.gd === gd && cache.data === gd.data && cache.layout === gd.layout && cache.title === title)
+    // what an animation without a redraw changes in place (the same gd.data and gd.layout objects): the images'
+    // sources and the traces' objects
+    const touched = ((gd.layout && gd.layout.images) || []).map((im) => (im && im.source ? im.source.length + ':' +
+      im.source.slice(-48) : '')).join('|');
+    const traces = gd.data || [];
+    if (cache.gd === gd && cache.data === gd.data && cache.layout === gd.layout && cache.title === title &&
+        cache.touched === touched && cache.traces.length === traces.length &&
+        cache.traces.every((tr, i) => tr === traces[i] && cache.texts[i] === String(traces[i].text) &&
+                           cache.ys[i] === traces[i].y))
       return cache.sig;
     const body = JSON.stringify(gd.data || []) + JSON.stringify((gd.layout && gd.layout.images) || []);
-    cache = {gd, data: gd.data, layout: gd.layout, title, sig: hash(title + body)};
+    cache = {gd, data: gd.data, layout: gd.layout, title, touched, traces: traces.slice(),
+             texts: traces.map((tr) => String(tr.text)), ys: traces.map((tr) => tr.y), sig: hash(title + body)};
     return cache.sig;
   };
   // When the frame that started at ``seen`` (an animation-frame time at which the change was first seen) was
