@@ -410,6 +410,17 @@ def test_preset_lessons_tell_the_truth_under_the_default_settings(preset, winner
     assert pair.blind_cost(T) > min(rebel, two)  # ignoring the costs is dearer than either
 
 
+def test_xor_lesson_two_classes_make_the_same_decisions_on_all_but_a_few_points():
+    """The xor preset's lesson: with two classes REBEL (paper engine) and the two-step method agree on all but a
+    few test points under the app's defaults (their test costs tie)."""
+    cfg = cf.preset_config("xor")
+    pair = pg.train_pair(cf.dataset_from_config(cfg), cfg.cost_matrix, cfg.hyper, grid_size=40)
+    T = pair.n_rounds
+    agree = np.mean(pair.staged_test["REBEL"][T] == pair.staged_test["two-step"][T])
+    assert agree >= 0.98, agree
+    assert "same decisions on all but a few points" in pg.preset_lesson("xor")
+
+
 def test_preset_order_teaches_first():
     names = pg.preset_order(["random_0", "xor", "airport", "fig7", "paths", "rings", "imbalanced"])
     assert names[:2] == ["airport", "fig7"] and names[-1] == "random_0"
