@@ -14,6 +14,7 @@ import pytest
 from rebel.experiments import method_map as mm
 from rebel.ui import vs_two_step as vs
 from rebel.ui.figures.method_map import method_map_figure
+from rebel.ui.text import visible
 
 ROOT = Path(__file__).resolve().parent.parent
 RECORD = json.loads((ROOT / "docs" / "regime_map.json").read_text(encoding="utf-8"))
@@ -99,3 +100,20 @@ def test_a_malformed_methods_entry_is_refused():
     with pytest.raises(ValueError, match="malformed"):
         vs.method_map({"methods": {"rows": [{"factor": "base"}]}})
     assert vs.method_map({"rows": []}) is None
+
+
+def test_the_caption_names_every_same_model_comparison_cost_weighting_wins():
+    """The caption says where cost-sensitive training beats the two-step method of its own model class (interval
+    of the mean difference below 0), with both costs and the regime's cheapest method, and nowhere else."""
+    methods = RECORD["methods"]
+    text = visible(vs.method_map_caption(methods))
+    pairs = [(r, k, v) for r in methods["rows"] for k, v in r["same_model"].items()]
+    wins = [(r, k, v) for r, k, v in pairs if v["diff_hi"] < 0]
+    assert len(wins) == 3  # the stored run: two logistic-regression cells and wine's boosting cell
+    assert f"in {len(wins)} of {len(pairs)} comparisons over {len(methods['rows'])} regimes" in text
+    for r, k, v in pairs:
+        named = f"{methods['families'][k.split(' vs ')[0]]} on {r['setting']} ({r['factor']})"
+        assert (named in text) == (v["diff_hi"] < 0), named
+        if v["diff_hi"] < 0:
+            assert f"{v['a_cost']:.4f} against {v['b_cost']:.4f}" in text
+            assert f"cheapest method: {methods['families'][r['best']]}" in text

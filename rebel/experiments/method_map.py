@@ -151,7 +151,8 @@ def regime_trials(kind: str, params: dict, seed: int, n_datasets: int, n_costs: 
 
 
 # ---------------------------------------------------------------------------------------------------- one dataset
-def _linear():
+def linear_model():
+    """scikit-learn's logistic regression on standardised features (the map's linear model)."""
     return make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000))
 
 
@@ -163,11 +164,12 @@ def _calibrated(oof: np.ndarray, y, P: np.ndarray) -> dict:
     return out
 
 
-def _linear_posteriors(X, y, Xt) -> dict:
+def linear_posteriors(X, y, Xt) -> dict:
+    """{calibration: test posterior} of the linear model: raw, and calibrated on ``N_FOLDS`` out-of-fold fits."""
     oof = np.zeros((len(y), int(y.max()) + 1))
     for train, held in fold_indices(y, N_FOLDS, 0):
-        oof[held] = _linear().fit(X[train], y[train]).predict_proba(X[held])
-    return _calibrated(oof, y, _linear().fit(X, y).predict_proba(Xt))
+        oof[held] = linear_model().fit(X[train], y[train]).predict_proba(X[held])
+    return _calibrated(oof, y, linear_model().fit(X, y).predict_proba(Xt))
 
 
 def class_weights(C: np.ndarray) -> np.ndarray:
@@ -195,7 +197,7 @@ def dataset_rows(split: Split, costs: list) -> list:
         for t in rounds:
             for m, P in _calibrated(oof[t], y, test_P[t]).items():
                 posts[("two_step_boost", f"{engine} d{depth} r{t} {m}")] = P
-    for m, P in _linear_posteriors(X, y, Xt).items():
+    for m, P in linear_posteriors(X, y, Xt).items():
         posts[("two_step_linear", m)] = P
     rows = []
     for j, C in enumerate(costs):
@@ -238,7 +240,7 @@ def dataset_rows(split: Split, costs: list) -> list:
                             paid(weighted_decision(q, C)),
                         )
                     )
-        q = _linear().fit(X, y, logisticregression__sample_weight=w).predict_proba(Xt)
+        q = linear_model().fit(X, y, logisticregression__sample_weight=w).predict_proba(Xt)
         rows.append((split.name, j, "weighted_linear", "C=1", paid(weighted_decision(q, C))))
     return rows
 

@@ -1,6 +1,7 @@
 """View-model of the Theory page: the decomposition table (S.3-S.5), the loss levels L* and L_bullet (S.4/S.5),
 the per-round edge and loss ratio against the bound of S.6.1 (``round_diagnostics``) and the binary reduction
-to AdaBoost (S.8, ``binary_reduction``) and, with costs, to the two-step method (``binary_cost_check``).
+to AdaBoost (S.8, ``binary_reduction``) and, with costs, to the two-step method (``binary_cost_check``); when
+training with the costs pays (``weighting_check``: one dataset of ``rebel.experiments.weighting``).
 
 Reads a fitted ``RebelClassifier`` and its training data (X (N, d), labels). No streamlit here.
 """
@@ -17,8 +18,10 @@ from rebel.binning import bin_data
 from rebel.costs import decompose, label_indices, validate_cost_matrix
 from rebel.data import Dataset
 from rebel.estimator import RebelClassifier
+from rebel.experiments import weighting
 from rebel.experiments.binary import binary_equivalence
 from rebel.ui.state import staged_scores
+from rebel.ui.text import Markdown, md
 
 EXP_CLIP = 700.0  # |H| is clipped here before exp() in the per-round diagnostics (e^709 overflows float64)
 
@@ -278,3 +281,27 @@ def binary_cost_check(
         index=pd.Index(near, name="test point"),
     )
     return eq, table
+
+
+def weighting_check(i: int) -> tuple:
+    """One dataset of the rare-costly-class regime (``rebel.experiments.weighting``): ``(means, table)``, each
+    method's mean test cost over the dataset's cost matrices (a Series keyed as ``weighting.METHODS``) and the
+    per-matrix costs with the methods named as the page shows them."""
+    costs = weighting.dataset_costs(int(i)).drop(columns="dataset")
+    means = costs.drop(columns="cost_id").mean()
+    table = costs.set_index("cost_id").rename(columns=weighting.METHODS).rename_axis("cost matrix")
+    return means, table
+
+
+def weighting_verdict(means) -> Markdown:
+    """What one dataset shows, in words: the three mean costs, whether weighting beat the logistic two-step
+    method and whether the boosted two-step was the cheapest."""
+    return md(
+        "On this draw cost-weighted logistic regression costs {:.4f} against {:.4f} for the logistic two-step "
+        "method ({}), and the two-step method on the boosted posterior {:.4f} ({}).",
+        means["weighted_linear"],
+        means["two_step_linear"],
+        "weighting cheaper" if weighting.weighting_cheaper(means) else "weighting not cheaper",
+        means["two_step_boost"],
+        "the cheapest" if weighting.boosting_cheapest(means) else "not the cheapest",
+    )

@@ -465,4 +465,32 @@ def method_map_caption(methods: dict) -> Markdown:
             v["b_cost"],
             names[r["two_step"]],
         )
-    return text + md(" Stored result of the command “{}”.", methods["command"])
+    return text + same_model_wins(methods) + md(" Stored result of the command “{}”.", methods["command"])
+
+
+def same_model_wins(methods: dict) -> Markdown:
+    """The comparisons on one model class (each row's "same_model" entry: cost-sensitive training against the
+    two-step method on the same model) whose mean-difference interval lies below 0, each with both costs, the
+    interval and the regime's cheapest method; empty when the record has no such entries."""
+    names = methods["families"]
+    pairs = [(r, k, v) for r in methods["rows"] for k, v in r.get("same_model", {}).items()]
+    if not pairs:
+        return md("")
+    wins = [(r, k.split(" vs ")[0], v) for r, k, v in pairs if v["diff_hi"] is not None and v["diff_hi"] < 0]
+    text = md(
+        " Within one model class, cost-sensitive training (REBEL, cost-weighted boosting, cost-weighted logistic "
+        "regression) is cheaper than the two-step method of that class in {} of {} comparisons over {} regimes",
+        len(wins),
+        len(pairs),
+        len(methods["rows"]),
+    )
+    for i, (r, family, v) in enumerate(wins):
+        where = (names[family], r["setting"], r["factor"], v["a_cost"], v["b_cost"], stats.diff_text(v))
+        cheapest = (names[r["best"]], r["methods"][r["best"]]["cost"])
+        text += md(
+            "{} {} on {} ({}): {:.4f} against {:.4f}, difference {}; the regime's cheapest method: {} ({:.4f})",
+            ":" if i == 0 else ";",
+            *where,
+            *cheapest,
+        )
+    return text + md(".")
