@@ -246,33 +246,6 @@ def cost_edit(student, rng: random.Random, n: int) -> tuple[float, list]:
     return time.perf_counter() - t0, exc
 
 
-def _student(url, tally, seed, arrive_at, acting, stop_at, scrub_share) -> None:
-    rng = random.Random(seed)
-    student = None
-    try:
-        time.sleep(max(0.0, arrive_at - time.monotonic()))
-        student = first_visit(url, tally)
-        acting.wait()
-        time.sleep(rng.uniform(0, 10))
-        n = 0
-        while time.monotonic() < stop_at[0]:
-            if rng.random() < scrub_share:
-                with tally.lock:
-                    tally.scrubs += 1  # the figure's own slider: replayed in the browser, nothing sent
-            else:
-                n += 1
-                seconds, exc = cost_edit(student, rng, n)
-                tally.note("edits", seconds)
-                for e in exc:
-                    tally.error(f"cost edit: {e}")
-            time.sleep(rng.uniform(5, 15))
-    except Exception as e:  # noqa: BLE001 (a failed session is an error of the run, reported)
-        tally.error(f"{type(e).__name__}: {str(e)[:200]}")
-    finally:
-        if student is not None:
-            student.close()
-
-
 class Replicas(threading.Thread):
     """CPU seconds and peak RSS of the replicas' processes (each with its children)."""
 
@@ -374,7 +347,8 @@ def server_flags() -> list:
 
 def run_class(args: argparse.Namespace) -> dict:
     """The class mode (``bench_classroom --class N``): start the room, run the class, stop everything."""
-    from benchmarks.classroom_probes import chromium_student, visit_costs
+    from benchmarks.classroom_probes import visit_costs
+    from benchmarks.classroom_students import chromium_student, ws_student
 
     print(f"bench_classroom --class {args.class_size}: {args.replicas} replicas behind HAProxy "
           f"(rebel.ui.classroom), {psutil.cpu_count()} cores; {load_average()} at the start")  # fmt: skip
@@ -415,7 +389,7 @@ def run_class(args: argparse.Namespace) -> dict:
         cpu0 = mon.cpu()
         threads = [
             threading.Thread(
-                target=_student,
+                target=ws_student,
                 args=(url, tally, args.seed * 1000 + i, at, acting, stop_at, args.scrubs / 100),
                 daemon=True,
             )
