@@ -246,49 +246,6 @@ def cost_edit(student, rng: random.Random, n: int) -> tuple[float, list]:
     return time.perf_counter() - t0, exc
 
 
-class Replicas(threading.Thread):
-    """CPU seconds and peak RSS of the replicas' processes (each with its children)."""
-
-    def __init__(self, pids: list):
-        super().__init__(daemon=True)
-        self.procs = [psutil.Process(p) for p in pids]
-        self.peak = [0] * len(pids)
-        self._halt = threading.Event()
-
-    @staticmethod
-    def _tree(p: psutil.Process) -> list:
-        try:
-            return [p, *p.children(recursive=True)]
-        except psutil.Error:
-            return [p]
-
-    def cpu(self) -> float:
-        total = 0.0
-        for p in self.procs:
-            for q in self._tree(p):
-                try:
-                    t = q.cpu_times()
-                    total += t.user + t.system + (t.children_user + t.children_system if q is p else 0)
-                except psutil.Error:
-                    pass
-        return total
-
-    def rss(self) -> list:
-        return [p.memory_info().rss for p in self.procs]
-
-    def run(self):
-        while not self._halt.is_set():
-            try:
-                self.peak = [max(a, b) for a, b in zip(self.peak, self.rss(), strict=True)]
-            except psutil.Error:
-                pass
-            time.sleep(0.5)
-
-    def stop(self):
-        self._halt.set()
-        self.join(timeout=5)
-
-
 def _pct(values: list, q: float) -> float:
     from benchmarks.bench_classroom import percentile
 
@@ -347,7 +304,7 @@ def server_flags() -> list:
 
 def run_class(args: argparse.Namespace) -> dict:
     """The class mode (``bench_classroom --class N``): start the room, run the class, stop everything."""
-    from benchmarks.classroom_probes import visit_costs
+    from benchmarks.classroom_probes import Replicas, visit_costs
     from benchmarks.classroom_students import chromium_student, ws_student
 
     print(f"bench_classroom --class {args.class_size}: {args.replicas} replicas behind HAProxy "

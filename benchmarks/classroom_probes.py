@@ -1,14 +1,60 @@
-"""The class bench's side measurement (``benchmarks.classroom_class``): what one first visit costs a replica, run
-by run (``--visit-cost``). The Chromium students (``--chromium-students``) are in ``classroom_students``."""
+"""The class bench's side measurements (``benchmarks.classroom_class``): the replicas' CPU seconds and peak RSS
+while the class runs (``Replicas``), and what one first visit costs a replica, run by run (``--visit-cost``). The
+Chromium students (``--chromium-students``) are in ``classroom_students``."""
 
 from __future__ import annotations
 
 import random
 import statistics
+import threading
+import time
 
 import psutil
 
 from benchmarks.classroom_class import REST, VIEWPORT, VIEWPORT_SIZE, cost_edit, new_student, widget_state
+
+
+class Replicas(threading.Thread):
+    """CPU seconds and peak RSS of the replicas' processes (each with its children)."""
+
+    def __init__(self, pids: list):
+        super().__init__(daemon=True)
+        self.procs = [psutil.Process(p) for p in pids]
+        self.peak = [0] * len(pids)
+        self._halt = threading.Event()
+
+    @staticmethod
+    def _tree(p: psutil.Process) -> list:
+        try:
+            return [p, *p.children(recursive=True)]
+        except psutil.Error:
+            return [p]
+
+    def cpu(self) -> float:
+        total = 0.0
+        for p in self.procs:
+            for q in self._tree(p):
+                try:
+                    t = q.cpu_times()
+                    total += t.user + t.system + (t.children_user + t.children_system if q is p else 0)
+                except psutil.Error:
+                    pass
+        return total
+
+    def rss(self) -> list:
+        return [p.memory_info().rss for p in self.procs]
+
+    def run(self):
+        while not self._halt.is_set():
+            try:
+                self.peak = [max(a, b) for a, b in zip(self.peak, self.rss(), strict=True)]
+            except psutil.Error:
+                pass
+            time.sleep(0.5)
+
+    def stop(self):
+        self._halt.set()
+        self.join(timeout=5)
 
 
 def visit_costs(url: str, pid: int, visits: int) -> None:
