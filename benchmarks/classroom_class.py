@@ -246,76 +246,6 @@ def cost_edit(student, rng: random.Random, n: int) -> tuple[float, list]:
     return time.perf_counter() - t0, exc
 
 
-def _student(url, tally, seed, arrive_at, acting, stop_at, scrub_share) -> None:
-    rng = random.Random(seed)
-    student = None
-    try:
-        time.sleep(max(0.0, arrive_at - time.monotonic()))
-        student = first_visit(url, tally)
-        acting.wait()
-        time.sleep(rng.uniform(0, 10))
-        n = 0
-        while time.monotonic() < stop_at[0]:
-            if rng.random() < scrub_share:
-                with tally.lock:
-                    tally.scrubs += 1  # the figure's own slider: replayed in the browser, nothing sent
-            else:
-                n += 1
-                seconds, exc = cost_edit(student, rng, n)
-                tally.note("edits", seconds)
-                for e in exc:
-                    tally.error(f"cost edit: {e}")
-            time.sleep(rng.uniform(5, 15))
-    except Exception as e:  # noqa: BLE001 (a failed session is an error of the run, reported)
-        tally.error(f"{type(e).__name__}: {str(e)[:200]}")
-    finally:
-        if student is not None:
-            student.close()
-
-
-class Replicas(threading.Thread):
-    """CPU seconds and peak RSS of the replicas' processes (each with its children)."""
-
-    def __init__(self, pids: list):
-        super().__init__(daemon=True)
-        self.procs = [psutil.Process(p) for p in pids]
-        self.peak = [0] * len(pids)
-        self._halt = threading.Event()
-
-    @staticmethod
-    def _tree(p: psutil.Process) -> list:
-        try:
-            return [p, *p.children(recursive=True)]
-        except psutil.Error:
-            return [p]
-
-    def cpu(self) -> float:
-        total = 0.0
-        for p in self.procs:
-            for q in self._tree(p):
-                try:
-                    t = q.cpu_times()
-                    total += t.user + t.system + (t.children_user + t.children_system if q is p else 0)
-                except psutil.Error:
-                    pass
-        return total
-
-    def rss(self) -> list:
-        return [p.memory_info().rss for p in self.procs]
-
-    def run(self):
-        while not self._halt.is_set():
-            try:
-                self.peak = [max(a, b) for a, b in zip(self.peak, self.rss(), strict=True)]
-            except psutil.Error:
-                pass
-            time.sleep(0.5)
-
-    def stop(self):
-        self._halt.set()
-        self.join(timeout=5)
-
-
 def _pct(values: list, q: float) -> float:
     from benchmarks.bench_classroom import percentile
 
@@ -374,7 +304,8 @@ def server_flags() -> list:
 
 def run_class(args: argparse.Namespace) -> dict:
     """The class mode (``bench_classroom --class N``): start the room, run the class, stop everything."""
-    from benchmarks.classroom_probes import chromium_student, visit_costs
+    from benchmarks.classroom_probes import Replicas, visit_costs
+    from benchmarks.classroom_students import chromium_student, ws_student
 
     print(f"bench_classroom --class {args.class_size}: {args.replicas} replicas behind HAProxy "
           f"(rebel.ui.classroom), {psutil.cpu_count()} cores; {load_average()} at the start")  # fmt: skip
@@ -415,7 +346,7 @@ def run_class(args: argparse.Namespace) -> dict:
         cpu0 = mon.cpu()
         threads = [
             threading.Thread(
-                target=_student,
+                target=ws_student,
                 args=(url, tally, args.seed * 1000 + i, at, acting, stop_at, args.scrubs / 100),
                 daemon=True,
             )

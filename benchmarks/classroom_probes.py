@@ -1,10 +1,12 @@
-"""The class bench's side measurements (``benchmarks.classroom_class``): real Chromium students among the ws ones
-(``--chromium-students``), and what one first visit costs a replica, run by run (``--visit-cost``)."""
+"""The class bench's side measurements (``benchmarks.classroom_class``): the replicas' CPU seconds and peak RSS
+while the class runs (``Replicas``), and what one first visit costs a replica, run by run (``--visit-cost``). The
+Chromium students (``--chromium-students``) are in ``classroom_students``."""
 
 from __future__ import annotations
 
 import random
 import statistics
+import threading
 import time
 
 import psutil
@@ -12,37 +14,47 @@ import psutil
 from benchmarks.classroom_class import REST, VIEWPORT, VIEWPORT_SIZE, cost_edit, new_student, widget_state
 
 
-def chromium_student(url, tally, seed, arrive_at, acting, stop_at, scrub_share) -> None:
-    """A real Chromium page among the ws students: first picture = navigation -> the regions plot painted with
-    its round (``bench_browser.open_playground``); cost edits typed into the cost editor and committed with Enter
-    (the page computes them), timed to the painted regions; scrubs on the figure's slider."""
-    from playwright.sync_api import sync_playwright
+class Replicas(threading.Thread):
+    """CPU seconds and peak RSS of the replicas' processes (each with its children)."""
 
-    from benchmarks import bench_browser as bb
-    from benchmarks._common import CHROMIUM, CHROMIUM_ARGS
-    from benchmarks.bench_classroom import _chromium_action
+    def __init__(self, pids: list):
+        super().__init__(daemon=True)
+        self.procs = [psutil.Process(p) for p in pids]
+        self.peak = [0] * len(pids)
+        self._halt = threading.Event()
 
-    rng = random.Random(seed)
-    time.sleep(max(0.0, arrive_at - time.monotonic()))
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+    @staticmethod
+    def _tree(p: psutil.Process) -> list:
         try:
-            page, ms = bb.open_playground(browser.new_context(viewport=bb.VIEWPORT), url)
-            tally.note("first", float(ms) / 1000)
-            page.on("pageerror", lambda exc: tally.error(f"JavaScript: {exc}"))
-            acting.wait()
-            time.sleep(rng.uniform(0, 10))
-            while time.monotonic() < stop_at[0]:
-                name = "scrub" if rng.random() < scrub_share else "cost_edit"
-                seconds, errors = _chromium_action(page, name, rng)
-                tally.note("edits" if name == "cost_edit" else "visit", seconds)
-                for e in errors:
-                    tally.error(f"chromium {name}: {e}")
-                time.sleep(rng.uniform(5, 15))
-        except Exception as e:  # noqa: BLE001 (a failed session is an error of the run, reported)
-            tally.error(f"chromium: {type(e).__name__}: {str(e)[:200]}")
-        finally:
-            browser.close()
+            return [p, *p.children(recursive=True)]
+        except psutil.Error:
+            return [p]
+
+    def cpu(self) -> float:
+        total = 0.0
+        for p in self.procs:
+            for q in self._tree(p):
+                try:
+                    t = q.cpu_times()
+                    total += t.user + t.system + (t.children_user + t.children_system if q is p else 0)
+                except psutil.Error:
+                    pass
+        return total
+
+    def rss(self) -> list:
+        return [p.memory_info().rss for p in self.procs]
+
+    def run(self):
+        while not self._halt.is_set():
+            try:
+                self.peak = [max(a, b) for a, b in zip(self.peak, self.rss(), strict=True)]
+            except psutil.Error:
+                pass
+            time.sleep(0.5)
+
+    def stop(self):
+        self._halt.set()
+        self.join(timeout=5)
 
 
 def visit_costs(url: str, pid: int, visits: int) -> None:

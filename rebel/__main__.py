@@ -97,17 +97,23 @@ def _run_fig3(args, progress) -> tuple:
     return df, text, headline
 
 
+def _split_sweep(args, progress) -> dict:
+    """The flags that set the protocol of Table 1 and Fig. 4 (``rebel.experiments.paper.split_curves``)."""
+    return {
+        "n_splits": args.splits,
+        "seed": args.seed,
+        "n_jobs": args.jobs,
+        "backend": args.backend,
+        "progress": progress,
+    }
+
+
 def _run_table1(args, progress) -> tuple:
     trials = ex.table1(
         _names(args.datasets, ex.TABLE1_DATASETS),
         args.depths or (1, 2, 3, 4),
-        args.splits,
-        args.rounds,
-        args.seed,
-        None,
-        args.jobs,
-        args.backend,
-        progress,
+        n_rounds=args.rounds,
+        **_split_sweep(args, progress),
     )
     return (
         trials,
@@ -124,14 +130,9 @@ def _run_fig4(args, progress) -> tuple:
     curves = ex.fig4(
         _names(args.datasets, ex.FIG4_DATASETS),
         methods,
-        args.splits,
-        args.rounds,
-        args.depth,
-        args.seed,
-        None,
-        args.jobs,
-        args.backend,
-        progress,
+        n_rounds=args.rounds,
+        max_depth=args.depth,
+        **_split_sweep(args, progress),
     )
     if args.curves:
         write_text(args.curves, csv_text(curves))

@@ -26,6 +26,7 @@ from sklearn.utils import _safe_indexing
 from sklearn.utils.validation import check_is_fitted
 
 from .costs import label_indices, validate_cost_matrix
+from .init_params import store_params
 from .minrisk import CostWeightedClassifier, MinRiskClassifier, _checked_target, _label, expected_cost
 
 __all__ = [
@@ -226,9 +227,7 @@ class CostSensitiveAuto(ClassifierMixin, BaseEstimator):
     "order"), refitted on all points. ``selection_`` is the table, ``reason_`` the words, ``best_estimator_`` the winner."""
 
     def __init__(self, cost_matrix=None, cv=5, random_state=0):
-        self.cost_matrix = cost_matrix
-        self.cv = cv
-        self.random_state = random_state
+        store_params(self, locals())
 
     def fit(self, X, y, progress=None):
         y = _checked_target(X, y)

@@ -28,6 +28,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .binning import BINNINGS, bin_data, fit_thresholds
 from .estimator import RebelClassifier, posterior_from_scores
+from .init_params import store_params
 from .minrisk import MinRiskClassifier
 from .params import check_param
 from .staged import (  # noqa: F401 (the staged posteriors and scores, as they were in this module)
@@ -112,9 +113,7 @@ class _StumpBoosting(ClassifierMixin, BaseEstimator):
     ``a[t, l]`` (alpha times vote or polarity), so ``H_l(x) = sum_t a[t, l] phi_tl(x)``."""
 
     def __init__(self, n_estimators=100, n_thresholds=200, binning="uniform"):
-        self.n_estimators = n_estimators
-        self.n_thresholds = n_thresholds
-        self.binning = binning
+        store_params(self, locals())
 
     def _check_params(self):
         check_param("n_estimators", self.n_estimators)

@@ -22,6 +22,20 @@ from .grower import new_forest, round_work, tree_of
 from .kernels import compiled
 
 
+@dataclass(frozen=True)
+class BoostInputs:
+    """What every round loop trains on (paper mode's ``boost`` and the variants' ``boost_variant``): ``n_rounds``
+    rounds of depth-``depth`` trees on binned features ``bins`` (d, N) uint8 of ``n_bins`` bins, splitting only
+    the ``usable`` features (d,), with per-sample cost rows (N, K)."""
+
+    bins: np.ndarray
+    usable: np.ndarray
+    cost_rows: np.ndarray
+    n_rounds: int
+    depth: int
+    n_bins: int
+
+
 @dataclass
 class BoostResult:
     a0: np.ndarray  # (K,)
@@ -48,18 +62,16 @@ def training_loss(H, cost_rows) -> float:
 
 
 def boost(
-    bins: np.ndarray,
-    usable: np.ndarray,
-    cost_rows: np.ndarray,
-    n_rounds: int,
-    depth: int,
-    n_bins: int,
+    inputs: BoostInputs,
     callback: Callable[[int, dict], object] | None = None,
     learning_rate: float = 1.0,
 ) -> BoostResult:
-    """Train ``n_rounds`` rounds of depth-``depth`` trees. ``callback(t, info)`` runs after a0 (t = 0) and after
-    each round; returning ``False`` stops training early (the result then holds the rounds done so far).
-    ``learning_rate`` < 1 shrinks every a_t (a variant; ``layer_loss`` then holds each layer's full step)."""
+    """Train ``inputs.n_rounds`` rounds of depth-``inputs.depth`` trees. ``callback(t, info)`` runs after a0
+    (t = 0) and after each round; returning ``False`` stops training early (the result then holds the rounds
+    done so far). ``learning_rate`` < 1 shrinks every a_t (a variant; ``layer_loss`` then holds each layer's
+    full step)."""
+    bins, usable, cost_rows = inputs.bins, inputs.usable, inputs.cost_rows
+    n_rounds, depth, n_bins = inputs.n_rounds, inputs.depth, inputs.n_bins
     n_features, n_samples = bins.shape
     n_classes = cost_rows.shape[1]
     dec = decompose(cost_rows)

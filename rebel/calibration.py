@@ -28,6 +28,8 @@ from sklearn.frozen import FrozenEstimator
 from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import _safe_indexing
 
+from .init_params import store_params
+
 CALIBRATIONS = {
     "temperature": "temperature scaling (one parameter, multi-class)",
     "sigmoid": "Platt scaling (a sigmoid per class vs rest)",
@@ -41,7 +43,7 @@ class _GivenPosterior(ClassifierMixin, BaseEstimator):
     calibrators work on any model's posteriors, read at any round."""
 
     def __init__(self, n_classes: int = 2):
-        self.n_classes = n_classes
+        store_params(self, locals())
 
     def fit(self, P, y=None):
         self.classes_ = np.arange(self.n_classes)
@@ -112,10 +114,7 @@ class CrossFitCalibrated(ClassifierMixin, BaseEstimator):
     same calibration with the minimum-risk decision."""
 
     def __init__(self, estimator=None, method: str = "temperature", n_folds: int = 5, random_state: int = 0):
-        self.estimator = estimator
-        self.method = method
-        self.n_folds = n_folds
-        self.random_state = random_state
+        store_params(self, locals())
 
     def fit(self, X, y):
         from rebel.estimator import RebelClassifier

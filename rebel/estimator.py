@@ -20,6 +20,7 @@ from .binning import BINNED_PREDICT_MAX, binned_scores
 from .columns import feature_of
 from .costs import label_indices, uniform_costs, validate_cost_matrix, validate_sample_cost
 from .fitting import _both, train, weighted_cost_rows
+from .init_params import store_params
 from .labels import _all_integers, labels_as_written
 from .params import (
     MIN_SAMPLES_LEAF,
@@ -162,24 +163,7 @@ class RebelClassifier(ClassifierMixin, BaseEstimator):
         verbose=0,
         importance_type="split",
     ):
-        self.cost_matrix = cost_matrix
-        self.n_estimators = n_estimators
-        self.max_depth = max_depth
-        self.n_thresholds = n_thresholds
-        self.binning = binning
-        self.random_state = random_state
-        self.loss = loss
-        self.leaves = leaves
-        self.learning_rate = learning_rate
-        self.n_iter_no_change = n_iter_no_change
-        self.validation_fraction = validation_fraction
-        self.l2_regularization = l2_regularization
-        self.min_samples_leaf = min_samples_leaf
-        self.categorical_features = categorical_features
-        self.class_weight = class_weight
-        self.n_jobs = n_jobs
-        self.verbose = verbose
-        self.importance_type = importance_type
+        store_params(self, locals())
 
     # ------------------------------------------------------------------ fitting
     def _check_params(self):

@@ -18,7 +18,7 @@ from . import budget
 from . import kernels as kern
 from ._threading import parallel_guard
 from .binning import bin_data, fit_thresholds
-from .booster import BoostResult, boost
+from .booster import BoostInputs, BoostResult, boost
 from .costs import scaled_cost_rows
 from .variants import boost_variant
 
@@ -193,22 +193,21 @@ def train(X, y_idx, cost_rows, opts: dict, callback=None, sample_weight=None, th
     if opts["n_iter_no_change"] is not None:
         bins_val = bin_data(X[val_rows], thresholds)
         scorer = ValidationCost(bins_val, cost_rows[val_rows], opts["max_depth"], opts["n_iter_no_change"])
-    bins = bin_data(_rows(X, train_rows), thresholds)
-    args = (
-        bins,
+    inputs = BoostInputs(
+        bin_data(_rows(X, train_rows), thresholds),
         usable,
         np.ascontiguousarray(_rows(cost_rows, train_rows)),
         opts["n_estimators"],
         opts["max_depth"],
+        thresholds.shape[1] + 1,
     )
-    n_bins = thresholds.shape[1] + 1
     cb = _both(callback, scorer)
     with parallel_guard():
         if (opts["loss"], opts["leaves"]) == ("exp", "binary"):
-            res = boost(*args, n_bins=n_bins, callback=cb, learning_rate=opts["learning_rate"])
+            res = boost(inputs, callback=cb, learning_rate=opts["learning_rate"])
         else:
             res = boost_variant(
-                *args, n_bins, opts["loss"], opts["leaves"], opts["learning_rate"], callback=cb,
+                inputs, opts["loss"], opts["leaves"], opts["learning_rate"], callback=cb,
                 l2_regularization=opts["l2_regularization"], min_samples_leaf=opts["min_samples_leaf"],
             )  # fmt: skip
     if scale != 1.0:  # back to the caller's cost units (a power of two: exact)

@@ -30,6 +30,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from .calibration import CALIBRATIONS, crossfit_calibrator
 from .costs import _check_entries, label_indices, uniform_costs, validate_cost_matrix, validate_sample_cost
+from .init_params import store_params
 
 __all__ = [
     "CostWeightedClassifier",
@@ -157,11 +158,7 @@ class MinRiskClassifier(ClassifierMixin, BaseEstimator):
     def __init__(
         self, estimator=None, cost_matrix=None, calibration="temperature", n_folds=5, random_state=0
     ):
-        self.estimator = estimator
-        self.cost_matrix = cost_matrix
-        self.calibration = calibration
-        self.n_folds = n_folds
-        self.random_state = random_state
+        store_params(self, locals())
 
     def _default_estimator(self):
         from sklearn.ensemble import HistGradientBoostingClassifier
@@ -285,8 +282,7 @@ class CostWeightedClassifier(ClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, estimator=None, cost_matrix=None):
-        self.estimator = estimator
-        self.cost_matrix = cost_matrix
+        store_params(self, locals())
 
     def __sklearn_tags__(self):
         from sklearn.ensemble import HistGradientBoostingClassifier

@@ -48,22 +48,23 @@ class ModelFileError(ValueError):
     """A model file is malformed, of another format or of an unsupported version."""
 
 
-# name -> (kind, ndim) of every fitted array a model file must contain; kind is float, int or bool.
+# name -> (kind, shape) of every fitted array a model file must contain, in the file's order. kind: float, bool or
+# int8/int32 (JSON integers read into that dtype); shape in T rounds, K classes, d features, n_thr thresholds, the
+# trees' nodes (2^D - 1) and leaves (2^D), depth D.
 ARRAYS = {
-    "cost_matrix_": ("float", 2),
-    "thresholds_": ("float", 2),
-    "feature_usable_": ("bool", 1),
-    "a0_": ("float", 1),
-    "tree_features_": ("int", 2),
-    "tree_thr_idx_": ("int", 2),
-    "tree_thresholds_": ("float", 2),
-    "tree_leaf_signs_": ("int", 2),
-    "a_": ("float", 2),
-    "train_loss_": ("float", 1),
-    "train_risk_": ("float", 1),
-    "layer_loss_": ("float", 2),
+    "cost_matrix_": ("float", ("K", "K")),
+    "thresholds_": ("float", ("d", "n_thr")),
+    "feature_usable_": ("bool", ("d",)),
+    "a0_": ("float", ("K",)),
+    "tree_features_": ("int32", ("T", "nodes")),
+    "tree_thr_idx_": ("int32", ("T", "nodes")),
+    "tree_thresholds_": ("float", ("T", "nodes")),
+    "tree_leaf_signs_": ("int8", ("T", "leaves")),
+    "a_": ("float", ("T", "K")),
+    "train_loss_": ("float", ("T + 1",)),
+    "train_risk_": ("float", ("T + 1",)),
+    "layer_loss_": ("float", ("T", "depth")),
 }
-_DTYPES = {"tree_features_": np.int32, "tree_thr_idx_": np.int32, "tree_leaf_signs_": np.int8}
 PARAMS = ("n_estimators", "max_depth", "n_thresholds", "binning", "random_state")
 # Engine options beyond the paper; a file without them (written before they existed) is a paper-mode model.
 OPTION_DEFAULTS = {
@@ -326,29 +327,18 @@ def _arrays(obj: Any, params: dict, K: int, d: int) -> dict:
     obj = _dict(obj, "field 'arrays'", set(ARRAYS) | set(OPTIONAL_ARRAYS), optional=set(OPTIONAL_ARRAYS))
     depth = params["max_depth"]
     n_nodes, n_leaves, n_thr = 2**depth - 1, 2**depth, params["n_thresholds"]
-    cols = {"tree_leaf_signs_": n_leaves, "a_": K, "layer_loss_": depth, "cost_matrix_": K}
+    size = {"K": K, "d": d, "n_thr": n_thr, "nodes": n_nodes, "leaves": n_leaves, "depth": depth}
     out = {
-        name: _array(obj[name], name, kind, ndim, cols.get(name, n_nodes))
-        for name, (kind, ndim) in ARRAYS.items()
+        name: _array(obj[name], name, _json_kind(kind), len(shape), size[shape[1]] if len(shape) == 2 else 0)
+        for name, (kind, shape) in ARRAYS.items()
         if name != "cost_matrix_"
     }
     out["cost_matrix_"] = _costs(obj["cost_matrix_"], "cost_matrix_", K)
     T = out["a_"].shape[0]
-    expected = {
-        "thresholds_": (d, n_thr),
-        "feature_usable_": (d,),
-        "a0_": (K,),
-        "a_": (T, K),
-        "tree_features_": (T, n_nodes),
-        "tree_thr_idx_": (T, n_nodes),
-        "tree_thresholds_": (T, n_nodes),
-        "tree_leaf_signs_": (T, n_leaves),
-        "train_loss_": (T + 1,),
-        "train_risk_": (T + 1,),
-        "layer_loss_": (T, depth),
-    }
-    for name, shape in expected.items():
-        if out[name].shape != shape:
+    size.update({"T": T, "T + 1": T + 1})
+    for name, (_, dims) in ARRAYS.items():
+        shape = tuple(size[dim] for dim in dims)
+        if name != "cost_matrix_" and out[name].shape != shape:
             raise ModelFileError(
                 f"array '{name}' has shape {out[name].shape}; expected {shape} (T = {T} rounds, K = {K} "
                 f"classes, d = {d} features, depth {depth}, {n_thr} thresholds)."
@@ -357,9 +347,15 @@ def _arrays(obj: Any, params: dict, K: int, d: int) -> dict:
         raise _fail(f"the file holds {T} rounds but n_estimators is {params['n_estimators']}.")
     out.update(_optional_arrays(obj, params["leaves"], T, n_leaves, K))
     _check_ranges(out, d, n_thr)
-    for name, dtype in _DTYPES.items():
-        out[name] = out[name].astype(dtype)
+    for name, (kind, _) in ARRAYS.items():
+        if _json_kind(kind) == "int":
+            out[name] = out[name].astype(kind)
     return out
+
+
+def _json_kind(kind: str) -> str:
+    """The JSON values an array of ``kind`` (``ARRAYS``) holds: float, bool or int (int8 and int32 arrays)."""
+    return "int" if kind.startswith("int") else kind
 
 
 def _optional_arrays(obj: dict, leaves: str, T: int, n_leaves: int, K: int) -> dict:

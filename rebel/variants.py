@@ -16,7 +16,7 @@ from collections.abc import Callable
 import numpy as np
 
 from . import kernels as kern
-from .booster import BoostResult, _bias_step, round_driver
+from .booster import BoostInputs, BoostResult, _bias_step, round_driver
 from .costs import decompose
 from .grower import Tree, new_forest, round_work, variant_work
 
@@ -28,9 +28,9 @@ _LOSS_ID = {"exp": kern.LOSS_EXP, "logistic": kern.LOSS_LOGISTIC}
 class _Run:
     """One variant fit's arrays and running loss (kept together so each round is a few kernel calls)."""
 
-    def __init__(
-        self, bins, usable, cost_rows, n_rounds, depth, n_bins, loss, leaves, learning_rate, l2, msl
-    ):
+    def __init__(self, inputs: BoostInputs, loss, leaves, learning_rate, l2, msl):
+        bins, usable, cost_rows = inputs.bins, inputs.usable, inputs.cost_rows
+        n_rounds, depth, n_bins = inputs.n_rounds, inputs.depth, inputs.n_bins
         n_features, n_samples = bins.shape
         n_classes = cost_rows.shape[1]
         dec = decompose(cost_rows)
@@ -150,12 +150,7 @@ class _Run:
 
 
 def boost_variant(
-    bins: np.ndarray,
-    usable: np.ndarray,
-    cost_rows: np.ndarray,
-    n_rounds: int,
-    depth: int,
-    n_bins: int,
+    inputs: BoostInputs,
     loss: str = "exp",
     leaves: str = "vector",
     learning_rate: float = 1.0,
@@ -163,7 +158,7 @@ def boost_variant(
     l2_regularization: float = 0.0,
     min_samples_leaf: int = 1,
 ) -> BoostResult:
-    """Train ``n_rounds`` rounds of a variant (any ``loss``/``leaves`` except the paper's exp + binary, which is
+    """Train ``inputs.n_rounds`` rounds of a variant (any ``loss``/``leaves`` except the paper's exp + binary, which is
     ``rebel.booster.boost``). ``callback(t, info)`` runs after a0 (t = 0) and after each round (info: loss,
     risk, a, tree, values = the round's leaf values (2^D, K)); returning ``False`` stops training early.
     ``l2_regularization`` (>= 0, in units of the largest cost) is added to the hessian of every leaf value and
@@ -172,20 +167,17 @@ def boost_variant(
     if loss not in LOSSES or leaves not in LEAVES or (loss, leaves) == ("exp", "binary"):
         raise ValueError(f"boost_variant runs loss in {LOSSES} and leaves in {LEAVES} except exp + binary; got "
                          f"loss={loss!r}, leaves={leaves!r}.")  # fmt: skip
-    run = _Run(
-        bins, usable, cost_rows, n_rounds, depth, n_bins, loss, leaves, learning_rate, l2_regularization,
-        min_samples_leaf,
-    )  # fmt: skip
+    run = _Run(inputs, loss, leaves, learning_rate, l2_regularization, min_samples_leaf)
     if (
         callback is not None
         and callback(0, {"loss": run.train_loss[0], "risk": run.risk0, "a": run.a0}) is False
     ):
         return run.result(0)
-    for t in range(n_rounds):
+    for t in range(inputs.n_rounds):
         info = run.round(t)
         if callback is not None and callback(t + 1, info) is False:
             return run.result(t + 1)
-    return run.result(n_rounds)
+    return run.result(inputs.n_rounds)
 
 
 def training_loss(H, cost_rows, loss: str = "exp") -> float:

@@ -228,12 +228,12 @@ def _warm_fit() -> None:
     kernels of a round with their serial drivers, run by the interpreted round loop (without the estimator,
     whose scikit-learn import a helper process would pay first)."""
     from .binning import bin_data, fit_thresholds
-    from .booster import boost
+    from .booster import BoostInputs, boost
 
     X, y = _tiny_data()
     thresholds, usable = fit_thresholds(X, 4)
     cost_rows = np.ascontiguousarray((1.0 - np.eye(3))[y])
-    boost(bin_data(X, thresholds), usable, cost_rows, 2, 2, thresholds.shape[1] + 1)
+    boost(BoostInputs(bin_data(X, thresholds), usable, cost_rows, 2, 2, thresholds.shape[1] + 1))
     # the interpreted round loop's kernels even where the fit ran a cached compiled loop (a fit of a K whose
     # loop is not cached runs them; and the group's marker, ``_layer_choose_a``, is one of them)
     _warm_rounds(3, parallel=False, interpreted=True)

@@ -5,7 +5,7 @@ import pytest
 
 from rebel import kernels as kern
 from rebel.binning import bin_data, fit_thresholds
-from rebel.booster import boost, training_loss
+from rebel.booster import BoostInputs, boost, training_loss
 from rebel.costs import decompose
 from rebel.grower import round_work
 
@@ -220,7 +220,7 @@ def test_whole_fit_equals_naive_fit(depth, N, d, K, T, cost_kind):
     thresholds, usable = fit_thresholds(X, T, "uniform")
     bins = bin_data(X, thresholds)
     n_rounds = 6
-    res = boost(bins, usable, cost_rows, n_rounds, depth, n_bins=T + 1)
+    res = boost(BoostInputs(bins, usable, cost_rows, n_rounds, depth, n_bins=T + 1))
     a0, rounds, losses = naive.fit(bins, usable, cost_rows, n_rounds, depth, T)
     np.testing.assert_allclose(res.a0, a0, rtol=1e-10)
     for t, (feats, thr, signs, a) in enumerate(rounds):
@@ -279,7 +279,7 @@ def test_training_loss_is_the_naive_loss_and_the_fit_s_last_loss():
     X = rng.normal(size=(120, 2))
     cost_rows = rng.exponential(size=(120, 3))
     thresholds, usable = fit_thresholds(X, 20, "uniform")
-    res = boost(bin_data(X, thresholds), usable, cost_rows, 8, 2, n_bins=21)
+    res = boost(BoostInputs(bin_data(X, thresholds), usable, cost_rows, 8, 2, n_bins=21))
     np.testing.assert_allclose(
         training_loss(res.H, cost_rows), naive.training_loss(res.H, cost_rows), rtol=1e-13
     )

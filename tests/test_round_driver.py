@@ -123,7 +123,8 @@ def test_booster_weights_and_scores_are_the_same_bits(monkeypatch):
         for per_round in (False, True):
             monkeypatch.setattr(booster_mod, "round_driver", pick)
             cb = (lambda t, info: None) if per_round else None
-            res = booster_mod.boost(bins, usable, cost_rows, 9, 3, thresholds.shape[1] + 1, callback=cb)
+            inputs = booster_mod.BoostInputs(bins, usable, cost_rows, 9, 3, thresholds.shape[1] + 1)
+            res = booster_mod.boost(inputs, callback=cb)
             results[driver, per_round] = {
                 k: np.asarray(v).tobytes() for k, v in vars(res).items() if v is not None
             }

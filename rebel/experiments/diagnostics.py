@@ -36,6 +36,7 @@ from rebel.data.presets import PRESETS
 from rebel.estimator import RebelClassifier
 from rebel.experiments.runner import Progress, run_tasks
 from rebel.experiments.splits import Split, protocol_splits
+from rebel.init_params import store_params
 from rebel.minrisk import mistake_weights
 from rebel.params import APP_DEFAULTS
 
@@ -76,9 +77,7 @@ class ScorePosterior(ClassifierMixin, BaseEstimator):
     (uniform where all scores are equal). For the calibration experiment (``fig3 --posterior rebel-softmax``)."""
 
     def __init__(self, n_estimators: int = 100, max_depth: int = 1, transform: str = "softmax"):
-        self.n_estimators = n_estimators
-        self.max_depth = max_depth
-        self.transform = transform
+        store_params(self, locals())
 
     def fit(self, X, y):
         if self.transform not in SCORE_TRANSFORMS:

@@ -323,45 +323,63 @@ def _check_methods(methods) -> list:
     return [m for m in methods if m in available_estimators()]
 
 
-def fig4(
-    datasets=FIG4_DATASETS,
-    methods=FIG4_METHODS,
+def split_curves(
+    datasets,
+    columns: tuple,
+    runs: dict,
+    n_rounds: int,
     n_splits: int = 5,
-    n_rounds: int = 200,
-    max_depth: int = 1,
     seed: int = PAPER_SEED,
     cost_matrices: dict | None = None,
     n_jobs: int | None = 2,
     backend: str | None = None,
     progress: Progress | None = None,
 ) -> pd.DataFrame:
+    """The protocol of Fig. 4 and Table 1: every run on ``n_splits`` random stratified 50/25/25
+    train/validation/test splits of every dataset, with the dataset's cost matrix (``cost_matrices[name]``,
+    default ``experiment_costs``: random, normalised so random guessing costs 1 under the class frequencies),
+    error and cost after every round.
+
+    ``datasets``: names (see ``load_named``) or (name, X, y) triples; ``runs``: {the run's values of
+    ``columns``: (method, training, max_depth, min_risk)}, a method of ``rebel.baselines.ESTIMATORS`` trained
+    with 0-1 costs (``training = "0-1"``) or the costs (``"cost"``) for ``n_rounds`` rounds, read with
+    ``decision = "argmax"`` and, when ``min_risk``, also ``"min-risk"`` (0-1 training only).
+
+    Returns one row per (dataset, split, *columns, decision, t) with ``val_error, val_cost, test_error,
+    test_cost``; a stopped sweep (``progress`` returned False) holds the runs finished so far.
+    """
+    tasks = []
+    for name, splits, C in dataset_splits(datasets, n_splits, seed, cost_matrices):
+        for s_idx, split in enumerate(splits):
+            for values, (method, training, depth, min_risk) in runs.items():
+                args = (split, method, training, C, n_rounds, depth, s_idx, min_risk)
+                tasks.append(((name, s_idx, values), _method_task, args))
+    results = run_tasks(tasks, n_jobs, backend, progress)
+    frames = [
+        results[key].assign(dataset=key[0], split=key[1], **dict(zip(columns, key[2])))
+        for key in _finished(tasks, results)
+    ]
+    return _concat(frames, ["dataset", "split", *columns, *CURVE_COLUMNS])
+
+
+def fig4(
+    datasets=FIG4_DATASETS, methods=FIG4_METHODS, *, n_rounds: int = 200, max_depth: int = 1, **sweep
+) -> pd.DataFrame:
     """Fig. 4 and Fig. 6: every method on every dataset and split, error and cost after every round.
 
-    ``datasets``: names (see ``load_named``) or (name, X, y) triples; ``methods``: names from
-    ``rebel.baselines.ESTIMATORS`` (LightGBM is skipped when not installed). Each dataset gets ``n_splits``
-    random stratified 50/25/25 train/validation/test splits and a cost matrix (``cost_matrices[name]``, default
-    ``experiment_costs``: random, normalised so random guessing costs 1 under the class frequencies).
-    Every method is trained cost-blind (``training = "0-1"``) and read with ``decision = "argmax"`` (cost-blind)
-    and ``"min-risk"`` (two-step); REBEL is also trained with the costs (``training = "cost"``).
+    ``methods``: names from ``rebel.baselines.ESTIMATORS`` (LightGBM is skipped when not installed), trees of
+    depth ``max_depth``. Every method is trained cost-blind (``training = "0-1"``) and read with ``decision =
+    "argmax"`` (cost-blind) and ``"min-risk"`` (two-step); REBEL is also trained with the costs (``training =
+    "cost"``). ``datasets`` and ``sweep`` (``n_splits`` = 5, ``seed``, ``cost_matrices``, ``n_jobs``,
+    ``backend``, ``progress``): the protocol of ``split_curves``.
 
     Returns the curves: one row per (dataset, split, method, training, decision, t) with ``val_error, val_cost,
     test_error, test_cost``. ``select_rounds`` turns it into one row per trial.
     """
     methods = _check_methods(methods)
-    tasks = []
-    for name, splits, C in dataset_splits(datasets, n_splits, seed, cost_matrices):
-        for s_idx, split in enumerate(splits):
-            runs = [(m, "0-1") for m in methods] + ([("rebel", "cost")] if "rebel" in methods else [])
-            for method, training in runs:
-                key = (name, s_idx, method, training)
-                tasks.append((key, _method_task, (split, method, training, C, n_rounds, max_depth, s_idx)))
-    results = run_tasks(tasks, n_jobs, backend, progress)
-    frames = []
-    for key in _finished(tasks, results):
-        frame = results[key]
-        name, s_idx, method, training = key
-        frames.append(frame.assign(dataset=name, split=s_idx, method=ESTIMATORS[method], training=training))
-    return _concat(frames, ["dataset", "split", "method", "training", *CURVE_COLUMNS])
+    trainings = [(m, "0-1") for m in methods] + ([("rebel", "cost")] if "rebel" in methods else [])
+    runs = {(ESTIMATORS[m], training): (m, training, max_depth, True) for m, training in trainings}
+    return split_curves(datasets, ("method", "training"), runs, n_rounds, **sweep)
 
 
 TRIAL_KEYS = ["dataset", "split", "method", "training", "decision"]
@@ -411,35 +429,18 @@ def method_label(row) -> str:
 # --------------------------------------------------------------------------------------------------------------
 
 
-def table1(
-    datasets=TABLE1_DATASETS,
-    depths=(1, 2, 3, 4),
-    n_splits: int = 5,
-    n_rounds: int = 100,
-    seed: int = PAPER_SEED,
-    cost_matrices: dict | None = None,
-    n_jobs: int | None = 2,
-    backend: str | None = None,
-    progress: Progress | None = None,
-) -> pd.DataFrame:
+def table1(datasets=TABLE1_DATASETS, depths=(1, 2, 3, 4), *, n_rounds: int = 100, **sweep) -> pd.DataFrame:
     """Table 1: REBEL with trees of each depth, trained with 0-1 costs (test error) and with the dataset's cost
     matrix (test cost), rounds chosen on validation; one row per (dataset, split, depth, training) with
-    ``t_error, test_error, t_cost, test_cost`` (read ``test_error`` for 0-1 rows, ``test_cost`` for cost rows)."""
-    tasks = []
-    for name, splits, C in dataset_splits(datasets, n_splits, seed, cost_matrices):
-        for s_idx, split in enumerate(splits):
-            for depth in depths:
-                for training in ("0-1", "cost"):
-                    key = (name, s_idx, depth, training)
-                    tasks.append(
-                        (key, _method_task, (split, "rebel", training, C, n_rounds, depth, s_idx, False))
-                    )
-    results = run_tasks(tasks, n_jobs, backend, progress)
-    frames = []
-    for key in _finished(tasks, results):
-        name, s_idx, depth, training = key
-        frames.append(results[key].assign(dataset=name, split=s_idx, depth=depth, training=training))
-    curves = _concat(frames, ["dataset", "split", "depth", "training", *CURVE_COLUMNS])
+    ``t_error, test_error, t_cost, test_cost`` (read ``test_error`` for 0-1 rows, ``test_cost`` for cost rows).
+    ``datasets`` and ``sweep`` (``n_splits`` = 5, ``seed``, ``cost_matrices``, ``n_jobs``, ``backend``,
+    ``progress``): the protocol of ``split_curves``."""
+    runs = {
+        (depth, training): ("rebel", training, depth, False)
+        for depth in depths
+        for training in ("0-1", "cost")
+    }
+    curves = split_curves(datasets, ("depth", "training"), runs, n_rounds, **sweep)
     return select_rounds(curves, keys=["dataset", "split", "depth", "training"])
 
 
@@ -467,6 +468,7 @@ __all__ = [
     "fig4_summary",
     "method_label",
     "select_rounds",
+    "split_curves",
     "table1",
     "table1_summary",
 ]

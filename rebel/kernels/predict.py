@@ -66,6 +66,19 @@ PREDICT_BLOCK = 128  # rows per block in predict_blocks
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _n_blocks(n_samples):
+    """How many blocks of PREDICT_BLOCK rows cover ``n_samples`` rows (the last one may be shorter)."""
+    return (n_samples + PREDICT_BLOCK - 1) // PREDICT_BLOCK
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _block_rows(b, n_samples):
+    """Rows [start, stop) of block ``b``: PREDICT_BLOCK rows, the last block what is left of ``n_samples``."""
+    start = b * PREDICT_BLOCK
+    return start, min(start + PREDICT_BLOCK, n_samples)
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _block_transpose(X, start, stop):
     """Rows start..stop of X as a feature-major (d, rows) array."""
     Xt = np.empty((X.shape[1], stop - start))
@@ -151,20 +164,16 @@ def _predict_block(X, start, stop, a0, features, thresholds, leaf_signs, A, dept
 def predict_blocks(X, a0, features, thresholds, leaf_signs, A, depth, scores, staged):
     """Scores (N, K) and/or staged class indices (T + 1, N) int16 on raw features (see ``_predict_block``);
     threads own blocks of PREDICT_BLOCK rows."""
-    n_samples = X.shape[0]
-    n_blocks = (n_samples + PREDICT_BLOCK - 1) // PREDICT_BLOCK
-    for b in prange(n_blocks):
-        start = b * PREDICT_BLOCK
-        stop = min(start + PREDICT_BLOCK, n_samples)
+    for b in prange(_n_blocks(X.shape[0])):
+        start, stop = _block_rows(b, X.shape[0])
         _predict_block(X, start, stop, a0, features, thresholds, leaf_signs, A, depth, scores, staged)
 
 
 @njit(cache=True, nogil=True)
 def predict_blocks_serial(X, a0, features, thresholds, leaf_signs, A, depth, scores, staged):
     """``predict_blocks`` on one thread."""
-    n_samples = X.shape[0]
-    for start in range(0, n_samples, PREDICT_BLOCK):
-        stop = min(start + PREDICT_BLOCK, n_samples)
+    for b in range(_n_blocks(X.shape[0])):
+        start, stop = _block_rows(b, X.shape[0])
         _predict_block(X, start, stop, a0, features, thresholds, leaf_signs, A, depth, scores, staged)
 
 
@@ -195,11 +204,8 @@ def predict_leaf_values(X, a0, features, thresholds, leaf_values, depth, scores,
     """Vector-leaf models: scores[n] = a0 + sum_t leaf_values[t, leaf_t(x_n)] (N, K) and/or staged[t, n] =
     argmax_k of the scores after t rounds (T + 1, N) int16 (ties to the lowest k), whichever is not empty.
     Threads own blocks of PREDICT_BLOCK rows."""
-    n_samples = X.shape[0]
-    n_blocks = (n_samples + PREDICT_BLOCK - 1) // PREDICT_BLOCK
-    for b in prange(n_blocks):
-        start = b * PREDICT_BLOCK
-        stop = min(start + PREDICT_BLOCK, n_samples)
+    for b in prange(_n_blocks(X.shape[0])):
+        start, stop = _block_rows(b, X.shape[0])
         _predict_values_rows(X, start, stop, a0, features, thresholds, leaf_values, depth, scores, staged)
 
 
