@@ -117,6 +117,23 @@ def test_arguments_are_checked_before_any_work(tmp_path, capsys):
     assert not out.exists()
 
 
+def test_a_text_column_in_fit_names_the_drop_flag(tmp_path, capsys):
+    with_id = tmp_path / "id.csv"
+    table = pd.read_csv(AIRPORT)
+    table.insert(0, "id", [f"row{i}" for i in range(len(table))])
+    table.to_csv(with_id, index=False)
+    line = _one_error(["fit", with_id, "--method", "two-step", "-o", tmp_path / "m.json"], capsys)
+    assert "column 'id': the value is 'row0'" in line and "leave the column out with --drop 'id'" in line
+    model = tmp_path / "r.json"
+    assert _run(["fit", AIRPORT, "--rounds", 3, "--quiet", "-o", model], capsys)[0] == 0
+    bad = tmp_path / "bad.csv"
+    pd.read_csv(AIRPORT).assign(x=lambda t: t["x"].astype(object).where(t.index != 3, "oops")).to_csv(
+        bad, index=False
+    )
+    line = _one_error(["predict", model, bad], capsys)  # a model's feature: no --drop to offer
+    assert "column 'x': the value is 'oops'" in line and "--drop" not in line
+
+
 def test_evaluate_baselines_without_a_split_column_is_refused_before_evaluating(tmp_path, capsys):
     model = tmp_path / "r.json"
     assert _run(["fit", AIRPORT, "--rounds", 3, "--quiet", "-o", model], capsys)[0] == 0
