@@ -224,12 +224,17 @@ class MinRiskClassifier(ClassifierMixin, BaseEstimator):
         P = self.estimator_.predict_proba(X)
         return P if self.calibrator_ is None else self.calibrator_.predict_proba(P)
 
+    def risks(self, X, cost_matrix=None):
+        """The expected cost of predicting each class, ``sum_y p(y|x) C[y, k]`` (N, K, every K), under the
+        fitted ``cost_matrix_`` or ``cost_matrix`` ((K, K) or one per example (N, K, K)); its argmin is the
+        prediction."""
+        P = self.predict_proba(X)
+        return expected_risks(P, decision_costs(cost_matrix, self.cost_matrix_, len(P), self.classes_))
+
     def decision_function(self, X, cost_matrix=None):
         """Negative expected cost ``-sum_y p(y|x) C[y, k]`` (N, K), whose argmax is the prediction; for two
         classes one column (N,), positive where the second class costs less (scikit-learn's convention)."""
-        P = self.predict_proba(X)
-        C = decision_costs(cost_matrix, self.cost_matrix_, len(P), self.classes_)
-        return _binary_or_all(-expected_risks(P, C))
+        return _binary_or_all(-self.risks(X, cost_matrix))
 
     def predict(self, X, cost_matrix=None):
         """The minimum expected cost class under the fitted ``cost_matrix_``, or under ``cost_matrix`` (one
@@ -338,9 +343,11 @@ class CostWeightedClassifier(ClassifierMixin, BaseEstimator):
     def decision_function(self, X, cost_matrix=None):
         """Negative cost-weighted risk ``-sum_y q(y|x) C[y, k] / wbar_y`` (N, K), whose argmax is the prediction;
         for two classes one column (N,), positive where the second class costs less."""
-        return _binary_or_all(-self._risk(X, cost_matrix))
+        return _binary_or_all(-self.risks(X, cost_matrix))
 
-    def _risk(self, X, cost_matrix):
+    def risks(self, X, cost_matrix=None):
+        """The cost-weighted risk of predicting each class, ``sum_y q(y|x) C[y, k] / wbar_y`` (N, K, every K),
+        with the training costs or ``cost_matrix``; its argmin is the prediction."""
         Q = self.predict_proba(X)
         Q = Q / self.class_weights_[None, :]
         C = decision_costs(cost_matrix, self.cost_matrix_, len(Q), self.classes_)
@@ -349,7 +356,7 @@ class CostWeightedClassifier(ClassifierMixin, BaseEstimator):
     def predict(self, X, cost_matrix=None):
         """``argmin_k sum_y q(y|x) C[y, k] / wbar_y`` with the training costs (or ``cost_matrix``: (K, K) or one
         matrix per example (N, K, K)). Ties: the first class."""
-        idx = np.argmin(self._risk(X, cost_matrix), axis=1)
+        idx = np.argmin(self.risks(X, cost_matrix), axis=1)
         return self.classes_[idx]
 
 

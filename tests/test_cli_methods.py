@@ -134,6 +134,26 @@ def test_a_text_column_in_fit_names_the_drop_flag(tmp_path, capsys):
     assert "column 'x': the value is 'oops'" in line and "--drop" not in line
 
 
+@pytest.mark.parametrize(("method", "classes"), [("two-step", ["harmless", "liquid"]), ("weighted", None)])
+def test_predict_scores_of_a_method_model_are_minus_its_risks_for_every_class_count(
+    method, classes, tmp_path, capsys
+):
+    data = tmp_path / "d.csv"
+    table = pd.read_csv(AIRPORT)
+    (table if classes is None else table[table["label"].isin(classes)]).to_csv(data, index=False)
+    out, pred = tmp_path / "m.json", tmp_path / "p.csv"
+    assert _run(["fit", data, "--method", method, "--quiet", "-o", out], capsys)[0] == 0
+    code, _, err = _run(["predict", out, data, "--scores", "-o", pred], capsys)
+    assert code == 0, err
+    model, written = load_model(out), pd.read_csv(pred)
+    names = [f"neg_cost_{c}" for c in model.classes_]
+    assert list(written.columns) == ["prediction", *names] and len(names) == (2 if classes else 3)
+    X = pd.read_csv(data)[["x", "y"]]
+    np.testing.assert_allclose(written[names].to_numpy(), -model.risks(X), rtol=1e-12, atol=1e-12)
+    picked = model.classes_[np.argmax(written[names].to_numpy(), axis=1)]
+    np.testing.assert_array_equal(picked, written["prediction"].to_numpy())
+
+
 def test_evaluate_baselines_without_a_split_column_is_refused_before_evaluating(tmp_path, capsys):
     model = tmp_path / "r.json"
     assert _run(["fit", AIRPORT, "--rounds", 3, "--quiet", "-o", model], capsys)[0] == 0
