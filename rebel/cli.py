@@ -72,11 +72,14 @@ def _note_ignored(path, ignored: list) -> None:
 
 
 # ------------------------------------------------------------------------------------------------- the engine
-def class_scores(model, X) -> np.ndarray:
-    """The paper's K class scores H(x) (N, K): ``risk_scores`` where the estimator has it, else its
-    ``decision_function`` (which was (N, K) for every K before ``risk_scores`` existed)."""
+def class_scores(model, X) -> tuple:
+    """(column prefix, K class scores (N, K) whose argmax is the prediction): REBEL's H(x) (``risk_scores``; a
+    version 1 model's ``decision_function``, which was (N, K) for every K then), or minus each class's
+    expected cost for a two-step or cost-weighted model (``risks``; for the latter, the cost-weighted risk)."""
+    if hasattr(model, "risks"):
+        return "neg_cost_", -np.asarray(model.risks(X))
     scores = model.risk_scores(X) if hasattr(model, "risk_scores") else model.decision_function(X)
-    return np.asarray(scores).reshape(len(X), -1)
+    return "H_", np.asarray(scores).reshape(len(X), -1)
 
 
 def compile_if_cold(variants: bool, stream=None) -> None:
@@ -234,9 +237,9 @@ def cmd_predict(args) -> int:
     X = _model_frame(X, model)
     table = pd.DataFrame({"prediction": model.predict(X)})
     if args.scores:
-        scores = class_scores(model, X)
+        prefix, scores = class_scores(model, X)
         for k, c in enumerate(model.classes_):
-            table[f"H_{c}"] = scores[:, k]
+            table[f"{prefix}{c}"] = scores[:, k]
     write_text(args.out, csv_text(table))
     if args.out is not None:
         say(f"{len(table)} predictions written to {args.out}")

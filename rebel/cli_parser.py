@@ -140,7 +140,12 @@ def add_commands(sub) -> None:
     pred.add_argument(
         "-o", "--out", type=output_file, default=None, metavar="pred.csv", help="(default: stdout)"
     )
-    pred.add_argument("--scores", action="store_true", help="also write the scores H_k(x) of every class")
+    pred.add_argument(
+        "--scores",
+        action="store_true",
+        help="also write every class's score: H_k(x) for REBEL, minus the expected cost (neg_cost_k) for the "
+        "other methods",
+    )
     pred.add_argument(
         "--no-header",
         action="store_true",

@@ -237,14 +237,21 @@ def decompose(costs) -> Decomposition:
     return Decomposition(beta=beta, cp=cp, cm=cm, c_star=c_star, H_star=H_star)
 
 
+def expected_risks(posterior, cost_matrix) -> np.ndarray:
+    """Expected cost of predicting each class, ``sum_y p(y|x) C[y, k]`` (N, K), for posteriors (N, K) and one
+    matrix C (K, K) or one matrix per row (N, K, K)."""
+    P = np.asarray(posterior, dtype=np.float64)
+    C = np.asarray(cost_matrix, dtype=np.float64)
+    return P @ C if C.ndim == 2 else np.einsum("ny,nyk->nk", P, C)
+
+
 def min_risk_class(posterior, cost_matrix) -> np.ndarray:
-    """Index of the minimum-expected-cost class ``argmin_k sum_y p(y|x) C[y, k]`` for each row of posteriors.
+    """Index of the minimum-expected-cost class ``argmin_k sum_y p(y|x) C[y, k]`` for each row of posteriors,
+    under one cost matrix (K, K) or one per row (N, K, K) (``expected_risks``).
 
     Ties go to the lowest class index.
     """
-    P = np.asarray(posterior, dtype=np.float64)
-    C = np.asarray(cost_matrix, dtype=np.float64)
-    return np.argmin(P @ C, axis=1)
+    return np.argmin(expected_risks(posterior, cost_matrix), axis=1)
 
 
 def random_guess_cost(cost_matrix, priors=None) -> float:

@@ -29,13 +29,20 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from .calibration import CALIBRATIONS, crossfit_calibrator
-from .costs import _check_entries, label_indices, uniform_costs, validate_cost_matrix, validate_sample_cost
+from .costs import (
+    _check_entries,
+    expected_risks,
+    label_indices,
+    min_risk_class,
+    uniform_costs,
+    validate_cost_matrix,
+    validate_sample_cost,
+)
 from .init_params import store_params
 
 __all__ = [
     "CostWeightedClassifier",
     "MinRiskClassifier",
-    "decide",
     "expected_cost",
     "expected_cost_scorer",
     "mistake_weights",
@@ -59,13 +66,6 @@ def decision_costs(cost_matrix, fitted: np.ndarray, n_points: int, classes) -> n
         _check_entries(C, "cost_matrix", "cost")
         return C
     return validate_cost_matrix(cost_matrix, n_classes=K, classes=classes)
-
-
-def decide(P: np.ndarray, C: np.ndarray) -> np.ndarray:
-    """Class index of the minimum expected cost ``argmin_k sum_y P[n, y] C[y, k]`` for posteriors P (N, K) and
-    one matrix C (K, K) or one per point (N, K, K); ties go to the lowest index."""
-    risk = P @ C if C.ndim == 2 else np.einsum("ny,nyk->nk", P, C)
-    return np.argmin(risk, axis=1)
 
 
 def expected_cost(y_idx: np.ndarray, pred_idx: np.ndarray, C: np.ndarray) -> float:
@@ -221,18 +221,23 @@ class MinRiskClassifier(ClassifierMixin, BaseEstimator):
         P = self.estimator_.predict_proba(X)
         return P if self.calibrator_ is None else self.calibrator_.predict_proba(P)
 
+    def risks(self, X, cost_matrix=None):
+        """The expected cost of predicting each class, ``sum_y p(y|x) C[y, k]`` (N, K, every K), under the
+        fitted ``cost_matrix_`` or ``cost_matrix`` ((K, K) or one per example (N, K, K)); its argmin is the
+        prediction."""
+        P = self.predict_proba(X)
+        return expected_risks(P, decision_costs(cost_matrix, self.cost_matrix_, len(P), self.classes_))
+
     def decision_function(self, X, cost_matrix=None):
         """Negative expected cost ``-sum_y p(y|x) C[y, k]`` (N, K), whose argmax is the prediction; for two
         classes one column (N,), positive where the second class costs less (scikit-learn's convention)."""
-        P = self.predict_proba(X)
-        C = decision_costs(cost_matrix, self.cost_matrix_, len(P), self.classes_)
-        return _binary_or_all(-(P @ C if C.ndim == 2 else np.einsum("ny,nyk->nk", P, C)))
+        return _binary_or_all(-self.risks(X, cost_matrix))
 
     def predict(self, X, cost_matrix=None):
         """The minimum expected cost class under the fitted ``cost_matrix_``, or under ``cost_matrix`` (one
         (K, K) matrix, or one per example (N, K, K)) given here, with no refitting. Ties: the first class."""
         P = self.predict_proba(X)
-        idx = decide(P, decision_costs(cost_matrix, self.cost_matrix_, len(P), self.classes_))
+        idx = min_risk_class(P, decision_costs(cost_matrix, self.cost_matrix_, len(P), self.classes_))
         return self.classes_[idx]
 
     def _staged(self, X):
@@ -253,19 +258,19 @@ class MinRiskClassifier(ClassifierMixin, BaseEstimator):
         """Yield the negative expected cost after each round of the posterior estimator (one column for two
         classes, as ``decision_function``)."""
         for P in self._staged(X):
-            yield _binary_or_all(-(P @ self.cost_matrix_))
+            yield _binary_or_all(-expected_risks(P, self.cost_matrix_))
 
     def staged_predict(self, X):
         """Yield the minimum-risk class after each round of the posterior estimator."""
         for P in self._staged(X):
-            yield self.classes_[decide(P, self.cost_matrix_)]
+            yield self.classes_[min_risk_class(P, self.cost_matrix_)]
 
     def expected_cost(self, X, y, cost_matrix=None):
         """Mean cost ``C[y, prediction]`` on (X, y) under ``cost_matrix_`` (or ``cost_matrix``)."""
         P = self.predict_proba(X)
         C = decision_costs(cost_matrix, self.cost_matrix_, len(P), self.classes_)
         y_idx = label_indices(y, self.classes_, "that label was not seen in training")
-        return expected_cost(y_idx, decide(P, C), C)
+        return expected_cost(y_idx, min_risk_class(P, C), C)
 
 
 class CostWeightedClassifier(ClassifierMixin, BaseEstimator):
@@ -334,18 +339,20 @@ class CostWeightedClassifier(ClassifierMixin, BaseEstimator):
     def decision_function(self, X, cost_matrix=None):
         """Negative cost-weighted risk ``-sum_y q(y|x) C[y, k] / wbar_y`` (N, K), whose argmax is the prediction;
         for two classes one column (N,), positive where the second class costs less."""
-        return _binary_or_all(-self._risk(X, cost_matrix))
+        return _binary_or_all(-self.risks(X, cost_matrix))
 
-    def _risk(self, X, cost_matrix):
+    def risks(self, X, cost_matrix=None):
+        """The cost-weighted risk of predicting each class, ``sum_y q(y|x) C[y, k] / wbar_y`` (N, K, every K),
+        with the training costs or ``cost_matrix``; its argmin is the prediction."""
         Q = self.predict_proba(X)
         Q = Q / self.class_weights_[None, :]
         C = decision_costs(cost_matrix, self.cost_matrix_, len(Q), self.classes_)
-        return Q @ C if C.ndim == 2 else np.einsum("ny,nyk->nk", Q, C)
+        return expected_risks(Q, C)
 
     def predict(self, X, cost_matrix=None):
         """``argmin_k sum_y q(y|x) C[y, k] / wbar_y`` with the training costs (or ``cost_matrix``: (K, K) or one
         matrix per example (N, K, K)). Ties: the first class."""
-        idx = np.argmin(self._risk(X, cost_matrix), axis=1)
+        idx = np.argmin(self.risks(X, cost_matrix), axis=1)
         return self.classes_[idx]
 
 

@@ -96,7 +96,8 @@ def test_rebel_fit_keeps_a_given_label_column(tmp_path, capsys):
     model = load_model(out)
     assert isinstance(model, RebelClassifier) and model.label_column_ == "kind"
     code, text, err = _run(["evaluate", out, renamed, "--baselines"], capsys)
-    assert code == 0, err and "two-step" in text
+    assert code == 0, err
+    assert "cost-blind + min-risk rule (two-step)" in text
 
 
 def test_arguments_are_checked_before_any_work(tmp_path, capsys):
@@ -114,6 +115,43 @@ def test_arguments_are_checked_before_any_work(tmp_path, capsys):
     line = _one_error(["fit", AIRPORT, "--drop", "label", "-o", out], capsys)
     assert "label column 'label'" in line
     assert not out.exists()
+
+
+def test_a_text_column_in_fit_names_the_drop_flag(tmp_path, capsys):
+    with_id = tmp_path / "id.csv"
+    table = pd.read_csv(AIRPORT)
+    table.insert(0, "id", [f"row{i}" for i in range(len(table))])
+    table.to_csv(with_id, index=False)
+    line = _one_error(["fit", with_id, "--method", "two-step", "-o", tmp_path / "m.json"], capsys)
+    assert "column 'id': the value is 'row0'" in line and "leave the column out with --drop 'id'" in line
+    model = tmp_path / "r.json"
+    assert _run(["fit", AIRPORT, "--rounds", 3, "--quiet", "-o", model], capsys)[0] == 0
+    bad = tmp_path / "bad.csv"
+    pd.read_csv(AIRPORT).assign(x=lambda t: t["x"].astype(object).where(t.index != 3, "oops")).to_csv(
+        bad, index=False
+    )
+    line = _one_error(["predict", model, bad], capsys)  # a model's feature: no --drop to offer
+    assert "column 'x': the value is 'oops'" in line and "--drop" not in line
+
+
+@pytest.mark.parametrize(("method", "classes"), [("two-step", ["harmless", "liquid"]), ("weighted", None)])
+def test_predict_scores_of_a_method_model_are_minus_its_risks_for_every_class_count(
+    method, classes, tmp_path, capsys
+):
+    data = tmp_path / "d.csv"
+    table = pd.read_csv(AIRPORT)
+    (table if classes is None else table[table["label"].isin(classes)]).to_csv(data, index=False)
+    out, pred = tmp_path / "m.json", tmp_path / "p.csv"
+    assert _run(["fit", data, "--method", method, "--quiet", "-o", out], capsys)[0] == 0
+    code, _, err = _run(["predict", out, data, "--scores", "-o", pred], capsys)
+    assert code == 0, err
+    model, written = load_model(out), pd.read_csv(pred)
+    names = [f"neg_cost_{c}" for c in model.classes_]
+    assert list(written.columns) == ["prediction", *names] and len(names) == (2 if classes else 3)
+    X = pd.read_csv(data)[["x", "y"]]
+    np.testing.assert_allclose(written[names].to_numpy(), -model.risks(X), rtol=1e-12, atol=1e-12)
+    picked = model.classes_[np.argmax(written[names].to_numpy(), axis=1)]
+    np.testing.assert_array_equal(picked, written["prediction"].to_numpy())
 
 
 def test_evaluate_baselines_without_a_split_column_is_refused_before_evaluating(tmp_path, capsys):

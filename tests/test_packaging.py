@@ -195,6 +195,33 @@ def test_make_test_compiles_the_kernels_then_runs_the_browser_tests_alone_then_t
     assert re.search(r"^TEST_JOBS \?= 2$", MAKEFILE, flags=re.MULTILINE)  # two cores: every machine here
 
 
+def test_make_test_installs_chromium_and_fails_a_browser_test_that_cannot_start_it(tmp_path):
+    """`make test` installs Debian's chromium with apt-get when it is missing (as `make classroom` does HAProxy)
+    and runs its browser part with REBEL_REQUIRE_BROWSER=1: there a browser test whose Chromium is missing fails
+    instead of being skipped, so the suite cannot pass without its browser tests."""
+    recipe = re.search(r"^test:.*\n((?:\t.*\n)+)", MAKEFILE, flags=re.MULTILINE).group(1)
+    install = recipe.index("apt-get install -y chromium")
+    assert "command -v chromium" in recipe[:install] and install < recipe.index("-m pytest")
+    assert "REBEL_REQUIRE_BROWSER=1 $(BIN)/python -m pytest -m browser ||" in recipe
+    probe = tmp_path / "test_needs_chromium.py"
+    probe.write_text(
+        "from pathlib import Path\n"
+        "import tests.e2e.conftest as e2e\n"
+        f"e2e.CHROMIUM = Path({str(tmp_path / 'no-chromium')!r})\n"
+        "def test_drives_chromium(playwright):\n"
+        "    pass\n"
+    )
+    code = "import sys, pytest; sys.exit(pytest.main(sys.argv[1:]))"
+    argv = ["-p", "tests.e2e.conftest", "-p", "no:cacheprovider", "-q", "-rs", "--rootdir", tmp_path, probe]
+    outcomes = {}
+    for required in ("", "1"):
+        out = run_python(code, *argv, cwd=tmp_path, PYTHONPATH=str(ROOT), REBEL_REQUIRE_BROWSER=required)
+        outcomes[required] = (out.returncode, out.stdout)
+    skipped, failed = outcomes[""], outcomes["1"]
+    assert skipped[0] == 0 and "1 skipped" in skipped[1] and "no-chromium is missing" in skipped[1], skipped
+    assert failed[0] == 1 and "1 error" in failed[1] and "no-chromium is missing" in failed[1], failed
+
+
 def test_every_test_under_e2e_is_a_browser_test():
     """tests/conftest.py marks them, whatever their module says: none lands in the part run beside others."""
     out = subprocess.run(

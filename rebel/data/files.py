@@ -158,8 +158,12 @@ def _parse_table(text: str, max_rows: int) -> pd.DataFrame:
     return df
 
 
-def _numeric_features(df: pd.DataFrame, columns: list, first_line: int = 2) -> np.ndarray:
-    """The ``columns`` of ``df`` as float64 (N, len(columns)); ``first_line``: the file line of df's first row."""
+def _numeric_features(
+    df: pd.DataFrame, columns: list, first_line: int = 2, drop_flag: bool = False
+) -> np.ndarray:
+    """The ``columns`` of ``df`` as float64 (N, len(columns)); ``first_line``: the file line of df's first row;
+    ``drop_flag``: a bad value's message names ``--drop`` (the command line's ``fit``) as the way to leave the
+    column out."""
     X = np.empty((len(df), len(columns)))
     for j, col in enumerate(columns):
         raw = df[col].str.strip()
@@ -168,9 +172,10 @@ def _numeric_features(df: pd.DataFrame, columns: list, first_line: int = 2) -> n
         if bad.size:
             i = int(bad[0])
             what = "empty" if raw.iloc[i] in ("", "nan", "NaN", "NA") else f"{raw.iloc[i]!r}"
+            drop = f"leave the column out with --drop {col!r}" if drop_flag else "drop the column"
             raise ValueError(
                 f"CSV line {i + first_line}, column {col!r}: the value is {what}; features must be finite "
-                "numbers (fill in or delete the line, or drop the column)."
+                f"numbers (fill in or delete the line, or {drop})."
             )
         X[:, j] = values
     return X
@@ -429,7 +434,9 @@ def read_labelled(
         n = len(feature_names) if n_features is None else n_features
         features, ignored = match_features(columns, None if not header else feature_names, n, exclude)
     first = df.attrs["first_line"]
-    X = _numeric_features(df, features, first)  # every row checked: a bad cell is named by its file line
+    # every row checked: a bad cell is named by its file line (and, in fit, where every column is a feature
+    # unless dropped, by the --drop that leaves its column out)
+    X = _numeric_features(df, features, first, drop_flag=feature_names is None and n_features is None)
     y = _parse_labels(df[label], label, first)
     if split is None:
         which = "every row (the file has no split column)"

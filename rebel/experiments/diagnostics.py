@@ -172,7 +172,7 @@ def regressed_costs(X_train, y_train, rows, X, K: int, k: int = KNN_K) -> np.nda
 
 def regressed_two_step(P, C_hat) -> np.ndarray:
     """Minimum-risk class under posteriors P (N, K) and per-point cost rows C_hat (N, K, K)."""
-    return np.argmin(np.einsum("ny,nyk->nk", P, C_hat), axis=1)
+    return min_risk_class(P, C_hat)
 
 
 def weighted_two_step(split: Split, rows, n_rounds: int, depth: int, variant: dict | None) -> np.ndarray:
