@@ -37,7 +37,7 @@ def test_the_cost_strip_keeps_room_for_its_curves_with_twelve_classes(
         page.wait_for_timeout(300)
         page.screenshot(path=str(screenshot_dir / f"strip_12_classes_{sidebar}.png"))
         when = f"12 classes, presentation mode, {W}x{H}, sidebar {sidebar}"
-        problems = strip_height_problems(page, STRIP_MIN_PX) + strip_key_problems(page, required=False)
+        problems = strip_height_problems(page, STRIP_MIN_PX) + strip_key_problems(page)
         problems += plot_text_problems(page)
         assert not problems, f"{when}:\n  " + "\n  ".join(problems)
         _assert_on_screen(page, W, H, when, square=False)

@@ -313,8 +313,9 @@ def fit_projector_legend(fig: go.Figure, gap_px: float = 10.0) -> None:
     the verdict's lines beside the regions, at any font size: the verdict grows down from the plot's top and a
     legend anchored by its bottom would grow up into it; the cost strip under the legend. In the narrow layout (no
     verdict beside the regions) the legend starts at the plot area's top, and the strip takes what is left under
-    it and its key, above its tick labels. When a two-column legend's rows (many classes) would leave the strip's
-    curves less than ``STRIP_MIN_PX``, the strip comes first and the legend under it (``_strip_above_legend``).
+    it and its key, above its tick labels. Under a two-column legend (more classes) the strip is ``STRIP_MIN_PX``
+    high at least: up into the room the legend leaves, or, when the legend's rows leave too little, first, with
+    the legend under it (``_strip_above_legend``).
     A figure of unknown height is placed for ``PROJECTOR_GUESS_HEIGHT``."""
     L = fig.layout
     verdict = next((tr for tr in fig.data if tr.name == "verdict"), None)
@@ -340,7 +341,8 @@ def fit_projector_legend(fig: go.Figure, gap_px: float = 10.0) -> None:
     key_px = 0.0 if key is None else (key.font.size or FONT_STRIP_KEY) * 1.3 + 0.7 * font
     if key is not None:  # the narrow layout: its key above it, its ticks under it
         low, high = font * 1.7 / area, 1.0
-    if two and (min(high, bottom - key_px / area) - low) * area < STRIP_MIN_PX:  # squeezed by the legend
+    under = bottom - key_px / area  # the strip's top under the legend (and its key)
+    if two and (under - low) * area < STRIP_MIN_PX:  # the legend's rows would squeeze it flat
         # (the narrow layout: a gap under the numbers above; the wide one's ``y`` has it under the verdict)
         top = y - (gap_px / area if key is not None else 0.0)
         low, high = _strip_above_legend(fig, top, area, font, gap_px)
@@ -353,7 +355,9 @@ def fit_projector_legend(fig: go.Figure, gap_px: float = 10.0) -> None:
                 L.annotations = [a for a in L.annotations if a.name != STRIP_KEY]
         if bottom < high:
             high = max(low + 0.08, bottom)
-            fig.update_layout(yaxis3={"domain": [low, high]})
+        elif two and (high - low) * area < STRIP_MIN_PX:  # up into the room the legend leaves, to its minimum
+            high = low + STRIP_MIN_PX / area
+        fig.update_layout(yaxis3={"domain": [low, high]})
     # as many of the strip's tick labels as its height holds apart (2 or 3; none when 2 do not fit)
     ticks = int((high - low) * area // (1.6 * font))
     fig.update_layout(yaxis3={"nticks": max(2, min(3, ticks)), "showticklabels": ticks >= 2})
