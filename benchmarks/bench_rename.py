@@ -7,17 +7,21 @@ names each time, kept in the same sorted place; ``--moving``: alternately to the
 back). Each rename is timed in the page from the browser's own keydown of the Enter that commits the name
 (capture phase, so Playwright's round trip is not counted) to:
 
-- ``runs``: each script run the page went through (``data-test-script-state`` of Streamlit's app turning
+- ``runs``: each time the page showed a script running (``data-test-script-state`` of Streamlit's app turning
   ``running`` and back), as (start, end);
 - ``figure``: the first regions figure after the Enter (a new ``layout`` object on the chart);
 - ``legend``: the first animation frame whose regions legend names the new class (the figure drawn);
 - ``sidebar``: the first frame whose sidebar names it (the whole page's run has reached the sidebar).
 
-Run: ``python -m benchmarks.bench_rename [--renames 7] [--viewport 1280x720] [--moving] [--root DIR]`` (``--root``:
-another checkout to serve, e.g. the code before a change). Prints one line per
-rename, then the median Enter-to-legend time with its min and max, the number of script runs per rename and the
-load averages (``os.getloadavg()``) seen before and after. A test asserts what the page shows and how many runs
-a rename takes (``tests/e2e/test_rename_relabel_browser.py``), never a time.
+Each line also names the runs the server made for the rename (``watch_runs``: ``page`` for the whole page's,
+``fragment`` for the main area's; a run stopped before its first line is left out) and how many regions charts
+they sent.
+
+Run: ``python -m benchmarks.bench_rename [--renames 7] [--viewport 1280x720] [--present] [--moving] [--root DIR]``
+(``--root``: another checkout to serve, e.g. the code before a change). Prints one line per rename, then the
+median Enter-to-legend time with its min and max and the load averages (``os.getloadavg()``) before and after. A
+test asserts what the page shows and which runs a rename takes (``tests/e2e/test_rename_relabel_browser.py``),
+never a time.
 """
 
 from __future__ import annotations
@@ -105,9 +109,10 @@ def watch_runs(page) -> list:
     return runs
 
 
-def open_clusters(page, url: str) -> None:
-    """The Playground at ``OPEN`` with its clusters table in view, the page idle."""
-    page.goto(f"{url}/{OPEN}")
+def open_clusters(page, url: str, present: bool = False) -> None:
+    """The Playground at ``OPEN`` (``present``: in presentation mode) with its clusters table in view, the page
+    idle."""
+    page.goto(f"{url}/{OPEN}" + ("&present=1" if present else ""))
     page.wait_for_selector(".st-key-pg_plot .js-plotly-plot .legendtext", timeout=240_000)
     bb._install(page)
     idle(page)
@@ -144,14 +149,23 @@ def type_class(page, row: int, name: str, commit: bool = True) -> None:
         cell.press("Enter")
 
 
-def rename(page, row: int, name: str) -> dict:
+def done(runs: list) -> list:
+    """The runs that did their work: a run the server stopped before its first line (for a run asked for in the
+    same moment: ``FINISHED_EARLY_FOR_RERUN``, nothing sent) left out."""
+    return [r for r in runs if r["end"] != "FINISHED_EARLY_FOR_RERUN" or r["charts"]]
+
+
+def rename(page, row: int, name: str, runs: list | None = None) -> dict:
     """Rename the class of the clusters table's ``row`` to ``name`` and wait until the page shows it and is idle;
-    returns the recorder's times (ms from the Enter; ``ARM_JS``)."""
+    returns the recorder's times (ms from the Enter; ``ARM_JS``) and, given the page's ``watch_runs`` list, the
+    runs (``done``) the server made for it as ``server``."""
     page.evaluate(ARM_JS, name)
+    if runs is not None:
+        runs.clear()
     type_class(page, row, name)
     page.wait_for_function(DONE_JS, timeout=120_000)
     idle(page)
-    return page.evaluate("window.__rename")
+    return {**page.evaluate("window.__rename"), "server": None if runs is None else done(runs)}
 
 
 def names(n: int, moving: bool) -> list[str]:
@@ -166,9 +180,13 @@ def _ms(v) -> str:
 
 def line(name: str, T: dict) -> str:
     runs = " ".join(f"[{_ms(a)}..{_ms(b)}]" for a, b in T["runs"])
+    server = ""
+    if T.get("server") is not None:
+        charts = sum(1 for r in T["server"] for c in r["charts"] if "-regions_" in c)
+        server = f"; server runs {[r['run'] for r in T['server']]}, regions charts sent {charts}"
     return (
         f"{name!r}: legend {_ms(T['legend'])} ms; figure {_ms(T['figure'])}, cost editor {_ms(T['seen'])}, "
-        f"sidebar {_ms(T['sidebar'])}; script runs {runs}"
+        f"sidebar {_ms(T['sidebar'])}; running in the page {runs}{server}"
     )
 
 
@@ -184,6 +202,7 @@ def main(argv=None) -> list[dict]:
         "--moving", action="store_true", help="every other rename moves the class in the sorted order"
     )
     ap.add_argument("--port", type=int, default=0, help="server port (0: a free one)")
+    ap.add_argument("--present", action="store_true", help="presentation mode (?present=1)")
     ap.add_argument("--root", default=None, help="the checkout of the project to serve (default: this one)")
     args = ap.parse_args(argv)
     if args.renames < 5:
@@ -206,10 +225,11 @@ def main(argv=None) -> list[dict]:
             browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
             try:
                 page = browser.new_page(viewport={"width": width, "height": height})
-                open_clusters(page, url)
+                runs = watch_runs(page)
+                open_clusters(page, url, args.present)
                 rename(page, RENAMED_ROW, "Crnw")  # untimed: the first rename's code paths warmed
                 for name in names(args.renames, args.moving):
-                    T = rename(page, RENAMED_ROW, name)
+                    T = rename(page, RENAMED_ROW, name, runs)
                     samples.append(T)
                     print(line(name, T), f"(load {load()})", flush=True)
             finally:
@@ -217,12 +237,11 @@ def main(argv=None) -> list[dict]:
     finally:
         bb.stop_app(proc)
     legend = [T["legend"] for T in samples]
-    runs = sorted({len(T["runs"]) for T in samples})
+    mode = " in presentation mode" if args.present else ""
     print(
-        f"rename, Enter to the new name in the legend: median {statistics.median(legend):.0f} ms "
+        f"rename{mode}, Enter to the new name in the legend: median {statistics.median(legend):.0f} ms "
         f"(min {min(legend):.0f}, max {max(legend):.0f}, n = {len(legend)}) at {width}x{height}; "
-        f"script runs per rename: {runs}; load average (1, 5, 15 min) before: {before}, after: {load()}; "
-        f"{os.cpu_count()} cores"
+        f"load average (1, 5, 15 min) before: {before}, after: {load()}; {os.cpu_count()} cores"
     )
     return samples
 

@@ -34,12 +34,6 @@ def _legend(page) -> list:
     )
 
 
-def _done_runs(runs: list) -> list:
-    """The runs that did their work (those the server stopped before its first line for a run asked for in the
-    same moment, ``FINISHED_EARLY_FOR_RERUN`` with nothing sent, left out)."""
-    return [r for r in runs if r["end"] != "FINISHED_EARLY_FOR_RERUN" or r["charts"]]
-
-
 def test_a_rename_relabels_the_shown_models_without_training_them_again(page, app_url):
     runs = br.watch_runs(page)
     _open_clusters(page, app_url)
@@ -65,7 +59,7 @@ def test_a_rename_relabels_the_shown_models_without_training_them_again(page, ap
         assert new in names and old not in names, f"the cost matrix names {names}"
         assert page.evaluate(MODELS) == models, f"{old} -> {new}: the chart shows other models (a retraining)"
         assert page.evaluate(NUMBERS) == numbers, f"{old} -> {new}: the numbers changed"
-        done = _done_runs(runs)
+        done = br.done(runs)
         assert [r["run"] for r in done] == ["page"], f"{old} -> {new}: not one run of the whole page: {runs}"
         regions = [c for c in done[0]["charts"] if c.endswith("-" + REGIONS_KEY)]
         assert len(regions) == 1, f"{old} -> {new}: the regions chart was sent {len(regions)} times: {runs}"
