@@ -296,8 +296,15 @@ def test_narrow_projector_layout_puts_the_verdict_above_and_the_strip_under_the_
     assert "verdict" not in texts and "costs ignored" in texts["numbers"].text[0]
     assert "minimum-risk" not in texts["numbers"].text[0]
     plane, side = L.xaxis.domain, L.legend.x
-    assert plane[1] < side < L.xaxis3.domain[0] and L.legend.yanchor == "top" and L.legend.y == 1
-    assert L.yaxis3.domain[1] < 1 - 0.05 and L.yaxis3.domain[0] > 0  # under the legend, above its tick labels
+    assert plane[1] < side < L.xaxis3.domain[0] and L.legend.yanchor == "top"
+    low, high = L.yaxis3.domain
+    assert high < 1 - 0.05 and low > 0  # under its key, above its tick labels
+    if (
+        K > replay.NARROW_LEGEND_ROWS
+    ):  # two legend columns would squeeze it: the strip first, the legend under it
+        assert L.legend.y < low and (high - low) * _area(L) >= replay.STRIP_MIN_PX - 0.5
+    else:  # the legend from the plot area's top, the strip under it
+        assert L.legend.y == 1
     keys = [a for a in L.annotations if a.name == replay.STRIP_KEY]  # the strip's key above it, lifted clear
     assert (
         L.xaxis3.title.text == "" and replay.STRIP_KEY not in texts and len(keys) == 1 and keys[0].yshift > 0
@@ -314,6 +321,46 @@ def test_narrow_projector_layout_puts_the_verdict_above_and_the_strip_under_the_
         "verdict" in {tr.name for tr in wide.data}
         and tuple(wide.layout.xaxis.domain) == replay.PROJECTOR_PLANE_X
     )
+
+
+def _area(L) -> float:
+    """The plot area's height in px of a figure laid out with a fixed height."""
+    return L.height - L.margin.t - L.margin.b
+
+
+@pytest.mark.parametrize("K", [4, 12])
+def test_the_projector_strip_keeps_its_height_under_a_two_column_legend(K):
+    """Presentation mode at a 1280 x 720 screen's plot box, a two-column legend: the cost strip keeps
+    ``STRIP_MIN_PX`` for its curves. With twelve classes (seven rows) it sits right under the verdict with its key
+    above it, and the legend (both columns) goes under the strip's round labels; with four classes (three rows)
+    the legend stays above the strip, its key under it as before."""
+    from rebel.ui.figures import style
+
+    T = 3
+    xs, ys, S, _, _, _ = _staged(T=T, K=K)
+    X = np.column_stack([np.linspace(0, 1, 4 * K), np.linspace(0, 2, 4 * K)])
+    y = np.arange(4 * K) % K
+    pred = np.tile(y, (T + 1, 1))
+    numbers = {
+        "REBEL": np.linspace(1, 0.5, T + 1),
+        "two-step": np.linspace(1, 0.6, T + 1),
+        "blind": np.ones(T + 1),
+    }
+    fig = replay.replay_figure(
+        xs, ys, S, [f"c{k}" for k in range(K)], train=(X, y, pred), test=(X, y, pred), numbers=numbers,
+        projector=True, height=replay.PROJECTOR_GUESS_HEIGHT,
+    )  # fmt: skip
+    style.presentation(fig, size=None, font_size=style.PRESENTATION_FONT_SCREEN)
+    replay.fit_projector_legend(fig)
+    L = fig.layout
+    low, high = L.yaxis3.domain
+    keys = [a for a in L.annotations if a.name == replay.STRIP_KEY]
+    assert (high - low) * _area(L) >= replay.STRIP_MIN_PX - 0.5
+    if K == 12:
+        assert L.legend.y == L.legend2.y < low and L.legend.yanchor == "top"
+        assert len(keys) == 1 and keys[0].font.size >= 20 and L.xaxis3.title.text == ""
+    else:
+        assert L.legend.y > high and not keys and L.xaxis3.title.text.startswith("test cost by round t")
 
 
 def test_one_screen_legend_has_one_entry_per_class_and_says_what_hollow_means():

@@ -1,7 +1,8 @@
 """What a screen of the Playground must not do, measured in the browser: a text of the regions plot (the numbers,
 the verdict, the legend, tick labels, axis titles, the strip's key, the round control) reaching past the plot's
 box or the viewport's right edge, two of them overlapping, the numbers' headline overlapping the lesson bar above
-the plot, or a class name in the cost grid split inside a word ("harml ess")."""
+the plot, a class name in the cost grid split inside a word ("harml ess"), or the cost strip's plotting area too
+short to read its curves in."""
 
 from __future__ import annotations
 
@@ -171,6 +172,29 @@ def strip_key_problems(page, required: bool = True) -> list[str]:
                 f"the strip's key {k['text']!r} {_px(k['box'])} lies over its curves {_px(found['area'])}"
             )
     return problems
+
+
+# The cost strip's plotting area (its drag rectangle: where its curves run), as the browser lays it out.
+_STRIP_AREA = """sel => {
+  const gd = document.querySelector(sel);
+  const area = gd && gd.querySelector('.draglayer .x3y3 > .nsewdrag');
+  if (!area) return null;
+  const b = area.getBoundingClientRect();
+  return {x: b.x, y: b.y, width: b.width, height: b.height};
+}"""
+STRIP_MIN_PX = 80  # px: the presentation strip's plotting height a room can read its two curves in
+
+
+def strip_height_problems(page, min_px: float = STRIP_MIN_PX) -> list[str]:
+    """The cost strip's plotting area shorter than ``min_px`` (its curves squeezed flat), or no strip."""
+    area = page.evaluate(_STRIP_AREA, PLOT)
+    if area is None:
+        return ["the regions plot has no cost strip"]
+    if area["height"] < min_px:
+        return [
+            f"the cost strip's plotting area {_px(area)} is {area['height']:.0f} px high (under {min_px} px)"
+        ]
+    return []
 
 
 # The read-only cost table (many classes): its plotting area, its cells' numbers and its row and column names,

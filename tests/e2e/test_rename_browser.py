@@ -1,11 +1,11 @@
 """Renaming a class in the Playground's clusters table, in Chromium: the new name reaches the cost matrix (and the
 regions' legend), and an edit made while the page is still rerunning for the rename is never lost.
 
-The clusters table is Streamlit's data editor (a canvas grid): a cell is opened by a click on its place (a 35 px
-header and 35 px rows; the class column is the first after the row markers), Enter, the name typed into the
-grid's cell editor and Enter. The times from that Enter key (the browser's keydown, capture phase) to the first
-animation frame whose cost editor shows the new name, and whose regions legend does (after the retraining), are
-printed with the load average; the tests assert what the page shows once it is idle, never a time."""
+The clusters table is Streamlit's data editor (a canvas grid): a cell is opened by a click on its place, Enter, the
+name typed into the grid's cell editor and Enter (``bench_rename.type_class``). The times from that Enter key (the
+browser's keydown, capture phase) to the first animation frame whose cost editor shows the new name, and whose
+regions legend does, are printed with the load average (``bench_rename.ARM_JS``); the tests assert what the page
+shows once it is idle, never a time."""
 
 from __future__ import annotations
 
@@ -13,49 +13,20 @@ import os
 
 import pytest
 
+from benchmarks import bench_rename as br
 from tests.e2e.conftest import settle
 
 pytestmark = pytest.mark.browser
 
-ROW_PX = 35  # the data editor's header and row height
-CLASS_X = 60  # px from the grid's left edge: inside the class column (after the row markers)
 COST_CELL = ".st-key-cost_editor [class*='st-key-w_costs_'][class*='_{i}_{j}'] input"
-
-# Times the Enter key that commits a rename to the first frame whose cost editor names the new class.
-_TIMER_JS = """(name) => {
-  const T = window.__rename = {name, enter: null, seen: null, legend: null};
-  const named = (sel) => [...document.querySelectorAll(sel)].some(e => e.textContent.trim() === name);
-  document.addEventListener('keydown', e => {
-    if (e.key !== 'Enter' || T.enter !== null || !e.target.classList.contains('gdg-input')) return;
-    T.enter = performance.now();  // the Enter that commits the typed name (not the one opening the cell)
-    const tick = () => {
-      if (T.seen === null && named('.st-key-cost_editor [data-testid="stCaptionContainer"]')) T.seen = performance.now();
-      if (T.legend === null && named('.st-key-pg_plot .legendtext')) T.legend = performance.now();
-      if (T.seen === null || T.legend === null) requestAnimationFrame(tick);
-    };
-    requestAnimationFrame(tick);
-  }, {capture: true});
-}"""
+_TIMER_JS = br.ARM_JS  # the Enter that commits a rename, to the first frames naming it (cost editor, legend)
+_type_class = br.type_class  # open a class cell of the clusters table, type a name (and Enter)
 
 
 def _open_clusters(page, url: str) -> None:
-    page.goto(f"{url}/?p=fig7&details=Clusters")
+    page.goto(f"{url}/{br.OPEN}")
     settle(page)
     page.locator("[data-testid='stDataFrame']").last.scroll_into_view_if_needed()
-
-
-def _type_class(page, row: int, name: str, commit: bool = True) -> None:
-    """Open the class cell of the clusters table's ``row`` and type ``name`` (and Enter, with ``commit``)."""
-    grid = page.locator("[data-testid='stDataFrame']").last
-    grid.scroll_into_view_if_needed()
-    box = grid.bounding_box()
-    page.mouse.click(box["x"] + CLASS_X, box["y"] + ROW_PX * (row + 1) + ROW_PX / 2)
-    page.keyboard.press("Enter")  # opens the cell's editor
-    cell = page.locator(".gdg-input:not([disabled])").first
-    cell.wait_for(timeout=10_000)
-    cell.fill(name)
-    if commit:
-        cell.press("Enter")
 
 
 def _cost_names(page) -> list:
@@ -72,7 +43,9 @@ def _mixture_classes(page) -> list:
 
 def _report(page, what: str) -> None:
     T = page.evaluate("window.__rename")
-    costs, legend = ((None if T[k] is None else f"{T[k] - T['enter']:.0f} ms") for k in ("seen", "legend"))
+    costs, legend = (
+        (None if T[k] is None else f"{T[k]:.0f} ms") for k in ("seen", "legend")
+    )  # from the Enter
     print(
         f"\n{what}: Enter to {T['name']!r} in the cost matrix {costs}, in the legend {legend}; "
         f"load average {os.getloadavg()}"

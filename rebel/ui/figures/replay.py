@@ -86,6 +86,7 @@ from rebel.ui.figures.replay_numbers import (  # noqa: F401 (the numbers and lay
     PROJECTOR_SIDE_X,
     STRIP_KEY,
     STRIP_KEY_TEXT,
+    STRIP_MIN_PX,
     _add_numbers,
     _numbers_axes,
     below_plane,

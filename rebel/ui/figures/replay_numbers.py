@@ -57,6 +57,8 @@ NARROW_PLANE_X, NARROW_PLANE_X_MANY = (0.0, 0.6), (0.0, 0.5)  # paper x of the r
 NARROW_SIDE_X, NARROW_SIDE_X_MANY = (0.64, 1.0), (0.54, 1.0)  # paper x of the legend beside them
 NARROW_STRIP_SKIP = 0.1  # paper x from the column's left to the strip's: room for its tick labels
 NARROW_NAME_CHARS = 7  # characters of a class name in a half column of the narrow layout
+# px: the projector layouts' cost strip is never flatter under a two-column legend (its curves readable in a room)
+STRIP_MIN_PX = 84
 NARROW_CONTROLS_RISE = (
     17  # px (before font scaling): the round control higher (the x axis named beside its ticks)
 )
@@ -311,7 +313,10 @@ def fit_projector_legend(fig: go.Figure, gap_px: float = 10.0) -> None:
     the verdict's lines beside the regions, at any font size: the verdict grows down from the plot's top and a
     legend anchored by its bottom would grow up into it; the cost strip under the legend. In the narrow layout (no
     verdict beside the regions) the legend starts at the plot area's top, and the strip takes what is left under
-    it and its key, above its tick labels. A figure of unknown height is placed for ``PROJECTOR_GUESS_HEIGHT``."""
+    it and its key, above its tick labels. Under a two-column legend (more classes) the strip is ``STRIP_MIN_PX``
+    high at least: up into the room the legend leaves, or, when the legend's rows leave too little, first, with
+    the legend under it (``_strip_above_legend``).
+    A figure of unknown height is placed for ``PROJECTOR_GUESS_HEIGHT``."""
     L = fig.layout
     verdict = next((tr for tr in fig.data if tr.name == "verdict"), None)
     narrow = verdict is None
@@ -333,19 +338,48 @@ def fit_projector_legend(fig: go.Figure, gap_px: float = 10.0) -> None:
     low, high = L.yaxis3.domain
     font = L.font.size or FONT_NUMBERS
     key = next((a for a in L.annotations if a.name == STRIP_KEY), None)
-    if (
-        key is not None
-    ):  # the narrow layout: its key above it, clear of its top tick label; its ticks under it
-        key.yshift = 0.7 * font
+    key_px = 0.0 if key is None else (key.font.size or FONT_STRIP_KEY) * 1.3 + 0.7 * font
+    if key is not None:  # the narrow layout: its key above it, its ticks under it
         low, high = font * 1.7 / area, 1.0
-        with_key = bottom - ((key.font.size or FONT_STRIP_KEY) * 1.3 + key.yshift) / area
-        if with_key >= low + 0.08:
-            bottom = with_key
-        else:  # no room for the key (many classes): the strip alone, its lines still REBEL's and two-step's colours
-            L.annotations = [a for a in L.annotations if a.name != STRIP_KEY]
-    if bottom < high:
-        high = max(low + 0.08, bottom)
+    under = bottom - key_px / area  # the strip's top under the legend (and its key)
+    if two and (under - low) * area < STRIP_MIN_PX:  # the legend's rows would squeeze it flat
+        # (the narrow layout: a gap under the numbers above; the wide one's ``y`` has it under the verdict)
+        top = y - (gap_px / area if key is not None else 0.0)
+        low, high = _strip_above_legend(fig, top, area, font, gap_px)
+    else:
+        if key is not None:  # clear of its top tick label
+            key.yshift = 0.7 * font
+            if bottom - key_px / area >= low + 0.08:
+                bottom -= key_px / area
+            else:  # no room for the key: the strip alone, its lines still REBEL's and two-step's colours
+                L.annotations = [a for a in L.annotations if a.name != STRIP_KEY]
+        if bottom < high:
+            high = max(low + 0.08, bottom)
+        elif two and (high - low) * area < STRIP_MIN_PX:  # up into the room the legend leaves, to its minimum
+            high = low + STRIP_MIN_PX / area
         fig.update_layout(yaxis3={"domain": [low, high]})
     # as many of the strip's tick labels as its height holds apart (2 or 3; none when 2 do not fit)
     ticks = int((high - low) * area // (1.6 * font))
     fig.update_layout(yaxis3={"nticks": max(2, min(3, ticks)), "showticklabels": ticks >= 2})
+
+
+def _strip_above_legend(fig: go.Figure, top: float, area: float, font: float, gap_px: float) -> tuple:
+    """The cost strip at ``top`` (paper y: under the verdict, or the plot area's top), ``STRIP_MIN_PX`` high with
+    its key right above it (``strip_key_note``, in the legend's font, instead of the wide layout's title under
+    it), and the legend (both columns) under the strip's round labels, down into the bottom margin beside the
+    round control if it needs to: the legend's rows never squeeze the curves flat. Returns the strip's paper y
+    ``(low, high)``."""
+    L = fig.layout
+    if not any(a.name == STRIP_KEY for a in L.annotations):
+        fig.add_annotation(strip_key_note())
+        fig.update_layout(xaxis3={"title": {"text": ""}})
+    key = next(a for a in L.annotations if a.name == STRIP_KEY)
+    key.font.size = max(key.font.size or FONT_STRIP_KEY, L.legend.font.size or FONT_NUMBERS)
+    key.yshift = 0.25 * font  # (the key is right-aligned: the strip's tick labels are at its left)
+    high = top - (key.font.size * 1.3 + key.yshift) / area
+    low = high - STRIP_MIN_PX / area
+    legend = {"y": low - (font * 1.7 + gap_px) / area, "yanchor": "top"}
+    fig.update_layout(yaxis3={"domain": [max(low, 0.0), high]}, legend=legend)
+    if "legend2" in L.to_plotly_json():
+        fig.update_layout(legend2=legend)
+    return max(low, 0.0), high

@@ -110,8 +110,6 @@ def _mixture_panel(costs_key: str) -> None:
     edited = ui.mixture_editor(
         S["mixture_base"], key, ui.guarded_callback(partial(_on_mixture_edit, key, costs_key))
     )
-    if S.pop(_WHOLE_PAGE, False):  # edited by the callback: the sidebar too, once this run has drawn the rest
-        st.rerun()
     try:
         mixture = validate_mixture(edited)
         if mixture.equals(A.spec.mixture):
@@ -131,15 +129,11 @@ def _mixture_panel(costs_key: str) -> None:
     st.rerun()
 
 
-_WHOLE_PAGE = (
-    "pg_mixture_whole_page"  # session: the clusters changed before this run; the whole page after it
-)
-
-
 def _on_mixture_edit(key: str, costs_key: str) -> None:
     """An edit of the clusters table, applied before the run (the run then draws the new classes' costs first,
-    and an edit made while it runs comes with the next run's state): a valid table becomes the dataset. A table
-    that is not valid is left to the panel, which says why."""
+    and an edit made while it runs comes with the next run's state): a valid table becomes the dataset, and the
+    run it starts is the whole page's (the sidebar names the classes too), in place of the main area's: one run
+    per edit. A table that is not valid is left to the panel, which says why."""
     A = get_state()
     try:
         mixture = validate_mixture(edited_table(S["mixture_base"], S.get(key)))
@@ -154,7 +148,7 @@ def _on_mixture_edit(key: str, costs_key: str) -> None:
     if note:
         ui.flash("info", note)
     ui.reset_cost_editor(costs_key, A.cost_matrix)
-    S[_WHOLE_PAGE] = True
+    st.rerun()  # (from a callback: this interaction's one run is the whole page's, not the fragment's)
 
 
 def _slide(pair: TrainedPair, size: tuple) -> dict:
