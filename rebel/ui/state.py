@@ -28,7 +28,6 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -46,6 +45,7 @@ from rebel.ui.config import (
     preset_config,
     validate_hyper,
 )
+from rebel.ui.once import once_property
 from rebel.ui.text import Markdown, md
 
 LOG = logging.getLogger("rebel.ui")
@@ -336,11 +336,11 @@ class ClassIndices:
 
     dataset: Dataset
 
-    @cached_property
+    @once_property
     def y_train_idx(self) -> np.ndarray:
         return self.dataset.class_index(self.dataset.y_train)
 
-    @cached_property
+    @once_property
     def y_test_idx(self) -> np.ndarray:
         return self.dataset.class_index(self.dataset.y_test)
 

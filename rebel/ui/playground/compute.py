@@ -19,7 +19,6 @@ import threading
 import time
 import weakref
 from dataclasses import dataclass
-from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -36,6 +35,7 @@ from rebel.costs import min_risk_class, validate_cost_matrix
 from rebel.data import Dataset, bayes_min_risk, bayes_posterior
 from rebel.estimator import RebelClassifier
 from rebel.ui.config import content_key, dataset_key, validate_hyper
+from rebel.ui.once import once_property
 from rebel.ui.playground import shared_models
 from rebel.ui.playground.stages import (  # noqa: F401 (split by stage; callers use ``pg.<name>``)
     CLASS_DTYPE,
@@ -157,17 +157,17 @@ class TrainedPair(ClassIndices):
         make = lambda: [np.array(P) for P in staged_min_risk_posteriors(self.posterior_model, X)]
         return zero_one_kept(self.posterior_model, ("posteriors", X.tobytes()), make)
 
-    @cached_property
+    @once_property
     def staged_train(self) -> StagedByModel:
         """Class indices on the training points, (T + 1, N_train) uint8 per model."""
         return self._staged_points(self.dataset.X_train)
 
-    @cached_property
+    @once_property
     def staged_test(self) -> StagedByModel:
         """Class indices on the test points, (T + 1, N_test) uint8 per model."""
         return self._staged_points(self.dataset.X_test, keep=True)  # the numbers of every cost edit
 
-    @cached_property
+    @once_property
     def two_step_regions(self) -> np.ndarray:
         """(T + 1, ny, nx) uint8: the two-step model's min-risk class on the grid."""
         S = staged_min_risk_indices(self.posterior_model, self.grid.points, self.cost_matrix)
@@ -200,7 +200,7 @@ class TrainedPair(ClassIndices):
         edit, which keeps that model, finds them)."""
         return zero_one_kept(self.posterior_model, self._grid_key, dict)
 
-    @cached_property
+    @once_property
     def blind_test(self) -> np.ndarray:
         """(T + 1, N_test) uint8: the 0-1 model's most likely class on the test points (costs ignored)."""
         X = self.dataset.X_test
@@ -216,16 +216,16 @@ class TrainedPair(ClassIndices):
         """Test cost, under the user's costs, of ignoring them: the 0-1 model's most likely class at t."""
         return float(self.test_costs["blind"][self.clamp(t)])
 
-    @cached_property
+    @once_property
     def weights(self) -> np.ndarray:
         """(T + 1, N_train) boosting weights of REBEL's training samples, mean 1 per stage."""
         return boosting_weights(self.rebel, self.dataset.X_train, self.y_train_idx, self.cost_matrix)
 
-    @cached_property
+    @once_property
     def has_bayes(self) -> bool:
         return self.dataset.mixture is not None
 
-    @cached_property
+    @once_property
     def bayes_test_predictions(self) -> np.ndarray | None:
         """Bayes-optimal min-risk class (known mixture) of each test point, or None."""
         if not self.has_bayes or self.dataset.X_test.shape[0] == 0:
@@ -254,7 +254,7 @@ class TrainedPair(ClassIndices):
         pred = self.bayes_test_predictions
         return None if pred is None else float(np.mean(self.y_test_idx != pred))
 
-    @cached_property
+    @once_property
     def bayes_regions(self) -> np.ndarray | None:
         """(ny, nx) Bayes-optimal min-risk class on the grid, or None without a known mixture."""
         if not self.has_bayes:
@@ -263,7 +263,7 @@ class TrainedPair(ClassIndices):
             self.grid.shape
         )
 
-    @cached_property
+    @once_property
     def curves(self) -> pd.DataFrame:
         """Mean train and test cost of both models for t = 0..T (long format: t, model, split, cost)."""
         frames = []
@@ -280,7 +280,7 @@ class TrainedPair(ClassIndices):
                 )
         return pd.concat(frames, ignore_index=True)
 
-    @cached_property
+    @once_property
     def test_costs(self) -> dict:
         """Mean test cost per round t = 0..T, (T + 1,) each: "REBEL", "two-step" and "blind" (the 0-1 model's
         most likely class, costs ignored); zeros without test points."""

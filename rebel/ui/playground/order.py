@@ -7,13 +7,13 @@ order itself, and how it is kept in links and session files: ``rebel.ui.class_or
 from __future__ import annotations
 
 from dataclasses import replace
-from functools import cached_property
 
 import numpy as np
 import streamlit as st
 
 from rebel.ui import components as ui
 from rebel.ui.class_order import moved, positions, shown_names
+from rebel.ui.once import once_property
 from rebel.ui.playground.compute import CLASS_DTYPE, StagedByModel, TrainedPair
 from rebel.ui.state import AppState, get_state
 
@@ -27,7 +27,7 @@ def order_of(A: AppState) -> np.ndarray | None:
     return None if A.class_order is None else positions(A.class_order, A.classes)
 
 
-def _renumbered_view(staged: bool = False) -> cached_property:
+def _renumbered_view(staged: bool = False) -> once_property:
     """An ``InOrder`` property: the pair's attribute of the same name renumbered (``_renumbered`` for class
     indices; ``staged``: ``_staged`` for staged classes), computed on first use and kept."""
 
@@ -35,7 +35,7 @@ def _renumbered_view(staged: bool = False) -> cached_property:
         source = getattr(self._pair, view.attrname)
         return self._staged(source) if staged else self._renumbered(source)
 
-    view = cached_property(renumber)
+    view = once_property(renumber)
     return view
 
 
@@ -63,15 +63,15 @@ class InOrder:
     def _staged(self, staged) -> StagedByModel:
         return StagedByModel({m: (lambda m=m: self._renumbered(staged[m])) for m in staged})
 
-    @cached_property
+    @once_property
     def classes(self) -> tuple:
         return tuple(self._pair.classes[p] for p in self._perm)
 
-    @cached_property
+    @once_property
     def dataset(self):  # for its points and names (its labels are read through the renumbered indices)
         return replace(self._pair.dataset, classes=self.classes)
 
-    @cached_property
+    @once_property
     def cost_matrix(self) -> np.ndarray:
         return np.asarray(self._pair.cost_matrix)[np.ix_(self._perm, self._perm)]
 

@@ -21,12 +21,12 @@ No widgets here.
 from __future__ import annotations
 
 import dataclasses
-from functools import cached_property
 
 import numpy as np
 
 from rebel.data import Dataset
 from rebel.ui.config import content_key, validate_hyper
+from rebel.ui.once import LOCKS, once_property
 from rebel.ui.playground import compute as pg
 from rebel.ui.playground.order import InOrder
 from rebel.ui.state import AppState
@@ -68,11 +68,11 @@ class Relabelled(InOrder):
         super().__init__(pair, perm)
         self._dataset, self.key = dataset, key
 
-    @cached_property
+    @once_property
     def classes(self) -> tuple:
         return tuple(self._dataset.classes)
 
-    @cached_property
+    @once_property
     def dataset(self):
         return self._dataset
 
@@ -117,6 +117,7 @@ def relabelled(last, dataset: Dataset, cost_matrix, hyper: dict, engine: dict | 
     if np.array_equal(perm, np.arange(len(perm))):  # the same order: the pair itself, with its new names
         view = dataclasses.replace(base, dataset=dataset, cost_matrix=C, key=key)
         own = {f.name for f in dataclasses.fields(base)}
+        own.add(LOCKS)  # (the view computes with locks of its own)
         view.__dict__.update({k: v for k, v in base.__dict__.items() if k not in own})  # computed rounds
         view.trained_key, view.relabels = base.key, base
         return view
