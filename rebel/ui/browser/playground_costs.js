@@ -7,6 +7,8 @@
  * session files, other pages) and keeps the chart as the browser drew it. A cell whose text the browser does not
  * take as a cost, or a page where the browser path is off, goes to the server as before. If the worker fails, the
  * edit goes to the server with the reason, and the server takes over.
+ * Only the server's verdict line reruns then (rebel.ui.playground.browser_costs.verdict); the edited cell keeps its text
+ * uncommitted (its commit on leaving it is not passed on while it holds the text the server stored).
  * State for tests: body[data-rebel-costs-asked] / [data-rebel-costs-painted] number the edits asked and painted;
  * window.__rebelPg.painted holds the last painted numbers.
  */
@@ -215,9 +217,13 @@
     gd.__rebelPainting = true;
     return Promise.resolve(window.Plotly.react(gd, data, layout)).finally(() => { gd.__rebelPainting = false; });
   }
-  /* Round t of the result on the chart as the replay's own frames change it (Plotly.animate, no redraw): the
-   * round's traces and regions image, the strip's curves and range; ~4x cheaper than Plotly.react, which
-   * recomputes and redraws every trace (the hover-only points included). The round shown stays. */
+  /* Round t of the result on the chart, the round shown staying: the regions image swapped by Plotly.relayout of
+   * its source alone (the images are drawn again, nothing else: ~1 ms), then the round's traces, the strip's
+   * curves and range as the replay's own frames change them (Plotly.animate, no redraw; ~4x cheaper than
+   * Plotly.react, which recomputes and redraws every trace, the hover-only points included). Both are painted in
+   * the same frame (the animation runs in that frame's callbacks). The relayout is not announced to the chart's
+   * listeners (Streamlit's copy of the figure holds the same layout object: nothing to tell it, and a re-render
+   * of its component before that frame would delay it). */
   const NO_REDRAW = { frame: { duration: 0, redraw: false }, transition: { duration: 0 }, mode: "immediate" };
   function paintRound(gd, sc, res) {
     const slider = gd.layout.sliders && gd.layout.sliders[0];
@@ -228,12 +234,21 @@
       if (u) { traces.push(i); data.push({ type: tr.type || "scatter", ...u }); }
     });
     const k = regionsImage(gd.layout.images);
-    const layout = {};
-    if (k >= 0) layout.images = gd.layout.images.slice(0, k + 1).map((im, i) => (i === k ? { ...im, source: png(sc, res, t) } : im));
-    if (gd.layout.yaxis3) layout.yaxis3 = { range: stripRange(res.n) };
     gd.__rebelPainting = true;
+    if (k >= 0) quietly(gd, () => window.Plotly.relayout(gd, { ["images[" + k + "].source"]: png(sc, res, t) }));
+    const layout = gd.layout.yaxis3 ? { yaxis3: { range: stripRange(res.n) } } : {};
     return Promise.resolve(window.Plotly.animate(gd, { data, traces, layout }, NO_REDRAW))
       .finally(() => { gd.__rebelPainting = false; });
+  }
+  /* Run ``draw`` with the chart's events told to Plotly's own listeners only (its sliders' bindings). */
+  function quietly(gd, draw) {
+    const emit = gd.emit, inner = gd._internalEv;
+    if (inner) gd.emit = (event, data) => inner.emit(event, data);
+    try {
+      return draw();
+    } finally {
+      gd.emit = emit;
+    }
   }
   /* Every round's frame of the replay for the result. */
   function reframe(gd, sc, res) {
@@ -290,7 +305,7 @@
   const plot = () => document.querySelector(".st-key-pg_plot .js-plotly-plot");
   // the chart of this scene (its layout.meta names it: browser_costs.mark), not one drawn for another
   const ofScene = (gd, sc) => !!(gd && gd.layout && gd.layout.meta && gd.layout.meta.browser_scene === sc.key);
-  function edit(sc, C) {
+  function edit(sc, C, cell) {
     const generation = ++sc.generation;
     document.body.dataset.rebelCostsAsked = String(generation);
     const started = performance.now();
@@ -320,7 +335,7 @@
             reframe(gd, sc, res);
             if (replay) play(gd, generation);
           }
-          tell(sc, C, null, true, res.n);
+          if (tell(sc, C, null, true, res.n) && cell) P.kept.set(cell.input, cell.text);
         }, 0);
       });
     }).catch((err) => tell(sc, C, "it stopped: " + (err && err.message ? err.message : err), false));
@@ -345,7 +360,22 @@
     e.stopImmediatePropagation(); // Streamlit never sees this Enter: the hidden text box carries the edit
     e.preventDefault();
     if (P.failed) tell(sc, C, P.failed, false); // no worker here: the server computes it, and says why
-    else edit(sc, C);
+    else edit(sc, C, { input, text: input.value });
+  }, true);
+
+  // A cell whose computed edit the server stored keeps its text uncommitted in Streamlit's text box: leaving it
+  // would commit that text, a rerun of the main area for a value already stored. Its commit on leaving is not
+  // passed on while it holds that text (another text, typed and left, goes to the server as before).
+  P.kept = P.kept || new WeakMap();
+  const hint = document.createElement("style"); // (its box then believes it still has the focus: no "press Enter")
+  hint.textContent = '[class*="st-key-' + (D && D.costsKey) + '_"]:not(:focus-within) [data-testid="InputInstructions"]' +
+    " { display: none; }";
+  document.head.append(hint);
+  document.addEventListener("focusout", (e) => {
+    const input = e.target;
+    if (input instanceof HTMLInputElement && P.kept.has(input) && P.kept.get(input) === input.value) {
+      e.stopImmediatePropagation();
+    }
   }, true);
 
   // A chart drawn again from the server's figure (Streamlit's own redraw of the same element) shows the costs

@@ -18,6 +18,8 @@ from rebel.costs import validate_cost_matrix
 from rebel.ui.config import validate_hyper
 from rebel.ui.playground import compute as pg
 
+# what only a renamed view of a pair has (``renamed``), never a pair ``train_pair`` makes: asked without training
+VIEW_ONLY = ("relabels", "trained_key")
 # the page's names of the test costs after the last round, and the pair's
 KNOWN = {"REBEL": "REBEL", "twoStep": "two-step", "blind": "blind", "Bayes": "Bayes"}
 
@@ -48,7 +50,7 @@ class DeferredPair:
         return self._pair
 
     def __getattr__(self, name):  # everything else: the trained pair's own
-        if name.startswith("__") or name in ("_pair", "_make", "_base", "_lock"):
+        if name.startswith("__") or name in ("_pair", "_make", "_base", "_lock") or name in VIEW_ONLY:
             raise AttributeError(name)
         return getattr(self.pair(), name)
 
