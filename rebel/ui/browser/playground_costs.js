@@ -8,7 +8,8 @@
  * take as a cost, or a page where the browser path is off, goes to the server as before. If the worker fails, the
  * edit goes to the server with the reason, and the server takes over.
  * Only the server's verdict line reruns then (rebel.ui.playground.browser_costs.verdict); the edited cell keeps its text
- * uncommitted (its commit on leaving it is not passed on while it holds the text the server stored).
+ * uncommitted (its commit on leaving it is not passed on while it holds the text the server stored). A cell's text
+ * is trained as it is typed (the worker's training and the decisions are often done when Enter comes).
  * State for tests: body[data-rebel-costs-asked] / [data-rebel-costs-painted] number the edits asked and painted;
  * window.__rebelPg.painted holds the last painted numbers.
  */

@@ -1,9 +1,10 @@
 """A Playground pair whose costs the browser has computed and drawn: trained on the server only when asked.
 
-After a cost edit the page computed itself (``browser_costs``), the server's run that follows stores the costs and
-keeps the chart the browser drew; it needs the pair's key, data, settings and grid (the same as the pair the chart
-was drawn from) and the test costs after the last round for the message tray's verdict (the page's numbers, equal
-to the server engine's within 1e-12: ``tests/e2e/test_browser_costs.py``). ``DeferredPair`` has those; anything
+After a cost edit the page computed itself (``browser_costs``), the server's run that follows (the message tray's
+verdict alone, or the main area keeping the chart the browser drew) makes the costs' pair current; it needs the
+pair's key, data, settings and grid (the same as the pair the chart was drawn from) and the test costs after the
+last round for the verdict (the page's numbers, equal to the server engine's within 1e-12:
+``tests/e2e/test_browser_costs.py``). ``DeferredPair`` has those; anything
 else (a detail view, a lesson's checks, an overlay, a server-path edit's chart) trains the pair with
 ``train_pair`` on first use, once, and reads it from there.
 """
