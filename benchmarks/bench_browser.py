@@ -36,7 +36,7 @@ whole-page Playground (server-side scrubber and Play) and an in-browser replay (
 button inside the regions figure) are driven.
 
 Run: ``python -m benchmarks.bench_browser [--viewport 1280x720] [--repeat 9] [--runs 2] [--port 0]
-[--baseline DIR]``. Prints one line per figure (median, min, n and the 1-minute load average seen while it was
+[--baseline DIR] [--edits-only]``. Prints one line per figure (median, min, n and the 1-minute load average seen while it was
 measured), each against its target (``TARGETS``), then one line
 ``browser latency (median ms): cost_edit=X scrub=Y preset=Z toggle=W; play_fps=F``. Timings on a shared 2-core
 machine are noisy: compare medians of repeated runs, and a change against the code before it with ``--baseline
@@ -647,11 +647,11 @@ def server_cpu(proc) -> float | None:
         return None
 
 
-def run_steps(context, url: str, repeat: int, out: dict, cpu=None):
+def run_steps(context, url: str, repeat: int, out: dict, cpu=None, edits_only: bool = False):
     """One page, every interaction ``repeat`` times, adding ``(value, load average)`` to ``out[name]``; yields
     after each measurement (so two trees' measurements can alternate, see ``--baseline``). ``cpu()``: the server's
     CPU seconds so far; each cost edit's share (from its key press to the page settled) goes to
-    ``out["server_cpu_per_edit"]`` in ms."""
+    ``out["server_cpu_per_edit"]`` in ms. ``edits_only``: the cost edits alone."""
     page, _ = open_playground(context, url)
     for name in ("cost_edit", "scrub", "preset", "toggle", "play_fps", "server_cpu_per_edit"):
         out.setdefault(name, [])
@@ -669,6 +669,9 @@ def run_steps(context, url: str, repeat: int, out: dict, cpu=None):
         if before is not None and after is not None:
             out["server_cpu_per_edit"].append((1000 * (after - before), load1()))
         yield
+    if edits_only:
+        page.close()
+        return
     _, T = _current_round(page)
     for k in range(repeat):
         target = T - 1 if k % 2 == 0 else T
@@ -757,15 +760,16 @@ def tree_steps(browser, root: Path, args, results: dict):
         open_playground(warm, url)[0].close()  # the throwaway visit: the server is warm afterwards
         warm.close()
         yield
-        yield from first_visit_steps(
-            browser,
-            url,
-            args.visits,
-            results.setdefault("first_visit", []),
-            results.setdefault("first_page", []),
-        )
+        if not args.edits_only:
+            yield from first_visit_steps(
+                browser,
+                url,
+                args.visits,
+                results.setdefault("first_visit", []),
+                results.setdefault("first_page", []),
+            )
         context = browser.new_context(viewport=VIEWPORT)
-        yield from run_steps(context, url, args.repeat, results, lambda: server_cpu(proc))
+        yield from run_steps(context, url, args.repeat, results, lambda: server_cpu(proc), args.edits_only)
         context.close()
     finally:
         stop_app(proc)
@@ -796,7 +800,8 @@ def report(label: str, results: dict) -> None:
     for name in PAGE_PHASES:  # where a cost edit computed in the page spent its time (playground_costs.js)
         if results.get(f"page: {name}"):
             print(_summary(f"  {name}", results[f"page: {name}"]))
-    print(_summary("play_fps", results["play_fps"], "fps"))
+    if results.get("play_fps"):
+        print(_summary("play_fps", results["play_fps"], "fps"))
 
 
 def main(argv=None) -> dict:
@@ -811,6 +816,12 @@ def main(argv=None) -> dict:
         default=None,
         help="another checkout of the project (e.g. the code before a change), on its own server: its "
         "measurements alternate one by one with this tree's, and both tables are printed",
+    )
+    ap.add_argument(
+        "--edits-only",
+        action="store_true",
+        help="measure the cost edits alone (with the server's CPU per edit and the page's phases): no first "
+        "visits, scrubs, preset changes, toggles or Play",
     )
     ap.add_argument(
         "--present",
@@ -853,10 +864,12 @@ def main(argv=None) -> dict:
     med = {k: statistics.median(v for v, _ in samples) for k, samples in results.items() if samples}
     load = " ".join(f"{v:.2f}" for v in os.getloadavg())
     print(f"load average at the end (1, 5, 15 min): {load}; the machine has {os.cpu_count()} cores")
-    print(f"first visit on a warm server (median ms): {med['first_visit']:.0f}")
+    nan = float("nan")
+    print(f"first visit on a warm server (median ms): {med.get('first_visit', nan):.0f}")
     print(
-        f"browser latency (median ms): cost_edit={med['cost_edit']:.0f} scrub={med['scrub']:.0f} "
-        f"preset={med.get('preset', float('nan')):.0f} toggle={med['toggle']:.0f}; play_fps={med['play_fps']:.1f}"
+        f"browser latency (median ms): cost_edit={med['cost_edit']:.0f} scrub={med.get('scrub', nan):.0f} "
+        f"preset={med.get('preset', nan):.0f} toggle={med.get('toggle', nan):.0f}; "
+        f"play_fps={med.get('play_fps', nan):.1f}"
     )
     return results if baseline is None else {"this": results, "baseline": base_results}
 

@@ -211,7 +211,7 @@ def _tray_messages(tray, pair, with_calibrated: bool = False) -> None:
         else:
             st.caption("Your own data: edit the costs and watch the regions move.")
         if pair is not None:
-            st.markdown(ui.md("**After all {} rounds:** {}", pair.n_rounds, pg.verdict(pair, pair.n_rounds)))
+            browser.verdict(pair)  # (a fragment: a cost edit the page computed reruns it alone)
 
 
 def _live() -> None:

@@ -92,3 +92,17 @@ def test_only_costs_are_taken_from_the_page():
     ):
         assert known_costs({"costs": bad}, True, APP_MAX_COST) is None
     assert known_costs({}, True, APP_MAX_COST) is None and known_costs(None, True, APP_MAX_COST) is None
+
+
+def test_the_next_run_asks_whether_it_is_a_renamed_view_without_training_it(scene):
+    """The main area's next run asks the current pair (the page's, untrained) whether a rename made it
+    (``renamed.relabelled``): the answer is no, and nothing is trained to give it."""
+    from rebel.ui.playground import renamed
+
+    ds, hyper, base, C, trained = scene
+    calls = []
+    pair = deferred_or_trained(ds, C, hyper, ModelCache(), {}, base, _known(trained))
+    pair._make = lambda: calls.append(1) or trained
+    assert renamed.relabelled(pair, ds, C, hyper) is None
+    assert getattr(pair, "relabels", pair) is pair and getattr(pair, "trained_key", pair.key) == pair.key
+    assert not calls and not pair.trained

@@ -1,7 +1,9 @@
-"""The browser's regions on a grid (rebel/ui/browser/scene_core.js ``stagedOnGrid``: one cell scored per block
-between the model's thresholds) against the browser engine scoring every cell (``RebelEngine.stagedClasses``,
-itself checked against the numba engine in tests/test_browser_engine.py), under Node, on every preset and on
-random problems (K 2-6, depths 1-4, 8 to 255 thresholds): the same class in every cell after every round."""
+"""The browser's regions on a grid and its classes at points (rebel/ui/browser/scene_core.js ``stagedOnGrid`` and
+``stagedAt``: one point scored per block between the model's thresholds) against the browser engine scoring every
+cell and point (``RebelEngine.stagedClasses``, itself checked against the numba engine in
+tests/test_browser_engine.py), under Node, on every preset and on random problems (K 2-6, depths 1-4, 8 to 255
+thresholds): the same class in every cell and at every point (the training points, and points on the thresholds
+themselves) after every round."""
 
 from __future__ import annotations
 
@@ -28,7 +30,15 @@ console.log(JSON.stringify(jobs.map(({ problem, xs, ys }) => {
   const a = S.stagedOnGrid(model, xs, ys), b = E.stagedClasses(model, S.gridPoints(xs, ys), xs.length * ys.length);
   let differ = 0;
   for (let i = 0; i < a.length; i++) differ += a[i] !== b[i];
-  return { differ, size: a.length, distinct: new Set(b).size };
+  // the training points, then points on the model's thresholds (a coordinate equal to one: the left branch)
+  const cuts = model.thresholds.filter((v) => !Number.isNaN(v)), X = problem.X, N = X.length / 2;
+  const pts = new Float64Array(2 * (N + cuts.length));
+  pts.set(X, 0);
+  cuts.forEach((c, i) => { pts[2 * (N + i)] = c; pts[2 * (N + i) + 1] = cuts[cuts.length - 1 - i]; });
+  const M = pts.length / 2, p = S.stagedAt(model, pts, M), q = E.stagedClasses(model, pts, M);
+  let differAt = 0;
+  for (let i = 0; i < p.length; i++) differAt += p[i] !== q[i];
+  return { differ, differAt, size: a.length, distinct: new Set(b).size };
 })));
 """
 
@@ -70,5 +80,5 @@ def test_the_grid_by_blocks_equals_every_cell_scored():
     )
     results = json.loads(done.stdout)
     assert len(results) == len(jobs)
-    assert all(r["differ"] == 0 for r in results), results
+    assert all(r["differ"] == 0 and r["differAt"] == 0 for r in results), results
     assert sum(r["distinct"] > 1 for r in results) >= len(results) // 2  # regions with boundaries in them

@@ -299,6 +299,12 @@ def cost_editor(
             )
 
 
+def log_entry_key(key: str, names) -> str:
+    """The session key of the log control ``key``'s entry box (its value: the entry shown, (truth, prediction))
+    for the classes ``names``."""
+    return f"{key}_entry_{config.content_key([str(n) for n in names])[:10]}"
+
+
 def log_cost_control(
     cost_matrix, classes, key: str, on_move: Callable[[int, int, float], None], order=None
 ) -> None:
@@ -315,7 +321,7 @@ def log_cost_control(
         "Entry, truth → prediction",
         pairs,
         format_func=lambda p: f"{names[p[0]]} → {names[p[1]]}",
-        key=f"{key}_entry_{config.content_key(names)[:10]}",
+        key=log_entry_key(key, names),
     )
     C = np.array(cost_matrix, dtype=np.float64)
     current = float(np.clip(C[i, j], config.LOG_COST_MIN, config.LOG_COST_MAX))

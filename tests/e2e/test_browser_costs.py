@@ -192,3 +192,122 @@ def test_with_replay_after_retraining_the_page_plays_its_edit_from_t_0(app_url, 
         context.close()
     assert served == 0  # the server drew no new figure: the page's picture played
     assert shown["same"] and shown["painted"]["t"] == 0
+
+
+class _Frames:
+    """What the server sends a page over its websocket (Streamlit's ForwardMsg, decoded): ``kinds()`` counts each
+    kind since ``mark()`` (an element by its type, ``ref_hash`` for an element the browser has cached, a run's end
+    as ``script_finished``)."""
+
+    def __init__(self, context):
+        self.got: list = []
+        context.on("page", lambda page: page.on("websocket", self._socket))
+
+    def _socket(self, ws) -> None:
+        ws.on("framereceived", self._frame)
+
+    def _frame(self, payload) -> None:
+        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+        if isinstance(payload, str):
+            return
+        msg = ForwardMsg()
+        msg.ParseFromString(payload)
+        kind = msg.WhichOneof("type")
+        if kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
+            kind = msg.delta.new_element.WhichOneof("type")
+        self.got.append((kind, len(payload)))
+
+    def mark(self) -> None:
+        self.got.clear()
+
+    def kinds(self) -> dict:
+        out: dict = {}
+        for kind, _ in self.got:
+            out[kind] = out.get(kind, 0) + 1
+        return out
+
+
+def test_a_computed_edit_reruns_only_the_verdict_and_keeps_the_costs(app_url, chromium):
+    """After a cost edit the page computed, the server runs the message tray's verdict alone: it sends that line
+    and the link, no chart (neither its figure nor a reference to a cached one) and no cost cell. Leaving the edited
+    cell sends nothing either. The costs are stored: the address bar's link names them, the verdict is the server
+    engine's for them, and a later run of the whole main area (an overlay switched on: the server's path) draws the
+    model of the new costs with the cell showing them. (The first edit away from the preset's costs reruns the main
+    area: the tray then says that the preset's story no longer holds; the second is measured.)"""
+    from rebel.ui.config import preset_config
+    from rebel.ui.figures.replay_numbers import numbers_text
+    from rebel.ui.lessons import fit_scene
+    from rebel.ui.playground import compute as pg
+    from rebel.ui.short_link import config_from_params
+
+    context = chromium.new_context()
+    frames = _Frames(context)
+    bb.VIEWPORT.update(width=1280, height=720)
+    try:
+        page, _ = bb.open_playground(context, app_url + _link("airport"))
+    finally:
+        bb.VIEWPORT.update(width=1440, height=900)
+    cell = '[class*="st-key-w_costs_"][class*="_2_0"] input'
+    try:
+        commit = bb.edit_cost(page, "7.5")
+        page.wait_for_function("() => !!(window.__rebelPg && window.__rebelPg.scene)", timeout=120_000)
+        settle(page)
+        page.wait_for_function(_OF_SCENE, arg=PLOT, timeout=60_000)
+        commit()
+        page.wait_for_function("() => document.body.dataset.rebelCostsPainted === '1'", timeout=60_000)
+        page.locator(".st-key-pg_tray").get_by_text("Your costs differ").wait_for(timeout=60_000)
+        settle(page)
+        link = page.url
+        commit = bb.edit_cost(page, "8.5")
+        frames.mark()
+        commit()
+        page.wait_for_function("() => document.body.dataset.rebelCostsPainted === '2'", timeout=60_000)
+        page.wait_for_function("old => location.href !== old", arg=link, timeout=60_000)
+        settle(page)
+        after_edit, sent = frames.kinds(), sum(size for _, size in frames.got)
+        tray = page.locator(".st-key-pg_tray").inner_text()
+        url = page.url
+        frames.mark()
+        page.locator(".st-key-pg_tray").click()  # leave the edited cell
+        settle(page)
+        after_leaving = frames.kinds()
+        assert page.locator(cell).first.input_value() == "8.5"
+        frames.mark()
+        bb.flip_toggle(page)  # an overlay: the whole main area runs on the server's path
+        page.wait_for_function(  # the server's chart of the new costs (its scene no longer the page's)
+            "sel => { const gd = document.querySelector(sel); return !!(gd && gd.layout.meta && !gd.layout.meta.browser_scene); }",
+            arg=PLOT,
+            timeout=120_000,
+        )
+        settle(page)
+        after_toggle = frames.kinds()
+        shown = page.evaluate(
+            "sel => { const gd = document.querySelector(sel);"
+            " return [gd.data.find(t => t.name === 'numbers').text[0], gd.layout.sliders[0].active]; }",
+            PLOT,
+        )
+        cell_text = page.locator(cell).first.input_value()
+    finally:
+        context.close()
+
+    cfg = preset_config("airport")
+    C = np.array(cfg.cost_matrix, dtype=np.float64)
+    C[2, 0] = 8.5
+    pair = fit_scene(dataclasses.replace(cfg, cost_matrix=C))
+    T = pair.n_rounds
+    # the verdict alone (its line and its fragment's box): no chart, no cell, no payload; a few kB in all (a run of
+    # the main area sends the ~0.6 MB figure, or a reference to it, and every widget again)
+    assert after_edit.get("markdown") == 1 and after_edit.get("delta", 0) <= 1, after_edit
+    for kind in ("plotly_chart", "ref_hash", "text_input", "html"):
+        assert kind not in after_edit, after_edit
+    assert sent < 10_000, (sent, after_edit)
+    assert f"{pair.test_cost(T, 'REBEL'):.3f}" in tray and f"{pair.test_cost(T, 'two-step'):.3f}" in tray
+    from urllib.parse import parse_qs, urlsplit
+
+    linked, _ = config_from_params({k: v[0] for k, v in parse_qs(urlsplit(url).query).items()})
+    np.testing.assert_array_equal(linked.cost_matrix, C)  # the link names the new costs
+    assert "script_finished" not in after_leaving and "delta" not in after_leaving, after_leaving
+    assert after_toggle.get("script_finished", 0) >= 1
+    assert shown[0] == numbers_text(pg.round_numbers(pair), shown[1], T, pg.REPLAY_TITLE)
+    assert cell_text == "8.5"

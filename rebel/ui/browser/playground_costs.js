@@ -7,6 +7,9 @@
  * session files, other pages) and keeps the chart as the browser drew it. A cell whose text the browser does not
  * take as a cost, or a page where the browser path is off, goes to the server as before. If the worker fails, the
  * edit goes to the server with the reason, and the server takes over.
+ * Only the server's verdict line reruns then (rebel.ui.playground.browser_costs.verdict); the edited cell keeps its text
+ * uncommitted (its commit on leaving it is not passed on while it holds the text the server stored). A cell's text
+ * is trained as it is typed (the worker's training and the decisions are often done when Enter comes).
  * State for tests: body[data-rebel-costs-asked] / [data-rebel-costs-painted] number the edits asked and painted;
  * window.__rebelPg.painted holds the last painted numbers.
  */
@@ -215,9 +218,10 @@
     gd.__rebelPainting = true;
     return Promise.resolve(window.Plotly.react(gd, data, layout)).finally(() => { gd.__rebelPainting = false; });
   }
-  /* Round t of the result on the chart as the replay's own frames change it (Plotly.animate, no redraw): the
-   * round's traces and regions image, the strip's curves and range; ~4x cheaper than Plotly.react, which
-   * recomputes and redraws every trace (the hover-only points included). The round shown stays. */
+  /* Round t of the result on the chart, the round shown staying: the round's traces, the strip's curves and range as
+   * the replay's own frames change them (Plotly.animate, no redraw: ~4x cheaper than Plotly.react, which
+   * recomputes and redraws every trace, the hover-only points included), and the regions image swapped in place
+   * (``swapImage``). Both are painted in the same frame (the animation runs in that frame's callbacks). */
   const NO_REDRAW = { frame: { duration: 0, redraw: false }, transition: { duration: 0 }, mode: "immediate" };
   function paintRound(gd, sc, res) {
     const slider = gd.layout.sliders && gd.layout.sliders[0];
@@ -227,13 +231,26 @@
       const u = roundUpdate(sc, res, tr.name, t) || fixedUpdate(sc, res, tr.name);
       if (u) { traces.push(i); data.push({ type: tr.type || "scatter", ...u }); }
     });
-    const k = regionsImage(gd.layout.images);
-    const layout = {};
-    if (k >= 0) layout.images = gd.layout.images.slice(0, k + 1).map((im, i) => (i === k ? { ...im, source: png(sc, res, t) } : im));
+    const k = regionsImage(gd.layout.images), layout = {};
+    if (k >= 0 && !swapImage(gd, k, png(sc, res, t))) {
+      layout.images = gd.layout.images.slice(0, k + 1).map((im, i) => (i === k ? { ...im, source: png(sc, res, t) } : im));
+    }
     if (gd.layout.yaxis3) layout.yaxis3 = { range: stripRange(res.n) };
     gd.__rebelPainting = true;
     return Promise.resolve(window.Plotly.animate(gd, { data, traces, layout }, NO_REDRAW))
       .finally(() => { gd.__rebelPainting = false; });
+  }
+  /* The layout image k's source set to ``source`` where plotly keeps it (the figure's layout and its full layout)
+   * and on the image drawn for it (the element plotly bound to that image): no relayout, which redraws every image
+   * and makes the animation after it far slower. False when the drawn image is not found (plotly then draws it). */
+  function swapImage(gd, k, source) {
+    const full = gd._fullLayout && gd._fullLayout.images && gd._fullLayout.images[k];
+    const drawn = [...gd.querySelectorAll(".imagelayer image")].find((el) => el.__data__ && el.__data__._index === k);
+    if (!full || !drawn) return false;
+    gd.layout.images[k].source = source;
+    full.source = source;
+    drawn.setAttribute("href", source);
+    return true;
   }
   /* Every round's frame of the replay for the result. */
   function reframe(gd, sc, res) {
@@ -290,62 +307,104 @@
   const plot = () => document.querySelector(".st-key-pg_plot .js-plotly-plot");
   // the chart of this scene (its layout.meta names it: browser_costs.mark), not one drawn for another
   const ofScene = (gd, sc) => !!(gd && gd.layout && gd.layout.meta && gd.layout.meta.browser_scene === sc.key);
-  function edit(sc, C) {
+  /* The result of the cost matrix C: its model trained in the Web Worker, then the three methods' decisions and
+   * numbers (``outcome``) with the times they were ready, as a promise kept for the latest matrix asked
+   * (``sc.ahead``). A cell's text is trained as it is typed (``input``), so Enter often finds its result ready. */
+  function resultOf(sc, C) {
+    const key = Array.prototype.join.call(C, ",");
+    if (sc.ahead && sc.ahead.key === key) return sc.ahead.promise;
+    const promise = P.trainer.fit({ ...sc.problem, costMatrix: C }).then((model) => {
+      const trained = performance.now();
+      if (P.failed) return { failed: P.failed };
+      const decided = S.decide(model, C, sc.K, sc.xs, sc.ys, sc.points, sc.M, sc.staged, sc.bayes, sc.nTest);
+      return { res: outcome(sc, C, decided), trained, numbered: performance.now() };
+    });
+    sc.ahead = { key, promise };
+    return promise;
+  }
+  function edit(sc, C, cell) {
     const generation = ++sc.generation;
     document.body.dataset.rebelCostsAsked = String(generation);
     const started = performance.now();
-    P.trainer.fit({ ...sc.problem, costMatrix: C }).then((model) => {
+    resultOf(sc, C).then((got) => {
       if (generation !== sc.generation || P.scene !== sc) return;
       if (P.failed) return tell(sc, C, P.failed); // the worker failed: the server computes this edit
-      const trained = performance.now();
-      const decided = S.decide(model, C, sc.K, sc.xs, sc.ys, sc.points, sc.M, sc.staged, sc.bayes, sc.nTest);
-      const res = outcome(sc, C, decided);
-      const numbered = performance.now();
+      const { res, trained, numbered } = got, ready = performance.now();
       const gd = plot();
       if (!ofScene(gd, sc)) return tell(sc, C, null); // the chart was replaced meanwhile: the server draws it
       sc.C = C;
       sc.result = res;
       const replay = window.__rebelPgReplay === true; // "Replay after retraining": play it from t = 0
       if (replay) stop(gd);
+      const pngBefore = res.pngMs || 0;
       return (replay ? paint(gd, sc, res, 0) : paintRound(gd, sc, res)).then(() => {
-        const now = performance.now(); // where the time went (ms): the benchmark prints it
-        P.phases = { fit: trained - started, decide: numbered - trained, image: res.pngMs || 0,
-          plot: now - numbered - (res.pngMs || 0) };
+        // where the time after Enter went (ms; the benchmark prints it): the worker's training and the decisions
+        // not done yet at Enter, the regions image, plotly's repaint
+        const now = performance.now(), image = (res.pngMs || 0) - pngBefore;
+        P.phases = { fit: Math.max(0, trained - started), decide: Math.max(0, numbered - Math.max(trained, started)),
+          image, plot: now - ready - image };
         P.painted = { REBEL: res.n.REBEL[sc.T], twoStep: res.n.twoStep[sc.T], Bayes: res.n.Bayes,
           blind: res.n.blind[sc.T], ms: performance.now() - started, inWorker: P.trainer.inWorker(),
-          t: gd.layout.sliders && gd.layout.sliders[0] ? gd.layout.sliders[0].active : null };
+          t: gd.layout.sliders && gd.layout.sliders[0] ? gd.layout.sliders[0].active : null, ahead: trained < started };
         document.body.dataset.rebelCostsPainted = String(generation);
         setTimeout(() => {
           if (sc.result === res) {
             reframe(gd, sc, res);
             if (replay) play(gd, generation);
           }
-          tell(sc, C, null, true, res.n);
+          if (tell(sc, C, null, true, res.n) && cell) P.kept.set(cell.input, cell.text);
         }, 0);
       });
     }).catch((err) => tell(sc, C, "it stopped: " + (err && err.message ? err.message : err), false));
   }
 
+  /* The cost matrix with the cost the cell ``input`` holds (a cell of this scene's editor holding a number the
+   * browser takes), or null. */
+  function cellMatrix(sc, input) {
+    if (!(input instanceof HTMLInputElement)) return null;
+    const box = input.closest('[class*="st-key-"]');
+    const m = box && COST_CELL.exec(box.className);
+    if (!m || m[1] !== sc.costsKey) return null;
+    const i = Number(m[2]), j = Number(m[3]), text = input.value.trim();
+    if (i >= sc.K || j >= sc.K || !NUMBER.test(text)) return null; // the server says why it refuses it
+    const value = Number(text);
+    if (!(value <= sc.maxCost)) return null;
+    const C = Float64Array.from(sc.C);
+    C[i * sc.K + j] = value;
+    return C.some((c) => c > 0) ? C : null;
+  }
+
   document.addEventListener("keydown", (e) => {
     const sc = P.scene;
     if (!sc || e.key !== "Enter" || e.isComposing || !P.trainer || !window.Plotly) return;
-    const input = e.target;
-    if (!(input instanceof HTMLInputElement)) return;
-    const box = input.closest('[class*="st-key-"]');
-    const m = box && COST_CELL.exec(box.className);
-    if (!m || m[1] !== sc.costsKey) return;
-    const i = Number(m[2]), j = Number(m[3]), text = input.value.trim();
-    if (i >= sc.K || j >= sc.K || !NUMBER.test(text)) return; // the server says why it refuses it
-    const value = Number(text);
-    if (!(value <= sc.maxCost)) return;
-    const C = Float64Array.from(sc.C);
-    C[i * sc.K + j] = value;
-    if (!C.some((c) => c > 0)) return;
-    if (!ofScene(plot(), sc)) return;
+    const input = e.target, C = cellMatrix(sc, input);
+    if (!C || !ofScene(plot(), sc)) return;
     e.stopImmediatePropagation(); // Streamlit never sees this Enter: the hidden text box carries the edit
     e.preventDefault();
     if (P.failed) tell(sc, C, P.failed, false); // no worker here: the server computes it, and says why
-    else edit(sc, C);
+    else edit(sc, C, { input, text: input.value });
+  }, true);
+  // Typing into a cell trains its text ahead in the worker (the page stays free: nothing is drawn until Enter).
+  document.addEventListener("input", (e) => {
+    const sc = P.scene;
+    if (!sc || !P.trainer || !P.trainer.inWorker() || P.failed) return;
+    const C = cellMatrix(sc, e.target);
+    if (C) resultOf(sc, C).catch(() => {});
+  }, true);
+
+  // A cell whose computed edit the server stored keeps its text uncommitted in Streamlit's text box: leaving it
+  // would commit that text, a rerun of the main area for a value already stored. Its commit on leaving is not
+  // passed on while it holds that text (another text, typed and left, goes to the server as before).
+  P.kept = P.kept || new WeakMap();
+  const hint = document.createElement("style"); // (its box then believes it still has the focus: no "press Enter")
+  hint.textContent = '[class*="st-key-' + (D && D.costsKey) + '_"]:not(:focus-within) [data-testid="InputInstructions"]' +
+    " { display: none; }";
+  document.head.append(hint);
+  document.addEventListener("focusout", (e) => {
+    const input = e.target;
+    if (input instanceof HTMLInputElement && P.kept.has(input) && P.kept.get(input) === input.value) {
+      e.stopImmediatePropagation();
+    }
   }, true);
 
   // A chart drawn again from the server's figure (Streamlit's own redraw of the same element) shows the costs

@@ -73,55 +73,87 @@
     };
   }
 
-  /* REBEL's classes on the grid (xs by ys, row-major over (y, x)) after every round, (T + 1) * cells, as
-   * RebelEngine.stagedClasses(model, gridPoints(xs, ys), cells) gives them, with far less work: a tree only
-   * compares a coordinate with the model's thresholds, so cells whose x (and y) lie between the same two thresholds
-   * of the model take the same branch everywhere. One cell per such block is scored, and its classes are copied to
-   * the block's cells. */
-  function stagedOnGrid(model, xs, ys) {
-    const E = root.RebelEngine, nx = xs.length, ny = ys.length, T = model.nRounds;
-    const groups = (values, feature) => {
+  /* The model's blocks: along each feature, the intervals between the distinct thresholds the model uses on it
+   * (the last one above them all). A tree only compares a coordinate with the model's thresholds, so every point
+   * of a block takes the same branch at every node of every round: its classes after every round are those of one
+   * representative, the interval's upper threshold (the last interval's: +Infinity), scored once
+   * (RebelEngine.stagedClasses over the blocks, (T + 1) * blocks). ``at(x, y)`` is the block of a point. */
+  function blocksOf(model) {
+    const E = root.RebelEngine;
+    const cutsOf = (feature) => {
       const used = model.thresholds.filter((v, n) => model.features[n] === feature && !Number.isNaN(v));
-      const cuts = [...new Set(used)];
-      cuts.sort((a, b) => a - b);
-      const of = new Int32Array(values.length), first = [];
-      for (let i = 0; i < values.length; i++) {
-        let lo = 0, hi = cuts.length; // thresholds below the value
-        while (lo < hi) {
-          const mid = (lo + hi) >> 1;
-          if (cuts[mid] < values[i]) lo = mid + 1; else hi = mid;
-        }
-        if (i === 0 || lo !== first[first.length - 1][1]) first.push([i, lo]);
-        of[i] = first.length - 1;
-      }
-      return { of, rep: first.map(([i]) => values[i]) };
+      return Float64Array.from(new Set(used)).sort();
     };
-    const gx = groups(xs, 0), gy = groups(ys, 1), mx = gx.rep.length, my = gy.rep.length, M = mx * my;
-    const staged = E.stagedClasses(model, gridPoints(gx.rep, gy.rep), M);
-    const cells = nx * ny, out = new Uint8Array((T + 1) * cells);
-    for (let t = 0; t <= T; t++) {
-      const o = t * cells, r = t * M;
-      for (let iy = 0; iy < ny; iy++) {
-        const row = r + gy.of[iy] * mx, c = o + iy * nx;
-        for (let ix = 0; ix < nx; ix++) out[c + ix] = staged[row + gx.of[ix]];
+    const cx = cutsOf(0), cy = cutsOf(1), mx = cx.length + 1, my = cy.length + 1, M = mx * my;
+    const rep = new Float64Array(2 * M);
+    for (let iy = 0; iy < my; iy++) {
+      for (let ix = 0; ix < mx; ix++) {
+        rep[2 * (iy * mx + ix)] = ix < cx.length ? cx[ix] : Infinity;
+        rep[2 * (iy * mx + ix) + 1] = iy < cy.length ? cy[iy] : Infinity;
       }
+    }
+    return { cx, cy, mx, my, M, staged: E.stagedClasses(model, rep, M), T: model.nRounds };
+  }
+  /* How many of the sorted ``cuts`` lie strictly below v: the interval v is in. */
+  function below(cuts, v) {
+    let lo = 0, hi = cuts.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (cuts[mid] < v) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+  }
+
+  /* REBEL's classes on the grid (xs by ys, row-major over (y, x)) after every round, (T + 1) * cells, as
+   * RebelEngine.stagedClasses(model, gridPoints(xs, ys), cells) gives them, from the model's blocks (blocksOf):
+   * each row of the grid is the row of its y block read at the x blocks of the grid's columns, copied from the row
+   * above when both lie in the same y block. */
+  function stagedOnGrid(model, xs, ys, blocks) {
+    const b = blocks || blocksOf(model), nx = xs.length, ny = ys.length, T = b.T, cells = nx * ny;
+    const gx = Int32Array.from(xs, (v) => below(b.cx, v)), gy = Int32Array.from(ys, (v) => below(b.cy, v));
+    const out = new Uint8Array((T + 1) * cells), staged = b.staged;
+    for (let t = 0; t <= T; t++) {
+      const o = t * cells, r = t * b.M;
+      for (let iy = 0; iy < ny; iy++) {
+        const c = o + iy * nx;
+        if (iy > 0 && gy[iy] === gy[iy - 1]) {
+          out.copyWithin(c, c - nx, c);
+          continue;
+        }
+        const row = r + gy[iy] * b.mx;
+        for (let ix = 0; ix < nx; ix++) out[c + ix] = staged[row + gx[ix]];
+      }
+    }
+    return out;
+  }
+
+  /* REBEL's classes at ``points`` (M x 2) after every round, (T + 1) * M, as RebelEngine.stagedClasses gives them,
+   * read from the model's blocks (blocksOf). */
+  function stagedAt(model, points, M, blocks) {
+    const b = blocks || blocksOf(model), T = b.T, staged = b.staged;
+    const at = new Int32Array(M);
+    for (let m = 0; m < M; m++) at[m] = below(b.cy, points[2 * m + 1]) * b.mx + below(b.cx, points[2 * m]);
+    const out = new Uint8Array((T + 1) * M);
+    for (let t = 0; t <= T; t++) {
+      const o = t * M, r = t * b.M;
+      for (let m = 0; m < M; m++) out[o + m] = staged[r + at[m]];
     }
     return out;
   }
 
   /* The three methods' classes under the cost matrix C (K*K, rows = truth) for a model fitted with C: REBEL's on
    * the grid (xs by ys, T + 1 rounds: stagedOnGrid) and on ``points`` (the points the page scores: M x 2, every
-   * round), the two-step method's on the test points from the 0-1 model's posteriors of each round kept
+   * round: stagedAt), the two-step method's on the test points from the 0-1 model's posteriors of each round kept
    * (``staged``: Float64Arrays nTest*K) and the Bayes rule's from the known posteriors (or null). */
   function decide(model, C, K, xs, ys, points, M, staged, bayesP, nTest) {
-    const E = root.RebelEngine;
+    const E = root.RebelEngine, blocks = blocksOf(model);
     return {
-      regions: stagedOnGrid(model, xs, ys),
-      staged: E.stagedClasses(model, points, M),
+      regions: stagedOnGrid(model, xs, ys, blocks),
+      staged: stagedAt(model, points, M, blocks),
       twoStep: staged.map((P) => E.minRiskClasses(P, nTest, K, C)),
       bayes: bayesP ? E.minRiskClasses(bayesP, nTest, K, C) : null,
     };
   }
 
-  root.RebelScene = { bytesOf, float64s, gridPoints, trainer, stagedOnGrid, decide };
+  root.RebelScene = { bytesOf, float64s, gridPoints, trainer, blocksOf, stagedOnGrid, stagedAt, decide };
 })(typeof self !== "undefined" ? self : globalThis);

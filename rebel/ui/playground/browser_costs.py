@@ -8,8 +8,14 @@ engine's problem), the test points, the grid, the 0-1 model's posteriors on the 
 the known mixture's posteriors there, the 0-1 model's most likely classes (the "costs ignored" number) and the
 browser engine's text. The page's script retrains on Enter in a cost cell, repaints the chart and writes the new
 matrix into a hidden text box (``INPUT``); its callback stores the costs (links, session files, other pages) and
-notes that the browser drew them (``PAINTED``), so the run that follows keeps the chart as it is: the figure is
-made from the pair it was first drawn from (``figure_pair``), which Streamlit's chart does not draw again.
+notes that the browser drew them (``PAINTED``). Then only the message tray's verdict reruns (``verdict``, a fragment
+of its own, ``TAIL``): it makes the costs' pair current and writes the link, and nothing else is run or sent (no
+figure, no payload). When something else on the page shows the costs (``_rest_of_page``: a detail view, a lesson
+scene, the calibrated two-step, a cost warning, the preset's story note, the log control's entry), the main area
+reruns instead and keeps the chart as it is: the figure is made from the pair it was first drawn from
+(``figure_pair``), which Streamlit's chart does not draw again. The edited cell keeps its text in the browser (the
+page stops its commit on leaving it, which would rerun the main area for a value already stored); its session value
+is brought up to date by the editor's next run.
 
 Everything else keeps the server's path: a variant engine, an overlay (boosting weights, two-step or Bayes
 boundaries, disagreement, a dragged box), too many posteriors to send, the one-entry editor of many classes,
@@ -28,6 +34,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import warnings
 
 import numpy as np
 import streamlit as st
@@ -35,7 +42,7 @@ import streamlit as st
 from rebel.ui import components as ui
 from rebel.ui.browser.engine import HERE, MAX_POINTS, engine_source, problem_payload
 from rebel.ui.browser.scene import MAX_STAGED_NUMBERS
-from rebel.ui.config import APP_MAX_COST, dataset_key, format_cost
+from rebel.ui.config import APP_MAX_COST, dataset_key
 from rebel.ui.figures.palette import region_rgb
 from rebel.ui.figures.style import esc
 from rebel.ui.playground import present
@@ -55,6 +62,8 @@ REPLAY = (
     "__rebelPgReplay"  # the page's copy of "Replay after retraining" (true: play a computed edit from t = 0)
 )
 ENV = "REBEL_BROWSER_COSTS"  # "0": every cost edit on the server
+TAIL = "pg_verdict"  # the key of the tray's verdict fragment (a computed edit reruns it alone)
+QUIET = "_browser_quiet"  # the costs a computed edit stored for the verdict's run alone (``verdict``)
 SCRIPTS = [HERE / "scene_core.js", HERE / "playground_costs.js"]
 VARIANT = (
     "Cost edits run on the server with a variant engine: the browser computes them for the paper engine only."
@@ -234,7 +243,8 @@ def tell(reason: str | None) -> None:
 
 
 def _on_edit() -> None:
-    """The page computed a cost edit (or could not): store the costs; note whether the browser drew them."""
+    """The page computed a cost edit (or could not): store the costs; note whether the browser drew them. When it
+    drew them and nothing else on the page shows them (``_rest_of_page``), only the verdict reruns (``TAIL``)."""
     ss = st.session_state
     try:
         msg = json.loads(ss.get(INPUT) or "")
@@ -247,30 +257,101 @@ def _on_edit() -> None:
     if base is None or msg.get("key") != base.key or not ok or not (C > 0).any():
         return  # an edit of a chart no longer shown, or not a cost matrix: the editor keeps the stored costs
     from rebel.ui.playground import widgets as side
+    from rebel.ui.playground.deferred import known_costs
     from rebel.ui.state import get_state
 
+    A = get_state()
+    before = _rest_of_page(A)
     if msg.get("failed"):
         ss[FAILED] = ss[TOLD] = (
             f"The browser could not retrain REBEL ({msg['failed']}); the server computes cost edits now."
         )
         ui.flash("warning", ss[FAILED])
-    get_state().set_costs(C)
-    _show_in_editor(side.COSTS, C, [str(c) for c in base.dataset.classes])
+    A.set_costs(C)
+    # the editor's stored matrix; its cells' session values are brought up to date by its next run (a value set
+    # here for a cell the browser still holds uncommitted would come back as that cell's change and undo the edit)
+    ss[f"{side.COSTS}_base"] = C.copy()
     ss[SENT] = (base.key, msg.get("projector"))  # the page holds this scene: no need to send it again
-    if msg.get("painted") and not msg.get("failed"):
-        from rebel.ui.playground.deferred import known_costs
+    known = known_costs(msg, base.has_bayes, APP_MAX_COST)
+    if not msg.get("painted") or msg.get("failed"):
+        return
+    ss[PAINTED] = (base.key, C.tobytes(), known)
+    if known is None or before is None or before != _rest_of_page(A):
+        return  # the main area reruns
+    from streamlit.errors import StreamlitAPIException
 
-        ss[PAINTED] = (base.key, C.tobytes(), known_costs(msg, base.has_bayes, APP_MAX_COST))
+    ss[QUIET] = (dataset_key(A.dataset), C.tobytes())
+    try:
+        st.rerun(TAIL)  # the verdict alone, instead of the main area
+    except StreamlitAPIException:  # (no verdict drawn: the main area reruns)
+        ss.pop(QUIET, None)
 
 
-def _show_in_editor(key: str, C: np.ndarray, names: list) -> None:
-    """The cost editor ``key`` shows ``C`` with its cells as they are (no new cells: a cell being typed into
-    stays): its stored matrix and each cell's text (the cell edited in the browser was never committed).
-    ``names``: the classes as shown (the browser path runs only in their sorted order)."""
+# What else the page shows that follows the costs: the detail view shown unless it is how to read the page, an open
+# lesson scene (its checks), the calibrated two-step (widgets.view_toggles' "cal"), the log control of the cost panel
+LOG_KEY, CAL_KEY, DETAILS_KEY = "w_log", "w_show_cal", "w_details"
+
+
+def _rest_of_page(A):
+    """What the page shows of the costs besides the regions chart and the verdict: the cost warnings, the note
+    that the costs no longer tell the preset's story and the log control's entry; None when a part shown follows
+    every cost (``LOG_KEY``'s comment) or is not known."""
+    from rebel.costs import CostWarning, validate_cost_matrix
+    from rebel.ui import lesson_widgets as lessons
+    from rebel.ui.playground import actions as act
+    from rebel.ui.playground.link import DEFAULT_DETAIL_VIEW
+
     ss = st.session_state
-    ss[f"{key}_base"] = C.copy()
-    for i in range(C.shape[0]):
-        for j in range(C.shape[1]):
-            cell = ui.cost_cell_key(key, i, j, names)
-            if cell in ss:
-                ss[cell] = format_cost(C[i, j])
+    if (ss.get(DETAILS_KEY) or DEFAULT_DETAIL_VIEW) != DEFAULT_DETAIL_VIEW or ss.get(CAL_KEY):
+        return None
+    if lessons.shown_scene() is not None:
+        return None
+    names = [str(c) for c in A.classes]
+    entry = ss.get(ui.log_entry_key(LOG_KEY, names))
+    C = np.asarray(A.cost_matrix, dtype=np.float64)
+    try:
+        i, j = (int(v) for v in entry)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", CostWarning)
+            validate_cost_matrix(C, n_classes=len(names), classes=names)
+        return tuple(str(w.message) for w in caught), act.costs_story_note(A), float(C[i, j])
+    except (TypeError, ValueError, IndexError):
+        return None
+
+
+def verdict(pair) -> None:
+    """The message tray's last line, the verdict after all rounds of ``pair``, as a fragment of its own (``TAIL``):
+    after a cost edit the page computed, it reruns alone (``_on_edit``) for the costs stored."""
+    st.fragment(ui.guarded(_verdict), key=TAIL)(pair)
+
+
+def _verdict(pair) -> None:
+    from rebel.ui.playground import compute as pg
+
+    quiet = st.session_state.pop(QUIET, None)
+    if quiet is not None:
+        pair = _adopt(quiet) or pair
+    st.markdown(ui.md("**After all {} rounds:** {}", pair.n_rounds, pg.verdict(pair, pair.n_rounds)))
+
+
+def _adopt(quiet: tuple):
+    """In the verdict's run alone: the pair of the costs the page computed (``quiet``: their data's key and bytes,
+    still the state's) made current as the main area's run makes a new pair current (``pages/1_Playground``'s
+    ``_training``; no replay from t = 0: the chart keeps the page's picture), and the link written. None when the
+    state moved on."""
+    from rebel.ui.playground import links
+    from rebel.ui.playground import widgets as side
+    from rebel.ui.state import get_state
+    from rebel.ui.variants import engine_options
+
+    A = get_state()
+    C = np.asarray(A.cost_matrix, dtype=np.float64)
+    if A.dataset is None or quiet != (dataset_key(A.dataset), C.tobytes()):
+        return None
+    pair = pair_for(A.dataset, C, A.hyper, A.models, engine_options(A.engine))
+    A.models.put(pair.key, pair, "pair")
+    if A.pair_key != pair.key:
+        A.pair_key = pair.key
+        st.session_state["t"] = side.first_round(pair.n_rounds)
+    links.sync_url(A)
+    return pair

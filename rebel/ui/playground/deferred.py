@@ -1,9 +1,10 @@
 """A Playground pair whose costs the browser has computed and drawn: trained on the server only when asked.
 
-After a cost edit the page computed itself (``browser_costs``), the server's run that follows stores the costs and
-keeps the chart the browser drew; it needs the pair's key, data, settings and grid (the same as the pair the chart
-was drawn from) and the test costs after the last round for the message tray's verdict (the page's numbers, equal
-to the server engine's within 1e-12: ``tests/e2e/test_browser_costs.py``). ``DeferredPair`` has those; anything
+After a cost edit the page computed itself (``browser_costs``), the server's run that follows (the message tray's
+verdict alone, or the main area keeping the chart the browser drew) makes the costs' pair current; it needs the
+pair's key, data, settings and grid (the same as the pair the chart was drawn from) and the test costs after the
+last round for the verdict (the page's numbers, equal to the server engine's within 1e-12:
+``tests/e2e/test_browser_costs.py``). ``DeferredPair`` has those; anything
 else (a detail view, a lesson's checks, an overlay, a server-path edit's chart) trains the pair with
 ``train_pair`` on first use, once, and reads it from there.
 """
@@ -18,6 +19,8 @@ from rebel.costs import validate_cost_matrix
 from rebel.ui.config import validate_hyper
 from rebel.ui.playground import compute as pg
 
+# what only a renamed view of a pair has (``renamed``), never a pair ``train_pair`` makes: asked without training
+VIEW_ONLY = ("relabels", "trained_key")
 # the page's names of the test costs after the last round, and the pair's
 KNOWN = {"REBEL": "REBEL", "twoStep": "two-step", "blind": "blind", "Bayes": "Bayes"}
 
@@ -48,7 +51,7 @@ class DeferredPair:
         return self._pair
 
     def __getattr__(self, name):  # everything else: the trained pair's own
-        if name.startswith("__") or name in ("_pair", "_make", "_base", "_lock"):
+        if name.startswith("__") or name in ("_pair", "_make", "_base", "_lock") or name in VIEW_ONLY:
             raise AttributeError(name)
         return getattr(self.pair(), name)
 
