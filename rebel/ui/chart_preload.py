@@ -1,0 +1,168 @@
+"""Streamlit's page asks for the chart bundle in its ``<head>``: the server that ``rebel.ui.launch`` starts serves
+Streamlit's ``index.html`` with a ``<link rel="modulepreload">`` of the Plotly chart's code (``PlotlyChart.<hash>.js``,
+about 4.7 MB) and the chunks it imports that the page does not already preload.
+
+Left alone, the browser fetches that bundle only when the server's first message holds a chart, about 0.3 s after
+the page's own scripts have run; the fetch then takes about 0.4 s of a first visit's wait before the bundle can be
+evaluated. Fetched from the ``<head>``, it is in the browser's module map when the chart asks for it.
+
+The bundle's hashed name is found at start-up in Streamlit's static folder, and the page is served by wrapping the
+static-file handler Streamlit's Starlette server builds for its own assets. Whatever does not match what this
+expects (no such bundle, another server, no ``</head>``) leaves the page unchanged and logs one line: the app
+works the same without it. ``REBEL_CHART_PRELOAD=0`` turns it off (for a before/after measurement).
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+import os
+import re
+from pathlib import Path
+
+LOG = logging.getLogger(__name__)
+OFF_SWITCH = "REBEL_CHART_PRELOAD"  # "0": serve Streamlit's page unchanged
+BUNDLE = "PlotlyChart"  # the chart element's lazily loaded chunk: static/js/PlotlyChart.<hash>.js
+JS_DIR = ("static", "js")  # under Streamlit's static folder; the page refers to it as "./static/js/..."
+# One static import at the start of a bundled ES module: `import{a as b}from"./x.js";` or `import"./x.js";`
+_IMPORT = re.compile(r"""\s*import\s*(?:[^;"'`()]*?\bfrom\s*)?["'](\./[\w.\-]+\.js)["']\s*;?""")
+_PRELUDE = 65536  # bytes read from each module to find its imports (they come first in a bundled chunk)
+_HREF = re.compile(r"""\b(?:href|src)\s*=\s*["']\./((?:[\w\-]+/)*[\w.\-]+\.js)["']""")
+
+
+def static_imports(path: Path) -> list[str]:
+    """The file names a bundled ES module at ``path`` imports statically (its leading import statements), in
+    order; dynamic ``import()`` calls are not followed."""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        text = f.read(_PRELUDE)
+    names, pos = [], 0
+    while match := _IMPORT.match(text, pos):
+        names.append(match.group(1)[2:])
+        pos = match.end()
+    return names
+
+
+def find_bundle(js_dir: Path) -> Path:
+    """The one ``PlotlyChart.<hash>.js`` in ``js_dir``; ``LookupError`` when there is none or more than one."""
+    found = sorted(js_dir.glob(f"{BUNDLE}.*.js"))
+    if len(found) != 1:
+        raise LookupError(f"expected one {BUNDLE}.<hash>.js in {js_dir}, found {[p.name for p in found]}")
+    return found[0]
+
+
+def preload_paths(static_dir: Path, page: str) -> list[str]:
+    """Paths (relative to ``static_dir``, as the page writes them) of the chart bundle and every chunk it imports,
+    directly or not, that ``page`` (Streamlit's ``index.html``) does not already load or preload; the bundle
+    first. ``LookupError`` if the bundle or one of its imports is missing."""
+    js_dir = static_dir.joinpath(*JS_DIR)
+    bundle = find_bundle(js_dir)
+    on_page = set(_HREF.findall(page))
+    prefix = "/".join(JS_DIR) + "/"
+    order, seen, todo = [], {bundle.name}, [bundle.name]
+    while todo:
+        name = todo.pop(0)
+        path = js_dir / name
+        if not path.is_file():
+            raise LookupError(f"{bundle.name} imports {name}, which is not in {js_dir}")
+        if prefix + name not in on_page:
+            order.append(prefix + name)
+        for dep in static_imports(path):
+            if dep not in seen:
+                seen.add(dep)
+                todo.append(dep)
+    return order
+
+
+def with_preload(page: str, paths: list[str]) -> str:
+    """``page`` with one ``<link rel="modulepreload">`` per path just before ``</head>`` (written as Streamlit
+    writes its own: relative and ``crossorigin``, so the chart's ``import()`` finds the same module).
+    ``ValueError`` when the page has no ``</head>``."""
+    end = page.find("</head>")
+    if end < 0:
+        raise ValueError("Streamlit's index.html has no </head>")
+    links = "".join(
+        f'    <link rel="modulepreload" crossorigin href="./{html.escape(p, quote=True)}">\n' for p in paths
+    )
+    return page[:end] + links + page[end:]
+
+
+# Evaluating the bundle is one task of ~1 s on the main thread. Started when the app's script starts running on
+# the server (the page is then waiting for the server), it overlaps the server's run instead of following it.
+_START = """    <script type="module">
+      const running = () => document.querySelector('[data-testid="stApp"][data-test-script-state="running"]');
+      const watch = new MutationObserver(() => {
+        if (!running()) return;
+        watch.disconnect();
+        setTimeout(() => import("./BUNDLE").catch(() => {}), 0);
+      });
+      watch.observe(document.documentElement, {
+        subtree: true, childList: true, attributes: true, attributeFilter: ["data-test-script-state"],
+      });
+    </script>
+"""
+_IMPORT_NOW = """    <script type="module">import("./BUNDLE").catch(() => {});</script>
+"""
+
+
+def preloaded_page(static_dir: Path) -> bytes:
+    """Streamlit's ``index.html`` in ``static_dir`` with the chart bundle's preloads, as served."""
+    page = (static_dir / "index.html").read_text(encoding="utf-8")
+    paths = preload_paths(static_dir, page)
+    out = with_preload(page, paths)
+    mode = os.environ.get(OFF_SWITCH, "1").strip()
+    if mode in ("eval", "import"):
+        start = _START if mode == "eval" else _IMPORT_NOW
+        end = out.find("</head>")
+        out = out[:end] + start.replace("BUNDLE", paths[0]) + out[end:]
+    return out.encode("utf-8")
+
+
+def _serve_page(static, index_path: str, body: bytes) -> None:
+    """Make the Starlette ``StaticFiles`` app ``static`` answer a full GET of ``index_path`` (the root page, a
+    page's URL, any path it falls back to the page for) with ``body`` instead of the file."""
+    from starlette.responses import FileResponse, Response
+
+    index_real = os.path.realpath(index_path)
+    original = static.get_response
+
+    async def get_response(path, scope):
+        response = await original(path, scope)
+        if (
+            isinstance(response, FileResponse)
+            and response.status_code == 200
+            and scope.get("method") == "GET"
+            and os.path.basename(response.path) == "index.html"
+            and os.path.realpath(response.path) == index_real
+        ):
+            page = Response(body, media_type="text/html")
+            page.headers["Cache-Control"] = response.headers.get("cache-control", "no-cache")
+            return page
+        return response
+
+    static.get_response = get_response
+
+
+def install() -> bool:
+    """Serve Streamlit's page with the chart bundle's preloads from now on (call before the server starts);
+    True if installed. Anything unexpected leaves the page as Streamlit serves it and logs one line."""
+    if os.environ.get(OFF_SWITCH, "1").strip() == "0":
+        LOG.info("chart bundle preload off (%s=0)", OFF_SWITCH)
+        return False
+    try:
+        from streamlit.web.server.starlette import starlette_static_routes as routes
+
+        build = routes.create_streamlit_static_handler
+    except Exception as exc:  # noqa: BLE001 (another Streamlit: its page as it is, said in one line)
+        LOG.warning("chart bundle preload not installed, Streamlit's page served unchanged: %r", exc)
+        return False
+
+    def create_streamlit_static_handler(directory, base_url):
+        static = build(directory, base_url)
+        try:
+            _serve_page(static, os.path.join(directory, "index.html"), preloaded_page(Path(directory)))
+        except Exception as exc:  # noqa: BLE001 (the page as Streamlit serves it, said in one line)
+            LOG.warning("chart bundle preload not installed, Streamlit's page served unchanged: %r", exc)
+        return static
+
+    routes.create_streamlit_static_handler = create_streamlit_static_handler
+    return True
