@@ -59,6 +59,9 @@ _COLLECT_JS = r"""
     if (/PlotlyChart/.test(src) && (ev === null || dur > ev[1])) ev = [start, dur];
   return {dcl: nav.domContentLoadedEventEnd, ws: R.ws, msg: R.msg, chart: R.chart,
     fetch: bundle ? [bundle.startTime, bundle.responseEnd] : null, eval: ev,
+    late: performance.getEntriesByType('resource')
+      .filter((r) => /\.js$/.test(r.name) && r.startTime > nav.domContentLoadedEventEnd)
+      .map((r) => [r.name.split('/').pop().split('.')[0], r.initiatorType, r.startTime, r.responseEnd]),
     long: R.frames.filter((f) => f.dur >= 100).map((f) => [f.start, f.dur])};
 })()
 """
@@ -78,6 +81,9 @@ def visit(browser, url: str) -> dict:
         context.close()
 
 
+LATE_SHOWN = 4  # the first lazily loaded chunks a visit fetched after DOMContentLoaded
+
+
 def _fmt(row: dict) -> str:
     def t(v):
         return "-" if v is None else f"{v:.0f}"
@@ -85,16 +91,18 @@ def _fmt(row: dict) -> str:
     fetch = "-" if row["fetch"] is None else f"{row['fetch'][0]:.0f}-{row['fetch'][1]:.0f}"
     ev = "-" if row["eval"] is None else f"{row['eval'][0]:.0f}+{row['eval'][1]:.0f}"
     long = " ".join(f"{s:.0f}+{d:.0f}" for s, d in row["long"])
+    late = " ".join(f"{n} {s:.0f}-{e:.0f}" for n, _, s, e in row["late"][:LATE_SHOWN])
     return (
         f"paint {row['paint']:6.0f}  dcl {t(row['dcl'])}  ws {t(row['ws'])}  msg {t(row['msg'])}  "
         f"fetch {fetch}  chart {t(row['chart'])}  eval {ev}  load {row['load']:.2f}  long frames: {long}"
+        f"  js fetched after DOMContentLoaded: {late or '-'}"
     )
 
 
 def main(argv=None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument(
-        "--arms", default="0,1", help="REBEL_CHART_PRELOAD values, one server each (e.g. 0,1,eval)"
+        "--arms", default="0,1", help="REBEL_CHART_PRELOAD values, one server each (e.g. 0,fetch,1)"
     )
     ap.add_argument("--visits", type=int, default=5, help="first visits per arm (>= 5)")
     ap.add_argument("--viewport", default="1280x720", help="browser window WIDTHxHEIGHT")

@@ -55,16 +55,34 @@ def test_the_bundle_and_the_chunks_it_imports_that_the_page_lacks_are_preloaded_
     ]  # index.AAA.js (the page's script) and runtime.BBB.js (already preloaded) are left out
 
 
-def test_the_links_go_before_the_end_of_the_head_written_as_streamlit_writes_its_own(tmp_path):
+LINKS = (
+    '    <link rel="modulepreload" crossorigin href="./static/js/PlotlyChart.CCC.js">\n'
+    '    <link rel="modulepreload" crossorigin href="./static/js/side.DDD.js">\n'
+    '    <link rel="modulepreload" crossorigin href="./static/js/wrap.EEE.js">\n'
+)
+HEAD_END = PAGE.index("</head>")
+
+
+def test_the_links_and_the_start_go_before_the_end_of_the_head_links_written_as_streamlit_writes_its_own(
+    tmp_path, monkeypatch
+):
+    monkeypatch.delenv(chart_preload.OFF_SWITCH, raising=False)
     page = chart_preload.preloaded_page(_static(tmp_path)).decode()
-    head, body = page.split("</head>")
-    assert head.endswith(
-        '    <link rel="modulepreload" crossorigin href="./static/js/PlotlyChart.CCC.js">\n'
-        '    <link rel="modulepreload" crossorigin href="./static/js/side.DDD.js">\n'
-        '    <link rel="modulepreload" crossorigin href="./static/js/wrap.EEE.js">\n'
-    )
-    assert page.replace(head[len(PAGE.split("</head>")[0]) :], "") == PAGE  # nothing else changed
-    assert "modulepreload" not in body
+    added = page[HEAD_END : page.index("</head>")]
+    assert page == PAGE[:HEAD_END] + added + PAGE[HEAD_END:]  # nothing else changed
+    assert added.startswith(LINKS)
+    start = added[len(LINKS) :]
+    assert start.lstrip().startswith('<script type="module">') and start.rstrip().endswith("</script>")
+    assert (
+        'import("./static/js/PlotlyChart.CCC.js")' in start
+    )  # the bundle, once the script runs on the server
+    assert 'data-test-script-state="running"' in start
+
+
+def test_fetch_mode_adds_the_links_alone(tmp_path, monkeypatch):
+    monkeypatch.setenv(chart_preload.OFF_SWITCH, "fetch")
+    page = chart_preload.preloaded_page(_static(tmp_path)).decode()
+    assert page == PAGE[:HEAD_END] + LINKS + PAGE[HEAD_END:]
 
 
 @pytest.mark.parametrize(

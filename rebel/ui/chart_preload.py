@@ -21,7 +21,7 @@ import re
 from pathlib import Path
 
 LOG = logging.getLogger(__name__)
-OFF_SWITCH = "REBEL_CHART_PRELOAD"  # "0": serve Streamlit's page unchanged
+OFF_SWITCH = "REBEL_CHART_PRELOAD"  # "0": Streamlit's page unchanged; "fetch": the preloads without the start
 BUNDLE = "PlotlyChart"  # the chart element's lazily loaded chunk: static/js/PlotlyChart.<hash>.js
 JS_DIR = ("static", "js")  # under Streamlit's static folder; the page refers to it as "./static/js/..."
 # One static import at the start of a bundled ES module: `import{a as b}from"./x.js";` or `import"./x.js";`
@@ -86,8 +86,9 @@ def with_preload(page: str, paths: list[str]) -> str:
     return page[:end] + links + page[end:]
 
 
-# Evaluating the bundle is one task of ~1 s on the main thread. Started when the app's script starts running on
-# the server (the page is then waiting for the server), it overlaps the server's run instead of following it.
+# Evaluating the bundle is one task of ~1 s on the main thread. It starts when the app's script starts running on
+# the server (the page is then waiting for the server's messages), so it overlaps the server's run. Left to the
+# chart, it would start only once React has mounted the lazily loaded elements before it, one after the other.
 _START = """    <script type="module">
       const running = () => document.querySelector('[data-testid="stApp"][data-test-script-state="running"]');
       const watch = new MutationObserver(() => {
@@ -100,21 +101,26 @@ _START = """    <script type="module">
       });
     </script>
 """
-_IMPORT_NOW = """    <script type="module">import("./BUNDLE").catch(() => {});</script>
-"""
+
+
+def with_start(page: str, bundle: str) -> str:
+    """``page`` with a module script before ``</head>`` that imports ``bundle`` (a path as the page writes it)
+    once the server reports the app's script running (``_START``)."""
+    end = page.find("</head>")
+    if end < 0:
+        raise ValueError("Streamlit's index.html has no </head>")
+    return page[:end] + _START.replace("BUNDLE", html.escape(bundle, quote=True)) + page[end:]
 
 
 def preloaded_page(static_dir: Path) -> bytes:
-    """Streamlit's ``index.html`` in ``static_dir`` with the chart bundle's preloads, as served."""
+    """Streamlit's ``index.html`` in ``static_dir`` with the chart bundle's preloads and its early start (only
+    the preloads when ``REBEL_CHART_PRELOAD=fetch``), as served."""
     page = (static_dir / "index.html").read_text(encoding="utf-8")
     paths = preload_paths(static_dir, page)
-    out = with_preload(page, paths)
-    mode = os.environ.get(OFF_SWITCH, "1").strip()
-    if mode in ("eval", "import"):
-        start = _START if mode == "eval" else _IMPORT_NOW
-        end = out.find("</head>")
-        out = out[:end] + start.replace("BUNDLE", paths[0]) + out[end:]
-    return out.encode("utf-8")
+    page = with_preload(page, paths)
+    if os.environ.get(OFF_SWITCH, "").strip() != "fetch":
+        page = with_start(page, paths[0])
+    return page.encode("utf-8")
 
 
 def _serve_page(static, index_path: str, body: bytes) -> None:
