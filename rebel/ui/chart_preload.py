@@ -1,15 +1,19 @@
 """Streamlit's page asks for the chart bundle in its ``<head>``: the server that ``rebel.ui.launch`` starts serves
 Streamlit's ``index.html`` with a ``<link rel="modulepreload">`` of the Plotly chart's code (``PlotlyChart.<hash>.js``,
-about 4.7 MB) and the chunks it imports that the page does not already preload.
+about 4.7 MB) and of the chunks it imports that the page does not already preload, and a module script that
+imports the bundle once the page shows the app's script running on the server.
 
-Left alone, the browser fetches that bundle only when the server's first message holds a chart, about 0.3 s after
-the page's own scripts have run; the fetch then takes about 0.4 s of a first visit's wait before the bundle can be
-evaluated. Fetched from the ``<head>``, it is in the browser's module map when the chart asks for it.
+Left alone, the browser fetches that bundle only when React mounts the first chart, after the server's first
+messages and after the lazily loaded elements before the chart (each one's code fetched in turn); the fetch then
+takes about 0.4 s, and evaluating the bundle (one task of about 1 s on the page's main thread) follows. Preloaded,
+it is fetched while Streamlit's own code loads; started at the server's first message, its evaluation overlaps
+the server's run of the script.
 
 The bundle's hashed name is found at start-up in Streamlit's static folder, and the page is served by wrapping the
 static-file handler Streamlit's Starlette server builds for its own assets. Whatever does not match what this
 expects (no such bundle, another server, no ``</head>``) leaves the page unchanged and logs one line: the app
-works the same without it. ``REBEL_CHART_PRELOAD=0`` turns it off (for a before/after measurement).
+works the same without it. ``REBEL_CHART_PRELOAD=0`` turns it off, ``REBEL_CHART_PRELOAD=fetch`` keeps the
+preloads without the early start (for before/after measurements: ``benchmarks.bench_chart_preload``).
 """
 
 from __future__ import annotations
@@ -99,6 +103,7 @@ _START = """    <script type="module">
       watch.observe(document.documentElement, {
         subtree: true, childList: true, attributes: true, attributeFilter: ["data-test-script-state"],
       });
+      setTimeout(() => watch.disconnect(), 60000);  // no run seen by then: the chart loads it when it needs it
     </script>
 """
 
