@@ -10,8 +10,9 @@ frame that first paints the regions plot with its round, ``open_playground``), a
 Each visit's breakdown, in ms since navigation start: ``dcl`` Streamlit's page DOMContentLoaded; ``ws`` its
 websocket open; ``msg`` the server's first message; ``fetch`` the chart bundle's fetch (start-end, resource
 timing); ``chart`` the first chart element in the page; ``eval`` the chart bundle's longest script entry in a
-long animation frame (start+duration); ``paint`` the first visit's end. Then the medians per arm, the load
-averages, and the difference of the medians.
+long animation frame (start+duration); ``paint`` the first visit's end. Then per arm the median, min and max,
+the load averages and the phases' medians, and for each arm against the first the median of the paired
+differences (the two visits of a round, taken one after the other) with a distribution-free interval.
 
 Run: ``python -m benchmarks.bench_chart_preload [--arms 0,1] [--visits 5] [--viewport 1280x720] [--present]``.
 """
@@ -19,6 +20,7 @@ Run: ``python -m benchmarks.bench_chart_preload [--arms 0,1] [--visits 5] [--vie
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import statistics
 
@@ -99,6 +101,33 @@ def _fmt(row: dict) -> str:
     )
 
 
+def median_interval(values: list) -> tuple[float, float, float]:
+    """A distribution-free interval for the median of ``values``: the order statistics (j, n + 1 - j) with the
+    largest j whose coverage is >= 95 % (the extremes when n is too small for that); returns (low, high,
+    coverage)."""
+    xs, n = sorted(values), len(values)
+    tail = [math.comb(n, i) / 2**n for i in range(n + 1)]
+    j = 1
+    while j < n // 2 and 1 - 2 * sum(tail[: j + 1]) >= 0.95:
+        j += 1
+    return xs[j - 1], xs[n - j], 1 - 2 * sum(tail[:j])
+
+
+def _phases(rows: list) -> str:
+    """Medians of a visit's phases (ms): DOMContentLoaded, the server's first message, the wait from that
+    message to the bundle's evaluation, the evaluation, and from its end to the paint."""
+
+    def med(f):
+        values = [f(r) for r in rows if r["eval"] is not None and r["msg"] is not None]
+        return statistics.median(values) if values else float("nan")
+
+    return (
+        f"(medians: dcl {med(lambda r: r['dcl']):.0f}, msg {med(lambda r: r['msg']):.0f}, "
+        f"msg->eval {med(lambda r: r['eval'][0] - r['msg']):.0f}, eval {med(lambda r: r['eval'][1]):.0f}, "
+        f"eval end->paint {med(lambda r: r['paint'] - r['eval'][0] - r['eval'][1]):.0f})"
+    )
+
+
 def main(argv=None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument(
@@ -149,7 +178,16 @@ def main(argv=None) -> dict:
         loads = [r["load"] for r in rows[arm]]
         print(
             f"REBEL_CHART_PRELOAD={arm:<5} median {statistics.median(paints):7.0f} ms  min {min(paints):6.0f}  "
-            f"max {max(paints):6.0f}  n={len(paints)}  load {min(loads):.2f}-{max(loads):.2f}"
+            f"max {max(paints):6.0f}  n={len(paints)}  load {min(loads):.2f}-{max(loads):.2f}  "
+            f"{_phases(rows[arm])}"
+        )
+    for arm in arms[1:]:  # each round's two visits were taken one after the other: their difference
+        diffs = [b["paint"] - a["paint"] for a, b in zip(rows[arms[0]], rows[arm], strict=True)]
+        low, high, cover = median_interval(diffs)
+        print(
+            f"{arm} - {arms[0]}: median of the paired differences {statistics.median(diffs):+.0f} ms, "
+            f"{cover:.0%} interval [{low:+.0f}, {high:+.0f}] ms (order statistics), "
+            f"lower in {sum(d < 0 for d in diffs)} of {len(diffs)} rounds"
         )
     print(f"load average at the end (1, 5, 15 min): {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
     return rows
