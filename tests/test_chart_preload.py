@@ -5,6 +5,7 @@ page when the folder is not as expected)."""
 from __future__ import annotations
 
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -106,7 +107,9 @@ def test_a_page_without_a_head_end_is_an_error(tmp_path):
 
 def _get(static, path: str = ""):
     scope = {"type": "http", "method": "GET", "path": "/" + path, "headers": [], "root_path": ""}
-    return asyncio.run(static.get_response(path, scope))
+    # in a thread of its own: a browser test's Playwright may hold an event loop in this one
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, static.get_response(path, scope)).result()
 
 
 @pytest.fixture
