@@ -78,6 +78,7 @@ def test_the_links_and_the_start_go_before_the_end_of_the_head_links_written_as_
         'import("./static/js/PlotlyChart.CCC.js")' in start
     )  # the bundle, once the script runs on the server
     assert 'data-test-script-state="running"' in start
+    assert '!["Lessons"].includes(page)' in start  # a page without charts is not kept busy by the bundle
 
 
 def test_fetch_mode_adds_the_links_alone(tmp_path, monkeypatch):

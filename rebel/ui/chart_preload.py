@@ -19,6 +19,7 @@ preloads without the early start (for before/after measurements: ``benchmarks.be
 from __future__ import annotations
 
 import html
+import json
 import logging
 import os
 import re
@@ -94,27 +95,34 @@ def with_preload(page: str, paths: list[str]) -> str:
 # the server (the page is then waiting for the server's messages), so it overlaps the server's run. Left to the
 # chart, it would start only once React has mounted the lazily loaded elements before it, one after the other.
 _START = """    <script type="module">
+      const page = location.pathname.replace(/\\/+$/, "").split("/").pop();
       const running = () => document.querySelector('[data-testid="stApp"][data-test-script-state="running"]');
       const watch = new MutationObserver(() => {
         if (!running()) return;
         watch.disconnect();
         setTimeout(() => import("./BUNDLE").catch(() => {}), 0);
       });
-      watch.observe(document.documentElement, {
-        subtree: true, childList: true, attributes: true, attributeFilter: ["data-test-script-state"],
-      });
-      setTimeout(() => watch.disconnect(), 60000);  // no run seen by then: the chart loads it when it needs it
+      if (!SKIP.includes(page)) {
+        watch.observe(document.documentElement, {
+          subtree: true, childList: true, attributes: true, attributeFilter: ["data-test-script-state"],
+        });
+        setTimeout(() => watch.disconnect(), 60000);  // no run seen by then: the chart loads it when it needs it
+      }
     </script>
 """
+# Pages (the last part of their URL) that draw no chart: opened first, they are not kept busy by the bundle.
+NO_CHART_PAGES = ("Lessons",)
 
 
 def with_start(page: str, bundle: str) -> str:
     """``page`` with a module script before ``</head>`` that imports ``bundle`` (a path as the page writes it)
-    once the server reports the app's script running (``_START``)."""
+    once the server reports the app's script running (``_START``), on every page but ``NO_CHART_PAGES``."""
     end = page.find("</head>")
     if end < 0:
         raise ValueError("Streamlit's index.html has no </head>")
-    return page[:end] + _START.replace("BUNDLE", html.escape(bundle, quote=True)) + page[end:]
+    script = _START.replace("BUNDLE", html.escape(bundle, quote=True))
+    script = script.replace("SKIP", html.escape(json.dumps(list(NO_CHART_PAGES)), quote=False))
+    return page[:end] + script + page[end:]
 
 
 def preloaded_page(static_dir: Path) -> bytes:
