@@ -12,7 +12,9 @@ websocket open; ``msg`` the server's first message; ``fetch`` the chart bundle's
 timing); ``chart`` the first chart element in the page; ``eval`` the chart bundle's longest script entry in a
 long animation frame (start+duration); ``paint`` the first visit's end. Then per arm the median, min and max,
 the load averages and the phases' medians, and for each arm against the first the median of the paired
-differences (the two visits of a round, taken one after the other) with a distribution-free interval.
+differences (the two visits of a round, taken one after the other) with a distribution-free interval: of the
+paint, of ``busy`` (the main thread's long animation frames before the paint, CPU work that a loaded machine
+stretches) and of ``wait`` (the paint less ``busy``: the page waiting for the network and the server).
 
 Run: ``python -m benchmarks.bench_chart_preload [--arms 0,1] [--visits 5] [--viewport 1280x720] [--present]``.
 """
@@ -77,6 +79,11 @@ def visit(browser, url: str) -> dict:
         page, painted = bb.open_playground(context, url)
         out = page.evaluate(_COLLECT_JS)
         out["paint"] = float(painted)
+        # the main thread's long-frame time before the paint, and the rest: time spent waiting (network, server)
+        out["busy"] = sum(
+            min(start + dur, out["paint"]) - start for start, dur in out["long"] if start < out["paint"]
+        )
+        out["wait"] = out["paint"] - out["busy"]
         out["load"] = bb.load1()
         return out
     finally:
@@ -124,7 +131,8 @@ def _phases(rows: list) -> str:
     return (
         f"(medians: dcl {med(lambda r: r['dcl']):.0f}, msg {med(lambda r: r['msg']):.0f}, "
         f"msg->eval {med(lambda r: r['eval'][0] - r['msg']):.0f}, eval {med(lambda r: r['eval'][1]):.0f}, "
-        f"eval end->paint {med(lambda r: r['paint'] - r['eval'][0] - r['eval'][1]):.0f})"
+        f"eval end->paint {med(lambda r: r['paint'] - r['eval'][0] - r['eval'][1]):.0f}; "
+        f"long frames before the paint {med(lambda r: r['busy']):.0f}, the rest {med(lambda r: r['wait']):.0f})"
     )
 
 
@@ -182,13 +190,14 @@ def main(argv=None) -> dict:
             f"{_phases(rows[arm])}"
         )
     for arm in arms[1:]:  # each round's two visits were taken one after the other: their difference
-        diffs = [b["paint"] - a["paint"] for a, b in zip(rows[arms[0]], rows[arm], strict=True)]
-        low, high, cover = median_interval(diffs)
-        print(
-            f"{arm} - {arms[0]}: median of the paired differences {statistics.median(diffs):+.0f} ms, "
-            f"{cover:.0%} interval [{low:+.0f}, {high:+.0f}] ms (order statistics), "
-            f"lower in {sum(d < 0 for d in diffs)} of {len(diffs)} rounds"
-        )
+        for what in ("paint", "busy", "wait"):
+            diffs = [b[what] - a[what] for a, b in zip(rows[arms[0]], rows[arm], strict=True)]
+            low, high, cover = median_interval(diffs)
+            print(
+                f"{arm} - {arms[0]} ({what}): median of the paired differences {statistics.median(diffs):+.0f} ms, "
+                f"{cover:.0%} interval [{low:+.0f}, {high:+.0f}] ms (order statistics), "
+                f"lower in {sum(d < 0 for d in diffs)} of {len(diffs)} rounds"
+            )
     print(f"load average at the end (1, 5, 15 min): {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
     return rows
 
