@@ -13,7 +13,7 @@ timing); ``chart`` the first chart element in the page; ``eval`` the chart bundl
 long animation frame (start+duration); ``paint`` the first visit's end. Then per arm the median, min and max,
 the load averages and the phases' medians, and for each arm against the first the median of the paired
 differences (the two visits of a round, taken one after the other) with a distribution-free interval: of the
-paint, of ``busy`` (the main thread's long animation frames before the paint, CPU work that a loaded machine
+paint, of ``busy`` (the main thread's animation frames of 100 ms or more before the paint, CPU work that a loaded machine
 stretches) and of ``wait`` (the paint less ``busy``: the page waiting for the network and the server).
 
 Run: ``python -m benchmarks.bench_chart_preload [--arms 0,1] [--visits 5] [--viewport 1280x720] [--present]``.
