@@ -29,11 +29,6 @@ MODULES = {
     "side.DDD.js": 'import{w}from"./wrap.EEE.js";',
     "wrap.EEE.js": 'import{a}from"./runtime.BBB.js";export const w=a;',
     "lazy.FFF.js": "export default 1;",
-    "Html.GGG.js": 'import{w}from"./wrap.EEE.js";import"./purify.HHH.js";',  # an element's chunk (ELEMENTS)
-    "purify.HHH.js": "",
-    "Button.III.js": "",  # two of a name: which one the page uses is unknown, neither is preloaded
-    "Button.JJJ.js": "",
-    "Checkbox.esm.KKK.js": "",  # not a Checkbox.<hash>.js
 }
 
 
@@ -54,31 +49,17 @@ def test_the_bundle_and_the_chunks_it_imports_that_the_page_lacks_are_preloaded_
         "index.AAA.js",
         "wrap.EEE.js",
     ]  # the leading import statements only: no dynamic import(), no text inside the code
-    assert chart_preload.preload_paths(static, PAGE, elements=()) == [
+    assert chart_preload.preload_paths(static, PAGE) == [
         "static/js/PlotlyChart.CCC.js",
         "static/js/side.DDD.js",
         "static/js/wrap.EEE.js",
     ]  # index.AAA.js (the page's script) and runtime.BBB.js (already preloaded) are left out
-    assert chart_preload.preload_paths(static, PAGE) == [
-        "static/js/PlotlyChart.CCC.js",
-        "static/js/Html.GGG.js",
-        "static/js/side.DDD.js",
-        "static/js/wrap.EEE.js",
-        "static/js/purify.HHH.js",
-    ]  # the elements' chunks with one file each (Html, not Button nor Checkbox), and what they import
 
 
-LINKS_CHART = (
-    '    <link rel="modulepreload" crossorigin href="./static/js/PlotlyChart.CCC.js">\n'
-    '    <link rel="modulepreload" crossorigin href="./static/js/side.DDD.js">\n'
-    '    <link rel="modulepreload" crossorigin href="./static/js/wrap.EEE.js">\n'
-)
 LINKS = (
     '    <link rel="modulepreload" crossorigin href="./static/js/PlotlyChart.CCC.js">\n'
-    '    <link rel="modulepreload" crossorigin href="./static/js/Html.GGG.js">\n'
     '    <link rel="modulepreload" crossorigin href="./static/js/side.DDD.js">\n'
     '    <link rel="modulepreload" crossorigin href="./static/js/wrap.EEE.js">\n'
-    '    <link rel="modulepreload" crossorigin href="./static/js/purify.HHH.js">\n'
 )
 HEAD_END = PAGE.index("</head>")
 
@@ -100,10 +81,10 @@ def test_the_links_and_the_start_go_before_the_end_of_the_head_links_written_as_
     assert '!["Lessons"].includes(page)' in start  # a page without charts is not kept busy by the bundle
 
 
-def test_fetch_mode_adds_the_bundles_links_alone(tmp_path, monkeypatch):
+def test_fetch_mode_adds_the_links_alone(tmp_path, monkeypatch):
     monkeypatch.setenv(chart_preload.OFF_SWITCH, "fetch")
     page = chart_preload.preloaded_page(_static(tmp_path)).decode()
-    assert page == PAGE[:HEAD_END] + LINKS_CHART + PAGE[HEAD_END:]
+    assert page == PAGE[:HEAD_END] + LINKS + PAGE[HEAD_END:]
 
 
 @pytest.mark.parametrize(

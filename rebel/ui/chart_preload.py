@@ -1,8 +1,7 @@
 """Streamlit's page asks for the chart bundle in its ``<head>``: the server that ``rebel.ui.launch`` starts serves
 Streamlit's ``index.html`` with a ``<link rel="modulepreload">`` of the Plotly chart's code (``PlotlyChart.<hash>.js``,
-about 4.7 MB), of the chunks of the other lazily loaded elements on the Playground's first screen (``ELEMENTS``)
-and of the chunks they import that the page does not already preload, and a module script that imports the
-bundle once the page shows the app's script running on the server.
+about 4.7 MB) and of the chunks it imports that the page does not already preload, and a module script that
+imports the bundle once the page shows the app's script running on the server.
 
 Left alone, the browser fetches that bundle only when React mounts the first chart, after the server's first
 messages and after the lazily loaded elements before the chart (each one's code fetched in turn); the fetch then
@@ -34,13 +33,8 @@ import re
 from pathlib import Path
 
 LOG = logging.getLogger(__name__)
-# "0": Streamlit's page unchanged; "fetch": the bundle's preloads alone; "chart": those and the early start
-OFF_SWITCH = "REBEL_CHART_PRELOAD"
+OFF_SWITCH = "REBEL_CHART_PRELOAD"  # "0": Streamlit's page unchanged; "fetch": the preloads without the start
 BUNDLE = "PlotlyChart"  # the chart element's lazily loaded chunk: static/js/PlotlyChart.<hash>.js
-# Other lazily loaded elements on the Playground's first screen (page links, the style's HTML, the switches, the
-# selector, buttons): preloaded too, so that React, which mounts them one after the other once the bundle has
-# been evaluated, does not wait for the network at each (each one that is not exactly one file is left out).
-ELEMENTS = ("PageLink", "Html", "Checkbox", "Selectbox", "Button")
 JS_DIR = ("static", "js")  # under Streamlit's static folder; the page refers to it as "./static/js/..."
 # One static import at the start of a bundled ES module: `import{a as b}from"./x.js";` or `import"./x.js";`
 _IMPORT = re.compile(r"""\s*import\s*(?:[^;"'`()]*?\bfrom\s*)?["'](\./[\w.\-]+\.js)["']\s*;?""")
@@ -68,28 +62,20 @@ def find_bundle(js_dir: Path) -> Path:
     return found[0]
 
 
-def find_elements(js_dir: Path, names=ELEMENTS) -> list[Path]:
-    """The chunk of each element in ``names`` that has exactly one (``<name>.<hash>.js``) in ``js_dir``."""
-    found = [[p for p in js_dir.glob(f"{name}.*.js") if p.name.count(".") == 2] for name in names]
-    return [paths[0] for paths in found if len(paths) == 1]
-
-
-def preload_paths(static_dir: Path, page: str, elements=ELEMENTS) -> list[str]:
-    """Paths (relative to ``static_dir``, as the page writes them) of the chart bundle, of the chunks of
-    ``elements`` (``find_elements``) and of every chunk they import, directly or not, that ``page`` (Streamlit's
-    ``index.html``) does not already load or preload; the bundle first. ``LookupError`` if the bundle or an
-    import is missing."""
+def preload_paths(static_dir: Path, page: str) -> list[str]:
+    """Paths (relative to ``static_dir``, as the page writes them) of the chart bundle and every chunk it imports,
+    directly or not, that ``page`` (Streamlit's ``index.html``) does not already load or preload; the bundle
+    first. ``LookupError`` if the bundle or one of its imports is missing."""
     js_dir = static_dir.joinpath(*JS_DIR)
     bundle = find_bundle(js_dir)
-    roots = [bundle.name, *(p.name for p in find_elements(js_dir, elements))]
     on_page = set(_HREF.findall(page))
     prefix = "/".join(JS_DIR) + "/"
-    order, seen, todo = [], set(roots), list(roots)
+    order, seen, todo = [], {bundle.name}, [bundle.name]
     while todo:
         name = todo.pop(0)
         path = js_dir / name
         if not path.is_file():
-            raise LookupError(f"{', '.join(roots)} import {name}, which is not in {js_dir}")
+            raise LookupError(f"{bundle.name} imports {name}, which is not in {js_dir}")
         if prefix + name not in on_page:
             order.append(prefix + name)
         for dep in static_imports(path):
@@ -150,10 +136,9 @@ def preloaded_page(static_dir: Path) -> bytes:
     """Streamlit's ``index.html`` in ``static_dir`` with the chart bundle's preloads and its early start (only
     the preloads when ``REBEL_CHART_PRELOAD=fetch``), as served."""
     page = (static_dir / "index.html").read_text(encoding="utf-8")
-    mode = os.environ.get(OFF_SWITCH, "").strip()
-    paths = preload_paths(static_dir, page, () if mode in ("fetch", "chart") else ELEMENTS)
+    paths = preload_paths(static_dir, page)
     page = with_preload(page, paths)
-    if mode != "fetch":
+    if os.environ.get(OFF_SWITCH, "").strip() != "fetch":
         page = with_start(page, paths[0])
     return page.encode("utf-8")
 
