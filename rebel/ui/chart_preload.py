@@ -15,12 +15,14 @@ expects (no such bundle, another server, no ``</head>``) leaves the page unchang
 works the same without it. ``REBEL_CHART_PRELOAD=0`` turns it off, ``REBEL_CHART_PRELOAD=fetch`` keeps the
 preloads without the early start (for before/after measurements: ``benchmarks.bench_chart_preload``).
 
-Measured there (10 first visits per arm, interleaved, 1280x720 in presentation mode, on a machine at load 16.6-21.6
-on 2 cores, ``benchmarks/results/chart_preload_2026-12-02.txt``): the time a first visit's page spends waiting
-(network and server: the paint less the main thread's long frames) before the regions paint is 627 ms shorter
-(median of the paired differences; 98 % interval 254-894 ms; shorter in 9 of 10 rounds), 540 ms with the
-preloads alone. The paint itself came 911 ms sooner in the median, but at that load the main thread's CPU work
-varies by seconds from visit to visit, and its interval (-2233 to +1494 ms) includes no change.
+Measured there (first visits at 1280x720 in presentation mode, each arm's visits interleaved with the other's,
+``benchmarks/results/chart_preload_2026-12-02.txt``), as paired differences against Streamlit's page unchanged:
+at load 7.1-8.8 on 2 cores (10 rounds), the regions painted 309 ms sooner in the median (98 % interval -671 to
++72 ms; sooner in 8 of 10 rounds; medians 3130 against 3455 ms), and the page's waiting before the paint (the
+paint less the main thread's frames of 100 ms or more) 338 ms shorter (253-725 ms; in 10 of 10). At load
+16.6-21.6 the waiting was 627 ms shorter (254-894 ms; 9 of 10), but the paint's differences varied by seconds
+with the CPU work (interval -2233 to +1494 ms). Preloading also the first screen's other element chunks was tried
+and dropped: no gain seen, and more main-thread work in long frames before the paint in 8 of 8 rounds.
 """
 
 from __future__ import annotations
