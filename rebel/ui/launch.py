@@ -90,10 +90,13 @@ def main(argv: list[str] | None = None) -> int:
     from streamlit.runtime.pages_manager import PagesManager
     from streamlit.web import cli
 
+    from rebel.ui import chart_preload
+
     # app.py declares its pages with st.navigation. Left alone, Streamlit sees the pages/ folder and runs a
     # server's first session in its automatic multi-page mode, whose page list (with an extra "app" entry)
     # shows until app.py's st.navigation replaces it; this says up front that the app declares its own.
     PagesManager.uses_pages_directory = False
+    chart_preload.install()  # the page fetches the chart's code from its <head>
     start_preparing()
     sys.argv = ["streamlit", "run", *args]
     return cli.main()
