@@ -311,3 +311,35 @@ def test_a_computed_edit_reruns_only_the_verdict_and_keeps_the_costs(app_url, ch
     assert after_toggle.get("script_finished", 0) >= 1
     assert shown[0] == numbers_text(pg.round_numbers(pair), shown[1], T, pg.REPLAY_TITLE)
     assert cell_text == "8.5"
+
+
+def test_the_session_file_downloaded_after_computed_edits_holds_their_costs(app_url, chromium):
+    """The sidebar's "Download session (JSON)" after cost edits the page computed (the second one reruns the
+    verdict alone, not the sidebar) holds the costs last edited: the file is written on the click."""
+    import json
+
+    from tests.e2e.test_slides_browser import _download
+
+    context = chromium.new_context()
+    bb.VIEWPORT.update(width=1280, height=720)
+    try:
+        page, _ = bb.open_playground(context, app_url + _link("airport"))
+    finally:
+        bb.VIEWPORT.update(width=1440, height=900)
+    try:
+        for n, cost in enumerate(("7.5", "8.5"), start=1):
+            commit = bb.edit_cost(page, cost)
+            page.wait_for_function("() => !!(window.__rebelPg && window.__rebelPg.scene)", timeout=120_000)
+            settle(page)
+            commit()
+            page.wait_for_function(f"() => document.body.dataset.rebelCostsPainted === '{n}'", timeout=60_000)
+            settle(page)
+        sidebar = page.locator("[data-testid='stSidebar']")
+        if not sidebar.is_visible() or sidebar.bounding_box()["width"] < 50:
+            page.locator("[data-testid='stExpandSidebarButton']").click()
+            settle(page)
+        data = _download(page, "Download session (JSON)", "[data-testid='stSidebar']")
+    finally:
+        context.close()
+    saved = json.loads(data)
+    assert saved["cost_matrix"][2][0] == 8.5, saved["cost_matrix"]

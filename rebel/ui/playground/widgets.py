@@ -369,8 +369,12 @@ def _files(A: AppState, sb) -> None:
     ui.download(sb, "Download points (CSV)", downloads.points_csv(A.dataset), "rebel_points.csv")
     plane_picker.points_uploader(A, sb, partial(upload_link.on_csv_upload, _uploaded_bytes, COSTS))
     if A.data_source == "mixture":
+        # written on the click, from the state then: a cost edit the page computed reruns no sidebar
         ui.download(
-            sb, "Download session (JSON)", cfgmod.session_json(current_config(A)), "rebel_session.json"
+            sb,
+            "Download session (JSON)",
+            lambda: cfgmod.session_json(current_config(A)),
+            "rebel_session.json",
         )
         sb.caption("The page address (URL) also holds the full configuration: copy it to share this view.")
     else:
