@@ -804,6 +804,16 @@ def report(label: str, results: dict) -> None:
         print(_summary("play_fps", results["play_fps"], "fps"))
 
 
+def viewport_size(ap, text: str) -> tuple[int, int]:
+    """``--viewport``'s WIDTHxHEIGHT as two ints; ``ap.error`` (argparse's exit, naming the argument) otherwise.
+    The browser benchmarks parse their ``--viewport`` here."""
+    try:
+        width, height = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        ap.error(f"argument --viewport: {text!r} is not WIDTHxHEIGHT; use e.g. 1280x720.")
+    return width, height
+
+
 def main(argv=None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=9, help="repetitions of each interaction per run (>= 7)")
@@ -831,10 +841,7 @@ def main(argv=None) -> dict:
     )
     args = ap.parse_args(argv)
     PRESENT["on"] = args.present
-    try:
-        width, height = (int(v) for v in args.viewport.lower().split("x"))
-    except ValueError:
-        ap.error(f"argument --viewport: {args.viewport!r} is not WIDTHxHEIGHT; use e.g. 1280x720.")
+    width, height = viewport_size(ap, args.viewport)
     VIEWPORT.update(width=width, height=height)
     if args.repeat < 7:
         ap.error(f"argument --repeat: at least 7 repetitions are needed for a median; got {args.repeat}.")

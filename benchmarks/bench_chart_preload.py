@@ -147,10 +147,7 @@ def main(argv=None) -> dict:
     args = ap.parse_args(argv)
     if args.visits < 5:
         ap.error(f"argument --visits: at least 5 visits per arm are needed; got {args.visits}.")
-    try:
-        width, height = (int(v) for v in args.viewport.lower().split("x"))
-    except ValueError:
-        ap.error(f"argument --viewport: {args.viewport!r} is not WIDTHxHEIGHT; use e.g. 1280x720.")
+    width, height = bb.viewport_size(ap, args.viewport)
     bb.VIEWPORT.update(width=width, height=height)
     bb.PRESENT["on"] = args.present
     arms = [a.strip() for a in args.arms.split(",") if a.strip()]

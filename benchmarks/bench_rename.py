@@ -207,10 +207,7 @@ def main(argv=None) -> list[dict]:
     args = ap.parse_args(argv)
     if args.renames < 5:
         ap.error(f"argument --renames: at least 5 renames are needed for a median; got {args.renames}.")
-    try:
-        width, height = (int(v) for v in args.viewport.lower().split("x"))
-    except ValueError:
-        ap.error(f"argument --viewport: {args.viewport!r} is not WIDTHxHEIGHT; use e.g. 1280x720.")
+    width, height = bb.viewport_size(ap, args.viewport)
     if not Path(CHROMIUM).exists():
         ap.error(f"{CHROMIUM} is missing: install Debian's chromium (apt-get install chromium).")
     from playwright.sync_api import sync_playwright

@@ -32,6 +32,21 @@ def _staged(T=4, ny=12, nx=16, K=3):
     return xs, ys, S, X, y, pred
 
 
+def _projector_inputs(T: int, K: int):
+    """A projector figure's inputs: the staged grid (xs, ys, S) of ``_staged``, 4K points in a line with every
+    class right in every round (X, y, pred) and the three costs falling over T rounds."""
+    xs, ys, S, _, _, _ = _staged(T=T, K=K)
+    X = np.column_stack([np.linspace(0, 1, 4 * K), np.linspace(0, 2, 4 * K)])
+    y = np.arange(4 * K) % K
+    pred = np.tile(y, (T + 1, 1))
+    numbers = {
+        "REBEL": np.linspace(1, 0.5, T + 1),
+        "two-step": np.linspace(1, 0.6, T + 1),
+        "blind": np.ones(T + 1),
+    }
+    return xs, ys, S, X, y, pred, numbers
+
+
 def _frames(fig) -> list:
     """The frames as sent to the browser (``fig.to_dict()``, what ``st.plotly_chart`` serialises), validated
     back into ``go.Frame`` objects for attribute access."""
@@ -275,15 +290,7 @@ def test_narrow_projector_layout_puts_the_verdict_above_and_the_strip_under_the_
         replay.narrow_box(560, 612) and not replay.narrow_box(800, 612) and not replay.narrow_box(None, 612)
     )
     T = 3
-    xs, ys, S, _, _, _ = _staged(T=T, K=K)
-    X = np.column_stack([np.linspace(0, 1, 4 * K), np.linspace(0, 2, 4 * K)])
-    y = np.arange(4 * K) % K
-    pred = np.tile(y, (T + 1, 1))
-    numbers = {
-        "REBEL": np.linspace(1, 0.5, T + 1),
-        "two-step": np.linspace(1, 0.6, T + 1),
-        "blind": np.ones(T + 1),
-    }
+    xs, ys, S, X, y, pred, numbers = _projector_inputs(T, K)
     names = [f"elderberry{k}" for k in range(K)]
     fig = replay.replay_figure(
         xs, ys, S, names, train=(X, y, pred), test=(X, y, pred), numbers=numbers, projector=True, narrow=True,
@@ -337,15 +344,7 @@ def test_the_projector_strip_keeps_its_height_under_a_two_column_legend(K):
     from rebel.ui.figures import style
 
     T = 3
-    xs, ys, S, _, _, _ = _staged(T=T, K=K)
-    X = np.column_stack([np.linspace(0, 1, 4 * K), np.linspace(0, 2, 4 * K)])
-    y = np.arange(4 * K) % K
-    pred = np.tile(y, (T + 1, 1))
-    numbers = {
-        "REBEL": np.linspace(1, 0.5, T + 1),
-        "two-step": np.linspace(1, 0.6, T + 1),
-        "blind": np.ones(T + 1),
-    }
+    xs, ys, S, X, y, pred, numbers = _projector_inputs(T, K)
     fig = replay.replay_figure(
         xs, ys, S, [f"c{k}" for k in range(K)], train=(X, y, pred), test=(X, y, pred), numbers=numbers,
         projector=True, height=replay.PROJECTOR_GUESS_HEIGHT,

@@ -46,6 +46,28 @@ def _link(preset: str) -> str:
     return f"/?{QUERY_KEY}={encode_query(preset_config(preset))}"
 
 
+def _open_airport(where, app_url: str):
+    """The airport preset's Playground at 1280 x 720 in ``where`` (a browser or a context): its page."""
+    bb.VIEWPORT.update(width=1280, height=720)
+    try:
+        page, _ = bb.open_playground(where, app_url + _link("airport"))
+    finally:
+        bb.VIEWPORT.update(width=1440, height=900)
+    return page
+
+
+def _airport_with(cost: float):
+    """The airport preset's cost matrix with C[2, 0] = ``cost`` (the cell the tests type into) and the server
+    engine's pair for it."""
+    from rebel.ui.config import preset_config
+    from rebel.ui.lessons import fit_scene
+
+    cfg = preset_config("airport")
+    C = np.array(cfg.cost_matrix, dtype=np.float64)
+    C[2, 0] = cost
+    return C, fit_scene(dataclasses.replace(cfg, cost_matrix=C))
+
+
 def _png_classes(uri: str) -> np.ndarray:
     """The palette indices (class indices) of a regions image, bottom row first as the grid is stored."""
     image = Image.open(io.BytesIO(base64.b64decode(uri.split(",", 1)[1])))
@@ -54,16 +76,10 @@ def _png_classes(uri: str) -> np.ndarray:
 
 
 def test_a_cost_edit_is_computed_and_painted_in_the_browser(app_url, browser):
-    from rebel.ui.config import preset_config
     from rebel.ui.figures.replay_numbers import numbers_text
-    from rebel.ui.lessons import fit_scene
     from rebel.ui.playground import compute as pg
 
-    bb.VIEWPORT.update(width=1280, height=720)
-    try:
-        page, _ = bb.open_playground(browser, app_url + _link("airport"))
-    finally:
-        bb.VIEWPORT.update(width=1440, height=900)
+    page = _open_airport(browser, app_url)
     try:
         commit = bb.edit_cost(page, "7.5")  # truth 2 (weapon) decided 0 (harmless): 7.5
         page.wait_for_function("() => !!(window.__rebelPg && window.__rebelPg.scene)", timeout=120_000)
@@ -89,10 +105,7 @@ def test_a_cost_edit_is_computed_and_painted_in_the_browser(app_url, browser):
     finally:
         page.close()
 
-    cfg = preset_config("airport")
-    C = np.array(cfg.cost_matrix, dtype=np.float64)
-    C[2, 0] = 7.5
-    pair = fit_scene(dataclasses.replace(cfg, cost_matrix=C))
+    _, pair = _airport_with(7.5)
     T, t = pair.n_rounds, painted["t"]
     numbers = pg.round_numbers(pair)
     got = painted["painted"]
@@ -115,18 +128,12 @@ _NO_WORKER = "window.Worker = function () { throw new Error('Web Workers are blo
 def test_without_a_worker_the_server_computes_the_edit_and_says_so(app_url, chromium):
     """A browser that cannot start the Web Worker: the edit goes to the server, the page says why in its message
     tray, and the chart is drawn again from the server engine's result."""
-    from rebel.ui.config import preset_config
     from rebel.ui.figures.replay_numbers import numbers_text
-    from rebel.ui.lessons import fit_scene
     from rebel.ui.playground import compute as pg
 
     context = chromium.new_context()
     context.add_init_script(_NO_WORKER)
-    bb.VIEWPORT.update(width=1280, height=720)
-    try:
-        page, _ = bb.open_playground(context, app_url + _link("airport"))
-    finally:
-        bb.VIEWPORT.update(width=1440, height=900)
+    page = _open_airport(context, app_url)
     try:
         commit = bb.edit_cost(page, "6.5")
         page.wait_for_function("() => !!(window.__rebelPg && window.__rebelPg.scene)", timeout=120_000)
@@ -151,10 +158,7 @@ def test_without_a_worker_the_server_computes_the_edit_and_says_so(app_url, chro
         assert page.evaluate("document.body.dataset.rebelCostsPainted") is None  # nothing painted in the page
     finally:
         context.close()
-    cfg = preset_config("airport")
-    C = np.array(cfg.cost_matrix, dtype=np.float64)
-    C[2, 0] = 6.5
-    pair = fit_scene(dataclasses.replace(cfg, cost_matrix=C))
+    _, pair = _airport_with(6.5)
     assert shown[0] == numbers_text(pg.round_numbers(pair), shown[1], pair.n_rounds, pg.REPLAY_TITLE)
 
 
@@ -235,19 +239,13 @@ def test_a_computed_edit_reruns_only_the_verdict_and_keeps_the_costs(app_url, ch
     engine's for them, and a later run of the whole main area (an overlay switched on: the server's path) draws the
     model of the new costs with the cell showing them. (The first edit away from the preset's costs reruns the main
     area: the tray then says that the preset's story no longer holds; the second is measured.)"""
-    from rebel.ui.config import preset_config
     from rebel.ui.figures.replay_numbers import numbers_text
-    from rebel.ui.lessons import fit_scene
     from rebel.ui.playground import compute as pg
     from rebel.ui.short_link import config_from_params
 
     context = chromium.new_context()
     frames = _Frames(context)
-    bb.VIEWPORT.update(width=1280, height=720)
-    try:
-        page, _ = bb.open_playground(context, app_url + _link("airport"))
-    finally:
-        bb.VIEWPORT.update(width=1440, height=900)
+    page = _open_airport(context, app_url)
     cell = '[class*="st-key-w_costs_"][class*="_2_0"] input'
     try:
         commit = bb.edit_cost(page, "7.5")
@@ -291,10 +289,7 @@ def test_a_computed_edit_reruns_only_the_verdict_and_keeps_the_costs(app_url, ch
     finally:
         context.close()
 
-    cfg = preset_config("airport")
-    C = np.array(cfg.cost_matrix, dtype=np.float64)
-    C[2, 0] = 8.5
-    pair = fit_scene(dataclasses.replace(cfg, cost_matrix=C))
+    C, pair = _airport_with(8.5)
     T = pair.n_rounds
     # the verdict alone (its line and its fragment's box): no chart, no cell, no payload; a few kB in all (a run of
     # the main area sends the ~0.6 MB figure, or a reference to it, and every widget again)
@@ -321,11 +316,7 @@ def test_the_session_file_downloaded_after_computed_edits_holds_their_costs(app_
     from tests.e2e.test_slides_browser import _download
 
     context = chromium.new_context()
-    bb.VIEWPORT.update(width=1280, height=720)
-    try:
-        page, _ = bb.open_playground(context, app_url + _link("airport"))
-    finally:
-        bb.VIEWPORT.update(width=1440, height=900)
+    page = _open_airport(context, app_url)
     try:
         for n, cost in enumerate(("7.5", "8.5"), start=1):
             commit = bb.edit_cost(page, cost)
