@@ -21,8 +21,7 @@ SAFETY := --server.address 127.0.0.1 \
           --browser.gatherUsageStats false \
           --runner.magicEnabled false \
           --server.fileWatcherType none \
-          --runner.postScriptGC false \
-          --runner.fastReruns false
+          --runner.postScriptGC false
 
 .PHONY: run classroom test bench soak lint clean install
 
