@@ -29,6 +29,7 @@ from rebel.experiments.method_map import (
     rare_split,
     weighted_decision,
 )
+from rebel.textout import say
 
 N_COSTS = 5
 REDRAWS = 10
@@ -103,4 +104,4 @@ def report(table: pd.DataFrame) -> str:
 
 
 if __name__ == "__main__":
-    print(report(trials()))
+    say(report(trials()))
