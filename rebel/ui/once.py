@@ -21,7 +21,8 @@ LOCKS = "_once_property_locks"  # instance.__dict__ key: {attribute name: RLock}
 
 
 class _Locks(dict):
-    """An instance's locks: a copy or a pickle of the instance starts with none of them."""
+    """An instance's locks: a deep copy or a pickle of the instance starts with none of them (a shallow copy
+    shares them, as it shares the values)."""
 
     def __reduce__(self):
         return (_Locks, ())
