@@ -449,16 +449,19 @@ def test_the_regions_are_drawn_once_at_their_box_size(app_url, chromium, size):
         # its own container (style-only HTML), drawn by code its browser side loads lazily; now and then, on a
         # loaded machine, the style reaches the page only as the chart mounts or after, the chart takes the
         # unrounded box's width, and is drawn again when the style rounds it (seen in 1 of 53 later visits with
-        # two busy loops beside the browser). The server's part, the figure's size, is checked on a visit where
-        # the style came a frame before the chart: at most three visits.
-        for _ in range(3):
+        # two busy loops beside the browser; the style came after the chart on 2 of 24 visits at 1920x1080, both
+        # still drawn once). The server's part, the figure's size, is checked on the first of at most five visits
+        # that can show it: one where the style came a frame before the chart, or one drawn once at the box's size
+        # anyway (a wrong figure size is drawn at that size first whenever the style came first).
+        for _ in range(5):
             page = _open(context, app_url)
             first, styled = page.evaluate("[window.__sizesSeen, window.__styledFirst]")
-            if styled[0]:
+            if styled[0] or first == [[want]]:
                 break
             page.close()
-        assert styled[0], "on three later visits the page's style came no earlier than the regions' chart"
-        assert first == [[want]], f"a later visit drew the regions at {first}, want only {want}"
+        assert first == [[want]], (
+            f"a later visit drew the regions at {first}, want only {want} (style first: {styled})"
+        )
         after = _edit_and_sizes(page, "7.5")
         if page.evaluate("document.body.dataset.rebelCostsPainted === '1'"):  # computed in the page: kept
             assert after == first, f"a cost edit the page painted drew the regions again: {after}"
