@@ -134,39 +134,69 @@ def reset_cost_editor(key: str, cost_matrix) -> None:
     st.session_state[f"{key}_v"] = st.session_state.get(f"{key}_v", 0) + 1
 
 
-def cost_cell_key(key: str, i: int, j: int, names) -> str:
+def cost_cell_key(key: str, i: int, j: int, names, version: int = 0) -> str:
     """The session key of the editor's cell (truth i, prediction j, as shown; ``names``: the classes as shown). It
     is named by its two classes and their places, not by the editor's version: a value typed into it while the
     page reruns (for a renamed class, say) still reaches its callback in the next run, and the cell keeps its key
-    when other classes change; its value is brought up to date by ``_cell_value``."""
-    return f"{key}_{config.content_key(names[i], names[j])[:8]}_{i}_{j}"
+    when other classes change. ``version``: how many times the stored cost was changed from outside the cell
+    (``_cell``); it is mixed into the key's 8 hex digits, so the key always ends with ``_<i>_<j>``."""
+    tag = (
+        config.content_key(names[i], names[j])
+        if not version
+        else config.content_key(names[i], names[j], version)
+    )
+    return f"{key}_{tag[:8]}_{i}_{j}"
 
 
-def _cell_value(cell: str, cost: float) -> str | None:
-    """The ``value`` to draw the cell ``cell`` with, showing ``cost``: the number itself when the cell is new (it
-    is then in the cell's first paint: a value set through the session is filled in after it, a blank frame);
-    else None, the number having been written into the cell's session value unless it holds it already (typed)."""
+def _cell(key: str, i: int, j: int, names, cost: float) -> tuple[str, str | None]:
+    """The key and the ``value`` to draw the editor's cell (i, j) with, showing ``cost``.
+
+    A cell that holds another number than the stored cost (changed elsewhere: the page's own computed edit, a
+    preset, the log control, a session file, a refused entry) is drawn as a new cell (the next version of its
+    key, ``cost_cell_key``) with the cost as its ``value``, never by writing the cost into the shown cell's session
+    value: the browser keeps sending that cell's old value with every rerun it asks for until it has received the
+    new one, and Streamlit would take that old value, arriving after the write, for the user's change of the cell
+    and store it again (seen: a cost edit undone by a rerun the page asked for while the server drew the edit).
+    The replaced cell's value is kept (``_ECHO``): the same value coming back for it is that old request, not an
+    edit (``_on_cost_cell``). A new cell's number is also in its first paint (a value set through the session is
+    filled in after it, a blank frame). A cell that already shows the cost keeps its key and gets ``value=None``."""
     ss = st.session_state
+    versions = ss.setdefault(f"{key}_cells", {})
+    stable = cost_cell_key(key, i, j, names)
+    version = versions.get(stable, 0)
+    cell = cost_cell_key(key, i, j, names, version)
     if cell not in ss:
-        return config.format_cost(cost)
+        return cell, config.format_cost(cost)
     try:
         same = float(str(ss[cell]).strip()) == float(cost)
     except ValueError:
         same = False
-    if not same:
-        ss[cell] = config.format_cost(cost)
-    return None
+    if same:
+        return cell, None
+    echoes = ss.setdefault(f"{key}{_ECHO}", {})
+    echoes[cell] = str(ss[cell])
+    while len(echoes) > _ECHOES_KEPT:  # the oldest replaced cells: no request of theirs is still on its way
+        echoes.pop(next(iter(echoes)))
+    versions[stable] = version + 1
+    return cost_cell_key(key, i, j, names, version + 1), config.format_cost(cost)
+
+
+_ECHO = "_replaced"  # session key suffix: {replaced cell's key: the value it held}
+_ECHOES_KEPT = 256  # replaced cells remembered per editor (a 12-class matrix has 144 cells)
 
 
 def _on_cost_cell(
-    key: str, i: int, j: int, names: tuple, on_change: Callable[[np.ndarray], None], perm
+    key: str, cell: str, i: int, j: int, names: tuple, on_change: Callable[[np.ndarray], None], perm
 ) -> None:
-    """A cell was committed (Enter or leaving it): store the typed cost, or say why not and redraw the cells
-    from the stored values. ``perm``: the stored index of each class as shown (``class_order.positions``)."""
+    """The cell ``cell`` (the session key of entry i, j as shown) was committed (Enter or leaving it): store the
+    typed cost, or say why not and redraw the cells from the stored values. ``perm``: the stored index of each
+    class as shown (``class_order.positions``)."""
     ss = st.session_state
+    if ss.get(f"{key}{_ECHO}", {}).get(cell, None) == str(ss.get(cell)):
+        return  # a replaced cell's old value, sent by a browser that had not yet received its replacement
     base = np.array(ss[f"{key}_base"], dtype=np.float64)
     shown = base[np.ix_(perm, perm)]
-    C, message = config.apply_cost_cell(shown, i, j, ss.get(cost_cell_key(key, i, j, names)), names)
+    C, message = config.apply_cost_cell(shown, i, j, ss.get(cell), names)
     if message is not None:
         flash("error", message)
         reset_cost_editor(key, base)
@@ -225,14 +255,14 @@ def _one_entry_editor(
     tag = config.content_key(list(names))[:10]  # other classes, new boxes (the browser keeps a box's label)
     i = a.selectbox("Truth", range(len(names)), format_func=names.__getitem__, key=f"{key}_truth_{tag}")
     j = b.selectbox("Prediction", range(len(names)), format_func=names.__getitem__, key=f"{key}_pred_{tag}")
-    cell = cost_cell_key(key, i, j, names)
+    cell, value = _cell(key, i, j, names, C[i, j])
     c.text_input(
         "Cost",
-        value=_cell_value(cell, C[i, j]),
+        value=value,
         placeholder=config.format_cost(C[i, j]),
         key=cell,
         on_change=guarded_callback(_on_cost_cell),
-        args=(key, i, j, names, on_change, perm),
+        args=(key, cell, i, j, names, on_change, perm),
     )
 
 
@@ -287,15 +317,15 @@ def cost_editor(
         row = st.columns(widths, gap="small", vertical_alignment="center")
         row[0].caption(plain(names[i]))
         for j in range(len(names)):
-            cell = cost_cell_key(key, i, j, names)
+            cell, value = _cell(key, i, j, names, C[i, j])
             row[j + 1].text_input(
                 md("Cost of predicting class {} when the truth is class {}", j + 1, i + 1),
-                value=_cell_value(cell, C[i, j]),
+                value=value,
                 placeholder=config.format_cost(C[i, j]),
                 key=cell,
                 label_visibility="collapsed",
                 on_change=guarded_callback(_on_cost_cell),
-                args=(key, i, j, names, on_change, perm),
+                args=(key, cell, i, j, names, on_change, perm),
             )
 
 

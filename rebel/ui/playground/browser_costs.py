@@ -268,8 +268,8 @@ def _on_edit() -> None:
         )
         ui.flash("warning", ss[FAILED])
     A.set_costs(C)
-    # the editor's stored matrix; its cells' session values are brought up to date by its next run (a value set
-    # here for a cell the browser still holds uncommitted would come back as that cell's change and undo the edit)
+    # the editor's stored matrix; its next run draws the cells that differ as new cells (``components._cell``: a
+    # value written into a cell the browser still holds would come back as that cell's change and undo the edit)
     ss[f"{side.COSTS}_base"] = C.copy()
     ss[SENT] = (base.key, msg.get("projector"))  # the page holds this scene: no need to send it again
     known = known_costs(msg, base.has_bayes, APP_MAX_COST)
