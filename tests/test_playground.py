@@ -499,20 +499,25 @@ def test_training_message_says_when_this_class_count_compiles(tmp_path):
 
 def test_replay_of_is_the_pairs_replay_with_the_overlays_asked_for(small_pair):
     """``replay_of`` (the figure the page draws and ``bench_plot_draw`` times) wires the pair into
-    ``replay_figure``: with the overlays off, the same figure as the direct call; each overlay adds its images or
-    its per-round sizes or trace."""
+    ``replay_figure``: with the overlays off, the same figure as the direct call on the pair's grid, regions and
+    ``rebel_points`` (each split's points, labels and REBEL's class per round, as the slide exports take them
+    too); each overlay adds its images or its per-round sizes or trace."""
     from rebel.ui.figures import replay
 
     p = small_pair
     ds = p.dataset
     T = p.n_rounds
+    points = pg.rebel_points(p)
+    for split, X, y in (("train", ds.X_train, ds.y_train), ("test", ds.X_test, ds.y_test)):
+        assert points[split][0] is X
+        np.testing.assert_array_equal(points[split][1], ds.class_index(y))
+        np.testing.assert_array_equal(points[split][2], p.rebel.staged_class_indices(X))
     direct = replay.replay_figure(
         p.grid.xs,
         p.grid.ys,
         p.regions,
         ds.classes,
-        train=(ds.X_train, p.y_train_idx, p.staged_train["REBEL"]),
-        test=(ds.X_test, p.y_test_idx, p.staged_test["REBEL"]),
+        **points,
         title="REBEL's minimum-risk class",
         start=T,
         height=600,

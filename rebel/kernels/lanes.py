@@ -87,8 +87,7 @@ def _lane_pass(wa, wb, bins, src, g0, step, row_bytes, j):
         _lane_pass4(_add1, _add0, off, bins, src, g0, step, row_bytes, j)
 
 
-def _width(left: int) -> int:
-    return 8 if left >= 8 else (4 if left >= 4 else (2 if left >= 2 else 1))
+_width = _lane_width.py_func  # the same rule in plain Python (``plan_widths``)
 
 
 def plan_widths(n_classes: int) -> tuple[tuple[int, int], ...]:

@@ -8,7 +8,8 @@
   a0), the boosting weights per round (S.6), and ``metrics(t)`` (``StageMetrics``: test cost, error, regret,
   confusion matrix, per-class precision/recall).
 - ``box_from_selection``: the dragged box of a plotly selection.
-- ``replay_of``, ``points_as_image`` (``replay_view``) and the tables, verdict and lessons (``results``), re-exported.
+- ``replay_of``, ``rebel_points``, ``points_as_image`` (``replay_view``) and the tables, verdict and lessons
+  (``results``), re-exported.
 
 Reads the dataset's X_train/X_test (N, 2) and labels; writes nothing. No streamlit here.
 """
@@ -441,6 +442,7 @@ from rebel.ui.playground.replay_view import (  # noqa: F401
     REPLAY_VIEWS,
     points_as_image,
     points_png_cached,
+    rebel_points,
     replay_of,
     round_numbers,
 )

@@ -17,7 +17,7 @@ from rebel.ui.config import edited_table
 from rebel.ui.figures import costs, replay, style
 from rebel.ui.guard import lower_priority
 from rebel.ui.playground import actions as act
-from rebel.ui.playground.compute import TrainedPair, class_table, comparison_table
+from rebel.ui.playground.compute import TrainedPair, class_table, comparison_table, rebel_points
 from rebel.ui.playground.guide import HOW_TO_READ
 from rebel.ui.playground.link import DEFAULT_DETAIL_VIEW, DETAIL_VIEWS
 from rebel.ui.state import get_state
@@ -153,10 +153,8 @@ def _on_mixture_edit(key: str, costs_key: str) -> None:
 
 def _slide(pair: TrainedPair, size: tuple) -> dict:
     """The keywords of ``export.slide_frames`` for this model (REBEL's points and costs, the two-step method's)."""
-    ds = pair.dataset
     return {
-        "train": (ds.X_train, pair.y_train_idx, pair.staged_train["REBEL"]),
-        "test": (ds.X_test, pair.y_test_idx, pair.staged_test["REBEL"]),
+        **rebel_points(pair),
         "two_step_test": pair.staged_test["two-step"],
         "bayes": pair.bayes_test_cost,
         "size": size,

@@ -17,6 +17,17 @@ def round_numbers(pair) -> dict:
     return {**pair.test_costs, "Bayes": pair.bayes_test_cost, "tie": TIE}
 
 
+def rebel_points(pair) -> dict:
+    """``{"train": (X, y, S), "test": (X, y, S)}``: each split's points, their true class indices and REBEL's class
+    on them after every round ((T + 1, N)), as ``pair`` (a trained pair or a view of one) numbers its classes.
+    The ``train`` and ``test`` keywords of the regions replay and of the slide exports."""
+    ds = pair.dataset
+    return {
+        "train": (ds.X_train, pair.y_train_idx, pair.staged_train["REBEL"]),
+        "test": (ds.X_test, pair.y_test_idx, pair.staged_test["REBEL"]),
+    }
+
+
 REPLAY_TITLE = (
     "REBEL's minimum-risk class"  # heads the replay's numbers (the browser's cost edits write it too)
 )
@@ -36,8 +47,7 @@ def replay_of(pair, start: int, show: Mapping | None = None, height=None, projec
         pair.grid.ys,
         pair.regions,
         ds.classes,
-        train=(ds.X_train, pair.y_train_idx, pair.staged_train["REBEL"]),
-        test=(ds.X_test, pair.y_test_idx, pair.staged_test["REBEL"]),
+        **rebel_points(pair),
         train_sizes=regions.weight_sizes(pair.weights) if show["weights"] else None,
         other_regions=pair.two_step_regions if (show["two"] or show["dis"]) else None,
         show_other=show["two"],
