@@ -21,7 +21,8 @@ SAFETY := --server.address 127.0.0.1 \
           --browser.gatherUsageStats false \
           --runner.magicEnabled false \
           --server.fileWatcherType none \
-          --runner.postScriptGC false
+          --runner.postScriptGC false \
+          --runner.fastReruns false
 
 .PHONY: run classroom test bench soak lint clean install
 

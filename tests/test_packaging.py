@@ -142,6 +142,8 @@ def test_make_run_passes_every_config_setting_on_the_command_line():
     assert flags["browser.gatherUsageStats"] == "false"
     assert flags["client.showErrorDetails"] == "none"
     assert int(flags["server.maxUploadSize"]) <= 5
+    # one script thread per session: a rerun waits for the run under way (stacked builds at the limits: 18 GB)
+    assert flags["runner.fastReruns"] == "false"
     run_recipe = re.search(r"^run:.*\n((?:\t.*\n)+)", MAKEFILE, flags=re.MULTILINE).group(1)
     assert "$(SAFETY)" in run_recipe and "-m rebel.ui.launch $(CURDIR)/app.py" in run_recipe
 
