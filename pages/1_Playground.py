@@ -181,6 +181,7 @@ def _tray_messages(tray, pair, with_calibrated: bool = False) -> None:
     and the verdict after all rounds (the figure shows the numbers at every round)."""
     with tray:
         ui.show_flash()
+        browser.failure_note()
         upload_link.show_note(A)
         notes = lessons.scene_notes()
         if notes:  # the open lesson scene's "what to notice" and question first, then what was checked

@@ -242,6 +242,13 @@ def tell(reason: str | None) -> None:
             ui.flash("info", reason)
 
 
+def failure_note() -> None:
+    """In the message tray, on every run once the browser could not retrain REBEL: why cost edits now go to the
+    server (a message shown once could be drawn over by a run that replaced the one showing it)."""
+    if st.session_state.get(FAILED):
+        ui.show_message("warning", st.session_state[FAILED])
+
+
 def _on_edit() -> None:
     """The page computed a cost edit (or could not): store the costs; note whether the browser drew them. When it
     drew them and nothing else on the page shows them (``_rest_of_page``), only the verdict reruns (``TAIL``)."""
@@ -262,11 +269,10 @@ def _on_edit() -> None:
 
     A = get_state()
     before = _rest_of_page(A)
-    if msg.get("failed"):
+    if msg.get("failed"):  # said in the message tray from now on (``failure_note``)
         ss[FAILED] = ss[TOLD] = (
             f"The browser could not retrain REBEL ({msg['failed']}); the server computes cost edits now."
         )
-        ui.flash("warning", ss[FAILED])
     A.set_costs(C)
     # the editor's stored matrix; its next run draws the cells that differ as new cells (``components._cell``: a
     # value written into a cell the browser still holds would come back as that cell's change and undo the edit)
