@@ -141,7 +141,10 @@ def kept_figure(made_of: tuple, make):
     kept = ss.get(FIGURE)
     if kept is not None and kept[0][0] is made_of[0] and kept[0][1:] == made_of[1:]:
         return kept[1]
-    fig = make()
+    from rebel.ui.work_slots import heavy_work
+
+    with heavy_work("a regions figure"):  # its per-round numbers and frames: one per core at once
+        fig = make()
     ss[FIGURE] = (made_of, fig)
     return fig
 

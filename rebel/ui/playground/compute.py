@@ -61,6 +61,7 @@ from rebel.ui.state import (
     fit_rebel,
     model_key,
 )
+from rebel.ui.work_slots import heavy_work
 
 # ---------------------------------------------------------------------------------------------------------------
 # Training both models and evaluating them on a grid
@@ -383,18 +384,19 @@ def train_pair(
         cache.put(model_key(dataset, C, fit_params), found.rebel)
         cache.put(model_key(dataset, None, fit_params), found.posterior_model)
         return found
-    start = time.perf_counter()
-    rebel = cache.get_or_fit(model_key(dataset, C, fit_params), lambda: fit_rebel(dataset, C, fit_params))
-    regions = compact_classes(rebel.staged_class_indices(grid.points), dataset.n_classes).reshape(
-        -1, *grid.shape
-    )
-    fit_seconds = time.perf_counter() - start
-    start = time.perf_counter()
-    blind = cache.get_or_fit(
-        model_key(dataset, None, fit_params), lambda: fit_rebel(dataset, None, fit_params)
-    )
-    two_step = TwoStepClassifier(FrozenEstimator(blind), C).fit(dataset.X_train, dataset.y_train)
-    baseline_seconds = time.perf_counter() - start
+    with heavy_work("a Playground training"):  # one per core at once (``work_slots``)
+        start = time.perf_counter()
+        rebel = cache.get_or_fit(model_key(dataset, C, fit_params), lambda: fit_rebel(dataset, C, fit_params))
+        regions = compact_classes(rebel.staged_class_indices(grid.points), dataset.n_classes).reshape(
+            -1, *grid.shape
+        )
+        fit_seconds = time.perf_counter() - start
+        start = time.perf_counter()
+        blind = cache.get_or_fit(
+            model_key(dataset, None, fit_params), lambda: fit_rebel(dataset, None, fit_params)
+        )
+        two_step = TwoStepClassifier(FrozenEstimator(blind), C).fit(dataset.X_train, dataset.y_train)
+        baseline_seconds = time.perf_counter() - start
     pair = TrainedPair(dataset, C, hyper, rebel, two_step, grid, regions, fit_seconds, baseline_seconds, key)
     if shared is None:
         return pair
