@@ -27,7 +27,11 @@ from tests.e2e.test_one_screen import _assert_on_screen, _scroll_top, _set_sideb
 pytestmark = pytest.mark.browser
 
 W, H = 1280, 720
-# the 12 x 12 cost table's texts: 10 px (a ~260 px column; 20 px would not fit twelve costs across)
+# The 12 x 12 cost table's texts: 10 px, the largest that fits. Measured in presentation mode with the sidebar open
+# at 1280 x 720: the costs' column is 258 px, the table's cells 16.7 px wide (its 200 px plotting area over twelve
+# columns, the rows' names left of it); a cost such as "3.4" is 12.5 px wide at 10 px, 14.2 px at 11 px (no margin
+# left in its cell: 8 costs touch their neighbours) and 24.9 px at 20 px. Twenty px needs cells of 26 px or more:
+# a table ~370 px wide plus its rows' names, in a column the plot leaves 258 px.
 MIN_TABLE_FONT_PX = 10
 
 
