@@ -95,7 +95,9 @@ def test_beside_a_narrow_plot_the_cost_table_gives_room_to_the_stacked_entry_box
         == ui.ROW_PX
         < ui.table_row_px(12, True, screen.cost_table_height(wide))
     )
-    assert f"@container (max-width: {screen.CONTROLS_STACK_PX}px)" in screen.ONE_SCREEN_CSS_PRESENT
+    for px in (screen.CONTROLS_STACK_PX, screen.ENTRY_STACK_PX):  # in both modes
+        assert f"@container (max-width: {px}px)" in screen.ONE_SCREEN_CSS_PRESENT
+        assert f"@container (max-width: {px}px)" in screen.ONE_SCREEN_CSS
 
 
 def test_no_component_and_the_script_is_fixed_text():

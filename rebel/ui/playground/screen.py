@@ -75,9 +75,11 @@ _COST_NAMES_CSS = (
 # with the sidebar open at 1280 x 720 or 1440 x 900: ~230 and ~280 px): side by side, each box showed a part of its
 # text ("defect → o", "Cost …"). The many-class editor's row (truth, prediction, cost) puts the truth's box on a
 # line of its own, the prediction's and the cost's under it, the cost's box just wide enough for a cost ("app" was
-# all of "apple"). They sit under the cost matrix, so the plot and the matrix keep their place; the message tray
-# under them moves down.
+# all of "apple"), in a column narrower than ``ENTRY_STACK_PX`` (the sidebar open at 1280 x 720 without
+# presentation mode too: "elderberry" lost its last letter). They sit under the cost matrix, so the plot and the
+# matrix keep their place; the message tray under them moves down.
 CONTROLS_STACK_PX = 300
+ENTRY_STACK_PX = 330
 _COSTS_COLUMN = "[data-testid='stColumn']:has(.st-key-cost_editor)"
 _CONTROL_ROW = (
     f"{_COSTS_COLUMN} [data-testid='stHorizontalBlock']"
@@ -88,7 +90,8 @@ _WHOLE_LINE = "{min-width: 100% !important; flex: 1 1 100% !important;}"
 _STACK_CSS = (
     f"{_COSTS_COLUMN} {{container-type: inline-size;}}"
     f"@container (max-width: {CONTROLS_STACK_PX}px) {{{_CONTROL_ROW} {{flex-wrap: wrap; row-gap: 0.25rem;}}"
-    f"{_CONTROL_ROW}:not(:has([data-testid='stTextInput'])) > [data-testid='stColumn'] {_WHOLE_LINE}"
+    f"{_CONTROL_ROW}:not(:has([data-testid='stTextInput'])) > [data-testid='stColumn'] {_WHOLE_LINE}}}"
+    f"@container (max-width: {ENTRY_STACK_PX}px) {{{_ENTRY_ROW} {{flex-wrap: wrap; row-gap: 0.25rem;}}"
     f"{_ENTRY_ROW} > [data-testid='stColumn']:first-child {_WHOLE_LINE}"
     f"{_ENTRY_ROW} > [data-testid='stColumn']:nth-child(2) {{flex: 1 1 0 !important; width: auto !important;"
     " min-width: 0 !important;}"
