@@ -145,7 +145,7 @@ def _regions(pair: pg.TrainedPair, t: int, show: dict, viewport) -> tuple:
         fig,
         height=height or "stretch",
         key=f"regions_{S.get('chart_v', 0)}",
-        config=style.PNG_CONFIG,
+        config=style.PRESENTATION_CONFIG if projector else style.PNG_CONFIG,
         on_select="rerun" if show["box"] else "ignore",
         selection_mode="box",
     )

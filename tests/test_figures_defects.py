@@ -227,6 +227,24 @@ def test_hover_toolbar_stands_in_its_own_margin_clear_of_the_title():
         assert fig.layout.margin.r >= style.MODEBAR_MARGIN, fig.layout.title.text
 
 
+def test_presentation_toolbar_keeps_two_buttons_short_of_the_projector_top_margin():
+    """In presentation mode the regions chart's upright toolbar stood 8 buttons tall over the verdict's heading
+    beside the regions ("REBEL's minimum-risk class"): it keeps the PNG camera (and Streamlit's full screen) only,
+    two 22 px buttons and a gap, shorter than the projector layout's top margin, so it ends above the heading."""
+    from rebel.ui.figures import replay, style
+
+    config = style.PRESENTATION_CONFIG
+    assert config["toImageButtonOptions"] == style.PNG_CONFIG["toImageButtonOptions"]
+    removed = set(config["modeBarButtonsToRemove"])
+    assert {"zoom2d", "pan2d", "zoomIn2d", "zoomOut2d", "autoScale2d", "resetScale2d"} <= removed
+    assert "toImage" not in removed
+    xs = ys = np.linspace(-1, 1, 5)
+    numbers = {"REBEL": np.linspace(1, 0.5, 4), "two-step": np.linspace(1, 0.6, 4), "blind": np.ones(4)}
+    fig = replay.replay_figure(xs, ys, np.zeros((4, 5, 5), int), ["a", "b"], numbers=numbers, projector=True)
+    style.presentation(fig, size=None, font_size=style.PRESENTATION_FONT_SCREEN)
+    assert 2 + 22 + 8 + 22 < fig.layout.margin.t  # the toolbar's two buttons from the figure's top, in px
+
+
 def test_cost_table_writes_every_cost_short_and_names_rows_safely():
     """Above the grid's class count the costs are a table that fills its column: K rows (number and escaped,
     shortened name), K numbered columns, every cost written (3 significant digits, 2 above 8 classes), the

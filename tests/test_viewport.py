@@ -80,6 +80,26 @@ def test_the_presentation_cost_table_grows_with_the_screen_and_fits_its_room(k):
     assert ui.table_row_px(k, False, 5000) == ui.ROW_PX  # outside presentation mode: unchanged
 
 
+def test_beside_a_narrow_plot_the_cost_table_gives_room_to_the_stacked_entry_boxes():
+    """The sidebar open at 1280 x 720 (a plot box narrower than high): the costs' column stacks its entry boxes
+    (``screen._STACK_CSS``), and the presentation table takes ``NARROW_TABLE_GIVES`` px less, no less than its
+    rows' least height; a wide plot box at the same height keeps the default room."""
+    from rebel.ui.playground import screen
+
+    narrow, wide = viewport.Viewport(720, 554), viewport.Viewport(720, 800)
+    assert screen.narrow_plot(narrow) and not screen.narrow_plot(wide)
+    room = screen.cost_table_height(narrow)
+    assert room == screen.cost_table_height(wide) - screen.NARROW_TABLE_GIVES
+    assert (
+        ui.table_row_px(12, True, room)
+        == ui.ROW_PX
+        < ui.table_row_px(12, True, screen.cost_table_height(wide))
+    )
+    for px in (screen.CONTROLS_STACK_PX, screen.ENTRY_STACK_PX):  # in both modes
+        assert f"@container (max-width: {px}px)" in screen.ONE_SCREEN_CSS_PRESENT
+        assert f"@container (max-width: {px}px)" in screen.ONE_SCREEN_CSS
+
+
 def test_no_component_and_the_script_is_fixed_text():
     """The size comes back through a hidden text box written by a fixed script (``st.html`` of a module constant
     with ``unsafe_allow_javascript``): no component anywhere in the app (a mounted component slowed Play for the

@@ -1,8 +1,9 @@
 """What a screen of the Playground must not do, measured in the browser: a text of the regions plot (the numbers,
 the verdict, the legend, tick labels, axis titles, the strip's key, the round control) reaching past the plot's
 box or the viewport's right edge, two of them overlapping, the numbers' headline overlapping the lesson bar above
-the plot, a class name in the cost grid split inside a word ("harml ess"), or the cost strip's plotting area too
-short to read its curves in."""
+the plot, the chart's toolbar (plotly's modebar) over a text of the plot, a class name in the cost grid split inside
+a word ("harml ess"), an entry box or button of the costs' column cutting its text ("defect → o", "Cost …"), or the
+cost strip's plotting area too short to read its curves in."""
 
 from __future__ import annotations
 
@@ -247,10 +248,65 @@ def cost_table_problems(page, min_font: float) -> list[str]:
     return problems
 
 
+# Plotly's toolbar (modebar) of the regions chart: its buttons' boxes (laid out while hidden too: it shows on hover).
+_MODEBAR = """sel => {
+  const gd = document.querySelector(sel);
+  if (!gd) return null;
+  return [...gd.querySelectorAll('.modebar-btn')].map(e => {
+    const b = e.getBoundingClientRect();
+    return {name: e.getAttribute('data-title') || '', box: {x: b.x, y: b.y, width: b.width, height: b.height}};
+  }).filter(b => b.box.width > 0 && b.box.height > 0);
+}"""
+
+
+def modebar_problems(page) -> list[str]:
+    """Buttons of the regions chart's toolbar (plotly's modebar, top right, shown on hover) lying over a text of
+    the plot (the heading "REBEL's minimum-risk class", the numbers, the legend)."""
+    buttons = page.evaluate(_MODEBAR, PLOT)
+    if buttons is None:
+        return ["no regions plot"]
+    texts = page.evaluate(_PLOT_TEXTS, PLOT)["texts"]
+    return [
+        f"the toolbar's {b['name']!r} button {_px(b['box'])} lies over {t['text']!r} {_px(t['box'])}"
+        for b in buttons
+        for t in texts
+        if overlap(b["box"], t["box"])
+    ]
+
+
+# The costs' column's controls that show one line of text in a box: the entry boxes' values (the log control's
+# "harmless → liquid", the many-class editor's truth and prediction) and the buttons' labels ("Cost presets"),
+# with the width their text needs and the width shown; a label cut with an ellipsis shows less than it needs.
+_CONTROL_TEXTS = """() => {
+  const col = document.querySelector("[data-testid='stColumn']:has(.st-key-cost_editor)");
+  if (!col) return null;
+  const shown = e => e.getBoundingClientRect().width > 0;
+  const inputs = [...col.querySelectorAll("[data-testid='stSelectbox'] input")].filter(shown)
+    .map(e => ({text: e.value, need: e.scrollWidth, has: e.clientWidth}));
+  const labels = [...col.querySelectorAll('button [data-testid="stMarkdownContainer"]')].filter(shown)
+    .map(e => ({text: e.textContent.trim(), need: e.scrollWidth, has: e.clientWidth}));
+  return [...inputs, ...labels];
+}"""
+
+
+def control_text_problems(page) -> list[str]:
+    """Entry boxes and buttons of the costs' column whose text is cut ("defect → o", "Cost …")."""
+    found = page.evaluate(_CONTROL_TEXTS)
+    if found is None:
+        return ["no costs' column"]
+    return [
+        f"{c['text']!r} needs {c['need']} px and shows {c['has']} px (cut)"
+        for c in found
+        if c["need"] > c["has"] + 1
+    ]
+
+
 def assert_screen_is_clean(page, when: str) -> None:
-    """No clipped or overlapping plot text, no headline over the lesson bar, no class name split inside a word."""
+    """No clipped or overlapping plot text, no headline over the lesson bar, no class name split inside a word,
+    no toolbar button over a text of the plot, no cut text in the costs' entry boxes and buttons."""
     wait_plot_fits_box(page)
     problems = plot_text_problems(page) + cost_name_problems(page)
+    problems += modebar_problems(page) + control_text_problems(page)
     assert not problems, f"{when}:\n  " + "\n  ".join(problems)
 
 

@@ -2,21 +2,36 @@
 a lesson scene, and with twelve classes. No text of the regions plot (numbers, verdict, legend, tick labels,
 titles, the strip's key, the round control) reaches past the plot's box or the viewport's right edge, no two of
 them overlap, the numbers' headline stays clear of the lesson bar, and no class name of the cost grid is split
-inside a word ("harml ess"). The seven lesson scenes are checked the same way, sidebar open and collapsed, in
-tests/e2e/test_lesson_screen.py. Screenshots ``sidebar_open_<case>.png`` go to tests/e2e/screenshots/."""
+inside a word ("harml ess"), the chart's toolbar lies over no text of the plot, the costs' entry boxes and buttons
+show their whole text ("defect → ok", "Cost presets"), and the first screen (plot, cost matrix, round control,
+numbers) stays inside the viewport. The seven lesson scenes are checked the same way, sidebar open and collapsed, in
+tests/e2e/test_lesson_screen.py. At 1280 x 720 and 1440 x 900, sidebar open and collapsed, presentation mode on and
+off, the chart's toolbar (plotly's modebar, shown on hover) never lies over the heading "REBEL's minimum-risk
+class" or any other text of the plot. Screenshots ``sidebar_open_<case>.png`` and ``toolbar_<case>.png`` go to
+tests/e2e/screenshots/."""
 
 from __future__ import annotations
 
 import pytest
 
 from benchmarks import bench_browser as bb
-from tests.e2e.layout_checks import assert_screen_is_clean, cost_table_problems, wait_plot_fits_box
+from tests.e2e.layout_checks import (
+    assert_screen_is_clean,
+    control_text_problems,
+    cost_table_problems,
+    modebar_problems,
+    wait_plot_fits_box,
+)
 from tests.e2e.test_one_screen import _assert_on_screen, _scroll_top, _set_sidebar, _twelve_class_link
 
 pytestmark = pytest.mark.browser
 
 W, H = 1280, 720
-# the 12 x 12 cost table's texts: 10 px (a ~260 px column; 20 px would not fit twelve costs across)
+# The 12 x 12 cost table's texts: 10 px, the largest that fits. Measured in presentation mode with the sidebar open
+# at 1280 x 720: the costs' column is 258 px, the table's cells 16.7 px wide (its 200 px plotting area over twelve
+# columns, the rows' names left of it); a cost such as "3.4" is 12.5 px wide at 10 px, 14.2 px at 11 px (no margin
+# left in its cell: 8 costs touch their neighbours) and 24.9 px at 20 px. Twenty px needs cells of 26 px or more:
+# a table ~370 px wide plus its rows' names, in a column the plot leaves 258 px.
 MIN_TABLE_FONT_PX = 10
 
 
@@ -54,6 +69,7 @@ def _check(page, name: str, present: bool, screenshot_dir) -> None:
     page.wait_for_timeout(300)
     page.screenshot(path=str(screenshot_dir / f"sidebar_open_{name}.png"))
     assert_screen_is_clean(page, f"{name}, 1280x720, sidebar open")
+    _assert_on_screen(page, W, H, f"{name}, sidebar open", square=False)  # the controls pushed nothing off
 
 
 @pytest.mark.parametrize(
@@ -62,6 +78,7 @@ def _check(page, name: str, present: bool, screenshot_dir) -> None:
         ("presentation", "", True),
         ("plain", "", False),
         ("scene1_plain", "?scene=1", False),
+        ("scene5_presentation", "?scene=5&present=1", True),  # xor: "defect → ok"
     ],
 )
 def test_sidebar_open_has_no_clipped_overlapping_or_split_text(
@@ -69,7 +86,7 @@ def test_sidebar_open_has_no_clipped_overlapping_or_split_text(
 ):
     page = _open(browser, app_url, query)
     try:
-        if present:  # switched on by its switch
+        if present and "present=1" not in query:  # switched on by its switch
             page.locator(".st-key-w_present label").first.click()
         _check(page, name, present, screenshot_dir)
     finally:
@@ -85,5 +102,37 @@ def test_sidebar_open_with_twelve_classes(app_url, browser, screenshot_dir):
         assert not problems, "12 classes, sidebar open: the cost table is cramped:\n  " + "\n  ".join(
             problems
         )
+    finally:
+        page.close()
+
+
+@pytest.mark.parametrize("sidebar", ["open", "collapsed"])
+@pytest.mark.parametrize("present", [True, False], ids=["presentation", "plain"])
+@pytest.mark.parametrize("size", [(1280, 720), (1440, 900)], ids=["1280x720", "1440x900"])
+def test_the_toolbar_never_covers_a_text_of_the_plot(
+    app_url, browser, screenshot_dir, size, present, sidebar
+):
+    w, h = size
+    page, _ = bb.open_playground(browser, app_url, size)
+    try:
+        if present:  # switched on by its switch, which folds the sidebar away once
+            page.locator(".st-key-w_present label").first.click()
+            _wait_large_fonts(page, True)
+            page.wait_for_function(_FOLDED, timeout=60_000)
+            page.wait_for_timeout(600)  # the main area's transition
+        _set_sidebar(page, sidebar == "open")
+        bb._settle(page)
+        wait_plot_fits_box(page)
+        _scroll_top(page)
+        box = page.locator(".st-key-pg_plot").first.bounding_box()
+        # the toolbar shows on hover
+        page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        page.locator(".st-key-pg_plot .modebar").first.wait_for(state="visible")
+        mode = "presentation" if present else "plain"
+        page.screenshot(path=str(screenshot_dir / f"toolbar_{w}x{h}_{mode}_{sidebar}.png"))
+        when = f"{w}x{h}, {mode}, sidebar {sidebar}"
+        problems = modebar_problems(page) + control_text_problems(page)
+        assert not problems, f"{when}:\n  " + "\n  ".join(problems)
+        _assert_on_screen(page, w, h, when, square=False)
     finally:
         page.close()

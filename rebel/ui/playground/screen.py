@@ -70,6 +70,35 @@ _COST_NAMES_CSS = (
     f"{_HEADER_ROW} > [data-testid='stColumn']:not(:first-child) {{container-type: inline-size;}}"
 )
 
+# The controls beside one another in the costs' column (the log control's entry box and slider, the presets and
+# Normalize buttons) one under the other when the column is narrower than ``CONTROLS_STACK_PX`` (presentation mode
+# with the sidebar open at 1280 x 720 or 1440 x 900: ~230 and ~280 px): side by side, each box showed a part of its
+# text ("defect → o", "Cost …"). The many-class editor's row (truth, prediction, cost) puts the truth's box on a
+# line of its own, the prediction's and the cost's under it, the cost's box just wide enough for a cost ("app" was
+# all of "apple"), in a column narrower than ``ENTRY_STACK_PX`` (the sidebar open at 1280 x 720 without
+# presentation mode too: "elderberry" lost its last letter). They sit under the cost matrix, so the plot and the
+# matrix keep their place; the message tray under them moves down.
+CONTROLS_STACK_PX = 300
+ENTRY_STACK_PX = 330
+_COSTS_COLUMN = "[data-testid='stColumn']:has(.st-key-cost_editor)"
+_CONTROL_ROW = (
+    f"{_COSTS_COLUMN} [data-testid='stHorizontalBlock']"
+    ":has([data-testid='stSelectbox'], [data-testid='stButton'], [data-testid='stPopover'])"
+)
+_ENTRY_ROW = f"{_CONTROL_ROW}:has([data-testid='stTextInput'])"  # truth, prediction, cost
+_WHOLE_LINE = "{min-width: 100% !important; flex: 1 1 100% !important;}"
+_STACK_CSS = (
+    f"{_COSTS_COLUMN} {{container-type: inline-size;}}"
+    f"@container (max-width: {CONTROLS_STACK_PX}px) {{{_CONTROL_ROW} {{flex-wrap: wrap; row-gap: 0.25rem;}}"
+    f"{_CONTROL_ROW}:not(:has([data-testid='stTextInput'])) > [data-testid='stColumn'] {_WHOLE_LINE}}}"
+    f"@container (max-width: {ENTRY_STACK_PX}px) {{{_ENTRY_ROW} {{flex-wrap: wrap; row-gap: 0.25rem;}}"
+    f"{_ENTRY_ROW} > [data-testid='stColumn']:first-child {_WHOLE_LINE}"
+    f"{_ENTRY_ROW} > [data-testid='stColumn']:nth-child(2) {{flex: 1 1 0 !important; width: auto !important;"
+    " min-width: 0 !important;}"
+    f"{_ENTRY_ROW} > [data-testid='stColumn']:last-child {{flex: 0 0 4.5rem !important; width: 4.5rem !important;"
+    " min-width: 0 !important;}}"
+)
+
 
 # The rule turning the names upright, for a longest name of at most 4, 6, 8, 10, 12, 16, 24 characters or more:
 # fixed text (``st.html`` takes no built HTML), a width of COST_NAME_CHAR_PX a character + 4 px, rounded up.
@@ -99,8 +128,11 @@ _LESSON_BAR_CSS = (
     f"div.st-key-{LESSON_BAR} {{height: {LESSON_BAR_ROW_PX}px; overflow: hidden;}}"
     f"div.st-key-{LESSON_BAR} p {{white-space: nowrap; overflow: hidden; text-overflow: ellipsis; margin: 0;}}"
 )
-# Presentation mode: every text of the first screen at 20 px or more (1.25rem) for the back of a room.
+# Presentation mode: every text of the first screen at 20 px or more (1.25rem) for the back of a room. The regions
+# chart's toolbar keeps two buttons (``style.PRESENTATION_CONFIG``): the groups emptied of theirs take no room, so
+# the two end above the verdict's heading beside the regions.
 _PRESENT_CSS = (
+    "div.st-key-pg_plot .modebar-group:empty {display: none !important;}"
     ".st-key-cost_editor input, .st-key-pg_tray p {font-size: 1.35rem !important;}"
     f".st-key-{LESSON_BAR} p, .st-key-{LESSON_BAR} button p,"
     " .st-key-pg_present label p {font-size: 1.25rem !important;}"
@@ -125,7 +157,7 @@ _WIDE_COSTS_CSS = (
 )
 
 
-_SCREEN = _CELL_CSS + _COST_NAMES_CSS + _HIDDEN_CSS + _LESSON_BAR_CSS
+_SCREEN = _CELL_CSS + _COST_NAMES_CSS + _STACK_CSS + _HIDDEN_CSS + _LESSON_BAR_CSS
 ONE_SCREEN_CSS = "<style>" + _PLOT_BOX_CSS + _SCREEN + "</style>"
 ONE_SCREEN_CSS_PRESENT = "<style>" + _PLOT_BOX_CSS + _SCREEN + _PRESENT_CSS + "</style>"
 ONE_SCREEN_CSS_LESSON = "<style>" + _PLOT_BOX_CSS_LESSON + _SCREEN + "</style>"
@@ -150,13 +182,18 @@ def narrow_plot(size: viewport.Viewport | None, lesson: bool = False) -> bool:
 # caption above it, the entry row and the preset buttons under it): the table takes the rest of the viewport's
 # height, so many classes get larger rows and fonts on a taller screen (``components.table_row_px``).
 COSTS_AROUND_TABLE = 370
+NARROW_TABLE_GIVES = 40  # px
 
 
 def cost_table_height(size: viewport.Viewport | None) -> int | None:
     """The read-only cost table's height at most in presentation mode, or None (the default) when the viewport
-    is not known."""
+    is not known. Beside a narrow plot (the sidebar open at 1280 x 720) the table gives up ``NARROW_TABLE_GIVES``
+    px to the truth's box on a line of its own under it (``_STACK_CSS``); its costs are written at
+    ``NARROW_TABLE_FONT_PX`` there anyway."""
     if size is None:
         return None
+    if narrow_plot(size):  # (no less than its rows' least height, ``components.ROW_PX``)
+        return int(size.height) - COSTS_AROUND_TABLE - NARROW_TABLE_GIVES
     return max(ui.TABLE_HEIGHT_LARGE, int(size.height) - COSTS_AROUND_TABLE)
 
 
