@@ -158,6 +158,9 @@ def binned_scores(X, a0, features, thresholds, leaf_signs, A, depth: int) -> np.
     f = np.empty(n_samples, dtype=np.int8)
     leaf = np.empty(n_samples, dtype=np.int32)
     for t in range(features.shape[0]):
-        kern.eval_tree_binned(bins, features[t], thr_idx[t], leaf_signs[t], int(depth), f, leaf)
+        if depth == 1:  # a stump's own kernel: what a stump fit compiled
+            kern.eval_stump_binned(bins, features[t], thr_idx[t], leaf_signs[t], f, leaf)
+        else:
+            kern.eval_tree_binned(bins, features[t], thr_idx[t], leaf_signs[t], int(depth), f, leaf)
         scores += f[:, None] * A[t]  # (+-1) a_tk exactly, added round after round as in the kernel
     return scores

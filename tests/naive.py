@@ -80,6 +80,12 @@ def eval_tree_binned(bins, features, thr_idx, leaf_signs, depth):
     return f, leaf
 
 
+def eval_stump_binned(bins, features, thr_idx, leaf_signs):
+    """A depth-1 tree's outputs and leaf ids: its root stump sends bins >= thr_idx[0] right."""
+    right = bins[features[0]] >= thr_idx[0]
+    return np.where(right, leaf_signs[1], leaf_signs[0]).astype(np.int8), right.astype(np.int32)
+
+
 def tree_output(x, features, thresholds, leaf_signs, depth):
     node = 0
     for _ in range(depth):

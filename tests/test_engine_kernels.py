@@ -80,6 +80,23 @@ def test_root_scan_skips_constant_features_and_reports_none():
     assert j == -1
 
 
+@pytest.mark.parametrize("shape", SHAPES[:4])
+def test_stump_evaluation_binned(shape):
+    _X, thr, _usable, bins, _wp, _wm, rng = _problem(*shape, seed=5)
+    d, T = thr.shape
+    N = bins.shape[1]
+    for _ in range(4):
+        features = rng.integers(0, d, size=1).astype(np.int32)
+        thr_idx = rng.integers(1, T + 1, size=1).astype(np.int32)
+        leaf_signs = rng.choice(np.array([-1, 1], np.int8), size=2)
+        f, leaf = np.zeros(N, np.int8), np.full(N, -1, np.int32)
+        kern.eval_stump_binned(bins, features, thr_idx, leaf_signs, f, leaf)
+        nf, nleaf = naive.eval_stump_binned(bins, features, thr_idx, leaf_signs)
+        np.testing.assert_array_equal(f, nf)
+        np.testing.assert_array_equal(leaf, nleaf)
+        np.testing.assert_array_equal(f, naive.eval_tree_binned(bins, features, thr_idx, leaf_signs, 1)[0])
+
+
 @pytest.mark.parametrize("depth", [1, 2, 3])
 @pytest.mark.parametrize("shape", SHAPES[:4])
 def test_tree_evaluation_binned_and_raw(depth, shape):

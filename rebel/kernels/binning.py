@@ -55,4 +55,5 @@ def bin_features_serial(X, thresholds, bins):
     """``bin_features`` on one thread."""
     n_samples = X.shape[0]
     for start in range(0, n_samples, BIN_BLOCK):
-        _bin_rows(X, thresholds, bins, start, min(start + BIN_BLOCK, n_samples))
+        stop = start + BIN_BLOCK  # min(stop, n_samples) as a select: the builtin compiles an overload
+        _bin_rows(X, thresholds, bins, start, stop if stop < n_samples else n_samples)  # noqa: FURB136

@@ -13,7 +13,7 @@ from numba import njit
 from .common import interpreted
 from .histogram import leaf_histograms, leaf_histograms_serial, root_histograms, root_histograms_serial
 from .split import _keep_parent_copy, leaf_scan
-from .tree import eval_tree_binned, interpreted_drivers, set_layer
+from .tree import eval_stump_binned, eval_tree_binned, interpreted_drivers, set_layer
 from .variants import line_search, logistic_loss_sum
 
 
@@ -173,9 +173,7 @@ def _grow_newton_tree_with(
         features[0] = j
         thr_idx[0] = i
         leaf_signs[0] = -1
-    eval_tree_binned(
-        bins, features, thr_idx, leaf_signs, np.int64(1), w.f, w.leaf
-    )  # not a literal: one signature
+    eval_stump_binned(bins, features, thr_idx, leaf_signs, w.f, w.leaf)
     newton_a(vw.g, vw.h, w.f, lam, a)
     values = vw.node_values
     values[:] = 0.0

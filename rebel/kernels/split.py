@@ -53,7 +53,9 @@ def root_scan(hist, dw_total, w_total, usable):
                 delta = D - 2.0 * left
                 prod[i] = (T + delta) * (T - delta)
             for i in range(n_bins - 1):
-                obj[i] += 0.5 * np.sqrt(max(prod[i], 0.0))
+                # max(p, 0.0) as numba computes it, as a select (the builtin would compile an overload)
+                p = prod[i]
+                obj[i] += 0.5 * np.sqrt(0.0 if 0.0 >= p else p)  # noqa: FURB136
         for i in range(n_bins - 1):
             if obj[i] < best:
                 best = obj[i]

@@ -24,19 +24,28 @@ from .update import apply_round, apply_round_serial, apply_round_single
 
 
 @njit(cache=True, nogil=True)
+def eval_stump_binned(bins, features, thr_idx, leaf_signs, f_out, leaf_out):
+    """``eval_tree_binned`` of a depth-1 tree (its root stump, node 0), one select a sample (a SIMD loop).
+    Its own kernel so that a stump fit run by the interpreter compiles no deeper tree's loops (0.1 s of CPU
+    against about 0.4 s for ``eval_tree_binned``, wine, empty cache)."""
+    r, t = bins[features[0]], thr_idx[0]
+    s0, s1 = leaf_signs[0], leaf_signs[1]
+    for n in range(bins.shape[1]):
+        right = r[n] >= t
+        leaf_out[n] = np.int32(right)
+        f_out[n] = s1 if right else s0
+
+
+@njit(cache=True, nogil=True)
 def eval_tree_binned(bins, features, thr_idx, leaf_signs, depth, f_out, leaf_out):
     """f_out[n] = tree output (+1/-1) and leaf_out[n] = leaf index for each binned sample.
 
-    Depths 1 and 2 test every node of the tree on every sample and select the leaf (no load depends on an
-    earlier test, so the loop runs as SIMD: 15-17x the node-by-node walk); deeper trees walk node by node."""
+    Depths 1 (``eval_stump_binned``) and 2 test every node of the tree on every sample and select the leaf (no
+    load depends on an earlier test, so the loop runs as SIMD: 15-17x the node-by-node walk); deeper trees walk
+    node by node."""
     n_samples = bins.shape[1]
     if depth == 1:
-        r, t = bins[features[0]], thr_idx[0]
-        s0, s1 = leaf_signs[0], leaf_signs[1]
-        for n in range(n_samples):
-            right = r[n] >= t
-            leaf_out[n] = np.int32(right)
-            f_out[n] = s1 if right else s0
+        eval_stump_binned(bins, features, thr_idx, leaf_signs, f_out, leaf_out)
         return
     if depth == 2:
         r0, r1, r2 = bins[features[0]], bins[features[1]], bins[features[2]]
@@ -119,9 +128,7 @@ def _grow_tree_with(
     thr_idx[0] = i
     leaf_signs[0] = -1
     leaf_signs[1] = 1
-    eval_tree_binned(
-        bins, features, thr_idx, leaf_signs, np.int64(1), w.f, w.leaf
-    )  # not a literal: one signature
+    eval_stump_binned(bins, features, thr_idx, leaf_signs, w.f, w.leaf)
     split_sums(wp, wm, w.f, w.sp, w.sm)
     a_star(w.sp, w.sm, a)
     layer_totals[0] = round_total(w.sp, w.sm, a)
