@@ -43,6 +43,8 @@ def test_a_rename_relabels_the_shown_models_without_training_them_again(page, ap
     # C's only cluster is row 4: renamed three times (kept in place, moved to the end of the sorted order), then back
     for old, new in (("C", "Cat"), ("Cat", "Cow"), ("Cow", "Zebra"), ("Zebra", "C")):
         page.evaluate(_TIMER_JS, new)
+        # the runs the page asked for before the rename (its size, the plot's stages) end first
+        settle(page)
         runs.clear()
         _type_class(page, 4, new)
         page.wait_for_function(
