@@ -465,6 +465,34 @@ def test_sessions_on_one_configuration_share_one_pair():
     assert pg.train_pair(ds, cfg.cost_matrix, cfg.hyper, 30) is not pairs[0]  # no session cache: not shared
 
 
+def test_a_session_keeps_its_pair_when_the_shared_store_drops_it(monkeypatch):
+    """Sessions on many configurations overflow the process-wide store; each session's own pair (kept in its
+    cache, as the Playground does) is found again as the same object: no training and no new figure for it."""
+    cfg = cf.preset_config("airport", {"n_estimators": 6, "max_depth": 2, "n_thresholds": 16})
+    ds, shared = cf.dataset_from_config(cfg), SharedLRU(1)
+    mine, theirs = ModelCache(), ModelCache()
+    pair = pg.train_pair(ds, cfg.cost_matrix, cfg.hyper, 30, cache=mine, shared=shared)
+    mine.put(pair.key, pair, "pair")
+    other = cfg.cost_matrix.copy()
+    other[-1, 0] += 1.0
+    pg.train_pair(ds, other, cfg.hyper, 30, cache=theirs, shared=shared)  # drops the first pair
+    assert len(shared) == 1 and pair.key not in [p.key for p in shared._items.values()]
+    fits = []
+    monkeypatch.setattr(pg, "fit_rebel", lambda *a: fits.append(a))
+    monkeypatch.setattr(pg, "compact_classes", lambda *a: fits.append(a))
+    assert pg.train_pair(ds, cfg.cost_matrix, cfg.hyper, 30, cache=mine, shared=shared) is pair
+    assert fits == []
+    # the same points shown as another dataset are not this pair, and a pair standing for one is not taken
+    renamed = dataclasses.replace(ds, name="my upload")
+    monkeypatch.undo()
+    assert pg.train_pair(renamed, cfg.cost_matrix, cfg.hyper, 30, cache=mine, shared=shared) is not pair
+    stand_in = ModelCache()
+    stand_in.put(pair.key, object(), "pair")
+    assert isinstance(
+        pg.train_pair(ds, cfg.cost_matrix, cfg.hyper, 30, cache=stand_in, shared=SharedLRU(1)), pg.TrainedPair
+    )
+
+
 def test_shared_pairs_are_bounded_by_bytes_too():
     from types import SimpleNamespace
 
