@@ -2,11 +2,11 @@
 presentation mode fits one 1280 x 720 screen with the sidebar collapsed and open (the regions, the cost matrix, the
 round control, the three numbers and the lesson bar with its buttons, nothing scrolled), and 1920 x 1080; every
 text a room reads (the lesson bar, the numbers, the tick labels, the legend, the cost cells, the cost strip, the
-round control) is at least 20 px; presentation mode's switch is on that screen, and the mode survives opening the
-next scene; no text of the plot is clipped or overlaps another, and no class name of the cost grid is split inside
-a word, and the cost strip's key lies outside the strip's plotting area, never over its curves (``layout_checks``).
-Screenshots ``lesson_scene<N>_<w>x<h>_<sidebar>.png`` go to tests/e2e/screenshots/
-for a person to look at."""
+round control, and every text of the costs' column on that screen) is at least 20 px; presentation mode's switch is
+on that screen, and the mode survives opening the next scene; no text of the plot is clipped or overlaps another,
+and no class name of the cost grid is split inside a word, and the cost strip's key lies outside the strip's
+plotting area, never over its curves (``layout_checks``). Screenshots ``lesson_scene<N>_<w>x<h>_<sidebar>.png`` go
+to tests/e2e/screenshots/ for a person to look at."""
 
 from __future__ import annotations
 
@@ -31,6 +31,22 @@ _FONTS = """bar => { const px = e => parseFloat(getComputedStyle(e).fontSize);
           ticks: least(plot + '.xy .xtick text, ' + plot + '.xy .ytick text'), legend: least(plot + '.legendtext'),
           'cost cells': least('.st-key-cost_editor input'), strip: least(plot + '.x3tick text, ' + plot + '.y3tick text'),
           'round control': least(plot + '.slider-group > text.slider-label, ' + plot + '.updatemenu-item-text')}; }"""
+
+
+# every text of the costs' column on the first screen (elements with text of their own, and the inputs' values)
+# under ``min`` px: [text, px] pairs
+_SMALL_COSTS_TEXTS = """min => { const col = document.querySelector('.st-key-cost_editor')?.closest("[data-testid='stColumn']");
+  if (!col) return [['(no costs column)', 0]];
+  const out = [];
+  for (const e of col.querySelectorAll('*')) {
+    const own = e.tagName === 'INPUT' ? e.value : [...e.childNodes].filter(n => n.nodeType === 3).map(n => n.textContent).join('');
+    const r = e.getBoundingClientRect(), cs = getComputedStyle(e);
+    if (!own.trim() || r.width <= 0 || r.height <= 0 || r.top >= innerHeight || cs.visibility === 'hidden') continue;
+    if (/Material/.test(cs.fontFamily)) continue;  // an icon's ligature, not text
+    const px = parseFloat(cs.fontSize);
+    if (px < min) out.push([own.trim().slice(0, 40), px]);
+  }
+  return out; }"""
 
 
 def _open_scene(browser, app_url: str, n: int, w: int, h: int):
@@ -66,6 +82,8 @@ def _assert_lesson_screen(page, n: int, w: int, h: int, sidebar: str, screenshot
     print(f"\n{when} at {w}x{h}: smallest font px {fonts}")
     small = {k: v for k, v in fonts.items() if v is None or v < MIN_FONT_PX}
     assert not small, f"texts under {MIN_FONT_PX} px or missing ({when}): {small}"
+    costs = page.evaluate(_SMALL_COSTS_TEXTS, MIN_FONT_PX)
+    assert not costs, f"texts of the costs' column under {MIN_FONT_PX} px ({when}): {costs}"
     assert_screen_is_clean(page, f"{when} at {w}x{h}")  # nothing clipped, overlapping or split inside a word
     # the strip's key above the strip, never over its curves (with the sidebar open, many classes may leave it
     # no room: then the lines' colours alone say which is which)

@@ -5,6 +5,8 @@ a session's first run sending the plot alone, and the replay that plays by itsel
 
 from __future__ import annotations
 
+import math
+
 import streamlit as st
 
 from rebel.ui import components as ui
@@ -131,12 +133,21 @@ _LESSON_BAR_CSS = (
 # Presentation mode: every text of the first screen at 20 px or more (1.25rem) for the back of a room. The regions
 # chart's toolbar keeps two buttons (``style.PRESENTATION_CONFIG``): the groups emptied of theirs take no room, so
 # the two end above the verdict's heading beside the regions.
+# Every text of the costs' column (its heading, the grid's class names, "truth ↓ pred. →", the entry's labels and
+# values, the log control's value, the buttons) at 20 px too, the cost cells and the tray larger still (their
+# rules are more specific than ``:where(...)``).
 _PRESENT_CSS = (
     "div.st-key-pg_plot .modebar-group:empty {display: none !important;}"
     ".st-key-cost_editor input, .st-key-pg_tray p {font-size: 1.35rem !important;}"
     f".st-key-{LESSON_BAR} p, .st-key-{LESSON_BAR} button p,"
     " .st-key-pg_present label p {font-size: 1.25rem !important;}"
+    f":where({_COSTS_COLUMN}) :is(p, label, input, [data-baseweb='select'] div,"
+    " [data-testid='stSliderThumbValue'], [data-testid='stMarkdownContainer'] span)"
+    " {font-size: 1.25rem !important;}"
 )
+# In presentation mode a class name's characters are PRESENT_NAME_SCALE times wider (20 px against 14 px): the
+# rule turning the grid's names upright is picked for a name that much longer.
+PRESENT_NAME_SCALE = 20 / 14
 _HIDDEN_CSS = _VIEWPORT_BOX_CSS + _FOLD_BOX_CSS
 # Presentation mode with many classes (the read-only cost table): the costs' column at least COSTS_TABLE_MIN_PX
 # wide and the gap between the columns narrower, so each of twelve columns holds its cost ("8.7") and the rows
@@ -205,7 +216,7 @@ def one_screen_style(present_mode: bool = False, lesson: bool = False, classes=(
         st.html(ONE_SCREEN_CSS_PRESENT_LESSON if present_mode else ONE_SCREEN_CSS_LESSON)
     else:
         st.html(ONE_SCREEN_CSS_PRESENT if present_mode else ONE_SCREEN_CSS)
-    n = _longest(classes)
+    n = math.ceil(_longest(classes) * (PRESENT_NAME_SCALE if present_mode else 1))
     st.html(
         _UPRIGHT_4 if n <= 4 else _UPRIGHT_6 if n <= 6 else _UPRIGHT_8 if n <= 8 else _UPRIGHT_10 if n <= 10
         else _UPRIGHT_12 if n <= 12 else _UPRIGHT_16 if n <= 16 else _UPRIGHT_24 if n <= 24 else _UPRIGHT_MORE
