@@ -143,6 +143,23 @@ def test_replay_figure_frames_slider_and_buttons():
     fig.to_json()
 
 
+def test_play_shows_a_new_round_every_second_frame_of_a_60_hz_screen():
+    """Plotly's animation loop runs on display frames and moves to the next round on the first one more than the
+    frame duration after the last round began: the duration Play asks for gives 30 rounds a second at 60 Hz
+    (the page's promise: Play at 30 frames a second or more)."""
+    tick = 1000 / 60
+
+    def frames_between_rounds(duration_ms: float) -> int:
+        return next(k for k in range(1, 100) if k * tick > duration_ms)
+
+    assert frames_between_rounds(replay.FRAME_MS) == 2
+    assert frames_between_rounds(40) == 3  # (the former duration: 20 rounds a second)
+    xs, ys, S, X, y, pred = _staged()
+    fig = replay.replay_figure(xs, ys, S, ["a", "b", "c"], train=(X, y, pred))
+    for button in fig.layout.updatemenus[0].buttons[:2]:  # Play and "from t = 0"
+        assert button.args[1]["frame"]["duration"] == replay.FRAME_MS
+
+
 def test_replay_frames_stay_small():
     """100 rounds on a 200 x 200 grid: the regions of all frames take well under a uint8 heatmap's 53 kB each."""
     T, n = 100, 200
