@@ -98,6 +98,10 @@ class WsStudent:
                 subprotocols=["streamlit"],
                 max_size=None,
                 open_timeout=60,
+                # frames the student has not read yet never stop the connection's reader: a full buffer (16
+                # frames: the messages a run sends after its script finished pile up between a student's
+                # actions) stopped it, and then no ping was answered (keepalive timeouts after a minute or two)
+                max_queue=None,
                 additional_headers=headers,  # (a cookie: the balancer's affinity, as a browser sends it)
             )
         )

@@ -439,6 +439,25 @@ def test_shared_lru_is_bounded_and_keeps_the_first_copy():
         SharedLRU(-1)
 
 
+def test_shared_lru_finds_a_dropped_value_while_something_holds_it():
+    import gc
+
+    class Pair:  # (weakly referable, as a trained pair is)
+        pass
+
+    lru = SharedLRU(1)
+    held = lru.put("a", Pair())
+    lru.put("b", Pair())  # drops "a" from the store
+    assert "a" not in lru and len(lru) == 1
+    assert lru.get("a") is held  # a session still holds it: one copy, found by its key
+    assert lru.put("a", Pair()) is held  # a second build of it is not kept beside it
+    lru.put("c", Pair())
+    del held
+    gc.collect()
+    assert lru.get("a") is None  # nobody holds it any more: gone
+    assert lru.put("d", b"png") == b"png" and lru.get("d") == b"png"  # bytes: kept by the store alone
+
+
 def test_sessions_on_one_configuration_share_one_pair():
     cfg = cf.preset_config("airport", {"n_estimators": 6, "max_depth": 2, "n_thresholds": 16})
     shared = SharedLRU(4)

@@ -11,7 +11,8 @@
   other page that asks for the same problem, and memory stays bounded per session.
 - ``SharedLRU`` / ``SHARED_PAIRS``: a process-wide bounded least-recently-used store (with a lock) of the
   Playground's trained pairs by content key, shared by all sessions of the server: a class of students on one
-  configuration holds one copy of its pair (read-only once stored), not one per student.
+  configuration holds one copy of its pair (read-only once stored), not one per student; a pair the store has
+  dropped is still found while a live session holds it (a weak index), and gone once none does.
 - ``Problem``: the dataset, costs and hyper-parameters a page works on: the shared state's when the Playground
   has set them, else a preset's defaults (``problem_or_default``).
 - ``ClassIndices``: ``y_train_idx`` / ``y_test_idx`` (the dataset's labels as class indices) for ``Problem``
@@ -25,6 +26,7 @@ from __future__ import annotations
 import itertools
 import logging
 import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -51,8 +53,10 @@ from rebel.ui.text import Markdown, md
 LOG = logging.getLogger("rebel.ui")
 STATE_KEY = "rebel_state"
 CACHE_LIMITS = {"model": 12, "pair": 3}  # entries kept per session: fitted models, Playground pairs (larger)
-SHARED_PAIR_LIMIT = 8  # Playground pairs kept for all sessions of a process (~8 MiB each at default settings)
-SHARED_PAIR_BYTES = 64 * 2**20  # and at most this many bytes of their arrays: a closed class's pairs go back
+SHARED_PAIR_LIMIT = (
+    8  # Playground pairs kept for sessions to come, beyond those live sessions hold (~8 MiB each
+)
+SHARED_PAIR_BYTES = 32 * 2**20  # at default settings), and at most this many bytes of their arrays
 KEPT_FILE_BYTES = (
     32 * 2**20
 )  # the largest slide export a session keeps (a 16:9 replay of 2,000 points: ~20 MB)
@@ -99,13 +103,17 @@ class ModelCache:
 
 class SharedLRU:
     """A bounded least-recently-used store shared by the threads (sessions) of one process: ``get`` and
-    ``put`` hold a lock (the work that builds a value does not), at most ``limit`` entries are kept."""
+    ``put`` hold a lock (the work that builds a value does not), at most ``limit`` entries (and ``max_bytes`` of
+    their arrays) are kept. A value still held elsewhere (a live session's pair, in its own cache) is found by
+    its key after the store dropped it: sessions share a value as long as one of them holds it, and the store
+    itself keeps only the most recent ones for sessions still to come (closed sessions' values go back)."""
 
     def __init__(self, limit: int, max_bytes: int | None = None):
         if int(limit) < 0:
             raise ValueError(f"limit is {limit!r}; give a count of entries >= 0.")
         self.limit, self.max_bytes = int(limit), max_bytes
         self._items: OrderedDict[str, Any] = OrderedDict()
+        self._alive: weakref.WeakValueDictionary = weakref.WeakValueDictionary()  # key -> value held anywhere
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
@@ -117,19 +125,25 @@ class SharedLRU:
             return key in self._items
 
     def get(self, key: str):
-        """The stored value (marked as recently used), or None."""
+        """The stored value (marked as recently used), the value under ``key`` some session still holds, or
+        None."""
         with self._lock:
             if key not in self._items:
-                return None
+                return self._alive.get(key)
             self._items.move_to_end(key)
             return self._items[key]
 
     def put(self, key: str, value):
-        """Store ``value`` under ``key`` unless a value is there already; returns the stored one, so two
-        sessions that built the same value at once end up holding one copy."""
+        """Store ``value`` under ``key`` unless a value is there (or still held elsewhere) already; returns the
+        stored one, so two sessions that built the same value at once end up holding one copy."""
         with self._lock:
-            value = self._items.setdefault(key, value)
+            held = self._alive.get(key)
+            value = self._items.setdefault(key, value if held is None else held)
             self._items.move_to_end(key)
+            try:
+                self._alive[key] = value
+            except TypeError:  # (bytes: not weakly referable; kept by the store alone)
+                pass
             while len(self._items) > self.limit or (
                 self.max_bytes is not None
                 and len(self._items) > 1
@@ -141,6 +155,7 @@ class SharedLRU:
     def clear(self) -> None:
         with self._lock:
             self._items.clear()
+            self._alive.clear()
 
 
 class KeptFile:
