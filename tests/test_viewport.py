@@ -98,6 +98,14 @@ def test_beside_a_narrow_plot_the_cost_table_gives_room_to_the_stacked_entry_box
     for px in (screen.CONTROLS_STACK_PX, screen.ENTRY_STACK_PX):  # in both modes
         assert f"@container (max-width: {px}px)" in screen.ONE_SCREEN_CSS_PRESENT
         assert f"@container (max-width: {px}px)" in screen.ONE_SCREEN_CSS
+    # presentation mode's 20 px texts: the controls stack in a column as many times wider
+    for px, present in (
+        (screen.CONTROLS_STACK_PX, screen.CONTROLS_STACK_PX_PRESENT),
+        (screen.ENTRY_STACK_PX, screen.ENTRY_STACK_PX_PRESENT),
+    ):
+        assert present == round(px * screen.PRESENT_NAME_SCALE)
+        assert f"@container (max-width: {present}px)" in screen.ONE_SCREEN_CSS_PRESENT
+        assert f"@container (max-width: {present}px)" not in screen.ONE_SCREEN_CSS
 
 
 def test_no_component_and_the_script_is_fixed_text():

@@ -241,10 +241,8 @@ def _one_entry_editor(
 ) -> None:
     """Many classes: the matrix as a read-only table that fits the column (``cost_table_figure``), and one entry
     (truth, prediction) edited at a time."""
-    if column_labels(names)[0] == "1":
+    if column_labels(names)[0] == "1":  # (named columns: the header's "columns = prediction" says it)
         st.caption("Columns: the predicted class, by its row's number.")
-    else:
-        st.caption("Columns: the predicted class.")
     st.plotly_chart(
         cost_table_figure(C, names, table_row_px(len(names), large, table_height)),
         config={"displayModeBar": False, "staticPlot": False},

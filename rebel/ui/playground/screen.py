@@ -89,16 +89,25 @@ _CONTROL_ROW = (
 )
 _ENTRY_ROW = f"{_CONTROL_ROW}:has([data-testid='stTextInput'])"  # truth, prediction, cost
 _WHOLE_LINE = "{min-width: 100% !important; flex: 1 1 100% !important;}"
-_STACK_CSS = (
-    f"{_COSTS_COLUMN} {{container-type: inline-size;}}"
-    f"@container (max-width: {CONTROLS_STACK_PX}px) {{{_CONTROL_ROW} {{flex-wrap: wrap; row-gap: 0.25rem;}}"
+
+
+# (the rules inside each ``@container (max-width: ...)``: the controls' rows, the entry's row)
+_CONTROLS_RULES = (
+    f"{{{_CONTROL_ROW} {{flex-wrap: wrap; row-gap: 0.25rem;}}"
     f"{_CONTROL_ROW}:not(:has([data-testid='stTextInput'])) > [data-testid='stColumn'] {_WHOLE_LINE}}}"
-    f"@container (max-width: {ENTRY_STACK_PX}px) {{{_ENTRY_ROW} {{flex-wrap: wrap; row-gap: 0.25rem;}}"
+)
+_ENTRY_RULES = (
+    f"{{{_ENTRY_ROW} {{flex-wrap: wrap; row-gap: 0.25rem;}}"
     f"{_ENTRY_ROW} > [data-testid='stColumn']:first-child {_WHOLE_LINE}"
     f"{_ENTRY_ROW} > [data-testid='stColumn']:nth-child(2) {{flex: 1 1 0 !important; width: auto !important;"
     " min-width: 0 !important;}"
     f"{_ENTRY_ROW} > [data-testid='stColumn']:last-child {{flex: 0 0 4.5rem !important; width: 4.5rem !important;"
     " min-width: 0 !important;}}"
+)
+_STACK_CSS = (
+    f"{_COSTS_COLUMN} {{container-type: inline-size;}}"
+    f"@container (max-width: {CONTROLS_STACK_PX}px) {_CONTROLS_RULES}"
+    f"@container (max-width: {ENTRY_STACK_PX}px) {_ENTRY_RULES}"
 )
 
 
@@ -133,6 +142,12 @@ _LESSON_BAR_CSS = (
 # Presentation mode: every text of the first screen at 20 px or more (1.25rem) for the back of a room. The regions
 # chart's toolbar keeps two buttons (``style.PRESENTATION_CONFIG``): the groups emptied of theirs take no room, so
 # the two end above the verdict's heading beside the regions.
+# In presentation mode a class name's characters are PRESENT_NAME_SCALE times wider (20 px against 14 px): the
+# rule turning the grid's names upright is picked for a name that much longer, and the controls stack in a
+# column that much wider.
+PRESENT_NAME_SCALE = 20 / 14
+CONTROLS_STACK_PX_PRESENT = 429  # CONTROLS_STACK_PX and ENTRY_STACK_PX times PRESENT_NAME_SCALE
+ENTRY_STACK_PX_PRESENT = 471
 # Every text of the costs' column (its heading, the grid's class names, "truth ↓ pred. →", the entry's labels and
 # values, the log control's value, the buttons) at 20 px too, the cost cells and the tray larger still (their
 # rules are more specific than ``:where(...)``).
@@ -144,10 +159,9 @@ _PRESENT_CSS = (
     f":where({_COSTS_COLUMN}) :is(p, label, input, [data-baseweb='select'] div,"
     " [data-testid='stSliderThumbValue'], [data-testid='stMarkdownContainer'] span)"
     " {font-size: 1.25rem !important;}"
+    f"@container (max-width: {CONTROLS_STACK_PX_PRESENT}px) {_CONTROLS_RULES}"
+    f"@container (max-width: {ENTRY_STACK_PX_PRESENT}px) {_ENTRY_RULES}"
 )
-# In presentation mode a class name's characters are PRESENT_NAME_SCALE times wider (20 px against 14 px): the
-# rule turning the grid's names upright is picked for a name that much longer.
-PRESENT_NAME_SCALE = 20 / 14
 _HIDDEN_CSS = _VIEWPORT_BOX_CSS + _FOLD_BOX_CSS
 # Presentation mode with many classes (the read-only cost table): the costs' column at least COSTS_TABLE_MIN_PX
 # wide and the gap between the columns narrower, so each of twelve columns holds its cost ("8.7") and the rows
