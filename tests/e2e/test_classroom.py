@@ -395,11 +395,17 @@ def test_an_upload_survives_its_replica(store, chromium, tmp_path):
         # Streamlit's page does not run again by itself when it reconnects while idle, and a click in the main
         # area (a fragment the new replica does not know) is dropped: the student's next whole-page run does it
         # (here the rerun key; a sidebar setting or a reload alike), in a new session on the survivor
-        s.page.locator("body").press("r")
+        # The balancer's cookie names the survivor as soon as the page's first request reached it, which can be
+        # before the page's new session is up: a rerun key pressed then is dropped. So it is pressed again every
+        # 5 s until the survivor has read the upload (a rerun too many is harmless).
+        pressed = -1.0
         while not read_again():  # the survivor read the upload from the store
             assert time.monotonic() < deadline, (
                 f"the survivor {survivor} never read the upload from the store"
             )
+            if time.monotonic() - pressed >= 5.0:
+                s.page.locator("body").press("r")
+                pressed = time.monotonic()
             s.page.wait_for_timeout(500)
         s.page.get_by_text("The uploaded points of this link are back").first.wait_for(timeout=LOAD_MS)
         s.settle()
