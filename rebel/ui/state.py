@@ -53,10 +53,10 @@ from rebel.ui.text import Markdown, md
 LOG = logging.getLogger("rebel.ui")
 STATE_KEY = "rebel_state"
 CACHE_LIMITS = {"model": 12, "pair": 3}  # entries kept per session: fitted models, Playground pairs (larger)
-SHARED_PAIR_LIMIT = (
-    8  # Playground pairs kept for sessions to come, beyond those live sessions hold (~8 MiB each
-)
-SHARED_PAIR_BYTES = 32 * 2**20  # at default settings), and at most this many bytes of their arrays
+# Playground pairs the process-wide store keeps for sessions still to come (~8 MiB each at default settings), and
+# at most this many bytes of their arrays; the pairs live sessions hold are found besides (``SharedLRU``)
+SHARED_PAIR_LIMIT = 8
+SHARED_PAIR_BYTES = 32 * 2**20
 KEPT_FILE_BYTES = (
     32 * 2**20
 )  # the largest slide export a session keeps (a 16:9 replay of 2,000 points: ~20 MB)

@@ -109,8 +109,8 @@ from rebel.ui.figures.style import (
 )
 
 # Play's time per frame. Plotly's animation loop checks on every display frame (requestAnimationFrame) whether more
-# than this has passed since the last round began, so a 60 Hz screen shows a new round every ceil-above(FRAME_MS /
-# 16.7 ms) frames: 40 ms gave every third (20 rounds a second), 25 ms gives every second (30 a second).
+# than this has passed since the last round began, so a 60 Hz screen (a frame every 16.7 ms) shows the next round
+# on the first frame after that: 40 ms gave every third frame (20 rounds a second), 25 ms every second (30).
 FRAME_MS = 25
 
 

@@ -139,15 +139,15 @@ _LESSON_BAR_CSS = (
     f"div.st-key-{LESSON_BAR} {{height: {LESSON_BAR_ROW_PX}px; overflow: hidden;}}"
     f"div.st-key-{LESSON_BAR} p {{white-space: nowrap; overflow: hidden; text-overflow: ellipsis; margin: 0;}}"
 )
-# Presentation mode: every text of the first screen at 20 px or more (1.25rem) for the back of a room. The regions
-# chart's toolbar keeps two buttons (``style.PRESENTATION_CONFIG``): the groups emptied of theirs take no room, so
-# the two end above the verdict's heading beside the regions.
 # In presentation mode a class name's characters are PRESENT_NAME_SCALE times wider (20 px against 14 px): the
 # rule turning the grid's names upright is picked for a name that much longer, and the controls stack in a
 # column that much wider.
 PRESENT_NAME_SCALE = 20 / 14
 CONTROLS_STACK_PX_PRESENT = 429  # CONTROLS_STACK_PX and ENTRY_STACK_PX times PRESENT_NAME_SCALE
 ENTRY_STACK_PX_PRESENT = 471
+# Presentation mode: every text of the first screen at 20 px or more (1.25rem) for the back of a room. The regions
+# chart's toolbar keeps two buttons (``style.PRESENTATION_CONFIG``): the groups emptied of theirs take no room, so
+# the two end above the verdict's heading beside the regions.
 # Every text of the costs' column (its heading, the grid's class names, "truth ↓ pred. →", the entry's labels and
 # values, the log control's value, the buttons) at 20 px too, the cost cells and the tray larger still (their
 # rules are more specific than ``:where(...)``).
