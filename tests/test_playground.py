@@ -486,7 +486,8 @@ def test_sessions_on_one_configuration_share_one_pair():
 
 def test_a_session_keeps_its_pair_when_the_shared_store_drops_it(monkeypatch):
     """Sessions on many configurations overflow the process-wide store; each session's own pair (kept in its
-    cache, as the Playground does) is found again as the same object: no training and no new figure for it."""
+    cache, as the Playground does) is still found there as the same object (the store's index of the pairs live
+    sessions hold): no training and no new figure for it."""
     cfg = cf.preset_config("airport", {"n_estimators": 6, "max_depth": 2, "n_thresholds": 16})
     ds, shared = cf.dataset_from_config(cfg), SharedLRU(1)
     mine, theirs = ModelCache(), ModelCache()

@@ -380,8 +380,6 @@ def train_pair(
     key = pair_key(dataset, C, fit_params, grid.shape)
     shared_key = shared_pair_key(key, dataset)
     found = None if shared is None else shared.get(shared_key)
-    if found is None:  # this session's own pair, which the shared store may have dropped for other sessions'
-        found = _own_pair(cache, key, shared_key)
     if found is not None:  # another session's pair: its models join this session's cache for the other pages
         cache.put(model_key(dataset, C, fit_params), found.rebel)
         cache.put(model_key(dataset, None, fit_params), found.posterior_model)
@@ -404,16 +402,6 @@ def train_pair(
         return pair
     regions.flags.writeable = False  # shared by sessions: nobody may draw into it
     return shared.put(shared_key, pair)
-
-
-def _own_pair(cache: ModelCache, key: str, shared_key: str) -> TrainedPair | None:
-    """The trained pair a session's cache holds under ``key`` when it shows the same dataset (the shared store's
-    ``shared_key``): a session keeps its pairs (``CACHE_LIMITS["pair"]``) even when the process-wide store, full
-    of other sessions' pairs, has dropped them, so it neither retrains nor rebuilds its figure for them."""
-    mine = cache.get(key)
-    if type(mine) is not TrainedPair or shared_pair_key(key, mine.dataset) != shared_key:
-        return None  # (a page-computed or relabelled pair stands for a training; it is not one)
-    return mine
 
 
 train_pair = shared_models.one_build_at_a_time(train_pair)  # a class opening one link trains it once
