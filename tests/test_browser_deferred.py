@@ -106,3 +106,22 @@ def test_the_next_run_asks_whether_it_is_a_renamed_view_without_training_it(scen
     assert renamed.relabelled(pair, ds, C, hyper) is None
     assert getattr(pair, "relabels", pair) is pair and getattr(pair, "trained_key", pair.key) == pair.key
     assert not calls and not pair.trained
+
+
+def test_a_late_cell_is_entered_by_its_classes_names_or_said_not_applied():
+    from rebel.ui.playground.browser_costs import late_cell_costs
+
+    C0 = 1.0 - np.eye(4)
+    classes = ["A", "B", "Cat", "D"]  # C was renamed Cat while the page computed the edit
+    C, message = late_cell_costs(C0, classes, {"truth": "A", "pred": "B", "text": "7"})
+    assert message is None and C[0, 1] == 7.0
+    np.testing.assert_array_equal(np.delete(C.ravel(), 1), np.delete(C0.ravel(), 1))
+    C, message = late_cell_costs(C0, classes, {"truth": "C", "pred": "A", "text": "7"})
+    assert C is None and "'C'" in message and "Type it again" in message
+    C, message = late_cell_costs(
+        np.eye(2) * 0 + [[0, 1], [0, 0]], ["A", "B"], {"truth": "A", "pred": "B", "text": "0"}
+    )
+    assert C is None and "every cost is 0" in message
+    assert late_cell_costs(C0, classes, None) == (None, None)  # a message with no cell: nothing to enter
+    C, message = late_cell_costs(C0, classes, {"truth": "A", "pred": "B", "text": "x" * 500})
+    assert C is None and len(message) < 400  # the text quoted back is cut

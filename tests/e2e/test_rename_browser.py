@@ -10,10 +10,12 @@ shows once it is idle, never a time."""
 from __future__ import annotations
 
 import os
+from urllib.parse import parse_qs, urlparse
 
 import pytest
 
 from benchmarks import bench_rename as br
+from rebel.ui.config import QUERY_KEY, decode_query
 from tests.e2e.conftest import settle
 
 pytestmark = pytest.mark.browser
@@ -39,6 +41,13 @@ def _mixture_classes(page) -> list:
         """() => [...document.querySelectorAll("[data-testid='stDataFrame'] table[role=grid] tbody tr")]
             .map(r => (r.querySelector('td') || {}).textContent)"""
     )
+
+
+def _linked_costs(page) -> dict:
+    """The costs the server holds, as the page's link carries them: {(truth, prediction): cost}."""
+    cfg = decode_query(parse_qs(urlparse(page.url).query)[QUERY_KEY][0])
+    names = [str(c) for c in cfg.classes]
+    return {(a, b): float(cfg.cost_matrix[i, j]) for i, a in enumerate(names) for j, b in enumerate(names)}
 
 
 def _report(page, what: str) -> None:
@@ -84,3 +93,5 @@ def test_a_cost_typed_during_a_renames_rerun_is_kept(page, app_url):
     _report(page, "rename, then a cost")
     assert "Cat" in _cost_names(page)
     assert page.locator(COST_CELL.format(i=0, j=1)).first.input_value() == "7", "the cost typed was lost"
+    costs = _linked_costs(page)
+    assert costs[("A", "B")] == 7.0, f"the server did not store the cost typed: the link holds {costs}"

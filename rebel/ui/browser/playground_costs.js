@@ -38,7 +38,7 @@
       xs: d.grid.xs, ys: d.grid.ys, nx: d.grid.xs.length, ny: d.grid.ys.length,
       staged: d.twoStep.map(S.float64s), bayes: d.bayes ? S.float64s(d.bayes) : null,
       blind: S.bytesOf(d.blind), palette: d.palette, title: d.title, projector: d.projector, tie: d.tie,
-      maxCost: d.maxCost, input: d.input, generation: 0, result: null,
+      maxCost: d.maxCost, input: d.input, classes: d.classes || [], generation: 0, result: null, asked: null,
     };
   }
   if (D && D.key) {
@@ -273,7 +273,10 @@
 
   // --------------------------------------------------------------------------------------- telling the server
   const setValue = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value").set;
-  function tell(sc, C, failed, painted, n) {
+  /* Hand the edit of ``cell`` (the cost matrix C, made in scene ``sc``) to the server through the hidden text box:
+   * the matrix, and the cell itself named by its classes, which the server enters into the costs it shows when the
+   * scene is no longer its own (rebel.ui.playground.browser_costs.late_cell_costs). */
+  function tell(sc, C, cell, failed, painted, n) {
     const el = document.querySelector(".st-key-" + sc.input + " input");
     if (!el) return false;
     const rows = [];
@@ -281,8 +284,9 @@
     P.edits += 1;
     // the test costs after the last round (the server's message tray says them without retraining)
     const last = n ? { REBEL: n.REBEL[sc.T], twoStep: n.twoStep[sc.T], Bayes: n.Bayes, blind: n.blind[sc.T] } : null;
+    const named = cell ? { truth: sc.classes[cell.i], pred: sc.classes[cell.j], text: cell.text } : null;
     setValue.call(el, JSON.stringify({ key: sc.key, C: rows, n: P.edits, failed: failed || null, painted: !!painted,
-      projector: sc.projector, costs: last }));
+      projector: sc.projector, costs: last, cell: named }));
     el.dispatchEvent(new Event("input", { bubbles: true }));
     el.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", code: "Enter", keyCode: 13, bubbles: true }));
     return true;
@@ -324,14 +328,16 @@
   }
   function edit(sc, C, cell) {
     const generation = ++sc.generation;
+    sc.asked = C; // a cell typed before this one is painted builds on it
     document.body.dataset.rebelCostsAsked = String(generation);
     const started = performance.now();
     resultOf(sc, C).then((got) => {
-      if (generation !== sc.generation || P.scene !== sc) return;
-      if (P.failed) return tell(sc, C, P.failed); // the worker failed: the server computes this edit
+      if (generation !== sc.generation) return; // a later edit (built on this one) is painted instead
+      if (P.scene !== sc) return tell(sc, C, cell, null); // a new scene came meanwhile: the server enters the cell
+      if (P.failed) return tell(sc, C, cell, P.failed); // the worker failed: the server computes this edit
       const { res, trained, numbered } = got, ready = performance.now();
       const gd = plot();
-      if (!ofScene(gd, sc)) return tell(sc, C, null); // the chart was replaced meanwhile: the server draws it
+      if (!ofScene(gd, sc)) return tell(sc, C, cell, null); // the chart was replaced meanwhile: the server draws it
       sc.C = C;
       sc.result = res;
       const replay = window.__rebelPgReplay === true; // "Replay after retraining": play it from t = 0
@@ -352,14 +358,14 @@
             reframe(gd, sc, res);
             if (replay) play(gd, generation);
           }
-          if (tell(sc, C, null, true, res.n) && cell) P.kept.set(cell.input, cell.text);
+          if (tell(sc, C, cell, null, true, res.n)) P.kept.set(cell.input, cell.text);
         }, 0);
       });
-    }).catch((err) => tell(sc, C, "it stopped: " + (err && err.message ? err.message : err), false));
+    }).catch((err) => tell(sc, C, cell, "it stopped: " + (err && err.message ? err.message : err), false));
   }
 
   /* The cost matrix with the cost the cell ``input`` holds (a cell of this scene's editor holding a number the
-   * browser takes), or null. */
+   * browser takes), on the last matrix asked, and the cell ({i, j, text}); or null. */
   function cellMatrix(sc, input) {
     if (!(input instanceof HTMLInputElement)) return null;
     const box = input.closest('[class*="st-key-"]');
@@ -369,27 +375,28 @@
     if (i >= sc.K || j >= sc.K || !NUMBER.test(text)) return null; // the server says why it refuses it
     const value = Number(text);
     if (!(value <= sc.maxCost)) return null;
-    const C = Float64Array.from(sc.C);
+    const C = Float64Array.from(sc.asked || sc.C);
     C[i * sc.K + j] = value;
-    return C.some((c) => c > 0) ? C : null;
+    return C.some((c) => c > 0) ? { C, i, j, text } : null;
   }
 
   document.addEventListener("keydown", (e) => {
     const sc = P.scene;
     if (!sc || e.key !== "Enter" || e.isComposing || !P.trainer || !window.Plotly) return;
-    const input = e.target, C = cellMatrix(sc, input);
-    if (!C || !ofScene(plot(), sc)) return;
+    const input = e.target, got = cellMatrix(sc, input);
+    if (!got || !ofScene(plot(), sc)) return;
     e.stopImmediatePropagation(); // Streamlit never sees this Enter: the hidden text box carries the edit
     e.preventDefault();
-    if (P.failed) tell(sc, C, P.failed, false); // no worker here: the server computes it, and says why
-    else edit(sc, C, { input, text: input.value });
+    const cell = { input, text: input.value, i: got.i, j: got.j };
+    if (P.failed) tell(sc, got.C, cell, P.failed, false); // no worker here: the server computes it, and says why
+    else edit(sc, got.C, cell);
   }, true);
   // Typing into a cell trains its text ahead in the worker (the page stays free: nothing is drawn until Enter).
   document.addEventListener("input", (e) => {
     const sc = P.scene;
     if (!sc || !P.trainer || !P.trainer.inWorker() || P.failed) return;
-    const C = cellMatrix(sc, e.target);
-    if (C) resultOf(sc, C).catch(() => {});
+    const got = cellMatrix(sc, e.target);
+    if (got) resultOf(sc, got.C).catch(() => {});
   }, true);
 
   // A cell whose computed edit the server stored keeps its text uncommitted in Streamlit's text box: leaving it

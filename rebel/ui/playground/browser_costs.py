@@ -178,6 +178,7 @@ def scene_payload(pair, projector: bool, title: str, costs_key: str, tie: float)
     bayes = pair.bayes_test_posteriors if pair.has_bayes and X_test.shape[0] else None
     return {
         "key": pair.key,
+        "classes": [str(c) for c in ds.classes],  # a late edit names its cell by them (``late_cell_costs``)
         "costsKey": costs_key,
         "input": INPUT,
         "problem": problem_payload(ds.X_train, pair.y_train_idx, pair.cost_matrix, pair.hyper),
@@ -261,16 +262,26 @@ def _on_edit() -> None:
         C = np.array(msg["C"], dtype=np.float64)
     except (ValueError, TypeError, KeyError):
         return  # not the page's message: nothing to store
-    base = ss.get(BASE)
-    K = None if base is None else len(base.dataset.classes)
-    ok = C.shape == (K, K) and np.isfinite(C).all() and (C >= 0).all() and (C <= APP_MAX_COST).all()
-    if base is None or msg.get("key") != base.key or not ok or not (C > 0).any():
-        return  # an edit of a chart no longer shown, or not a cost matrix: the editor keeps the stored costs
     from rebel.ui.playground import widgets as side
     from rebel.ui.playground.deferred import known_costs
     from rebel.ui.state import get_state
 
     A = get_state()
+    base = ss.get(BASE)
+    if base is None or msg.get("key") != base.key:
+        # typed into a chart no longer shown (the classes or data changed while the page computed it): the cell
+        # typed goes to the costs shown now, by its classes' names (the main area reruns and draws it)
+        C, message = late_cell_costs(A.cost_matrix, A.classes, msg.get("cell"))
+        if message is not None:
+            ui.flash("warning", message)
+        if C is not None:
+            A.set_costs(C)
+            ss[f"{side.COSTS}_base"] = C.copy()
+        return
+    K = len(base.dataset.classes)
+    ok = C.shape == (K, K) and np.isfinite(C).all() and (C >= 0).all() and (C <= APP_MAX_COST).all()
+    if not ok or not (C > 0).any():
+        return  # not a cost matrix: the editor keeps the stored costs
     before = _rest_of_page(A)
     if msg.get("failed"):  # said in the message tray from now on (``failure_note``)
         ss[FAILED] = ss[TOLD] = (
@@ -294,6 +305,30 @@ def _on_edit() -> None:
         st.rerun(TAIL)  # the verdict alone, instead of the main area
     except StreamlitAPIException:  # (no verdict drawn: the main area reruns)
         ss.pop(QUIET, None)
+
+
+LATE_TEXT_CHARS = 40  # of a late cell's text quoted back (a cost the page accepted is a short number)
+
+
+def late_cell_costs(cost_matrix, classes, cell) -> tuple:
+    """``(C, message)`` for a cost cell the page computed on a chart no longer shown: ``cell`` (from the page:
+    ``{"truth", "pred", "text"}``, the names of its two classes and the text typed) entered into ``cost_matrix``
+    (of ``classes``) at those classes' places, as the editor enters a cell (``config.apply_cost_cell``).
+    ``C`` is None when nothing changes: not a cell, a class no longer there (``message`` says so, so the user types
+    it again) or a refused text (``message`` says why)."""
+    from rebel.ui.config import apply_cost_cell
+
+    if not isinstance(cell, dict):
+        return None, None
+    truth, pred, text = (str(cell.get(k, ""))[:LATE_TEXT_CHARS] for k in ("truth", "pred", "text"))
+    names = [str(c) for c in classes]
+    if truth not in names or pred not in names:
+        return None, (
+            f"The cost {text!r} typed for predicting {pred!r} when the truth is {truth!r} was not applied: the "
+            f"classes changed to {', '.join(names)} as it was typed. Type it again in the cost matrix."
+        )
+    C, message = apply_cost_cell(cost_matrix, names.index(truth), names.index(pred), text, names)
+    return (None, message) if message is not None else (C, None)
 
 
 # What else the page shows that follows the costs: the detail view shown unless it is how to read the page, an open
