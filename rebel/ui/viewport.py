@@ -62,12 +62,14 @@ UNKNOWN = Viewport(720, 469)
 
 
 # The watcher: fixed text, installed once per window. A ResizeObserver on the plot box and the window's resize
-# events; 300 ms after a change (a sidebar sliding open counts once), and once the plot is drawn (on a first visit
-# the rerun would slow its first picture), it reads the viewport's height and the box's width, keeps them in a
-# cookie and, when the hidden text box holds another size, writes the size there and commits it (input, then
-# Enter); while the text box is not on the page yet (the run that draws the plot sends it last), it looks again
-# 300 ms later, reading no layout. Once a second it looks for a new box or an emptied text box (a page left and
-# opened again); no layout is read then, so the replay's Play is not slowed.
+# events; 300 ms after a change (a sidebar sliding open counts once), once the plot is drawn (on a first visit the
+# rerun would slow its first picture) and while no run is under way (its request would carry every widget's value
+# as the browser shows it, some older than what the run set: a preset picked by its picture came back as the one
+# before), it reads the viewport's height and the box's width, keeps them in a cookie and, when the hidden text box
+# holds another size, writes the size there and commits it (input, then Enter); while the text box is not on the
+# page yet (the run that draws the plot sends it last), it looks again 300 ms later, reading no layout. Once a
+# second it looks for a new box or an emptied text box (a page left and opened again); no layout is read then, so
+# the replay's Play is not slowed.
 WATCH = """<script>
 (() => {
   // Installed once per window; sent again (a new mount), it only looks for the first page's button (``rest``).
@@ -78,19 +80,29 @@ WATCH = """<script>
   // A page link clicked (or the history moved): no commit until the run it asked for has started and ended.
   // Streamlit folds a rerun asked for before that run starts into it, with the newer request's page: a commit
   // from the page being left would turn the new page's run into a run of this one, and the new page stays blank.
-  let leaving = 0, sawRun = false;
+  // The same after the user's own click or Enter anywhere (``asked``; the scripts' own events are not trusted): it
+  // may have asked for a run, and a commit sent before that run has sent what it changed would carry the values
+  // the browser showed before (a preset picked by its picture came back as the one before it).
+  let leaving = 0, sawRun = false, asked = 0, sawAsked = false;
   const app = () => document.querySelector("[data-testid='stApp']");
   const state = () => { const a = app(); return a ? a.getAttribute('data-test-script-state') : null; };
   const leave = () => { leaving = Date.now(); sawRun = false; };
   const busy = (s) => s === 'running' || s === 'rerunRequested';
-  const running = () => { if (leaving && busy(state())) sawRun = true; };
+  const running = () => {
+    if (!busy(state())) return;
+    if (leaving) sawRun = true;
+    if (asked) sawAsked = true;
+  };
   if (app()) {
     new MutationObserver(running).observe(app(), {attributes: true, attributeFilter: ['data-test-script-state']});
   }
+  const ask = (e) => { if (e.isTrusted) { asked = Date.now(); sawAsked = false; } };
   document.addEventListener('click', (e) => {
+    ask(e);
     const t = e.target;
     if (t && t.closest && t.closest("a[data-testid='stPageLink-NavLink'], [data-testid='stSidebarNav'] a")) leave();
   }, true);
+  document.addEventListener('keydown', (e) => { if (e.key === 'Enter') ask(e); }, true);
   window.addEventListener('popstate', leave);
   const waiting = () => {
     if (!leaving) return false;
@@ -98,8 +110,16 @@ WATCH = """<script>
     if (!busy(state()) && (sawRun || Date.now() - leaving > 10000)) leaving = 0;  // its run is over, or none came
     return leaving !== 0;
   };
+  const pending = () => {  // the user's last click or Enter: its run (if it asked for one) not over yet
+    if (!asked) return false;
+    running();
+    if (!busy(state()) && (sawAsked || Date.now() - asked > 10000)) asked = 0;
+    return asked !== 0;
+  };
   const send = () => {
-    if (waiting()) { later(); return; }
+    // not while a run is under way or may be asked for: its request would carry values the run has changed and
+    // not yet sent
+    if (waiting() || pending() || busy(state())) { later(); return; }
     if (!box || !box.isConnected) return;
     const gd = box.querySelector('.js-plotly-plot');
     if (!gd || !gd._fullLayout) { later(); return; }  // a first visit: after the plot is drawn, not during

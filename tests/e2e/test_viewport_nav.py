@@ -77,6 +77,49 @@ def test_a_page_link_clicked_as_the_window_is_resized_opens_that_page(browser, s
         page.close()
 
 
+def test_a_preset_picked_by_its_picture_as_the_window_is_resized_stays(browser, server):
+    """A rerun the page asks for carries every widget's value as the browser shows it. The viewport script's size
+    commit, sent after a click on a preset's picture and before the click's run has sent back the preset box it
+    changed, carries the preset before; taken after that run's callbacks, it is the user's choice of the old preset
+    (in the suite the picture clicked sometimes never turned primary). The script must send nothing from the user's
+    click until the run it asked for is over. Here the window is made certain: the server is stopped while the
+    picture is clicked and the window resized, for longer than the script's delay; then the preset clicked stays."""
+    from tests.e2e.conftest import open_preset_pictures
+
+    url, proc = server
+    side = "[data-testid='stSidebar']"
+    page, _ = open_playground(browser, url)
+    try:
+        settle(page, LOAD)
+        open_preset_pictures(page)
+        page.locator(f"{side} .st-key-w_thumb_xor button").first.wait_for(timeout=LOAD)
+        settle(page, LOAD)
+        page.evaluate(COUNT_COMMITS)
+        os.kill(proc.pid, signal.SIGSTOP)
+        try:
+            page.locator(f"{side} .st-key-w_thumb_xor button").first.click()
+            page.set_viewport_size({"width": 1280, "height": 760})  # the script's 300 ms delay starts
+            page.wait_for_timeout(1200)  # the delay is over while the server has not drawn the click's run
+            commits = page.evaluate("window.__viewportCommits")
+        finally:
+            os.kill(proc.pid, signal.SIGCONT)
+        assert commits == 0, "the viewport script committed a size while the click's run was under way"
+        page.locator(f"{side} .st-key-w_thumb_xor [data-testid='stBaseButton-primary']").wait_for(
+            timeout=LOAD
+        )
+        settle(
+            page, LOAD
+        )  # the size the script sends once the run is over does not bring the old preset back
+        page.wait_for_function(
+            "() => (document.querySelector('.st-key-pg_viewport input') || {}).value.startsWith('760x')",
+            timeout=LOAD,
+        )
+        settle(page, LOAD)
+        assert page.locator(f"{side} .st-key-w_thumb_xor [data-testid='stBaseButton-primary']").count() == 1
+    finally:
+        page.close()
+
+
 # A stand-in for the replay figure, enough for ``ROUND_IN_LINK``: plotly's event hook and its slider's state.
 FAKE_PLOT = """() => {
   const box = document.createElement('div');
