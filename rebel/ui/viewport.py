@@ -80,9 +80,9 @@ WATCH = """<script>
   // A page link clicked (or the history moved): no commit until the run it asked for has started and ended.
   // Streamlit folds a rerun asked for before that run starts into it, with the newer request's page: a commit
   // from the page being left would turn the new page's run into a run of this one, and the new page stays blank.
-  // The same after the user's own click or Enter anywhere (``asked``; the scripts' own events are not trusted): it
-  // may have asked for a run, and a commit sent before that run has sent what it changed would carry the values
-  // the browser showed before (a preset picked by its picture came back as the one before it).
+  // The same after the user's own click on a widget or Enter (``asked``; the scripts' own events are not
+  // trusted): it may have asked for a run, and a commit sent before that run has sent what it changed would
+  // carry the values the browser showed before (a preset picked by its picture came back as the one before it).
   let leaving = 0, sawRun = false, asked = 0, sawAsked = false;
   const app = () => document.querySelector("[data-testid='stApp']");
   const state = () => { const a = app(); return a ? a.getAttribute('data-test-script-state') : null; };
@@ -96,7 +96,18 @@ WATCH = """<script>
   if (app()) {
     new MutationObserver(running).observe(app(), {attributes: true, attributeFilter: ['data-test-script-state']});
   }
-  const ask = (e) => { if (e.isTrusted) { asked = Date.now(); sawAsked = false; } };
+  // what a click may ask a run with: Streamlit's widgets; not a chart's own controls (Play, the round slider) nor
+  // the sidebar's fold and the app's menu (a size to send often follows them)
+  const WIDGET = "button, input, label, summary, [role='option'], [role='tab'], [role='slider'], " +
+    "[data-baseweb='select'], [data-testid='stDataFrame']";
+  const NO_RUN = ".js-plotly-plot, [data-testid='stSidebarCollapseButton'], [data-testid='stExpandSidebarButton'], " +
+    "[data-testid='stToolbar'], [data-testid='stMainMenu']";
+  const ask = (e) => {
+    const t = e.target;
+    if (!e.isTrusted || !t || !t.closest || !t.closest(WIDGET) || t.closest(NO_RUN)) return;
+    asked = Date.now();
+    sawAsked = false;
+  };
   document.addEventListener('click', (e) => {
     ask(e);
     const t = e.target;
