@@ -88,13 +88,17 @@ WATCH = """<script>
   const state = () => { const a = app(); return a ? a.getAttribute('data-test-script-state') : null; };
   const leave = () => { leaving = Date.now(); sawRun = false; };
   const busy = (s) => s === 'running' || s === 'rerunRequested';
-  const running = () => {
-    if (!busy(state())) return;
-    if (leaving) sawRun = true;
-    if (asked) sawAsked = true;
+  const running = () => { if (leaving && busy(state())) sawRun = true; };
+  // a run that starts after the click (a change of the app's state to busy: a run under way at the click may end
+  // before the click's own run starts)
+  let restRan = false;  // a run has started since the first page's button was last pressed (``rest``)
+  const started = () => {
+    running();
+    if (asked && busy(state())) sawAsked = true;
+    if (restPressed && busy(state())) restRan = true;
   };
   if (app()) {
-    new MutationObserver(running).observe(app(), {attributes: true, attributeFilter: ['data-test-script-state']});
+    new MutationObserver(started).observe(app(), {attributes: true, attributeFilter: ['data-test-script-state']});
   }
   // what a click may ask a run with: Streamlit's widgets; not a chart's own controls (Play, the round slider) nor
   // the sidebar's fold and the app's menu (a size to send often follows them)
@@ -123,7 +127,6 @@ WATCH = """<script>
   };
   const pending = () => {  // the user's last click or Enter: its run (if it asked for one) not over yet
     if (!asked) return false;
-    running();
     if (!busy(state()) && (sawAsked || Date.now() - asked > 10000)) asked = 0;
     return asked !== 0;
   };
@@ -166,6 +169,10 @@ WATCH = """<script>
   // left half-drawn; again 3 s later if its run has not replaced it yet. Looked for every 50 ms (no layout read)
   // only from a mount of this script (sent with the button) until the button is gone, up to 2 s if it never comes,
   // or from the once-a-second look (``watch``) seeing one.
+  // Pressed again only while no run has started since the last press (``restRan``): once its run is under way the
+  // button stays on the page until a run completes without it, and a press then would carry the widgets' values
+  // as the browser showed them before the user's first clicks (a preset picked by its picture came back as the
+  // one before).
   let restSince = 0, restPressed = 0, restTimer = 0, restStarted = 0;
   const rest = () => {
     const b = document.querySelector('.st-key-pg_rest button');
@@ -175,8 +182,11 @@ WATCH = """<script>
       return;
     }
     restStarted = 0;
-    if (!restSince) restSince = Date.now();
-    if (waiting()) return;
+    if (!restSince) {  // a new first page's button
+      restSince = Date.now();
+      restRan = false;
+    }
+    if (waiting() || restRan) return;
     const gd = document.querySelector('div.st-key-pg_plot .js-plotly-plot');
     const drawn = !!gd && !!gd._fullLayout;
     if ((drawn || Date.now() - restSince > 8000) && Date.now() - restPressed > 3000) {
@@ -263,9 +273,11 @@ POINTS_ZOOM = """<script>
     const meta = fl.meta && fl.meta[EXTENT];
     // plotly's own layout image of the points (its datum is the layout's image, named)
     const el = [...gd.querySelectorAll('image')].find((e) => e.__data__ && e.__data__['name'] === IMAGE);
-    let own = gd.querySelector('g.rebel-points');
+    // our groups: the one shown (right after plotly's layer) and one whose image is still being decoded (pending)
+    const groups = () => [...gd.querySelectorAll('g.rebel-points')];
+    const drop = (keep) => groups().forEach((g) => { if (g !== keep) g.remove(); });
     if (!el || !Array.isArray(meta)) {
-      if (own) own.remove();
+      drop(null);
       return;
     }
     const xa = fl.xaxis, ya = fl.yaxis, [x0, x1, y0, y1, w0, h0] = meta;
@@ -273,15 +285,16 @@ POINTS_ZOOM = """<script>
     const near = (a, b) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(x1 - x0), Math.abs(y1 - y0));
     const sized = Math.abs(W - w0) <= 1 && Math.abs(H - h0) <= 1;
     if (sized && near(xa.range[0], x0) && near(xa.range[1], x1) && near(ya.range[0], y0) && near(ya.range[1], y1)) {
-      if (own) own.remove();
+      drop(null);
       el.style.visibility = '';
       return;
     }
     const key = [xa.range, ya.range, W, H, d].join();
-    const kept = own && own.previousSibling === el.parentNode && el.style.visibility === 'hidden';
-    if (kept && gd.__rebelPointsKey === key) return;  // as drawn last
+    const shown = groups().find((g) => !g.hasAttribute('data-pending') && g.previousSibling === el.parentNode);
+    const pending = groups().some((g) => g.hasAttribute('data-pending'));
+    if (gd.__rebelPointsKey === key && (pending || (shown && el.style.visibility === 'hidden'))) return;  // as drawn
     gd.__rebelPointsKey = key;
-    if (own) own.remove();
+    drop(shown);  // (a stray group, or one still decoding for other axes)
     const canvas = document.createElement('canvas');
     canvas.width = Math.max(1, Math.round(W * d));
     canvas.height = Math.max(1, Math.round(H * d));
@@ -319,8 +332,9 @@ POINTS_ZOOM = """<script>
     img.setAttribute('height', H);
     img.setAttribute('preserveAspectRatio', 'none');
     img.setAttribute('href', canvas.toDataURL());
-    own = document.createElementNS(el.namespaceURI, 'g');
+    const own = document.createElementNS(el.namespaceURI, 'g');
     own.setAttribute('class', 'rebel-points');
+    own.setAttribute('data-pending', '');
     for (const a of ['transform', 'clip-path']) {
       const v = el.parentNode.getAttribute(a);
       if (v) own.setAttribute(a, v);
@@ -328,8 +342,17 @@ POINTS_ZOOM = """<script>
     const clip = el.getAttribute('clip-path');
     if (clip) img.setAttribute('clip-path', clip);
     own.appendChild(img);
-    el.style.visibility = 'hidden';
-    el.parentNode.after(own);
+    // the points on screen stay until the new image is decoded (an image's data is decoded after it is set: shown
+    // at once, the plot would have no points for that time)
+    const swap = () => {
+      if (!own.isConnected) return;  // replaced meanwhile by one for other axes
+      own.removeAttribute('data-pending');
+      if (shown) shown.remove();
+      el.style.visibility = 'hidden';
+    };
+    img.addEventListener('load', swap, {once: true});
+    img.addEventListener('error', swap, {once: true});
+    (shown || el.parentNode).after(own);
   };
   const hook = () => {
     for (const gd of document.querySelectorAll('div.st-key-pg_plot .js-plotly-plot')) {

@@ -188,3 +188,11 @@ def page(browser):
 def screenshot_dir() -> Path:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     return SCREENSHOTS
+
+
+def set_run_state(page, state: str) -> None:
+    """Set the run state (``notRunning``, ``running``) of a stand-in app element (``[data-testid=stApp]``) that a
+    test built for a script run on its own, as Streamlit's page sets its own."""
+    page.evaluate(
+        "s => document.querySelector('[data-testid=stApp]').setAttribute('data-test-script-state', s)", state
+    )

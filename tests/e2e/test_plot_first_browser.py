@@ -36,6 +36,14 @@ _ORDER_JS = r"""
 """
 
 
+def _wait_cost_cells(page, n: int) -> None:
+    """Until the cost editor has its ``n`` cells (``WHOLE_PAGE`` holds from its first cell; the others stream in
+    after it, seen a moment later under load)."""
+    page.wait_for_function(
+        "n => document.querySelectorAll('.st-key-cost_editor input').length === n", arg=n, timeout=30_000
+    )
+
+
 def test_a_first_visit_draws_the_regions_first_then_the_whole_page_around_the_same_chart(browser, app_url):
     page = browser.new_page()
     try:
@@ -53,7 +61,7 @@ def test_a_first_visit_draws_the_regions_first_then_the_whole_page_around_the_sa
         # the whole page holds the chart drawn first (not a new one), with its cost editor and presets
         same = "sel => { const gd = document.querySelector(sel); return gd === window.__firstChart && gd.isConnected; }"
         assert page.evaluate(same, ", ".join(f"{s} .js-plotly-plot" for s in HOOKS["regions"]))
-        assert page.locator(".st-key-cost_editor input").count() == 9  # airport: 3 x 3
+        _wait_cost_cells(page, 9)  # airport: 3 x 3
         assert page.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]').count() >= 1
     finally:
         page.close()
@@ -69,7 +77,7 @@ def test_the_rest_of_the_page_comes_even_when_the_plot_cannot_be_drawn(browser, 
         page.goto(app_url)
         page.locator(".st-key-pg_rest").wait_for(state="attached", timeout=PAGE_LOAD)  # the plot sent alone
         page.wait_for_function(f"!!document.querySelector({json.dumps(WHOLE_PAGE)})", timeout=30_000)
-        assert page.locator(".st-key-cost_editor input").count() == 9
+        _wait_cost_cells(page, 9)
         assert page.locator(".st-key-pg_plot .js-plotly-plot").count() == 0  # the plot was never drawn
     finally:
         page.close()

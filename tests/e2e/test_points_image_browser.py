@@ -153,7 +153,8 @@ def test_a_first_visit_at_another_size_gets_its_points_drawn_at_their_own_size(b
     points image was drawn for, so the browser draws the points again at their own size, in the image's place."""
     page, selector = _first_visit(browser, app_url, 1440, 900)
     try:
-        page.wait_for_function(f"sel => ({_SHOWN})(sel).canvas", arg=selector, timeout=10_000)
+        # (plotly's image is hidden once the redrawn points' image is decoded: the points stay on screen meanwhile)
+        page.wait_for_function(f"sel => ({_SHOWN})(sel).hidden", arg=selector, timeout=10_000)
         assert page.evaluate(_SHOWN, selector) == {"image": True, "canvas": True, "hidden": True}
         width, length, meta = page.evaluate(
             f"""sel => {{ const gd = document.querySelector(sel);
@@ -195,8 +196,9 @@ def test_the_playground_sends_its_points_as_one_image(browser, app_url):
         page.mouse.move(box["x"] + box["width"] * 0.55, box["y"] + box["height"] * 0.55, steps=8)
         page.mouse.up()
         zoomed = f"""sel => {{ const gd = document.querySelector(sel); const own = {_OWN}(gd);
-                              return own ? [+own.getAttribute('width'), gd._fullLayout.xaxis._length,
-                                            {_IMG}(gd).style.visibility] : null; }}"""
+                              return own && {_IMG}(gd).style.visibility === 'hidden' ?
+                                [+own.getAttribute('width'), gd._fullLayout.xaxis._length,
+                                 {_IMG}(gd).style.visibility] : null; }}"""
         page.wait_for_function(zoomed, arg=selector, timeout=10_000)
         width, length, hidden = page.evaluate(zoomed, selector)
         assert abs(width - length) <= 0.5 and hidden == "hidden"

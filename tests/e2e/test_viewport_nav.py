@@ -24,7 +24,7 @@ import pytest
 
 from benchmarks.bench_browser import open_playground
 from rebel.ui.playground.widgets import ROUND_IN_LINK
-from tests.e2e.conftest import NAV_LINKS, settle
+from tests.e2e.conftest import NAV_LINKS, set_run_state, settle
 
 pytestmark = pytest.mark.browser
 
@@ -164,3 +164,54 @@ def _script_body(html: str) -> str:
     """The JavaScript of a ``<script>...</script>`` block, as a function body for ``page.evaluate``."""
     code = html.strip().removeprefix("<script>").removesuffix("</script>")
     return "() => {" + code + "}"
+
+
+# A stand-in first page for the viewport script's button (``viewport.rest_button``): the app's run state, a drawn
+# plot and the hidden button, which counts its presses.
+FAKE_FIRST_PAGE = """() => {
+  const app = document.createElement('div');
+  app.setAttribute('data-testid', 'stApp');
+  const plot = document.createElement('div');
+  plot.className = 'st-key-pg_plot';
+  const gd = document.createElement('div');
+  gd.className = 'js-plotly-plot';
+  gd._fullLayout = {};
+  plot.appendChild(gd);
+  const rest = document.createElement('div');
+  rest.className = 'st-key-pg_rest';
+  const b = document.createElement('button');
+  window.__presses = 0;
+  b.addEventListener('click', () => { window.__presses += 1; });
+  rest.appendChild(b);
+  app.append(plot, rest);
+  document.body.appendChild(app);
+}"""
+
+
+@pytest.mark.parametrize("its_run_starts", [True, False], ids=["its run starts", "no run comes"])
+def test_the_first_pages_button_is_pressed_again_only_when_no_run_came(browser, server, its_run_starts):
+    """The first page's button stays on the page until a run completes without it. Pressed again 3 s later while
+    its run was under way (a slow machine), the press carried every widget's value as the browser showed it
+    before the user's first clicks (a preset picked by its picture came back as the one before). Once a run has
+    started after the press, the script presses no more; with no run at all, it presses again (the page is never
+    left half-drawn)."""
+    from rebel.ui.viewport import WATCH
+
+    url, _ = server
+    page = browser.new_page()
+    try:
+        page.goto(f"{url}/_stcore/health")  # the app's origin, no app: the script runs on its own
+        page.evaluate(FAKE_FIRST_PAGE)
+        set_run_state(page, "notRunning")
+        page.evaluate(_script_body(WATCH))
+        page.wait_for_function("window.__presses === 1", timeout=10_000)
+        if its_run_starts:  # the press's run: under way, then over with the button still there (interrupted)
+            set_run_state(page, "running")
+            page.wait_for_timeout(100)
+            set_run_state(page, "notRunning")
+            page.wait_for_timeout(4000)  # past the script's 3 s between presses
+            assert page.evaluate("window.__presses") == 1
+        else:
+            page.wait_for_function("window.__presses === 2", timeout=10_000)
+    finally:
+        page.close()
