@@ -73,14 +73,27 @@ def scene_of(body: str) -> dict | None:
     return data if isinstance(data, dict) and data.get("key") else None
 
 
-def edit_message(scene: dict, C: list, n: int, costs: dict | None = None) -> str:
+def edit_message(scene: dict, C: list, n: int, costs: dict | None = None, cell: dict | None = None) -> str:
     """What ``playground_costs.js`` writes into the hidden text box after painting an edit (``tell``): ``costs``
-    the test costs after the last round that the page computed ({"REBEL", "twoStep", "Bayes", "blind"})."""
+    the test costs after the last round that the page computed ({"REBEL", "twoStep", "Bayes", "blind"}), ``cell``
+    the cell typed ({"i", "j", "text"})."""
     rows = [[js_number(c) for c in row] for row in C]
     msg = {"key": scene["key"], "C": rows, "n": n, "failed": None, "painted": True}
     msg["projector"] = bool(scene.get("projector"))
     msg["costs"] = costs
+    msg["cell"] = cell
     return json.dumps(msg, separators=(",", ":"))
+
+
+def typed_cell(scene: dict, C: list) -> dict | None:
+    """The cell of ``C`` that differs from the scene's costs, as the page names the cell typed; None if none."""
+    K = scene["problem"]["K"]
+    before = scene["problem"]["costMatrix"]
+    for i in range(K):
+        for j in range(K):
+            if float(C[i][j]) != float(before[i * K + j]):
+                return {"i": i, "j": j, "text": str(js_number(C[i][j]))}
+    return None
 
 
 _POOL: list = []
@@ -240,7 +253,7 @@ def cost_edit(student, rng: random.Random, n: int) -> tuple[float, list]:
     student.costs = C
     _, _, frag, wid = student.widgets[BROWSER_INPUT]
     state = widget_state(wid)
-    state.string_value = edit_message(scene, C, n, costs)
+    state.string_value = edit_message(scene, C, n, costs, typed_cell(scene, C))
     t0 = time.perf_counter()
     _, exc = student.run(state, frag)
     return time.perf_counter() - t0, exc

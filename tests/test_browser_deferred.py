@@ -112,16 +112,24 @@ def test_a_late_cell_is_entered_by_its_classes_names_or_said_not_applied():
     from rebel.ui.playground.browser_costs import late_cell_costs
 
     C0 = 1.0 - np.eye(4)
+    then = ("A", "B", "C", "D")
     classes = ["A", "B", "Cat", "D"]  # C was renamed Cat while the page computed the edit
-    C, message = late_cell_costs(C0, classes, {"truth": "A", "pred": "B", "text": "7"})
+    C, message = late_cell_costs(C0, classes, {"i": 0, "j": 1, "text": "7"}, then)
     assert message is None and C[0, 1] == 7.0
     np.testing.assert_array_equal(np.delete(C.ravel(), 1), np.delete(C0.ravel(), 1))
-    C, message = late_cell_costs(C0, classes, {"truth": "C", "pred": "A", "text": "7"})
+    moved = ["B", "A", "Cat", "D"]  # entered at the same two classes' places now
+    C, message = late_cell_costs(C0, moved, {"i": 0, "j": 1, "text": "7"}, then)
+    assert message is None and C[1, 0] == 7.0 and C[0, 1] == 1.0
+    C, message = late_cell_costs(C0, classes, {"i": 2, "j": 0, "text": "7"}, then)
     assert C is None and "'C'" in message and "Type it again" in message
-    C, message = late_cell_costs(
-        np.eye(2) * 0 + [[0, 1], [0, 0]], ["A", "B"], {"truth": "A", "pred": "B", "text": "0"}
-    )
+    C, message = late_cell_costs([[0, 1], [0, 0]], ["A", "B"], {"i": 0, "j": 1, "text": "0"}, ("A", "B"))
     assert C is None and "every cost is 0" in message
-    assert late_cell_costs(C0, classes, None) == (None, None)  # a message with no cell: nothing to enter
-    C, message = late_cell_costs(C0, classes, {"truth": "A", "pred": "B", "text": "x" * 500})
+    assert late_cell_costs(C0, classes, None, then) == (
+        None,
+        None,
+    )  # a message with no cell: nothing to enter
+    for cell, known in (({"i": 9, "j": 0, "text": "7"}, then), ({"i": 0, "j": 1, "text": "7"}, None)):
+        C, message = late_cell_costs(C0, classes, cell, known)  # a cell out of the scene, a scene not known
+        assert C is None and "Type it again" in message
+    C, message = late_cell_costs(C0, classes, {"i": 0, "j": 1, "text": "x" * 500}, then)
     assert C is None and len(message) < 400  # the text quoted back is cut

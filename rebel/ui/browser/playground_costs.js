@@ -38,7 +38,7 @@
       xs: d.grid.xs, ys: d.grid.ys, nx: d.grid.xs.length, ny: d.grid.ys.length,
       staged: d.twoStep.map(S.float64s), bayes: d.bayes ? S.float64s(d.bayes) : null,
       blind: S.bytesOf(d.blind), palette: d.palette, title: d.title, projector: d.projector, tie: d.tie,
-      maxCost: d.maxCost, input: d.input, classes: d.classes || [], generation: 0, result: null, asked: null,
+      maxCost: d.maxCost, input: d.input, generation: 0, result: null, asked: null,
     };
   }
   if (D && D.key) {
@@ -274,8 +274,8 @@
   // --------------------------------------------------------------------------------------- telling the server
   const setValue = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value").set;
   /* Hand the edit of ``cell`` (the cost matrix C, made in scene ``sc``) to the server through the hidden text box:
-   * the matrix, and the cell itself named by its classes, which the server enters into the costs it shows when the
-   * scene is no longer its own (rebel.ui.playground.browser_costs.late_cell_costs). */
+   * the matrix, and the cell itself (its row and column in the scene, and the text typed), which the server enters
+   * into the costs it shows when the scene is no longer its own (rebel.ui.playground.browser_costs.late_cell_costs). */
   function tell(sc, C, cell, failed, painted, n) {
     const el = document.querySelector(".st-key-" + sc.input + " input");
     if (!el) return false;
@@ -284,7 +284,7 @@
     P.edits += 1;
     // the test costs after the last round (the server's message tray says them without retraining)
     const last = n ? { REBEL: n.REBEL[sc.T], twoStep: n.twoStep[sc.T], Bayes: n.Bayes, blind: n.blind[sc.T] } : null;
-    const named = cell ? { truth: sc.classes[cell.i], pred: sc.classes[cell.j], text: cell.text } : null;
+    const named = cell ? { i: cell.i, j: cell.j, text: cell.text } : null;
     setValue.call(el, JSON.stringify({ key: sc.key, C: rows, n: P.edits, failed: failed || null, painted: !!painted,
       projector: sc.projector, costs: last, cell: named }));
     el.dispatchEvent(new Event("input", { bubbles: true }));

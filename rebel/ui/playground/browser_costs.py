@@ -178,7 +178,6 @@ def scene_payload(pair, projector: bool, title: str, costs_key: str, tie: float)
     bayes = pair.bayes_test_posteriors if pair.has_bayes and X_test.shape[0] else None
     return {
         "key": pair.key,
-        "classes": [str(c) for c in ds.classes],  # a late edit names its cell by them (``late_cell_costs``)
         "costsKey": costs_key,
         "input": INPUT,
         "problem": problem_payload(ds.X_train, pair.y_train_idx, pair.cost_matrix, pair.hyper),
@@ -230,6 +229,7 @@ def send(pair, reason: str | None, projector: bool) -> None:
                 if reason is None:
                     data = scene_payload(pair, projector, pg.REPLAY_TITLE, side.COSTS, pg.TIE)
                     data["engine"] = engine_source()
+                    _remember_classes(pair)
                 script = ss[SCRIPT] = (sent, data, _code(data))
             st.html(script_element("__rebelPgData", script[1], script[2]), unsafe_allow_javascript=True)
             if reason is not None:
@@ -271,7 +271,8 @@ def _on_edit() -> None:
     if base is None or msg.get("key") != base.key:
         # typed into a chart no longer shown (the classes or data changed while the page computed it): the cell
         # typed goes to the costs shown now, by its classes' names (the main area reruns and draws it)
-        C, message = late_cell_costs(A.cost_matrix, A.classes, msg.get("cell"))
+        then = ss.get(SCENE_CLASSES, {}).get(str(msg.get("key")))
+        C, message = late_cell_costs(A.cost_matrix, A.classes, msg.get("cell"), then)
         if message is not None:
             ui.flash("warning", message)
         if C is not None:
@@ -308,20 +309,39 @@ def _on_edit() -> None:
 
 
 LATE_TEXT_CHARS = 40  # of a late cell's text quoted back (a cost the page accepted is a short number)
+SCENE_CLASSES = "_browser_scene_classes"  # {scene key: its class names} of the scenes sent to the page
+SCENES_KEPT = 8
 
 
-def late_cell_costs(cost_matrix, classes, cell) -> tuple:
+def _remember_classes(pair) -> None:
+    """Keep the class names of a scene sent to the page (the last ``SCENES_KEPT``): a late edit names its cell by
+    its row and column in the scene it was typed into, and the names live on the server only (they are user text,
+    never sent inside the page's script)."""
+    kept = st.session_state.setdefault(SCENE_CLASSES, {})
+    kept[pair.key] = tuple(str(c) for c in pair.dataset.classes)
+    while len(kept) > SCENES_KEPT:
+        kept.pop(next(iter(kept)))
+
+
+def late_cell_costs(cost_matrix, classes, cell, then) -> tuple:
     """``(C, message)`` for a cost cell the page computed on a chart no longer shown: ``cell`` (from the page:
-    ``{"truth", "pred", "text"}``, the names of its two classes and the text typed) entered into ``cost_matrix``
-    (of ``classes``) at those classes' places, as the editor enters a cell (``config.apply_cost_cell``).
-    ``C`` is None when nothing changes: not a cell, a class no longer there (``message`` says so, so the user types
-    it again) or a refused text (``message`` says why)."""
+    ``{"i", "j", "text"}``, its row and column in that chart's scene, whose classes were ``then``, and the text
+    typed) entered into ``cost_matrix`` (of ``classes``) at the places of the same two classes, as the editor enters
+    a cell (``config.apply_cost_cell``). ``C`` is None when nothing changes: not a cell, a scene not known, a class no
+    longer there (``message`` says so, so the user types it again) or a refused text (``message`` says why)."""
     from rebel.ui.config import apply_cost_cell
 
     if not isinstance(cell, dict):
         return None, None
-    truth, pred, text = (str(cell.get(k, ""))[:LATE_TEXT_CHARS] for k in ("truth", "pred", "text"))
+    text = str(cell.get("text", ""))[:LATE_TEXT_CHARS]
     names = [str(c) for c in classes]
+    try:
+        truth, pred = then[int(cell["i"])], then[int(cell["j"])]
+    except (TypeError, KeyError, ValueError, IndexError):
+        return (
+            None,
+            f"The cost {text!r} typed as the classes changed was not applied. Type it again in the cost matrix.",
+        )
     if truth not in names or pred not in names:
         return None, (
             f"The cost {text!r} typed for predicting {pred!r} when the truth is {truth!r} was not applied: the "
