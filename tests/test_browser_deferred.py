@@ -128,7 +128,8 @@ def test_a_late_cell_is_entered_by_its_classes_names_or_said_not_applied():
         None,
         None,
     )  # a message with no cell: nothing to enter
-    for cell, known in (({"i": 9, "j": 0, "text": "7"}, then), ({"i": 0, "j": 1, "text": "7"}, None)):
+    outside = ({"i": 9, "j": 0, "text": "7"}, {"i": -1, "j": 0, "text": "7"}, {"i": "x", "j": 0, "text": "7"})
+    for cell, known in [(c, then) for c in outside] + [({"i": 0, "j": 1, "text": "7"}, None)]:
         C, message = late_cell_costs(C0, classes, cell, known)  # a cell out of the scene, a scene not known
         assert C is None and "Type it again" in message
     C, message = late_cell_costs(C0, classes, {"i": 0, "j": 1, "text": "x" * 500}, then)

@@ -336,7 +336,10 @@ def late_cell_costs(cost_matrix, classes, cell, then) -> tuple:
     text = str(cell.get("text", ""))[:LATE_TEXT_CHARS]
     names = [str(c) for c in classes]
     try:
-        truth, pred = then[int(cell["i"])], then[int(cell["j"])]
+        i, j = int(cell["i"]), int(cell["j"])
+        if not (0 <= i < len(then) and 0 <= j < len(then)):
+            raise IndexError(i, j)
+        truth, pred = then[i], then[j]
     except (TypeError, KeyError, ValueError, IndexError):
         return (
             None,
