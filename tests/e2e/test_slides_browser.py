@@ -88,6 +88,9 @@ def test_sidebar_pictures_and_files_follow_the_preset(app_url, browser):
     page = browser.new_page()
     page.goto(app_url, wait_until="domcontentloaded")
     page.wait_for_selector(".js-plotly-plot", timeout=240_000)
+    # the whole first page drawn (a click on the expander while the first page was still coming was once followed
+    # by no pictures at all in a fresh-clone run: not explained yet, and not what this test is about)
+    settle(page)
     side = "[data-testid='stSidebar']"
     assert page.locator(f"{side} .st-key-w_thumb_xor").count() == 0  # closed: nothing drawn
     open_preset_pictures(page)
