@@ -136,14 +136,25 @@ def idle(page) -> None:
 
 def type_class(page, row: int, name: str, commit: bool = True) -> None:
     """Open the class cell of the clusters table's ``row`` (a click on its place in the canvas grid, Enter) and
-    type ``name`` (and Enter, with ``commit``)."""
+    type ``name`` (and Enter, with ``commit``). While the page reruns the table can move under the pointer (the
+    message tray above it grows) or be drawn again as it is clicked; a cell editor that has not opened after
+    5 s is asked for again at the table's new place, as a person would click again (at most 4 tries)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     grid = page.locator("[data-testid='stDataFrame']").last
-    grid.scroll_into_view_if_needed()
-    box = grid.bounding_box()
-    page.mouse.click(box["x"] + CLASS_X, box["y"] + ROW_PX * (row + 1) + ROW_PX / 2)
-    page.keyboard.press("Enter")  # opens the cell's editor
     cell = page.locator(".gdg-input:not([disabled])").first
-    cell.wait_for(timeout=10_000)
+    for attempt in range(4):
+        grid.scroll_into_view_if_needed()
+        box = grid.bounding_box()
+        page.mouse.click(box["x"] + CLASS_X, box["y"] + ROW_PX * (row + 1) + ROW_PX / 2)
+        page.keyboard.press("Enter")  # opens the cell's editor
+        try:
+            cell.wait_for(timeout=5_000)
+            break
+        except PlaywrightTimeout:
+            if attempt == 3:
+                raise
+            page.keyboard.press("Escape")
     cell.fill(name)
     if commit:
         cell.press("Enter")

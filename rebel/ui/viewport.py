@@ -83,18 +83,30 @@ WATCH = """<script>
   // The same after the user's own click on a widget or Enter (``asked``; the scripts' own events are not
   // trusted): it may have asked for a run, and a commit sent before that run has sent what it changed would
   // carry the values the browser showed before (a preset picked by its picture came back as the one before it).
-  let leaving = 0, sawRun = false, asked = 0, sawAsked = false;
   const app = () => document.querySelector("[data-testid='stApp']");
   const state = () => { const a = app(); return a ? a.getAttribute('data-test-script-state') : null; };
-  const leave = () => { leaving = Date.now(); sawRun = false; };
   const busy = (s) => s === 'running' || s === 'rerunRequested';
-  const running = () => { if (leaving && busy(state())) sawRun = true; };
-  // a run that starts after the click (a change of the app's state to busy: a run under way at the click may end
-  // before the click's own run starts)
+  // One such request: ``ask()`` when it is made; ``open()`` is true until a run has been seen after it and is over,
+  // or 10 s went by without one. A run is seen when the app's state changes to busy (``saw``); for a page link also
+  // when the state is busy as ``open()`` looks (``nowToo``). After a click a run under way at the click may end
+  // before the click's own run starts, so only a change counts.
+  const request = (nowToo) => {
+    let since = 0, seen = false;
+    const saw = () => { if (since && busy(state())) seen = true; };
+    const ask = () => { since = Date.now(); seen = false; };
+    const open = () => {
+      if (!since) return false;
+      if (nowToo) saw();
+      if (!busy(state()) && (seen || Date.now() - since > 10000)) since = 0;
+      return since !== 0;
+    };
+    return {saw, ask, open};
+  };
+  const leaving = request(true), asked = request(false);
   let restRan = false;  // a run has started since the first page's button was last pressed (``rest``)
   const started = () => {
-    running();
-    if (asked && busy(state())) sawAsked = true;
+    leaving.saw();
+    asked.saw();
     if (restPressed && busy(state())) restRan = true;
   };
   if (app()) {
@@ -109,31 +121,19 @@ WATCH = """<script>
   const ask = (e) => {
     const t = e.target;
     if (!e.isTrusted || !t || !t.closest || !t.closest(WIDGET) || t.closest(NO_RUN)) return;
-    asked = Date.now();
-    sawAsked = false;
+    asked.ask();
   };
   document.addEventListener('click', (e) => {
     ask(e);
     const t = e.target;
-    if (t && t.closest && t.closest("a[data-testid='stPageLink-NavLink'], [data-testid='stSidebarNav'] a")) leave();
+    if (t && t.closest && t.closest("a[data-testid='stPageLink-NavLink'], [data-testid='stSidebarNav'] a")) leaving.ask();
   }, true);
   document.addEventListener('keydown', (e) => { if (e.key === 'Enter') ask(e); }, true);
-  window.addEventListener('popstate', leave);
-  const waiting = () => {
-    if (!leaving) return false;
-    running();
-    if (!busy(state()) && (sawRun || Date.now() - leaving > 10000)) leaving = 0;  // its run is over, or none came
-    return leaving !== 0;
-  };
-  const pending = () => {  // the user's last click or Enter: its run (if it asked for one) not over yet
-    if (!asked) return false;
-    if (!busy(state()) && (sawAsked || Date.now() - asked > 10000)) asked = 0;
-    return asked !== 0;
-  };
+  window.addEventListener('popstate', leaving.ask);
   const send = () => {
     // not while a run is under way or may be asked for: its request would carry values the run has changed and
     // not yet sent
-    if (waiting() || pending() || busy(state())) { later(); return; }
+    if (leaving.open() || asked.open() || busy(state())) { later(); return; }
     if (!box || !box.isConnected) return;
     const gd = box.querySelector('.js-plotly-plot');
     if (!gd || !gd._fullLayout) { later(); return; }  // a first visit: after the plot is drawn, not during
@@ -186,7 +186,7 @@ WATCH = """<script>
       restSince = Date.now();
       restRan = false;
     }
-    if (waiting() || restRan) return;
+    if (leaving.open() || restRan) return;
     const gd = document.querySelector('div.st-key-pg_plot .js-plotly-plot');
     const drawn = !!gd && !!gd._fullLayout;
     if ((drawn || Date.now() - restSince > 8000) && Date.now() - restPressed > 3000) {
