@@ -442,10 +442,11 @@ def open_playground(context, url: str, size: tuple | None = None):
 
 
 def _settle(page, quiet_ms: int = 400, timeout_ms: int = 30_000) -> None:
-    """Wait until Streamlit is idle (no running indicator) and the regions plot is unchanged for quiet_ms."""
+    """Wait until Streamlit is idle (no running indicator, and no first page's hidden button: the rest of that page
+    has come) and the regions plot is unchanged for quiet_ms."""
     page.wait_for_function(
         """([quiet, started]) => {
-             const running = document.querySelector('[data-testid="stStatusWidget"]');
+             const running = document.querySelector('[data-testid="stStatusWidget"], .st-key-pg_rest');
              const gd = window.__bench.plot();
              const sig = window.__bench.roundOf(gd) === null ? 'not shown' : window.__bench.sig(gd);
              const now = performance.now();

@@ -27,8 +27,10 @@ SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
 IDLE = """() => {
     const app = document.querySelector("[data-testid='stApp']");
     if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
+    // (a first page's hidden button: the run that brings the rest of that page has not come yet)
     if (document.querySelector(
-        "[data-testid='stStatusWidget'], [data-testid='stProgress'], [data-testid='stSpinner']")) return false;
+        "[data-testid='stStatusWidget'], [data-testid='stProgress'], [data-testid='stSpinner'], .st-key-pg_rest"))
+        return false;
     return [...document.querySelectorAll("[data-testid='stPlotlyChart']")]
         .filter(chart => chart.offsetParent !== null)
         .every(chart => chart.querySelector('.main-svg'));

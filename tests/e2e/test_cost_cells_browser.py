@@ -36,7 +36,9 @@ _WATCH_JS = r"""
     R.looks++;
     if (why === 'frame') R.frames++;
     const blank = cells.filter(c => shown(c) === null);
-    if (R.firstShown === undefined) R.firstShown = cells.map(shown);
+    // each cell's first painted number (the cells stream in: a first look may find only the first rows)
+    R.firstShown = R.firstShown || [];
+    for (let i = R.firstShown.length; i < cells.length; i++) R.firstShown.push(shown(cells[i]));
     if (blank.length && R.blank.length < 30) R.blank.push({
       ms: Math.round(performance.now() - R.first), why, blank: blank.length, of: cells.length,
       values: blank.slice(0, 3).map(c => c.value), font: getComputedStyle(blank[0]).font});

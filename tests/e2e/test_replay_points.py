@@ -1,5 +1,6 @@
 """The class points stay on screen through the replay, as a lecture lives it: in Chromium at 1280 x 720, press
-"from t = 0", look at the regions plot while it plays, press Pause, look again; scrub to a round and look once more.
+"from t = 0", look at the regions plot while it plays, press Pause, look again; scrub to a round and look once more
+(two lesson scenes too, in presentation mode with their lesson banner: the screenshots are the lecture's screen).
 In every look each class's point colour must be in the plot area's pixels (the points are drawn as one layout
 image, ``replay.points_as_image``, or by the browser again at their own size, ``viewport.POINTS_ZOOM``).
 
@@ -35,9 +36,21 @@ _ROUND = """sel => { const t = document.querySelector(sel + ' .slider-group > te
 
 
 def _link(preset: str, present: bool) -> str:
+    """A preset's link, or a lesson scene's (``scene<N>``: its lesson banner on the page)."""
     from rebel.ui.config import QUERY_KEY, encode_query, preset_config
 
+    if preset.startswith("scene"):
+        return f"/?scene={preset[5:]}" + ("&present=1" if present else "")
     return f"/?{QUERY_KEY}={encode_query(preset_config(preset))}" + ("&present=1" if present else "")
+
+
+def _n_classes(preset: str) -> int:
+    from rebel.data.presets import PRESETS
+    from rebel.ui.lessons import SCENES
+
+    if preset.startswith("scene"):
+        return len(SCENES[int(preset[5:]) - 1].config.classes)
+    return len(PRESETS[preset].classes)
 
 
 def _class_counts(page, selector: str, colours: list) -> list:
@@ -60,14 +73,13 @@ def _regions_selector(page) -> str:
 
 @pytest.mark.parametrize(
     "preset, present",
-    [("airport", False), ("airport", True), ("fig7", False)],
-    ids=["airport", "airport-presentation", "fig7-four-classes"],
+    [("airport", False), ("airport", True), ("fig7", False), ("scene3", True), ("scene7", True)],
+    ids=["airport", "airport-presentation", "fig7-four-classes", "scene3-banner", "scene7-banner"],
 )
 def test_the_points_stay_through_play_pause_and_scrub(app_url, browser, screenshot_dir, preset, present):
-    from rebel.data.presets import PRESETS
     from rebel.ui.figures.palette import class_colors
 
-    colours = class_colors(len(PRESETS[preset].classes))
+    colours = class_colors(_n_classes(preset))
     page, _ = bb.open_playground(browser, app_url + _link(preset, present), (1280, 720))
     try:
         if present:  # presentation mode folds the sidebar away and the chart is drawn again: wait for both
