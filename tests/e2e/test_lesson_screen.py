@@ -71,6 +71,7 @@ def _assert_lesson_screen(page, n: int, w: int, h: int, sidebar: str, screenshot
     wait_plot_fits_box(page)  # the figure drawn again for the box the sidebar leaves
     _scroll_top(page)
     page.wait_for_timeout(300)
+    bb._settle(page)  # (the screenshot is the lecture's screen: never a page faded by a run under way)
     page.screenshot(path=str(screenshot_dir / f"lesson_scene{n}_{w}x{h}_{sidebar}.png"))
     when = f"scene {n}, presentation mode, sidebar {sidebar}"
     _assert_on_screen(page, w, h, when, square=False)  # (a preset's plane keeps its data's aspect)

@@ -13,6 +13,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from benchmarks import bench_browser as bb
 from rebel.ui import viewport
+from tests.e2e.layout_checks import wait_plot_fits_box
 
 pytestmark = pytest.mark.browser
 
@@ -166,6 +167,9 @@ def test_presentation_mode_is_a_projector_layout(app_url, browser, screenshot_di
         )  # the sidebar folds away by itself (it took over 10 s once on a loaded machine)
         page.wait_for_timeout(600)  # the main area's transition
         bb._settle(page)
+        # the chart drawn for the box the folded sidebar leaves (the page sends the new size once the switch's run
+        # is over: on a loaded machine that can come after the page first looks settled)
+        wait_plot_fits_box(page)
         _scroll_top(page)
         page.wait_for_timeout(300)
         page.screenshot(path=str(screenshot_dir / f"presentation_{w}x{h}_{sidebar}.png"))
