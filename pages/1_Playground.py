@@ -108,7 +108,8 @@ def _regions(pair: pg.TrainedPair, t: int, show: dict, viewport) -> tuple:
     t = 0 and playing by itself right after a retrain with "Replay after retraining" on). The figure is the size
     of its box (``side.plot_height``, the box's width) once the browser has told it (``rebel.ui.viewport``), so it
     is drawn once; before that (a first visit), the size of a 1280 x 720 projector's box (``viewport.UNKNOWN``):
-    drawn once there, at any other size drawn again at its box's size by Streamlit's chart."""
+    drawn once there, at any other size drawn again at its box's size by Streamlit's chart. ``show["cal"]``: the
+    calibrated two-step's cost in the numbers line."""
     projector, lesson = present.on(), lessons.shown_scene() is not None
     narrow = projector and screen.narrow_plot(viewport, lesson)  # (the sidebar open at 1280 x 720)
     reason = browser.why_not(A.engine, pair, show, narrow)
@@ -123,7 +124,8 @@ def _regions(pair: pg.TrainedPair, t: int, show: dict, viewport) -> tuple:
     height = side.plot_height(size, lesson)  # the plot's box (sized from the viewport), or None: measured
 
     def figure():  # (the last one again when nothing it is made of has changed: no work for a kept chart)
-        fig = pg.replay_of(drawn, t, show, height=height, projector=projector, narrow=narrow)
+        cal = calibrated.test_cost(order.unordered(drawn)) if show["cal"] else None
+        fig = pg.replay_of(drawn, t, show, height=height, projector=projector, narrow=narrow, calibrated=cal)
         if height is not None:  # the box's width: Streamlit measures it too, and draws once if equal
             fig.update_layout(width=size.width)
         if show["box"]:
@@ -245,6 +247,7 @@ def _live() -> None:
         t = pair.clamp(S["t"])  # the round the replay opens at (a link's t); its slider moves from there
         with left:
             show = side.view_toggles(pair.has_bayes, A.data_source == "mixture")
+            show["cal"] = show["cal"] or lessons.calibration_scene_open()  # (the calibration scene's number)
             with plot:
                 chart = _regions(order.shown(pair, A), t, show, viewport)  # (its pair, why not the browser's)
         if stage == side.PLOT_FIRST_NOW:  # a session's first run: the rest once the plot is drawn
@@ -255,7 +258,7 @@ def _live() -> None:
     if not costs_first:
         with costs_box:
             _cost_panel(tray, viewport)
-    with_calibrated = pair is not None and (show["cal"] or lessons.calibration_scene_open())
+    with_calibrated = pair is not None and show["cal"]
     _tray_messages(tray, pair, with_calibrated)  # after the plot (its slot is kept): the picture first
     if pair is None:
         return
@@ -265,7 +268,7 @@ def _live() -> None:
     exercise.sync()
     side.round_in_link()
     keys.replay_keys()  # ← → step a round, Space plays and pauses, Home and End
-    browser.send(*chart, projector)  # what the browser needs to compute cost edits itself
+    browser.send(*chart, projector, show["cal"])  # what the browser needs to compute cost edits itself
     vp.keep()  # below the first screen: the hidden text box the browser writes its size into
     side.collapse_sidebar_once()  # last: its element's gap is below the first screen
 

@@ -491,3 +491,26 @@ def test_the_cost_strip_names_its_lines_in_their_colours(projector):
         assert f"color:{colour}'>━ {name}<" in text
     strip = [tr for tr in fig.data if getattr(tr, "xaxis", None) == "x3" and tr.mode == "lines"]
     assert {tr.line.color for tr in strip} >= set(MODEL_COLORS.values())
+
+
+def test_the_numbers_show_the_calibrated_two_step_after_all_rounds_when_given():
+    from rebel.ui.figures.replay_numbers import numbers_lines, numbers_text, projector_texts
+
+    T = 4
+    numbers = {
+        "REBEL": np.linspace(1.0, 0.5, T + 1),
+        "two-step": np.linspace(1.0, 0.6, T + 1),
+        "blind": np.full(T + 1, 0.7),
+        "Bayes": 0.4,
+        "tie": 0.0,
+    }
+    with_cal = {**numbers, "calibrated": 0.4567}
+    assert numbers_lines(with_cal) == numbers_lines(numbers) + 1
+    for t in range(T + 1):
+        assert "calibrated" not in numbers_text(numbers, t, T) + "".join(projector_texts(numbers, t, T))
+        text, (head, side) = numbers_text(with_cal, t, T), projector_texts(with_cal, t, T)
+        assert (
+            text.split("<br>")[-1] == "calibrated two-step: <b>0.457</b> at t = 4"
+        )  # the same at every round
+        assert text.count("<br>") + 1 == numbers_lines(with_cal)
+        assert side.endswith("calibrated two-step:<br><b>0.457</b> at t = 4") and "calibrated" not in head

@@ -334,3 +334,51 @@ def test_the_session_file_downloaded_after_computed_edits_holds_their_costs(app_
         context.close()
     saved = json.loads(data)
     assert saved["cost_matrix"][2][0] == 8.5, saved["cost_matrix"]
+
+
+# the text of the chart's traces named "numbers" and "verdict" (the projector layout's column beside the regions),
+# the round shown and the page's last painted numbers, read at once (a replay may be playing)
+_TEXTS = """sel => { const gd = document.querySelector(sel);
+  return {text: gd.data.filter(t => t.name === 'numbers' || t.name === 'verdict').map(t => t.text[0]).join('<br>'),
+          t: gd.layout.sliders[0].active, painted: window.__rebelPg && window.__rebelPg.painted}; }"""
+
+
+@pytest.mark.parametrize("present", [False, True], ids=["plain", "present"])
+def test_the_calibration_scenes_number_follows_a_cost_edit_in_the_browser(app_url, browser, present):
+    """The calibration lesson scene shows the calibrated two-step's test cost among the numbers over the regions
+    (beside them in presentation mode); a cost edit the page computes (the calibrated posteriors sent once by the
+    server) paints the server engine's number for the new costs, within 1e-12, and the numbers the server would
+    write."""
+    from rebel.ui import lessons as ls
+    from rebel.ui.figures.replay_numbers import numbers_text, projector_texts
+    from rebel.ui.playground import calibrated
+    from rebel.ui.playground import compute as pg
+
+    n = next(i + 1 for i, s in enumerate(ls.SCENES) if s.shows_calibrated)
+    scene = ls.SCENES[n - 1]
+    url = f"{app_url}/?scene={n}" + ("&present=1" if present else "")
+    page, _ = bb.open_playground(browser, url, (1280, 720))
+    try:
+        settle(page)
+        before = page.evaluate(_TEXTS, PLOT)["text"]
+        commit = bb.edit_cost(page, "7.5")
+        page.wait_for_function("() => !!(window.__rebelPg && window.__rebelPg.scene)", timeout=120_000)
+        commit()
+        page.wait_for_function("() => document.body.dataset.rebelCostsPainted === '1'", timeout=60_000)
+        painted = page.evaluate(_TEXTS, PLOT)
+    finally:
+        page.close()
+
+    cfg = scene.config
+    C = np.array(cfg.cost_matrix, dtype=np.float64)
+    C[bb.COST_ENTRY] = 7.5
+    old, pair = ls.fit_scene(cfg), ls.fit_scene(dataclasses.replace(cfg, cost_matrix=C))
+    gap = "<br>" if present else " "
+    assert f"calibrated two-step:{gap}<b>{calibrated.test_cost(old):.3f}</b> at t = {old.n_rounds}" in before
+    cal = calibrated.test_cost(pair)
+    assert painted["painted"]["calibrated"] == pytest.approx(cal, rel=1e-12, abs=1e-15)
+    numbers, T, t = pg.round_numbers(pair, cal), pair.n_rounds, painted["t"]
+    title = pg.REPLAY_TITLE
+    expected = projector_texts(numbers, t, T, title) if present else [numbers_text(numbers, t, T, title)]
+    assert painted["text"] == "<br>".join(expected)
+    assert f"calibrated two-step:{gap}<b>{cal:.3f}</b>" in painted["text"]

@@ -37,12 +37,14 @@
       problem: d.problem, C: Float64Array.from(d.problem.costMatrix),
       xs: d.grid.xs, ys: d.grid.ys, nx: d.grid.xs.length, ny: d.grid.ys.length,
       staged: d.twoStep.map(S.float64s), bayes: d.bayes ? S.float64s(d.bayes) : null,
+      calibrated: d.calibrated ? S.float64s(d.calibrated) : null,
       blind: S.bytesOf(d.blind), palette: d.palette, title: d.title, projector: d.projector, tie: d.tie,
       maxCost: d.maxCost, input: d.input, generation: 0, result: null, asked: null,
     };
   }
   if (D && D.key) {
-    if (!P.scene || P.scene.key !== D.key || P.scene.projector !== D.projector) P.scene = prepare(D);
+    if (!P.scene || P.scene.key !== D.key || P.scene.projector !== D.projector ||
+      !P.scene.calibrated !== !D.calibrated) P.scene = prepare(D);
   } else {
     P.scene = null; // the browser path does not apply to what the server shows now
   }
@@ -118,7 +120,7 @@
   const signed = (v) => (v < 0 ? "" : "+") + v.toFixed(3);
   const bold = (text) => "\x3cb>" + text + "\x3c/b>";
   const BR = "\x3cbr>", DOT = " \u00b7 ";
-  /* rebel.ui.figures.replay_numbers._numbers_parts of round t: [head, costs, verdict phrases]. */
+  /* rebel.ui.figures.replay_numbers._numbers_parts of round t: [head, costs, verdict phrases, calibrated]. */
   function parts(n, t, T) {
     const r = n.REBEL[t], s = n.twoStep[t], b = n.Bayes, diff = r - s;
     const costs = bold("REBEL " + f3(r)) + DOT + bold("two-step " + f3(s)) + DOT +
@@ -126,24 +128,29 @@
     const who = Math.abs(diff) <= n.tie ? "tie" : diff < 0 ? "REBEL cheaper" : "two-step cheaper";
     const verdict = [who + " (" + signed(diff) + ")", "costs ignored: " + f3(n.blind[t])];
     if (b !== null) verdict.push("above Bayes: REBEL " + signed(r - b) + ",", "two-step " + signed(s - b));
-    return [bold("t = " + t) + " of " + T + DOT + "test cost per point:", costs, verdict];
+    const calibrated = n.calibrated === null ? [] : ["calibrated two-step:", bold(f3(n.calibrated)) + " at t = " + T];
+    return [bold("t = " + t) + " of " + T + DOT + "test cost per point:", costs, verdict, calibrated];
   }
   function numbersText(n, t, T, title) { // replay_numbers.numbers_text
-    const [head, costs, verdict] = parts(n, t, T);
+    const [head, costs, verdict, calibrated] = parts(n, t, T);
     const lines = [head, costs, verdict.slice(0, 2).join(DOT)];
     if (verdict.length > 2) lines.push(verdict.slice(2).join(" "));
+    if (calibrated.length) lines.push(calibrated.join(" "));
     return (title ? [title] : []).concat(lines).join(BR);
   }
   function projectorTexts(n, t, T, title) { // replay_numbers.projector_texts
-    const [head, costs, verdict] = parts(n, t, T);
-    return [head + BR + costs, (title ? [title] : []).concat(verdict).join(BR)];
+    const [head, costs, verdict, calibrated] = parts(n, t, T);
+    return [head + BR + costs, (title ? [title] : []).concat(verdict, calibrated).join(BR)];
   }
 
   // ----------------------------------------------------------------------------------------- the new picture
   function outcome(sc, C, d) {
     const E = window.RebelEngine, { K, T, M, nTrain, nTest, testY } = sc;
     const n = { REBEL: new Float64Array(T + 1), twoStep: new Float64Array(T + 1), blind: new Float64Array(T + 1),
-      Bayes: d.bayes ? E.meanCost(C, K, testY, d.bayes, 0) : null, tie: sc.tie };
+      Bayes: d.bayes ? E.meanCost(C, K, testY, d.bayes, 0) : null, tie: sc.tie,
+      // the calibrated two-step after all rounds: the cheapest class of the calibrated posteriors the server sent
+      calibrated: sc.calibrated && nTest
+        ? E.meanCost(C, K, testY, E.minRiskClasses(sc.calibrated, nTest, K, C), 0) : null };
     for (let t = 0; t <= T; t++) {
       n.REBEL[t] = nTest ? E.meanCost(C, K, testY, d.staged, t * M + nTrain) : 0;
       n.twoStep[t] = nTest ? E.meanCost(C, K, testY, d.twoStep[t], 0) : 0;
@@ -286,7 +293,7 @@
     const last = n ? { REBEL: n.REBEL[sc.T], twoStep: n.twoStep[sc.T], Bayes: n.Bayes, blind: n.blind[sc.T] } : null;
     const named = cell ? { i: cell.i, j: cell.j, text: cell.text } : null;
     setValue.call(el, JSON.stringify({ key: sc.key, C: rows, n: P.edits, failed: failed || null, painted: !!painted,
-      projector: sc.projector, costs: last, cell: named }));
+      projector: sc.projector, calibrated: !!sc.calibrated, costs: last, cell: named }));
     el.dispatchEvent(new Event("input", { bubbles: true }));
     el.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", code: "Enter", keyCode: 13, bubbles: true }));
     return true;
@@ -350,7 +357,8 @@
         P.phases = { fit: Math.max(0, trained - started), decide: Math.max(0, numbered - Math.max(trained, started)),
           image, plot: now - ready - image };
         P.painted = { REBEL: res.n.REBEL[sc.T], twoStep: res.n.twoStep[sc.T], Bayes: res.n.Bayes,
-          blind: res.n.blind[sc.T], ms: performance.now() - started, inWorker: P.trainer.inWorker(),
+          blind: res.n.blind[sc.T], calibrated: res.n.calibrated, ms: performance.now() - started,
+          inWorker: P.trainer.inWorker(),
           t: gd.layout.sliders && gd.layout.sliders[0] ? gd.layout.sliders[0].active : null, ahead: trained < started };
         document.body.dataset.rebelCostsPainted = String(generation);
         setTimeout(() => {

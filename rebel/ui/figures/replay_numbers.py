@@ -80,9 +80,10 @@ def projector_columns(narrow: bool, many: bool) -> tuple:
 
 
 def _numbers_parts(numbers: dict, t: int, T: int) -> tuple:
-    """Round t's numbers as ``(head, costs, verdict)``: the round line, the three test costs (REBEL, two-step,
-    Bayes when known) and the verdict's figures (the difference, ignoring the costs, the regret against Bayes)
-    as a list of short phrases."""
+    """Round t's numbers as ``(head, costs, verdict, calibrated)``: the round line, the three test costs (REBEL,
+    two-step, Bayes when known), the verdict's figures (the difference, ignoring the costs, the regret against
+    Bayes) as a list of short phrases, and the calibrated two-step's test cost after all rounds as two phrases (an
+    empty list when not given)."""
     r, s = float(numbers["REBEL"][t]), float(numbers["two-step"][t])
     bayes = numbers.get("Bayes")
     costs = f"<b>REBEL {r:.3f}</b> · <b>two-step {s:.3f}</b> · " + (
@@ -97,30 +98,36 @@ def _numbers_parts(numbers: dict, t: int, T: int) -> tuple:
     verdict = [f"{who} ({diff:+.3f})", f"costs ignored: {float(numbers['blind'][t]):.3f}"]
     if bayes is not None:
         verdict += [f"above Bayes: REBEL {r - bayes:+.3f},", f"two-step {s - bayes:+.3f}"]
-    return f"<b>t = {t}</b> of {T} · test cost per point:", costs, verdict
+    cal = numbers.get("calibrated")  # one model, after all rounds
+    calibrated = [] if cal is None else ["calibrated two-step:", f"<b>{float(cal):.3f}</b> at t = {T}"]
+    return f"<b>t = {t}</b> of {T} · test cost per point:", costs, verdict, calibrated
 
 
 def numbers_text(numbers: dict, t: int, T: int, title: str = "") -> str:
-    """The numbers lines of round t: the three test costs (REBEL, two-step, Bayes when known) and the verdict's
-    figures (the difference, ignoring the costs, the regret against Bayes). Numbers only; ``title`` (escaped)
-    heads them."""
-    head, costs, verdict = _numbers_parts(numbers, t, T)
+    """The numbers lines of round t: the three test costs (REBEL, two-step, Bayes when known), the verdict's
+    figures (the difference, ignoring the costs, the regret against Bayes) and the calibrated two-step's cost when
+    given. Numbers only; ``title`` (escaped) heads them."""
+    head, costs, verdict, calibrated = _numbers_parts(numbers, t, T)
     lines = [head, costs, " · ".join(verdict[:2])]
     if len(verdict) > 2:
         lines.append(" ".join(verdict[2:]))
+    if calibrated:
+        lines.append(" ".join(calibrated))
     return "<br>".join(([f"<b>{esc(title)}</b>"] if title else []) + lines)
 
 
 def projector_texts(numbers: dict, t: int, T: int, title: str = "") -> tuple:
     """The projector layout's numbers of round t: ``(head, side)``, the round and the three test costs above
-    the regions (two lines), the title and the verdict's figures beside them (one short phrase a line)."""
-    head, costs, verdict = _numbers_parts(numbers, t, T)
-    return head + "<br>" + costs, "<br>".join(([f"<b>{esc(title)}</b>"] if title else []) + verdict)
+    the regions (two lines), the title, the verdict's figures and the calibrated two-step's cost when given
+    beside them (one short phrase a line)."""
+    head, costs, verdict, calibrated = _numbers_parts(numbers, t, T)
+    side = ([f"<b>{esc(title)}</b>"] if title else []) + verdict + calibrated
+    return head + "<br>" + costs, "<br>".join(side)
 
 
 def numbers_lines(numbers: dict, title: str = "") -> int:
     """How many lines ``numbers_text`` writes (the top margin they need)."""
-    return 3 + (numbers.get("Bayes") is not None) + bool(title)
+    return 3 + (numbers.get("Bayes") is not None) + (numbers.get("calibrated") is not None) + bool(title)
 
 
 def _text_trace(text: str, x: float, position: str, name: str, size: int = FONT_NUMBERS) -> go.Scatter:

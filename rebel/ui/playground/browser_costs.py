@@ -169,9 +169,14 @@ def _b64(values, dtype: str) -> str:
     return base64.b64encode(np.ascontiguousarray(values, dtype=dtype).tobytes()).decode("ascii")
 
 
-def scene_payload(pair, projector: bool, title: str, costs_key: str, tie: float) -> dict:
+def scene_payload(
+    pair, projector: bool, title: str, costs_key: str, tie: float, calibrated: bool = False
+) -> dict:
     """What the page needs to compute a cost edit of ``pair``'s chart (JSON-able; floats the page decides on as
-    base64 of float64 bytes)."""
+    base64 of float64 bytes); ``calibrated``: the calibrated two-step's test posteriors too (its cost is in the
+    numbers line)."""
+    from rebel.ui.playground import calibrated as cal
+
     ds = pair.dataset
     X_test = ds.X_test
     posteriors = pair.posteriors_kept(X_test) if X_test.shape[0] else []
@@ -186,6 +191,7 @@ def scene_payload(pair, projector: bool, title: str, costs_key: str, tie: float)
         "grid": {"xs": pair.grid.xs.tolist(), "ys": pair.grid.ys.tolist()},
         "twoStep": [_b64(P, "<f8") for P in posteriors],
         "bayes": None if bayes is None else _b64(bayes, "<f8"),
+        "calibrated": _b64(cal.test_posteriors(pair)[1], "<f8") if calibrated and X_test.shape[0] else None,
         "blind": _b64(pair.blind_test, "u1"),
         "palette": region_rgb(len(ds.classes)).ravel().tolist(),
         "title": f"<b>{esc(title)}</b>" if title else "",
@@ -203,9 +209,10 @@ def _code(data: dict | None) -> list:
     return [p.read_text(encoding="utf-8") for p in SCRIPTS] if data is not None else [OFF_SCRIPT]
 
 
-def send(pair, reason: str | None, projector: bool) -> None:
+def send(pair, reason: str | None, projector: bool, calibrated: bool = False) -> None:
     """The hidden box: the text box a computed edit comes back in, and the payload for the chart of ``pair``
-    (``reason``: why the browser path is off, or None) in every run until the page has shown it holds it (an edit
+    (``reason``: why the browser path is off, or None; ``calibrated``: the numbers line shows the calibrated
+    two-step's cost) in every run until the page has shown it holds it (an edit
     of that scene came back): a run the browser never saw (one replaced by a newer run) cannot lose it."""
     from rebel.ui.playground import compute as pg
     from rebel.ui.playground import widgets as side
@@ -221,13 +228,13 @@ def send(pair, reason: str | None, projector: bool) -> None:
         )
         # the page's copy of "Replay after retraining" (a computed edit then plays from t = 0), every run
         st.html(script_element(REPLAY, bool(ss.get("w_autoplay"))), unsafe_allow_javascript=True)
-        sent = (pair.key, projector) if reason is None else reason
+        sent = (pair.key, projector, calibrated) if reason is None else reason
         if ss.get(SENT) != sent:
             script = ss.get(SCRIPT)
             if script is None or script[0] != sent:
                 data = None
                 if reason is None:
-                    data = scene_payload(pair, projector, pg.REPLAY_TITLE, side.COSTS, pg.TIE)
+                    data = scene_payload(pair, projector, pg.REPLAY_TITLE, side.COSTS, pg.TIE, calibrated)
                     data["engine"] = engine_source()
                     _remember_classes(pair)
                 script = ss[SCRIPT] = (sent, data, _code(data))
@@ -292,7 +299,11 @@ def _on_edit() -> None:
     # the editor's stored matrix; its next run draws the cells that differ as new cells (``components._cell``: a
     # value written into a cell the browser still holds would come back as that cell's change and undo the edit)
     ss[f"{side.COSTS}_base"] = C.copy()
-    ss[SENT] = (base.key, msg.get("projector"))  # the page holds this scene: no need to send it again
+    ss[SENT] = (
+        base.key,
+        msg.get("projector"),
+        bool(msg.get("calibrated")),
+    )  # the page holds this scene: no need to send it again
     known = known_costs(msg, base.has_bayes, APP_MAX_COST)
     if not msg.get("painted") or msg.get("failed"):
         return

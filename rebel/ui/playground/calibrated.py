@@ -6,23 +6,38 @@ switch read the same function. No streamlit here.
 
 from __future__ import annotations
 
+import numpy as np
 from sklearn.base import clone
 
 CALIBRATION_FOLDS = 5  # out-of-fold models behind the temperature scaling
 
 
+def test_posteriors(pair, method: str = "temperature") -> tuple:
+    """The pair's 0-1 posterior on the test points, ``(as trained, calibrated)`` ((N_test, K) each; as trained:
+    ``sigma(2H)``; calibrated: ``CrossFitCalibrated``, ``CALIBRATION_FOLDS`` out-of-fold models of the same
+    options, ``method``). Neither depends on the costs: they are kept with the 0-1 model, so a cost edit only takes
+    the cheapest class of each point again."""
+    from rebel.calibration import CrossFitCalibrated
+    from rebel.ui.playground.compute import zero_one_kept
+
+    ds, model = pair.dataset, pair.posterior_model
+
+    def make():
+        y_train = ds.class_index(ds.y_train)
+        cal = CrossFitCalibrated(clone(model), method, CALIBRATION_FOLDS).fit(ds.X_train, y_train)
+        return np.asarray(model.predict_proba(ds.X_test)), np.asarray(cal.predict_proba(ds.X_test))
+
+    return zero_one_kept(model, ("calibrated", method, ds.X_test.tobytes()), make)
+
+
 def calibrated_two_step(pair, method: str = "temperature") -> dict:
-    """The pair's 0-1 posterior on the test points as trained (``sigma(2H)``) and calibrated
-    (``CrossFitCalibrated``: ``CALIBRATION_FOLDS`` out-of-fold models of the same options, ``method``), each
-    with the minimum-risk rule's test cost and its class-wise calibration error (ECE)."""
-    from rebel.calibration import CrossFitCalibrated, ece, reliability
+    """The minimum-risk rule's test cost and the class-wise calibration error (ECE) on the pair's 0-1 posterior
+    as trained and calibrated (``test_posteriors``)."""
+    from rebel.calibration import ece, reliability
     from rebel.costs import min_risk_class
 
-    ds, C, y = pair.dataset, pair.cost_matrix, pair.y_test_idx
-    raw = pair.posterior_model.predict_proba(ds.X_test)
-    y_train = ds.class_index(ds.y_train)
-    cal = CrossFitCalibrated(clone(pair.posterior_model), method, CALIBRATION_FOLDS).fit(ds.X_train, y_train)
-    calibrated = cal.predict_proba(ds.X_test)
+    C, y = pair.cost_matrix, pair.y_test_idx
+    raw, calibrated = test_posteriors(pair, method)
     return {
         "two-step, posterior as trained": float(C[y, min_risk_class(raw, C)].mean()),
         "two-step, calibrated posterior": float(C[y, min_risk_class(calibrated, C)].mean()),
@@ -31,9 +46,17 @@ def calibrated_two_step(pair, method: str = "temperature") -> dict:
     }
 
 
+def test_cost(pair) -> float | None:
+    """The calibrated two-step method's test cost on ``pair`` (its classes in the models' order), the number the
+    Playground's numbers line shows beside the three methods' (None without test points)."""
+    if pair.dataset.X_test.shape[0] == 0:
+        return None
+    return calibrated_two_step(pair)["two-step, calibrated posterior"]
+
+
 def costs(pair, cache=None) -> dict:
-    """``calibrated_two_step(pair)``, kept in ``cache`` (a ``ModelCache``) by the pair's key: the out-of-fold
-    models are fitted once per model, not on every rerun."""
+    """``calibrated_two_step(pair)``; the out-of-fold models are fitted once per 0-1 model (``test_posteriors``)
+    and ``cache`` (a ``ModelCache``) keeps the numbers by the pair's key."""
     if cache is None:
         return calibrated_two_step(pair)
     return cache.get_or_fit(f"{pair.key}/calibrated", lambda: calibrated_two_step(pair))

@@ -67,6 +67,14 @@ class DeferredPair:
     def has_bayes(self) -> bool:
         return self._base.has_bayes
 
+    @property
+    def posterior_model(self):  # the 0-1 model (costs ignored): the same for every cost matrix of this data
+        return self._base.posterior_model
+
+    @property
+    def y_test_idx(self):
+        return self._base.y_test_idx
+
     def clamp(self, t: int) -> int:
         return int(min(max(int(t), 0), self.n_rounds))
 

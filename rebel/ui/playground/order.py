@@ -54,6 +54,11 @@ class InOrder:
         return getattr(self._pair, name)
 
     @property
+    def unordered(self) -> TrainedPair:
+        """The pair in the models' (sorted) order."""
+        return self._pair
+
+    @property
     def trained_key(self) -> str:  # the key of the models shown (``renamed``)
         return getattr(self._pair, "trained_key", self._pair.key)
 
@@ -144,3 +149,8 @@ def controls(A: AppState, where, costs_key: str) -> None:
             on_click=ui.guarded_callback(_on_move),
             args=(step, costs_key),
         )
+
+
+def unordered(pair):
+    """``pair`` in the models' (sorted) order: ``pair`` itself, or the pair an ``InOrder`` shows."""
+    return pair.unordered if isinstance(pair, InOrder) else pair

@@ -10,11 +10,15 @@ from rebel.ui.playground.results import TIE
 from rebel.ui.state import SharedLRU
 
 
-def round_numbers(pair) -> dict:
+def round_numbers(pair, calibrated: float | None = None) -> dict:
     """Every number of the first screen that depends on the round, for t = 0..T at once (the replay figure's
     frames carry them, so the round slider moves picture and numbers together): the test costs of REBEL, the
-    two-step method and ignoring the costs, the Bayes rule's (or None) and the verdict's tie margin."""
-    return {**pair.test_costs, "Bayes": pair.bayes_test_cost, "tie": TIE}
+    two-step method and ignoring the costs, the Bayes rule's (or None) and the verdict's tie margin; with
+    ``calibrated`` (the calibrated two-step's test cost after all rounds) that too."""
+    numbers = {**pair.test_costs, "Bayes": pair.bayes_test_cost, "tie": TIE}
+    if calibrated is not None:
+        numbers["calibrated"] = float(calibrated)
+    return numbers
 
 
 def rebel_points(pair) -> dict:
@@ -34,10 +38,13 @@ REPLAY_TITLE = (
 REPLAY_VIEWS = {"weights": False, "two": False, "dis": False, "bayes": False}  # the overlays off
 
 
-def replay_of(pair, start: int, show: Mapping | None = None, height=None, projector=False, narrow=False):
+def replay_of(
+    pair, start: int, show: Mapping | None = None, height=None, projector=False, narrow=False, calibrated=None
+):
     """The Playground's regions figure of ``pair`` (``replay.replay_figure``) at round ``start``: ``show`` the
     overlays on (``REPLAY_VIEWS``), ``height`` the plot's box in px (None: measured), ``projector`` (``narrow``:
-    a box narrower than high) the presentation layout. The page and ``bench_plot_draw`` draw it."""
+    a box narrower than high) the presentation layout; ``calibrated``: the calibrated two-step's test cost in the
+    numbers line (``round_numbers``). The page and ``bench_plot_draw`` draw it."""
     from rebel.ui.figures import regions, replay
 
     show = {**REPLAY_VIEWS, **(show or {})}
@@ -56,7 +63,7 @@ def replay_of(pair, start: int, show: Mapping | None = None, height=None, projec
         title=REPLAY_TITLE,
         start=start,
         height=height,
-        numbers=round_numbers(pair),
+        numbers=round_numbers(pair, calibrated),
         projector=projector,
         axis_names=ds.feature_names,
         narrow=narrow,
