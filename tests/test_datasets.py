@@ -255,6 +255,25 @@ def test_sample_path():
 # --- specs and datasets ---------------------------------------------------------------------------------------
 
 
+def test_a_specs_mixture_is_written_as_pandas_writes_its_records():
+    """``mixture_records`` (what every link and session file writes) is pandas' ``to_dict(orient="records")`` of
+    the mixture with class names as text: the same values, keys and Python types, for every preset and for odd
+    class names and whole-number columns."""
+    from rebel.data.mixture import mixture_records
+    from rebel.data.presets import PRESETS
+    from rebel.ui.config import preset_config
+
+    odd = TWO.assign(**{"class": ["ä b", "=1+1", "=1+1", "<b>x</b>"], "weight": [1, 3, 1, 2]})
+    mixtures = [preset_config(name).spec.mixture for name in PRESETS]
+    for m in [*mixtures, d.validate_mixture(TWO), d.validate_mixture(odd), d.DatasetSpec(odd).mixture]:
+        ours, theirs = mixture_records(m), m.astype({"class": str}).to_dict(orient="records")
+        assert ours == theirs
+        assert [[type(v) for v in r.values()] for r in ours] == [
+            [type(v) for v in r.values()] for r in theirs
+        ]
+        assert [list(r) for r in ours] == [list(r) for r in theirs]
+
+
 def test_spec_round_trips_through_json():
     spec = d.DatasetSpec(TWO, n_points=300, test_fraction=0.2, seed=9, label_noise=0.05)
     again = d.DatasetSpec.from_dict(json.loads(json.dumps(spec.to_dict())))
