@@ -7,7 +7,10 @@ import re
 
 import pytest
 
+from benchmarks import bench_browser as bb
 from rebel.ui.figures.palette import region_colors
+from tests.e2e.conftest import settle
+from tests.e2e.layout_checks import wait_plot_fits_box
 
 pytestmark = pytest.mark.browser
 
@@ -46,6 +49,11 @@ def test_playground_renders_and_scrubs(app_url, browser, screenshot_dir):
     t, T = _round_shown(page)
     assert t == T > 0
     assert page.locator("[data-testid='stException']").count() == 0
+    # the whole first page, and the chart drawn again for its box once the browser has told its size (beside two
+    # busy loops a look in between caught the plot area mid-redraw: 6 % of its pixels in region colours)
+    settle(page)
+    bb._install(page)  # (the bench's page hooks, which its settle reads)
+    wait_plot_fits_box(page)
 
     # Scrub with the figure's own slider: click the rail at round 5; picture and numbers follow, in the browser.
     plot = page.locator(".st-key-pg_plot").first
