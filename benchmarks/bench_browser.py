@@ -797,7 +797,8 @@ def report(label: str, results: dict) -> None:
     if results.get(
         "server_cpu_per_edit"
     ):  # (the page's own reruns included: its text boxes, the costs stored)
-        print(_summary("server CPU", results["server_cpu_per_edit"], "ms/edit"))
+        cpu = results["server_cpu_per_edit"]  # (whole clock ticks of /proc: the mean resolves finer than one)
+        print(_summary("server CPU", cpu, "ms/edit") + f"  (mean {statistics.fmean(v for v, _ in cpu):.1f})")
     for name in PAGE_PHASES:  # where a cost edit computed in the page spent its time (playground_costs.js)
         if results.get(f"page: {name}"):
             print(_summary(f"  {name}", results[f"page: {name}"]))
