@@ -14,7 +14,7 @@ least-connections balancing) on free localhost ports. Then:
 
 A cost edit is sent exactly as the page sends one the browser computed (``rebel/ui/browser/playground_costs.js``:
 REBEL retrained in a Web Worker, the chart repainted in the page): the new matrix as the JSON the script writes
-into the hidden text box ``pg_browser_costs`` (``{"key", "C", "n", "failed", "painted", "projector"}``), committed
+into the hidden text box ``pg_browser_costs`` (``{"key", "C", "n", "failed", "painted", "projector", "calibrated", ...}``), committed
 with Enter; that rerun is all the server sees of it. The scene's key and costs come from the payload the server put
 on the page (``window.__rebelPgData``). A scrub moves the regions figure's own slider, which replays in the
 browser: nothing is sent. Students use the ``ws`` client of ``bench_classroom`` (Streamlit's websocket protocol):
@@ -80,6 +80,7 @@ def edit_message(scene: dict, C: list, n: int, costs: dict | None = None, cell: 
     rows = [[js_number(c) for c in row] for row in C]
     msg = {"key": scene["key"], "C": rows, "n": n, "failed": None, "painted": True}
     msg["projector"] = bool(scene.get("projector"))
+    msg["calibrated"] = bool(scene.get("calibrated"))  # (the page holds the calibrated posteriors)
     msg["costs"] = costs
     msg["cell"] = cell
     return json.dumps(msg, separators=(",", ":"))

@@ -33,7 +33,7 @@ def test_an_edit_is_told_as_the_page_tells_it():
     msg = cc.edit_message({"key": "k1", "projector": False}, [[0.0, 2.5], [10.0, 0.0]], 3, costs)
     assert list(json.loads(msg)) == fields
     assert json.loads(msg) == {"key": "k1", "C": [[0, 2.5], [10, 0]], "n": 3, "failed": None, "painted": True,
-                               "projector": False, "costs": costs, "cell": None}  # fmt: skip
+                               "projector": False, "calibrated": False, "costs": costs, "cell": None}  # fmt: skip
     scene = {"key": "k1", "problem": {"K": 2, "costMatrix": [0, 1, 10, 0]}}
     assert cc.typed_cell(scene, [[0.0, 2.5], [10.0, 0.0]]) == {"i": 0, "j": 1, "text": "2.5"}
     assert '"C":[[0,2.5],[10,0]]' in msg
