@@ -306,6 +306,49 @@ def test_risk_path_panels_build_each_shape_once(monkeypatch):
     assert built[0] <= 2 * n + 10, (built[0], n)
 
 
+def test_presentation_modes_cost_table_writes_every_text_at_20_px_and_names_classes_by_colour():
+    """Presentation mode's table: the columns headed by a square in their class's colour, the rows by the same
+    square and the name, every text at 20 px, costs with 2 significant digits, the picked entry framed; the width
+    from which its costs fit their cells grows with the classes and the costs' digits."""
+    from rebel.ui.figures import cost_table as ct
+    from rebel.ui.figures.palette import class_colors
+
+    names = ["apple", "banana", "a <b>bold</b> name", "elderberry", "fig"]
+    C = np.arange(25, dtype=float).reshape(5, 5) / 3
+    np.fill_diagonal(C, 0)
+    colors = class_colors(5)
+    fig = ct.cost_table_figure(C, names, 26, colors=colors, picked=(2, 4))
+    costs = fig.data[1]
+    assert costs.textfont.size == ct.PRESENT_FONT == 20
+    assert fig.layout.xaxis.tickfont.size == fig.layout.yaxis.tickfont.size == 20
+    assert fig.layout.hoverlabel.font.size == 20
+    assert [list(r) for r in costs.text] == [[f"{v:.2g}" for v in row] for row in C]
+    assert list(fig.layout.xaxis.ticktext) == [f'<span style="color:{c}">■</span>' for c in colors]
+    rows = list(fig.layout.yaxis.ticktext)
+    assert rows[0] == f'<span style="color:{colors[0]}">■</span> apple'
+    assert "<b>" not in rows[2] and "&lt;b&gt;" in rows[2]  # a class name is inert text
+    assert rows[3].endswith("elderberry")  # 10 characters up to 8 classes
+    (frame,) = fig.layout.shapes
+    assert (frame.x0, frame.x1, frame.y0, frame.y1) == (3.5, 4.5, 1.5, 2.5)
+    assert frame.line.color == ct.PICKED_LINE
+    assert ct.present_name_chars(12) == 7 and ct.present_name_chars(8) == 10
+    # the widths: a cost and a name at 20 px as measured in Chromium (``_EM``)
+    assert ct.text_px("8.7") == 25.0 and ct.text_px("0.78") == 35.0
+    small = ct.numbers_fit_px(np.ones((5, 5)) - np.eye(5), names)  # costs "1", "0"
+    assert small < ct.numbers_fit_px(C, names)  # wider costs ("7.7"), wider cells
+    assert small < 340  # five classes of one-digit costs fit a 340 px column at 20 px; twelve of "8.7" not
+    twelve = [f"c{k}" for k in range(12)]
+    assert ct.numbers_fit_px(np.full((12, 12), 8.7), twelve) > 340
+    css = ct.present_table_css("w_costs_table_box", 300)
+    assert ".st-key-w_costs_table_box {container-type: inline-size;}" in css
+    assert (
+        "@container (max-width: 299px) {.st-key-w_costs_table_box .heatmaplayer text {display: none;}}" in css
+    )
+    # without colours: the table as before (no squares, no frame)
+    plain = ct.cost_table_figure(C, names, 26)
+    assert plain.layout.xaxis.ticktext is None and not plain.layout.shapes
+
+
 def test_the_cost_table_names_its_columns_across_up_to_six_classes_and_upright_beyond():
     from rebel.ui.figures import cost_table as ct
 

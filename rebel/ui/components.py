@@ -30,7 +30,9 @@ import streamlit as st
 
 from rebel.budget import BudgetError
 from rebel.ui import config
+from rebel.ui.figures import cost_table as ct
 from rebel.ui.figures.cost_table import ROW_PX, column_labels, cost_table_figure
+from rebel.ui.figures.palette import class_colors
 from rebel.ui.state import AppState, Problem, problem_or_default
 from rebel.ui.text import Markdown, md, plain
 
@@ -220,7 +222,7 @@ def cost_editor_hint(n_classes: int, large: bool = False) -> str:
     """What the cost editor's header tells a user to do: type into the grid's cells, or (above
     ``GRID_MAX_CLASSES``, ``GRID_MAX_CLASSES_LARGE`` with ``large``) pick one entry under the read-only table."""
     if uses_entry_editor(n_classes, large):
-        return "pick an entry under the table, type its cost and press Enter"
+        return ct.PRESENT_HINT if large else "pick an entry under the table, type its cost and press Enter"
     return "type a number and press Enter"
 
 
@@ -241,18 +243,24 @@ def _one_entry_editor(
 ) -> None:
     """Many classes: the matrix as a read-only table that fits the column (``cost_table_figure``), and one entry
     (truth, prediction) edited at a time."""
-    if column_labels(names)[0] == "1":  # (named columns: the header's "columns = prediction" says it)
-        st.caption("Columns: the predicted class, by its row's number.")
-    st.plotly_chart(
-        cost_table_figure(C, names, table_row_px(len(names), large, table_height)),
-        config={"displayModeBar": False, "staticPlot": False},
-        key=f"{key}_table",
-    )
+    tag = config.content_key(list(names))[:10]  # other classes, new boxes (the browser keeps a box's label)
+    picks = f"{key}_truth_{tag}", f"{key}_pred_{tag}"
+    row_px = table_row_px(len(names), large, table_height)
+    if large:  # the classes' colours as the regions show them, the picked entry framed
+        colors = [class_colors(len(names))[p] for p in perm]
+        picked = tuple(st.session_state.get(k, 0) for k in picks)
+        figure = cost_table_figure(C, names, row_px, colors=colors, picked=picked)
+        st.html(ct.present_table_css(f"{key}_table_box", ct.numbers_fit_px(C, names)))
+    else:
+        if column_labels(names)[0] == "1":  # (named columns: the header's "columns = prediction" says it)
+            st.caption("Columns: the predicted class, by its row's number.")
+        figure = cost_table_figure(C, names, row_px)
+    with st.container(key=f"{key}_table_box"):
+        st.plotly_chart(figure, config={"displayModeBar": False, "staticPlot": False}, key=f"{key}_table")
     st.html(COST_CELL_CSS)
     a, b, c = st.columns([2, 2, 1.4], vertical_alignment="bottom")
-    tag = config.content_key(list(names))[:10]  # other classes, new boxes (the browser keeps a box's label)
-    i = a.selectbox("Truth", range(len(names)), format_func=names.__getitem__, key=f"{key}_truth_{tag}")
-    j = b.selectbox("Prediction", range(len(names)), format_func=names.__getitem__, key=f"{key}_pred_{tag}")
+    i = a.selectbox("Truth", range(len(names)), format_func=names.__getitem__, key=picks[0])
+    j = b.selectbox("Prediction", range(len(names)), format_func=names.__getitem__, key=picks[1])
     cell, value = _cell(key, i, j, names, C[i, j])
     c.text_input(
         "Cost",

@@ -214,13 +214,25 @@ _COST_TABLE = """() => {
 }"""
 
 
-def cost_table_problems(page, min_font: float) -> list[str]:
+def _glyphs(label: dict) -> dict:
+    """A label's glyphs: its text box cut to the font's size in height, around its middle."""
+    b, px = label["box"], label["px"]
+    top = b["y"] + b["height"] / 2 - min(px, b["height"]) / 2
+    return {"x": b["x"], "y": top, "width": b["width"], "height": min(px, b["height"])}
+
+
+def cost_table_problems(page, min_font: float, numbers: bool = True) -> list[str]:
     """What makes the read-only cost table hard to read: a cost wider than its cell (or reaching into the next),
-    column or row names overlapping each other or leaving the cost editor, a column named by a number instead
-    of its class, and any text under ``min_font`` px."""
+    column or row names overlapping each other (their glyphs: a box of the font's size around each label's
+    middle, as presentation mode's rows of 20 px names 25 px apart read clear; a label's text box also holds the
+    font's line gap) or leaving the cost editor, a column named by a number instead of its class, and any shown
+    text under ``min_font`` px. ``numbers``: whether the costs must be written in (presentation mode hides them
+    where they would not fit: ``cost_table.numbers_fit_px``)."""
     found = page.evaluate(_COST_TABLE)
-    if not found or not found["area"] or not found["numbers"]:
-        return ["no cost table with its costs written in"]
+    if found:  # costs hidden by the page have no box
+        found["numbers"] = [n for n in found["numbers"] if n["box"]["width"] > 0]
+    if not found or not found["area"] or (numbers and not found["numbers"]):
+        return ["no cost table" + (" with its costs written in" if numbers else "")]
     area, K = found["area"], len(found["rows"])
     cell = area["width"] / max(K, 1)
     problems = []
@@ -236,7 +248,7 @@ def cost_table_problems(page, min_font: float) -> list[str]:
             if not inside(a["box"], found["editor"]):
                 problems.append(f"{kind[:-1]} name {a['text']!r} {_px(a['box'])} leaves the cost editor")
             for b in labels[i + 1 :]:
-                if overlap(a["box"], b["box"]):
+                if overlap(_glyphs(a), _glyphs(b)):
                     problems.append(f"{kind[:-1]} names {a['text']!r} and {b['text']!r} overlap")
     problems += [
         f"column named {c['text']!r}, not by its class" for c in found["columns"] if c["text"].isdigit()
@@ -316,3 +328,66 @@ def _right(b: dict) -> float:
 
 def _px(b: dict) -> str:
     return f"[{b['x']:.0f}..{_right(b):.0f} x {b['y']:.0f}..{b['y'] + b['height']:.0f}]"
+
+
+# Presentation mode's cost table: its box's width (the width its container query reads), how many costs are shown
+# and written in all, and the colour (computed fill) of each column's square and each row's square.
+_PRESENT_TABLE = """() => {
+  const box = document.querySelector('[class*="st-key-w_costs_table_box"]');
+  const gd = box && box.querySelector('.js-plotly-plot');
+  if (!gd) return null;
+  const ticks = new Set(gd.querySelectorAll('.xtick text, .ytick text'));
+  const costs = [...gd.querySelectorAll('.cartesianlayer text')].filter(e => !ticks.has(e) && e.textContent.trim());
+  const fill = e => { const t = e.querySelector('tspan'); return t ? getComputedStyle(t).fill : null; };
+  return {width: box.clientWidth, costs: costs.length,
+          shown: costs.filter(e => e.getBoundingClientRect().width > 0).length,
+          columns: [...gd.querySelectorAll('.xtick text')].map(fill),
+          rows: [...gd.querySelectorAll('.ytick text')].map(e => [e.textContent, fill(e)])};
+}"""
+
+
+def present_table_problems(page, cost_matrix, classes, colors) -> list[str]:
+    """What presentation mode's cost table gets wrong: a column's or row's square not in its class's colour
+    (``colors``, hex, in the order of ``classes``), a row not named by its class, and its costs shown in a box
+    narrower than ``cost_table.numbers_fit_px`` (where a cost at 20 px spills out of its cell) or hidden in a box
+    that holds them."""
+    from rebel.ui.figures import cost_table as ct
+
+    found = page.evaluate(_PRESENT_TABLE)
+    if not found:
+        return ["no presentation cost table"]
+    rgb = [f"rgb({int(c[1:3], 16)}, {int(c[3:5], 16)}, {int(c[5:7], 16)})" for c in colors]
+    problems = []
+    if found["columns"] != rgb:
+        problems.append(f"the columns' squares {found['columns']} are not the classes' colours {rgb}")
+    rows = [text for text, _ in found["rows"]]
+    if [fill for _, fill in found["rows"]] != rgb:
+        problems.append(f"the rows' squares {found['rows']} are not the classes' colours {rgb}")
+    chars = ct.present_name_chars(len(classes))
+    named = [f"{ct.SWATCH} " + (c if len(c) <= chars else c[: chars - 1] + "…") for c in classes]
+    if rows != named:
+        problems.append(f"the rows read {rows}, not {named}")
+    fit = ct.numbers_fit_px(cost_matrix, classes)
+    want = found["costs"] if found["width"] >= fit else 0
+    if found["costs"] != len(classes) ** 2 or found["shown"] != want:
+        problems.append(
+            f"{found['shown']} of {found['costs']} costs shown in a box {found['width']} px wide (they fit from"
+            f" {fit} px: {want} should show)"
+        )
+    return problems
+
+
+# every text of the costs' column on the first screen (elements with text of their own, and the inputs' values)
+# under ``min`` px: [text, px] pairs
+SMALL_COSTS_TEXTS = """min => { const col = document.querySelector('.st-key-cost_editor')?.closest("[data-testid='stColumn']");
+  if (!col) return [['(no costs column)', 0]];
+  const out = [];
+  for (const e of col.querySelectorAll('*')) {
+    const own = e.tagName === 'INPUT' ? e.value : [...e.childNodes].filter(n => n.nodeType === 3).map(n => n.textContent).join('');
+    const r = e.getBoundingClientRect(), cs = getComputedStyle(e);
+    if (!own.trim() || r.width <= 0 || r.height <= 0 || r.top >= innerHeight || cs.visibility === 'hidden') continue;
+    if (/Material/.test(cs.fontFamily)) continue;  // an icon's ligature, not text
+    const px = parseFloat(cs.fontSize);
+    if (px < min) out.push([own.trim().slice(0, 40), px]);
+  }
+  return out; }"""

@@ -15,7 +15,12 @@ import pytest
 from benchmarks import bench_browser as bb
 from rebel.ui import lessons as ls
 from rebel.ui.playground import widgets as side
-from tests.e2e.layout_checks import assert_screen_is_clean, strip_key_problems, wait_plot_fits_box
+from tests.e2e.layout_checks import (
+    SMALL_COSTS_TEXTS,
+    assert_screen_is_clean,
+    strip_key_problems,
+    wait_plot_fits_box,
+)
 from tests.e2e.test_one_screen import _assert_on_screen, _scroll_top, _set_sidebar
 
 pytestmark = pytest.mark.browser
@@ -31,22 +36,6 @@ _FONTS = """bar => { const px = e => parseFloat(getComputedStyle(e).fontSize);
           ticks: least(plot + '.xy .xtick text, ' + plot + '.xy .ytick text'), legend: least(plot + '.legendtext'),
           'cost cells': least('.st-key-cost_editor input'), strip: least(plot + '.x3tick text, ' + plot + '.y3tick text'),
           'round control': least(plot + '.slider-group > text.slider-label, ' + plot + '.updatemenu-item-text')}; }"""
-
-
-# every text of the costs' column on the first screen (elements with text of their own, and the inputs' values)
-# under ``min`` px: [text, px] pairs
-_SMALL_COSTS_TEXTS = """min => { const col = document.querySelector('.st-key-cost_editor')?.closest("[data-testid='stColumn']");
-  if (!col) return [['(no costs column)', 0]];
-  const out = [];
-  for (const e of col.querySelectorAll('*')) {
-    const own = e.tagName === 'INPUT' ? e.value : [...e.childNodes].filter(n => n.nodeType === 3).map(n => n.textContent).join('');
-    const r = e.getBoundingClientRect(), cs = getComputedStyle(e);
-    if (!own.trim() || r.width <= 0 || r.height <= 0 || r.top >= innerHeight || cs.visibility === 'hidden') continue;
-    if (/Material/.test(cs.fontFamily)) continue;  // an icon's ligature, not text
-    const px = parseFloat(cs.fontSize);
-    if (px < min) out.push([own.trim().slice(0, 40), px]);
-  }
-  return out; }"""
 
 
 def _open_scene(browser, app_url: str, n: int, w: int, h: int):
@@ -83,7 +72,7 @@ def _assert_lesson_screen(page, n: int, w: int, h: int, sidebar: str, screenshot
     print(f"\n{when} at {w}x{h}: smallest font px {fonts}")
     small = {k: v for k, v in fonts.items() if v is None or v < MIN_FONT_PX}
     assert not small, f"texts under {MIN_FONT_PX} px or missing ({when}): {small}"
-    costs = page.evaluate(_SMALL_COSTS_TEXTS, MIN_FONT_PX)
+    costs = page.evaluate(SMALL_COSTS_TEXTS, MIN_FONT_PX)
     assert not costs, f"texts of the costs' column under {MIN_FONT_PX} px ({when}): {costs}"
     assert_screen_is_clean(page, f"{when} at {w}x{h}")  # nothing clipped, overlapping or split inside a word
     # the strip's key above the strip, never over its curves (with the sidebar open, many classes may leave it

@@ -15,24 +15,32 @@ from __future__ import annotations
 import pytest
 
 from benchmarks import bench_browser as bb
+from rebel.ui.figures.palette import class_colors
 from tests.e2e.layout_checks import (
+    SMALL_COSTS_TEXTS,
     assert_screen_is_clean,
     control_text_problems,
     cost_table_problems,
     modebar_problems,
+    present_table_problems,
     wait_plot_fits_box,
 )
-from tests.e2e.test_one_screen import _assert_on_screen, _scroll_top, _set_sidebar, _twelve_class_link
+from tests.e2e.test_one_screen import (
+    _assert_on_screen,
+    _scroll_top,
+    _set_sidebar,
+    _twelve_class_costs,
+    _twelve_class_link,
+)
 
 pytestmark = pytest.mark.browser
 
 W, H = 1280, 720
-# The 12 x 12 cost table's texts: 10 px, the largest that fits. Measured in presentation mode with the sidebar open
-# at 1280 x 720: the costs' column is 258 px, the table's cells 16.7 px wide (its 200 px plotting area over twelve
-# columns, the rows' names left of it); a cost such as "3.4" is 12.5 px wide at 10 px, 14.2 px at 11 px (no margin
-# left in its cell: 8 costs touch their neighbours) and 24.9 px at 20 px. Twenty px needs cells of 26 px or more:
-# a table ~370 px wide plus its rows' names, in a column the plot leaves 258 px.
-MIN_TABLE_FONT_PX = 10
+# The 12 x 12 cost table's texts: 20 px, as everywhere in presentation mode. With the sidebar open at 1280 x 720
+# the costs' column is 258 px and a cell of the table about 13 px wide: a cost at 20 px ("3.4" is 25 px) cannot
+# fit, so the table hides its costs there (its shades and the entry box under it say them) and keeps its rows'
+# names and its columns' coloured squares at 20 px.
+MIN_TABLE_FONT_PX = 20
 
 
 def _open(browser, app_url: str, query: str = ""):
@@ -98,7 +106,11 @@ def test_sidebar_open_with_twelve_classes(app_url, browser, screenshot_dir):
     try:
         _check(page, "12_classes", True, screenshot_dir)
         _assert_on_screen(page, W, H, "12 classes, sidebar open", square=False)
-        problems = cost_table_problems(page, MIN_TABLE_FONT_PX)
+        C, names = _twelve_class_costs()
+        problems = cost_table_problems(page, MIN_TABLE_FONT_PX, numbers=False)
+        problems += present_table_problems(page, C, names, class_colors(12))
+        small = page.evaluate(SMALL_COSTS_TEXTS, MIN_TABLE_FONT_PX)
+        problems += [f"{text!r} at {px} px" for text, px in small]
         assert not problems, "12 classes, sidebar open: the cost table is cramped:\n  " + "\n  ".join(
             problems
         )

@@ -8,6 +8,12 @@ narrow column still names every class; by class number (and the rows by number a
 names would clash. Every cell writes its cost, shaded from white (0) to a light orange (the largest cost), the
 diagonal grey. The table fills its width and keeps its height (``cost_table_height``): upright names take their
 room from the rows.
+
+Presentation mode (``colors`` given) writes every text at ``PRESENT_FONT`` px for the back of a room: each column
+is headed by a square in its class's colour (the regions' and legend's colour), each row by the same square and its
+name, the costs with 2 significant digits; the entry being edited (``picked``) is framed. Where a cost at that size
+would not fit its cell, the page hides the costs (``numbers_fit_px``: the least width that holds them) and the
+shades say which entries cost more; the entry box under the table writes the picked one's cost.
 """
 
 from __future__ import annotations
@@ -21,6 +27,18 @@ ROW_PX = 24  # px per row; the figure is ROW_PX * (K + 1) + margins tall
 MAX_NAME = 12  # characters of a class name beside its row (longer names end in "…")
 SHADE = [[0.0, "#FFFFFF"], [1.0, "#F5B971"]]
 DIAGONAL = "#E3E3E3"
+
+
+PRESENT_FONT = 20  # px: every text of the table in presentation mode
+SWATCH = "\u25a0"  # a black square, coloured as its class
+PICKED_LINE = "#111111"
+PRESENT_HINT = "darker = costlier; pick an entry below, type its cost, Enter"  # the editor's header says it
+NUMBER_PAD = 4  # px kept clear on each side of a cost in its cell
+# Widths of characters as shares of the font size in the page's font (Source Sans), measured in Chromium at 20 px:
+# digits, "+" and "e" 0.498, "." 0.249, "-" 0.312, the square 0.600, "…" 0.948; letters from 0.246 ("i") to 0.830
+# ("m"), taken as 0.70 (a name a little wide hides the costs a little early, never lets them spill)
+_EM = {**dict.fromkeys("0123456789+e", 0.5), ".": 0.25, "-": 0.32, SWATCH: 0.6, " ": 0.25, "\u2026": 0.95}
+_EM_OTHER = 0.7
 
 
 NAMED_COLUMNS = 6  # up to this many classes, the columns are named (more: numbered, the names don't fit)
@@ -64,28 +82,81 @@ def short_cost(value: float, n_classes: int) -> str:
     return f"{float(value):.{3 if n_classes <= 8 else 2}g}"
 
 
-def cost_table_figure(cost_matrix, classes, row_px: int = ROW_PX) -> go.Figure:
+def present_cost(value: float) -> str:
+    """A cost as the presentation table writes it: 2 significant digits (the entry box shows the full value)."""
+    return f"{float(value):.2g}"
+
+
+def present_name_chars(n_classes: int) -> int:
+    """Characters of a row's name in the presentation table (longer names end in "…")."""
+    return 10 if int(n_classes) <= 8 else 7
+
+
+def text_px(text: str, size: float = PRESENT_FONT) -> float:
+    """About how wide ``text`` is at ``size`` px in the page's font (``_EM``, rounded up)."""
+    return size * sum(_EM.get(ch, _EM_OTHER) for ch in str(text))
+
+
+def _present_rows(classes, colors) -> list:
+    K = len(classes)
+    return [
+        f'<span style="color:{c}">{SWATCH}</span> {esc(_short(name, present_name_chars(K)))}'
+        for name, c in zip(classes, colors, strict=True)
+    ]
+
+
+def _names_px(classes) -> int:
+    """About how wide the presentation table's left margin is at most: its rows' squares and names at
+    ``PRESENT_FONT``."""
+    K = len(classes)
+    return int(np.ceil(max(text_px(f"{SWATCH} " + _short(c, present_name_chars(K))) for c in classes))) + 6
+
+
+def numbers_fit_px(cost_matrix, classes) -> int:
+    """The least width (px) of the presentation table at which every cost, at ``PRESENT_FONT`` px with
+    ``NUMBER_PAD`` px clear on each side, fits its cell: the page hides the costs in a narrower table."""
+    C = np.asarray(cost_matrix, dtype=np.float64)
+    widest = max(text_px(present_cost(v)) for v in C.ravel())
+    return _names_px(classes) + 4 + len(classes) * int(np.ceil(widest + 2 * NUMBER_PAD))
+
+
+def present_table_css(box: str, fit_px: int) -> str:
+    """Presentation mode's cost table in the container ``box``: its costs hidden while the box is narrower than
+    ``fit_px`` (``numbers_fit_px``: a cost at 20 px would spill out of its cell; the shades and the entry box
+    say the costs)."""
+    return (
+        f"<style>.st-key-{box} {{container-type: inline-size;}}"
+        f"@container (max-width: {int(fit_px) - 1}px) {{.st-key-{box} .heatmaplayer text {{display: none;}}}}</style>"
+    )
+
+
+def cost_table_figure(
+    cost_matrix, classes, row_px: int = ROW_PX, *, colors=None, picked: tuple[int, int] | None = None
+) -> go.Figure:
     """The K x K cost matrix as an annotated table (rows = truth ``k name``, columns = prediction ``k``, costs
-    written by ``short_cost``); ``row_px`` sets the rows' height and the font (half of it; larger in
-    presentation mode)."""
+    written by ``short_cost``); ``row_px`` sets the rows' height and the font (half of it). With ``colors`` (the
+    classes' colours, in the order of ``classes``): presentation mode's table (module docstring), the entry
+    ``picked`` (truth, prediction; indices into ``classes``) framed."""
     C = np.asarray(cost_matrix, dtype=np.float64)
     K = len(classes)
     if C.shape != (K, K):
         raise ValueError(f"cost_matrix must be {K}x{K} (one row and column per class), got shape {C.shape}.")
+    present = colors is not None
     off = C[~np.eye(K, dtype=bool)]
     top = float(off.max()) if off.size and np.isfinite(off).all() and off.max() > 0 else 1.0
     shade = np.where(np.eye(K, dtype=bool), np.nan, C / top)
-    text = [[short_cost(C[i, j], K) for j in range(K)] for i in range(K)]
-    cols = column_labels(classes)
-    numbered = cols[0] == "1"  # the rows' numbers are the columns' key
+    text = [[present_cost(v) if present else short_cost(v, K) for v in row] for row in C]
+    cols = [esc(c) for c in classes] if present else column_labels(classes)
+    numbered = not present and cols[0] == "1"  # the rows' numbers are the columns' key
     rows = [
-        f"{i + 1} {esc(_short(name))}" if numbered else esc(_short(name)) for i, name in enumerate(classes)
+        esc(name) if present else f"{i + 1} {esc(_short(name))}" if numbered else esc(_short(name))
+        for i, name in enumerate(classes)
     ]
-    size = max(9, round(int(row_px) * 0.5))
-    ticks = {"size": max(9, round(size * 0.85))}
+    size = PRESENT_FONT if present else max(9, round(int(row_px) * 0.5))
+    ticks = {"size": size if present else max(9, round(size * 0.85))}
     height = cost_table_height(K, row_px)
-    top = int(row_px) + 4  # the header row (names across, or numbers)
-    if upright_columns(classes):  # the longest name upright; the rows share what is left of the same height
+    top = int(row_px) + 4  # the header row (names across, numbers, or squares)
+    if not present and upright_columns(classes):  # the longest name upright; the rows share the rest
         top = int(np.ceil(max(len(c) for c in cols) * UPRIGHT_CHAR * ticks["size"])) + 6
     fig = go.Figure(
         [
@@ -122,11 +193,23 @@ def cost_table_figure(cost_matrix, classes, row_px: int = ROW_PX) -> go.Figure:
     )
     fig.update_layout(
         height=height,
-        margin={"l": 4, "r": 4, "t": top, "b": 4},
+        margin={"l": 4, "r": 4, "t": top, "b": 4},  # (the rows' names widen it: automargin)
         font={"size": size},
         plot_bgcolor="#CCCCCC",
         dragmode=False,
     )
+    if present:
+        fig.update_layout(hoverlabel={"font": {"size": PRESENT_FONT}})
+        fig.update_xaxes(tickmode="array", tickvals=cols, ticktext=[
+            f'<span style="color:{c}">{SWATCH}</span>' for c in colors
+        ])  # fmt: skip
+        fig.update_yaxes(tickmode="array", tickvals=rows, ticktext=_present_rows(classes, colors))
+        if picked is not None:
+            i, j = (int(v) for v in picked)
+            fig.add_shape(
+                type="rect", xref="x", yref="y", x0=j - 0.5, x1=j + 0.5, y0=i - 0.5, y1=i + 0.5,
+                line={"color": PICKED_LINE, "width": 3}, fillcolor="rgba(0,0,0,0)",
+            )  # fmt: skip
     # the class labels' own font (a chart theme, Streamlit's, sets tick labels' size apart from the base font)
     fig.update_xaxes(
         side="top",
@@ -135,9 +218,15 @@ def cost_table_figure(cost_matrix, classes, row_px: int = ROW_PX) -> go.Figure:
         ticks="",
         type="category",
         tickfont=ticks,
-        tickangle=-90 if upright_columns(classes) else 0,
+        tickangle=-90 if not present and upright_columns(classes) else 0,
     )
     fig.update_yaxes(
-        autorange="reversed", fixedrange=True, showgrid=False, ticks="", type="category", tickfont=ticks
+        autorange="reversed",
+        fixedrange=True,
+        showgrid=False,
+        ticks="",
+        type="category",
+        tickfont=ticks,
+        automargin=True,
     )
     return fig

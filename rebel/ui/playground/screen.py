@@ -164,21 +164,16 @@ _PRESENT_CSS = (
 )
 _HIDDEN_CSS = _VIEWPORT_BOX_CSS + _FOLD_BOX_CSS
 # Presentation mode with many classes (the read-only cost table): the costs' column at least COSTS_TABLE_MIN_PX
-# wide and the gap between the columns narrower, so each of twelve columns holds its cost ("8.7") and the rows
-# their names with the sidebar open at 1280 x 720. The plot's column gives the width (it may shrink below its
-# chart's width; the plot is drawn again for its box). In a costs' column narrower than NARROW_TABLE_PX (the
-# sidebar open) the costs are written at NARROW_TABLE_FONT_PX: "8.7" at 10 px fits a twelfth of it.
+# wide and the gap between the columns narrower, so the table's rows keep their names and its columns their
+# coloured squares at 20 px with the sidebar open at 1280 x 720. The plot's column gives the width (it may shrink
+# below its chart's width; the plot is drawn again for its box). Where a cost at 20 px would not fit its cell the
+# table hides its costs by itself (``cost_table.present_table_css``).
 COSTS_TABLE_MIN_PX = 258
-NARROW_TABLE_PX = 300
-NARROW_TABLE_FONT_PX = 10
 _WIDE_COSTS_CSS = (
     f"<style>[data-testid='stColumn']:has(.st-key-cost_editor) {{min-width: {COSTS_TABLE_MIN_PX}px;}}"
     "[data-testid='stColumn']:has(.st-key-pg_plot) {min-width: 0;}"
     "[data-testid='stHorizontalBlock']:has(> [data-testid='stColumn'] .st-key-pg_plot)"
-    " {flex-wrap: nowrap; gap: 0.5rem !important;}"
-    f"[data-testid='stColumn']:has(.st-key-cost_editor) {{container-type: inline-size;}}"
-    f"@container (max-width: {NARROW_TABLE_PX}px) {{.st-key-cost_editor .heatmaplayer text"
-    f" {{font-size: {NARROW_TABLE_FONT_PX}px !important;}}}}</style>"
+    " {flex-wrap: nowrap; gap: 0.5rem !important;}</style>"
 )
 
 
@@ -213,8 +208,7 @@ NARROW_TABLE_GIVES = 40  # px
 def cost_table_height(size: viewport.Viewport | None) -> int | None:
     """The read-only cost table's height at most in presentation mode, or None (the default) when the viewport
     is not known. Beside a narrow plot (the sidebar open at 1280 x 720) the table gives up ``NARROW_TABLE_GIVES``
-    px to the truth's box on a line of its own under it (``_STACK_CSS``); its costs are written at
-    ``NARROW_TABLE_FONT_PX`` there anyway."""
+    px to the truth's box on a line of its own under it (``_STACK_CSS``)."""
     if size is None:
         return None
     if narrow_plot(size):  # (no less than its rows' least height, ``components.ROW_PX``)
