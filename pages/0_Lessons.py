@@ -8,6 +8,7 @@ from functools import partial
 
 import streamlit as st
 
+from rebel.ui import components as ui
 from rebel.ui import lesson_widgets as lw
 from rebel.ui import lessons as ls
 from rebel.ui.state import get_state
@@ -38,13 +39,12 @@ for i, scene in enumerate(ls.SCENES):
             lw.open_scene(A, i)
             st.switch_page(lw.PLAYGROUND)
         if scene.config.engine == "paper":  # the browser engine is paper mode
-            go.download_button(
+            ui.download(
+                go,
                 "Offline file",
                 partial(lw.scene_file, i),
-                file_name=f"rebel_scene_{i + 1}.html",
-                mime="text/html",
+                f"rebel_scene_{i + 1}.html",
                 key=f"w_lesson_file_{i}",
-                icon=":material/download:",
                 width="stretch",
                 help="This scene as one HTML file that runs in any browser without a server or network: "
                 "students edit the costs and play the replay in it (it can be embedded in slides or a course "

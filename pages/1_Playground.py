@@ -224,7 +224,7 @@ def _live() -> None:
     if stage == side.PLOT_FIRST_WAITING:  # the main area reran before the browser's press: the whole page now
         side.rest_of_page_now()
     projector = present.on()
-    screen.one_screen_style(projector, lessons.shown_scene() is not None, A.classes)
+    screen.one_screen_style(projector, lessons.shown_scene() is not None, A.classes, A.cost_matrix)
     viewport = vp.known()  # the browser's viewport height and plot width (or None)
     left, right = st.columns(side.PRESENT_COLUMNS if projector else side.SCREEN_COLUMNS, gap="medium")
     with right:

@@ -502,9 +502,14 @@ def test_costs_survive_a_preset_detour(app):
 def test_lecture_downloads_and_presentation_mode(app):
     app.session_state["w_details"] = "Lecture"
     _run(app)
-    labels = [b.label for b in app.get("download_button")]
+    buttons = app.get("download_button")
+    labels = [b.label for b in buttons]
     # one download button per file (drawn on the click), never a separate "make" button
     assert labels.count("Regions at t (PNG)") == 1 and labels.count("Replay (GIF)") == 1
+    # and no click reruns the page (its rerun would revoke a file built on the click before the browser asks)
+    assert len(buttons) >= 5 and all(b.proto.ignore_rerun for b in buttons), [
+        (b.label, b.proto) for b in buttons
+    ]
     assert not [b for b in app.button if "GIF" in b.label or "PNG" in b.label]
     app.radio(key="w_slide_size").set_value("square (1080x1080)")
     _run(app)

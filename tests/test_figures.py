@@ -339,11 +339,15 @@ def test_presentation_modes_cost_table_writes_every_text_at_20_px_and_names_clas
     assert small < 340  # five classes of one-digit costs fit a 340 px column at 20 px; twelve of "8.7" not
     twelve = [f"c{k}" for k in range(12)]
     assert ct.numbers_fit_px(np.full((12, 12), 8.7), twelve) > 340
-    css = ct.present_table_css("w_costs_table_box", 300)
-    assert ".st-key-w_costs_table_box {container-type: inline-size;}" in css
-    assert (
-        "@container (max-width: 299px) {.st-key-w_costs_table_box .heatmaplayer text {display: none;}}" in css
-    )
+    # the page hides the costs below the least step of its style sheets that holds them
+    from rebel.ui.playground import screen
+
+    for fit, step in [(1, 200), (200, 200), (201, 240), (523, 560), (900, 900), (901, None)]:
+        assert screen.costs_fit_step(fit) == step
+    for step in screen.FIT_STEPS:  # one style sheet per step, hiding the costs below it
+        css = getattr(screen, f"_FIT_{step}")
+        assert css.startswith("<style>.st-key-w_costs_table_box {container-type: inline-size;}")
+        assert f"@container (max-width: {step - 1}px) {{.st-key-w_costs_table_box .heatmaplayer text" in css
     # without colours: the table as before (no squares, no frame)
     plain = ct.cost_table_figure(C, names, 26)
     assert plain.layout.xaxis.ticktext is None and not plain.layout.shapes

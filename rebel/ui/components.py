@@ -102,15 +102,19 @@ def action_button(where, label: str, action: Callable, **options):
     return where.button(plain(label), on_click=guarded_callback(action), **options)
 
 
-MIME_TYPES = {"csv": "text/csv", "json": "application/json"}
+MIME_TYPES = {"csv": "text/csv", "json": "application/json", "html": "text/html", "png": "image/png"}
+MIME_TYPES |= {"gif": "image/gif", "mp4": "video/mp4"}
 
 
-def download(where, label: str, data, file_name: str, **options):
-    """A download button on ``where`` for ``data`` saved as ``file_name``, its MIME type from the name's ending
-    (``MIME_TYPES``), with the download icon (``options``: the rest of ``st.download_button``'s keywords)."""
+def download(where, label: str, data, file_name: str, icon: str = ":material/download:", **options):
+    """The one download button of the app: on ``where`` for ``data`` (bytes, or a function building them on the
+    click) saved as ``file_name``, its MIME type from the name's ending (``MIME_TYPES``); ``options``: the rest of
+    ``st.download_button``'s keywords. A click never reruns the page: the browser sends the rerun before it asks
+    for a file built on the click, and that rerun revokes the file it asks for (the download then never came; seen
+    beside busy loops), and a rerun of a whole page for a download is work for nothing."""
     mime = MIME_TYPES[file_name.rsplit(".", 1)[-1]]
     return where.download_button(
-        plain(label), data, file_name=file_name, mime=mime, icon=":material/download:", **options
+        plain(label), data, file_name=file_name, mime=mime, icon=icon, on_click="ignore", **options
     )
 
 
@@ -250,12 +254,11 @@ def _one_entry_editor(
         colors = [class_colors(len(names))[p] for p in perm]
         picked = tuple(st.session_state.get(k, 0) for k in picks)
         figure = cost_table_figure(C, names, row_px, colors=colors, picked=picked)
-        st.html(ct.present_table_css(f"{key}_table_box", ct.numbers_fit_px(C, names)))
     else:
         if column_labels(names)[0] == "1":  # (named columns: the header's "columns = prediction" says it)
             st.caption("Columns: the predicted class, by its row's number.")
         figure = cost_table_figure(C, names, row_px)
-    with st.container(key=f"{key}_table_box"):
+    with st.container(key=f"{key}_table_box"):  # (the page hides its costs where they don't fit: ``screen``)
         st.plotly_chart(figure, config={"displayModeBar": False, "staticPlot": False}, key=f"{key}_table")
     st.html(COST_CELL_CSS)
     a, b, c = st.columns([2, 2, 1.4], vertical_alignment="bottom")

@@ -350,8 +350,9 @@ def present_table_problems(page, cost_matrix, classes, colors) -> list[str]:
     """What presentation mode's cost table gets wrong: a column's or row's square not in its class's colour
     (``colors``, hex, in the order of ``classes``), a row not named by its class, and its costs shown in a box
     narrower than ``cost_table.numbers_fit_px`` (where a cost at 20 px spills out of its cell) or hidden in a box
-    that holds them."""
+    that holds them (from the page's step at or above that width, ``screen.costs_fit_step``)."""
     from rebel.ui.figures import cost_table as ct
+    from rebel.ui.playground import screen
 
     found = page.evaluate(_PRESENT_TABLE)
     if not found:
@@ -368,11 +369,12 @@ def present_table_problems(page, cost_matrix, classes, colors) -> list[str]:
     if rows != named:
         problems.append(f"the rows read {rows}, not {named}")
     fit = ct.numbers_fit_px(cost_matrix, classes)
-    want = found["costs"] if found["width"] >= fit else 0
+    step = screen.costs_fit_step(fit)  # (the page's style sheet for the step at or above it)
+    want = found["costs"] if step is not None and found["width"] >= step else 0
     if found["costs"] != len(classes) ** 2 or found["shown"] != want:
         problems.append(
             f"{found['shown']} of {found['costs']} costs shown in a box {found['width']} px wide (they fit from"
-            f" {fit} px: {want} should show)"
+            f" {fit} px, shown from {step} px: {want} should show)"
         )
     return problems
 

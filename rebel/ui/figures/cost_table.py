@@ -12,8 +12,9 @@ room from the rows.
 Presentation mode (``colors`` given) writes every text at ``PRESENT_FONT`` px for the back of a room: each column
 is headed by a square in its class's colour (the regions' and legend's colour), each row by the same square and its
 name, the costs with 2 significant digits; the entry being edited (``picked``) is framed. Where a cost at that size
-would not fit its cell, the page hides the costs (``numbers_fit_px``: the least width that holds them) and the
-shades say which entries cost more; the entry box under the table writes the picked one's cost.
+would not fit its cell, the page hides the costs (``numbers_fit_px``: the least width that holds them;
+``rebel.ui.playground.screen.costs_fit_step``) and the shades say which entries cost more; the entry box under
+the table writes the picked one's cost.
 """
 
 from __future__ import annotations
@@ -118,16 +119,6 @@ def numbers_fit_px(cost_matrix, classes) -> int:
     C = np.asarray(cost_matrix, dtype=np.float64)
     widest = max(text_px(present_cost(v)) for v in C.ravel())
     return _names_px(classes) + 4 + len(classes) * int(np.ceil(widest + 2 * NUMBER_PAD))
-
-
-def present_table_css(box: str, fit_px: int) -> str:
-    """Presentation mode's cost table in the container ``box``: its costs hidden while the box is narrower than
-    ``fit_px`` (``numbers_fit_px``: a cost at 20 px would spill out of its cell; the shades and the entry box
-    say the costs)."""
-    return (
-        f"<style>.st-key-{box} {{container-type: inline-size;}}"
-        f"@container (max-width: {int(fit_px) - 1}px) {{.st-key-{box} .heatmaplayer text {{display: none;}}}}</style>"
-    )
 
 
 def cost_table_figure(

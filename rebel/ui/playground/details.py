@@ -201,12 +201,11 @@ def _lecture(pair: TrainedPair, t: int) -> None:
             export.check_replay(pair.regions.shape[0] - 1, size, kind, n_points)
         except ValueError as exc:
             refused[kind] = str(exc)
-    cols[1].download_button("Regions at t (PNG)", draw["png"], file_name=f"rebel_regions_t{t}.png",
-                            mime="image/png", icon=":material/image:", on_click="ignore")  # fmt: skip
-    cols[2].download_button("Replay (GIF)", draw["gif"], file_name="rebel_replay.gif", mime="image/gif",
-                            icon=":material/gif_box:", on_click="ignore", disabled="gif" in refused)  # fmt: skip
-    cols[3].download_button("Replay (MP4)", draw["mp4"], file_name="rebel_replay.mp4", mime="video/mp4",
-                            icon=":material/movie:", on_click="ignore", disabled="mp4" in refused)  # fmt: skip
+    ui.download(cols[1], "Regions at t (PNG)", draw["png"], f"rebel_regions_t{t}.png", ":material/image:")
+    ui.download(cols[2], "Replay (GIF)", draw["gif"], "rebel_replay.gif", ":material/gif_box:",
+                disabled="gif" in refused)  # fmt: skip
+    ui.download(cols[3], "Replay (MP4)", draw["mp4"], "rebel_replay.mp4", ":material/movie:",
+                disabled="mp4" in refused)  # fmt: skip
     for kind, message in refused.items():
         ui.show_message("warning", f"{SLIDE_FILES[kind]} not offered: {message}")
     for kind, message in list(kept.failures.items()):

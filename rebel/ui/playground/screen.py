@@ -11,6 +11,7 @@ import streamlit as st
 
 from rebel.ui import components as ui
 from rebel.ui import viewport
+from rebel.ui.figures.cost_table import numbers_fit_px
 from rebel.ui.playground import present
 
 S = st.session_state
@@ -167,7 +168,7 @@ _HIDDEN_CSS = _VIEWPORT_BOX_CSS + _FOLD_BOX_CSS
 # wide and the gap between the columns narrower, so the table's rows keep their names and its columns their
 # coloured squares at 20 px with the sidebar open at 1280 x 720. The plot's column gives the width (it may shrink
 # below its chart's width; the plot is drawn again for its box). Where a cost at 20 px would not fit its cell the
-# table hides its costs by itself (``cost_table.present_table_css``).
+# table hides its costs (below).
 COSTS_TABLE_MIN_PX = 258
 _WIDE_COSTS_CSS = (
     f"<style>[data-testid='stColumn']:has(.st-key-cost_editor) {{min-width: {COSTS_TABLE_MIN_PX}px;}}"
@@ -175,6 +176,32 @@ _WIDE_COSTS_CSS = (
     "[data-testid='stHorizontalBlock']:has(> [data-testid='stColumn'] .st-key-pg_plot)"
     " {flex-wrap: nowrap; gap: 0.5rem !important;}</style>"
 )
+
+
+# ... and hides its costs while its box is narrower than the least width that holds them at 20 px
+# (``cost_table.numbers_fit_px``), rounded up to one of FIT_STEPS (a style sheet is fixed text: one per step)
+FIT_STEPS = (200, 240, 280, 320, 360, 420, 480, 560, 640, 760, 900)
+_TABLE_BOX = ".st-key-w_costs_table_box"
+_FIT = f"<style>{_TABLE_BOX} {{container-type: inline-size;}}@container (max-width: "
+_HIDE = f"px) {{{_TABLE_BOX} .heatmaplayer text {{display: none;}}}}</style>"
+_FIT_200 = _FIT + "199" + _HIDE
+_FIT_240 = _FIT + "239" + _HIDE
+_FIT_280 = _FIT + "279" + _HIDE
+_FIT_320 = _FIT + "319" + _HIDE
+_FIT_360 = _FIT + "359" + _HIDE
+_FIT_420 = _FIT + "419" + _HIDE
+_FIT_480 = _FIT + "479" + _HIDE
+_FIT_560 = _FIT + "559" + _HIDE
+_FIT_640 = _FIT + "639" + _HIDE
+_FIT_760 = _FIT + "759" + _HIDE
+_FIT_900 = _FIT + "899" + _HIDE
+_FIT_NONE = f"<style>{_TABLE_BOX} .heatmaplayer text {{display: none;}}</style>"  # wider than any step
+
+
+def costs_fit_step(fit_px: int) -> int | None:
+    """The width (px) below which presentation mode's cost table hides its costs: the least of ``FIT_STEPS`` that
+    is at least ``fit_px``, or None (always hidden) above them all."""
+    return next((step for step in FIT_STEPS if step >= fit_px), None)
 
 
 _SCREEN = _CELL_CSS + _COST_NAMES_CSS + _STACK_CSS + _HIDDEN_CSS + _LESSON_BAR_CSS
@@ -216,10 +243,11 @@ def cost_table_height(size: viewport.Viewport | None) -> int | None:
     return max(ui.TABLE_HEIGHT_LARGE, int(size.height) - COSTS_AROUND_TABLE)
 
 
-def one_screen_style(present_mode: bool = False, lesson: bool = False, classes=()) -> None:
+def one_screen_style(present_mode: bool = False, lesson: bool = False, classes=(), costs=None) -> None:
     """The first screen's style: ``ONE_SCREEN_CSS``, with presentation mode's large fonts and a lesson bar's row
-    above the plot as they apply, and the cost grid's column names upright where a column is too narrow for the
-    longest of ``classes``."""
+    above the plot as they apply, the cost grid's column names upright where a column is too narrow for the
+    longest of ``classes``, and presentation mode's cost table (many classes) hiding its ``costs`` where they do
+    not fit."""
     if lesson:
         st.html(ONE_SCREEN_CSS_PRESENT_LESSON if present_mode else ONE_SCREEN_CSS_LESSON)
     else:
@@ -231,6 +259,13 @@ def one_screen_style(present_mode: bool = False, lesson: bool = False, classes=(
     )  # fmt: skip
     if present_mode and ui.uses_entry_editor(len(classes), True):
         st.html(_WIDE_COSTS_CSS)
+        step = None if costs is None else costs_fit_step(numbers_fit_px(costs, classes))
+        st.html(
+            _FIT_200 if step == 200 else _FIT_240 if step == 240 else _FIT_280 if step == 280
+            else _FIT_320 if step == 320 else _FIT_360 if step == 360 else _FIT_420 if step == 420
+            else _FIT_480 if step == 480 else _FIT_560 if step == 560 else _FIT_640 if step == 640
+            else _FIT_760 if step == 760 else _FIT_900 if step == 900 else _FIT_NONE
+        )  # fmt: skip
 
 
 # A new session's first run sends, before anything else, an empty chart that is never shown (in a hidden box of
