@@ -344,8 +344,7 @@ def test_presentation_mode_replays_a_retrained_model_by_itself(app_url, browser)
         assert page.locator(".st-key-w_autoplay input").first.is_checked()
         # record the slider's active step from now on, whichever chart element shows it, and every frame plotly's
         # animation applies (its events: a poll of a loaded browser sees only some of the rounds played; listened
-        # to again whenever the chart is plotted anew, which drops its listeners: seen beside busy loops, the
-        # frames stopped at 30 while the slider went on to 100)
+        # to again whenever the chart is plotted anew, which drops its listeners)
         page.evaluate(
             """() => { window.__steps = []; window.__frames = []; setInterval(() => {
                  const gd = document.querySelector('.st-key-pg_plot .js-plotly-plot');
