@@ -202,22 +202,7 @@ def cost_table_figure(
                 line={"color": PICKED_LINE, "width": 3}, fillcolor="rgba(0,0,0,0)",
             )  # fmt: skip
     # the class labels' own font (a chart theme, Streamlit's, sets tick labels' size apart from the base font)
-    fig.update_xaxes(
-        side="top",
-        fixedrange=True,
-        showgrid=False,
-        ticks="",
-        type="category",
-        tickfont=ticks,
-        tickangle=-90 if not present and upright_columns(classes) else 0,
-    )
-    fig.update_yaxes(
-        autorange="reversed",
-        fixedrange=True,
-        showgrid=False,
-        ticks="",
-        type="category",
-        tickfont=ticks,
-        automargin=True,
-    )
+    axis = {"fixedrange": True, "showgrid": False, "ticks": "", "type": "category", "tickfont": ticks}
+    fig.update_xaxes(side="top", tickangle=-90 if not present and upright_columns(classes) else 0, **axis)
+    fig.update_yaxes(autorange="reversed", automargin=True, **axis)
     return fig
