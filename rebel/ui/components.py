@@ -251,7 +251,8 @@ def _one_entry_editor(
     picks = f"{key}_truth_{tag}", f"{key}_pred_{tag}"
     row_px = table_row_px(len(names), large, table_height)
     if large:  # the classes' colours as the regions show them, the picked entry framed
-        colors = [class_colors(len(names))[p] for p in perm]
+        palette = class_colors(len(names))
+        colors = [palette[p] for p in perm]
         picked = tuple(st.session_state.get(k, 0) for k in picks)
         figure = cost_table_figure(C, names, row_px, colors=colors, picked=picked)
     else:
