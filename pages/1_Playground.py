@@ -114,10 +114,10 @@ def _regions(pair: pg.TrainedPair, t: int, show: dict, viewport) -> tuple:
     narrow = projector and screen.narrow_plot(viewport, lesson)  # (the sidebar open at 1280 x 720)
     reason = browser.why_not(A.engine, pair, show, narrow)
     drawn = browser.figure_pair(pair, reason)  # the chart's pair: its own, or one the browser repainted
-    autoplay = S.pop(side.AUTOPLAY, None)
-    autoplay = autoplay if drawn is pair else None  # (a chart the browser repainted is kept as it is)
+    view = (tuple(sorted(show.items())), projector, lesson, S.get("chart_v", 0))  # (the picture but its size)
+    autoplay = screen.replay_token(drawn.key, view, drawn is pair)  # (none on a chart the browser repainted)
     t = 0 if autoplay else t
-    picture = (drawn.key, t, autoplay, tuple(sorted(show.items())), projector, lesson, S.get("chart_v", 0))
+    picture = (drawn.key, t, autoplay, *view)
     if projector:  # legend and strip placed for the box's height and shape: a new picture if they change
         picture += (side.plot_height(vp.or_guess(viewport), lesson), narrow)
     size = vp.figure_size(vp.or_guess(viewport), picture)  # (a first visit: taken to be a projector's)

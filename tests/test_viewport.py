@@ -183,3 +183,29 @@ def test_the_text_box_wins_over_the_cookie_and_bad_values_are_unknown(monkeypatc
     at2 = AppTest.from_function(_keep_app).run()
     assert at2.session_state["known"] is None
     assert not at.exception and not at2.exception
+
+
+def test_a_replay_drawn_again_only_for_its_box_keeps_its_autoplay_token(monkeypatch):
+    """A retrain's token is taken once and remembered: the runs after it that draw the same pair and view (the box
+    reported late, a resized window) get the same token, so the figure opens at t = 0 and the page's script puts
+    the replay back where it was (``tests/e2e/test_replay_redrawn.py``); anything else changed, or a chart the
+    browser repainted: no token, and the figure opens at the page's round."""
+    from rebel.ui.playground import screen
+
+    S = {}
+    monkeypatch.setattr(screen, "S", S)
+    view = (("two", False),), True, False, 0
+    S[screen.AUTOPLAY] = "play-1"
+    assert screen.replay_token("pair-a", view, True) == "play-1" and screen.AUTOPLAY not in S
+    assert screen.replay_token("pair-a", view, True) == "play-1"  # drawn again for its box
+    assert screen.replay_token("pair-a", view, True) == "play-1"
+    toggled = ((("two", True),), True, False, 0)
+    assert screen.replay_token("pair-a", toggled, True) is None  # a toggle: not kept
+    assert screen.replay_token("pair-a", view, True) is None  # (and forgotten)
+    S[screen.AUTOPLAY] = "play-2"
+    assert screen.replay_token("pair-b", view, True) == "play-2"
+    assert screen.replay_token("pair-c", view, True) is None  # another pair
+    S[screen.AUTOPLAY] = "play-3"
+    assert screen.replay_token("pair-b", view, False) is None  # a chart the browser repainted
+    assert screen.AUTOPLAY not in S
+    assert screen.replay_token("pair-b", view, True) is None

@@ -83,23 +83,54 @@ ROUND_IN_LINK = """<script>
   // "Replay after retraining": a figure whose layout.meta carries an autoplay token (a new one per retrain,
   // the figure opening at t = 0) gets its Play button pressed once, when its frames are in and its box has
   // kept its size for two ticks: a chart resized while it plays (the sidebar folding away as presentation mode
-  // opens from a link) can be left drawn at the old size.
+  // opens from a link) can be left drawn at the old size. A figure drawn again with the same token (the chart
+  // redrawn only for its box, rebel.ui.playground.screen.replay_token) also opens at t = 0: the replay goes on
+  // from the round it had reached, stays at a round it was paused or scrubbed to, or shows the last round once
+  // it has ended. window.__rebelReplay: the token played last, the frame reached and whether it still plays.
+  const STILL = {frame: {duration: 0, redraw: false}, transition: {duration: 0}, mode: 'immediate'};
+  const follow = (gd, r) => {  // (plotted anew, a chart drops its listeners: gd._ev is new)
+    if (gd.__rebelFollowed === r && gd.__rebelEv === gd._ev) return;
+    gd.__rebelFollowed = r; gd.__rebelEv = gd._ev;
+    const names = () => ((gd._transitionData && gd._transitionData._frames) || []).map(f => f.name);
+    const mine = () => gd.__rebelFollowed === r;
+    gd.on('plotly_animatingframe', e => { if (mine()) { r.reached = names().indexOf(e.name); r.playing = true; } });
+    gd.on('plotly_animated', () => { if (mine()) r.playing = false; });  // (its end, Pause, a scrub's frame)
+  };
   const autoplay = () => {
     const gd = document.querySelector('.st-key-pg_plot .js-plotly-plot');
     const token = gd && gd.layout && gd.layout.meta && gd.layout.meta.autoplay;
-    if (!token || gd.__rebelPlayed === token) return;
+    if (!token || gd.__rebelFigure === gd.layout) return;
     const frames = gd._transitionData && gd._transitionData._frames;
     const play = gd.querySelector('.updatemenu-button');
-    if (!frames || !frames.length || !play) return;
+    if (!frames || !frames.length || !play || !window.Plotly) return;
     const box = gd.getBoundingClientRect();
     const size = Math.round(box.width) + 'x' + Math.round(box.height) + '/' +
       Math.round((gd._fullLayout && gd._fullLayout.width) || 0);
     if (gd.__rebelSize !== size) { gd.__rebelSize = size; gd.__rebelSame = 0; return; }
     if (++gd.__rebelSame < 2 || Math.abs(box.width - gd._fullLayout.width) > 2) return;
-    gd.__rebelPlayed = token;
-    play.dispatchEvent(new MouseEvent('click', {bubbles: true}));
+    gd.__rebelFigure = gd.layout;
+    let r = window.__rebelReplay;
+    if (!r || r.token !== token) {
+      r = window.__rebelReplay = {token: token, reached: 0, playing: true};
+      follow(gd, r);
+      play.dispatchEvent(new MouseEvent('click', {bubbles: true}));
+      return;
+    }
+    follow(gd, r);
+    const names = frames.map(f => f.name), at = Math.max(0, Math.min(r.reached, names.length - 1));
+    const button = gd.layout.updatemenus && gd.layout.updatemenus[0].buttons[0];
+    if (r.playing && at < names.length - 1 && button) {
+      window.Plotly.animate(gd, names.slice(at), Object.assign({}, button.args[1], {mode: 'immediate'}));
+    } else {
+      window.Plotly.animate(gd, [names[at]], STILL);
+    }
   };
-  if (!window.__rebelRoundTimer) window.__rebelRoundTimer = setInterval(() => { hook(); autoplay(); }, 200);
+  const tick = () => {
+    hook(); autoplay();
+    const gd = document.querySelector('.st-key-pg_plot .js-plotly-plot'), r = window.__rebelReplay;
+    if (gd && r && gd.__rebelFollowed === r) follow(gd, r);
+  };
+  if (!window.__rebelRoundTimer) window.__rebelRoundTimer = setInterval(tick, 200);
 })();
 </script>"""
 

@@ -394,3 +394,29 @@ def autoplay_token(retrained: bool) -> str | None:
         return None
     S["_autoplay_n"] = S.get("_autoplay_n", 0) + 1
     return f"play-{S['_autoplay_n']}"
+
+
+REPLAYED = "_autoplay_drawn"  # (pair key, token, view): the last figure drawn with an autoplay token
+
+
+def replay_token(key: str, view: tuple, own: bool) -> str | None:
+    """The autoplay token of this run's regions figure, for the pair ``key`` seen as ``view`` (everything the
+    figure is made of but its size); None when the chart is not the pair's ``own`` (one the browser repainted is
+    kept as it is). A retrain's new token (``AUTOPLAY``, taken once) is remembered; a run with none keeps the last
+    one while the pair and the view are the same, so a chart drawn again only for its box (a box reported after
+    the retrain's run: the sidebar folding as presentation mode opens, a resized window) opens at t = 0 with the
+    same token, and ``ROUND_IN_LINK``'s script carries the replay on from the round it reached, or shows the last
+    round if it had ended, instead of the figure jumping to its last round mid-replay. Anything else changed (a
+    toggle, another pair): None, and the figure opens at the page's round, as before."""
+    token = S.pop(AUTOPLAY, None)
+    if not own:
+        S.pop(REPLAYED, None)
+        return None
+    if token is not None:
+        S[REPLAYED] = (key, token, view)
+        return token
+    last = S.get(REPLAYED)
+    if last is not None and last[0] == key and last[2] == view:
+        return last[1]
+    S.pop(REPLAYED, None)
+    return None

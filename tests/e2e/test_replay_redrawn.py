@@ -1,0 +1,124 @@
+"""A retrained model's replay keeps its round when the chart is drawn again only for its box, in Chromium.
+
+Presentation mode plays a retrained model's replay by itself ("Replay after retraining"). The figure the server
+draws for it opens at t = 0 with an autoplay token. When the box then changes size (a window resized, or, on a busy
+machine, the sidebar folding away only after the retrain's run), the server draws the figure again for the new
+box. That figure used to open at the last round, so a replay that had started, or been paused, jumped to its end.
+Now the figure drawn again carries the same token, and the page's script puts it back where the replay was: at the
+round it was paused at (this test), playing on from the round reached, or at the last round once it has ended (this
+test too).
+
+The edit here goes to the server: the disagreement overlay is on (``&show=dis`` in the link), and with an overlay
+on the server draws every edit. Every wait is on a state of the page (the round shown, the figure made for a new box), never on a time.
+"""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+from benchmarks import bench_browser as bb
+
+pytestmark = pytest.mark.browser
+
+PLOT = ".st-key-pg_plot .js-plotly-plot"
+PAUSE_AT = 5  # the round at which the page presses Pause, once the retrained model's replay has reached it
+
+# The round the slider shows, the figure's height and its autoplay token (None while no chart is drawn).
+_STATE = """sel => { const gd = document.querySelector(sel);
+  const s = gd && gd.layout && gd.layout.sliders && gd.layout.sliders[0];
+  if (!s || !gd._fullLayout) return null;
+  return {active: s.active, T: s.steps.length - 1, height: gd._fullLayout.height,
+          token: (gd.layout.meta && gd.layout.meta.autoplay) || null,
+          playing: !!(gd._transitionData && gd._transitionData._animationRaf)}; }"""
+
+# Press Pause (the figure's third button) from the page itself, the first time a chart with a new autoplay token
+# (not ``old``, the one a link's presentation mode played) shows a round at or past PAUSE_AT: the round paused at
+# does not depend on how fast the test sees it.
+_PAUSE_WHEN_REACHED = """([sel, at, old]) => { window.__paused = null; const timer = setInterval(() => {
+  const gd = document.querySelector(sel);
+  const s = gd && gd.layout && gd.layout.sliders && gd.layout.sliders[0];
+  const token = s && gd.layout.meta && gd.layout.meta.autoplay;
+  if (!token || token === old || s.active < at) return;
+  clearInterval(timer);
+  gd.querySelectorAll('.updatemenu-button')[2].dispatchEvent(new MouseEvent('click', {bubbles: true}));
+  window.__paused = true; }, 5); }"""
+
+
+def _state(page) -> dict | None:
+    return page.evaluate(_STATE, PLOT)
+
+
+def _wait_still(page, timeout: int = 60_000) -> dict:
+    """The chart's state once no animation runs and the page is idle."""
+    page.wait_for_function(
+        """sel => { const gd = document.querySelector(sel);
+             return gd && gd._transitionData && !gd._transitionData._animationRaf; }""",
+        arg=PLOT,
+        timeout=timeout,
+    )
+    bb._settle(page)
+    return _state(page)
+
+
+def _resize(page, size: tuple) -> dict:
+    """Resize the window and wait for the figure the server draws for the new box: its points image is made for
+    the new plot area (``layout.meta.points_image`` ends with that area's size; the chart on the page follows its
+    box by itself first, so its own size says nothing of the server's figure); its state once still."""
+    area = "sel => JSON.stringify(document.querySelector(sel).layout.meta.points_image.slice(-2))"
+    before = page.evaluate(area, PLOT)
+    page.set_viewport_size({"width": size[0], "height": size[1]})
+    page.wait_for_function(
+        """([sel, before]) => { const gd = document.querySelector(sel);
+             const m = gd && gd.layout && gd.layout.meta;
+             return !!(m && m.points_image) && JSON.stringify(m.points_image.slice(-2)) !== before; }""",
+        arg=[PLOT, before],
+        timeout=90_000,
+    )
+    return _wait_still(page)
+
+
+def test_a_replay_drawn_again_for_its_box_stays_at_its_round(app_url, browser):
+    """Paused mid-replay, then the window resized: the figure drawn for the new box shows the round paused at (it
+    showed the last round). Played to its end, then resized again: the figure shows the last round (not t = 0)."""
+    page, _ = bb.open_playground(browser, f"{app_url}/?p=airport&present=1&show=dis", (1280, 720))
+    try:
+        page.wait_for_function(
+            "() => { const t = document.querySelector('.st-key-pg_plot .xtick text');"
+            " return t && parseFloat(getComputedStyle(t).fontSize) >= 17; }",
+            timeout=60_000,
+        )
+        opened = _wait_still(page)  # (presentation mode opened by a link plays the model once)
+        assert page.locator(".st-key-w_autoplay input").first.is_checked()
+        page.evaluate(_PAUSE_WHEN_REACHED, [PLOT, PAUSE_AT, opened["token"]])
+        bb.edit_cost(page, "7")()
+        try:
+            page.wait_for_function("() => window.__paused === true", timeout=90_000)
+        except PlaywrightTimeout:
+            raise AssertionError(
+                f"the replay never showed t = {PAUSE_AT} with its token: {_state(page)}"
+            ) from None
+        paused = _wait_still(page)
+        assert paused["token"] and PAUSE_AT <= paused["active"] < paused["T"], paused
+
+        # drawn again for a larger box: the same token, at the round paused at
+        redrawn = _resize(page, (1440, 900))
+        assert redrawn["token"] == paused["token"], (paused, redrawn)
+        assert redrawn["active"] == paused["active"], (
+            f"paused at t = {paused['active']}, drawn again: {redrawn}"
+        )
+
+        # played to its end, then drawn again for a smaller box: the last round
+        page.locator(f"{PLOT} .updatemenu-button").first.click()
+        page.wait_for_function(
+            "sel => { const gd = document.querySelector(sel), s = gd && gd.layout && gd.layout.sliders[0];"
+            " return !!s && s.active === s.steps.length - 1; }",
+            arg=PLOT,
+            timeout=90_000,
+        )
+        ended = _wait_still(page)
+        assert ended["active"] == ended["T"], ended
+        again = _resize(page, (1280, 720))
+        assert again["active"] == again["T"], f"the replay had ended; drawn again: {again}"
+    finally:
+        page.close()
