@@ -36,7 +36,8 @@ whole-page Playground (server-side scrubber and Play) and an in-browser replay (
 button inside the regions figure) are driven.
 
 Run: ``python -m benchmarks.bench_browser [--viewport 1280x720] [--repeat 9] [--runs 2] [--port 0]
-[--baseline DIR] [--edits-only]``. Prints one line per figure (median, min, n and the 1-minute load average seen while it was
+[--baseline DIR] [--edits-only] [--present] [--classes 12 --points 1500]`` (``--classes K``: a designed mixture of
+K classes on a circle, by its link, instead of the default preset). Prints one line per figure (median, min, n and the 1-minute load average seen while it was
 measured), each against its target (``TARGETS``), then one line
 ``browser latency (median ms): cost_edit=X scrub=Y preset=Z toggle=W; play_fps=F``. Timings on a shared 2-core
 machine are noisy: compare medians of repeated runs, and a change against the code before it with ``--baseline
@@ -61,6 +62,39 @@ from benchmarks._common import CHROMIUM, CHROMIUM_ARGS, free_port, healthy, serv
 ROOT = Path(__file__).resolve().parents[1]
 VIEWPORT = {"width": 1440, "height": 900}
 PRESENT = {"on": False}  # --present: every page opens in presentation mode (``?present=1``)
+LINK = {"query": ""}  # --classes: every page opens this Playground link's configuration (``circle_link``)
+CLASS_NAMES = ("apple", "banana", "cherry", "date", "elder", "fig", "grape", "honeydew", "kiwi", "lemon", "mango",
+               "nectarine")  # fmt: skip
+
+
+def circle_link(names, C, n_points: int = 600) -> str:
+    """The address (query, from ``?``) of a designed mixture of the classes ``names`` on a circle of radius 3
+    (one round cluster each), ``n_points`` points, the cost matrix ``C`` and the app's default settings."""
+    import math
+
+    import pandas as pd
+
+    from rebel.data import DatasetSpec
+    from rebel.ui.config import DEFAULT_HYPER, QUERY_KEY, Config, encode_query
+
+    K = len(names)
+    rows = [
+        {"class": name, "mean_x": round(3 * math.cos(math.tau * k / K), 2),
+         "mean_y": round(3 * math.sin(math.tau * k / K), 2), "std_x": 0.8, "std_y": 0.8}
+        for k, name in enumerate(names)
+    ]  # fmt: skip
+    cfg = Config(DatasetSpec(pd.DataFrame(rows), int(n_points), 0.3, 1, 0.0), C, dict(DEFAULT_HYPER))
+    return f"?{QUERY_KEY}={encode_query(cfg)}"
+
+
+def classes_link(k: int, n_points: int) -> str:
+    """``circle_link`` of ``k`` classes (``CLASS_NAMES``) with a random cost matrix (costs 1-10, one decimal)."""
+    import numpy as np
+
+    C = np.round(np.random.default_rng(0).uniform(1, 10, (k, k)), 1)
+    np.fill_diagonal(C, 0)
+    return circle_link(CLASS_NAMES[:k], C, n_points)
+
 
 # Stable hooks (CSS selectors of Streamlit's ``st-key-<key>`` classes and widget labels). The first selector that
 # matches wins, so a renamed key only needs its new spelling added here.
@@ -412,6 +446,8 @@ def open_playground(context, url: str, size: tuple | None = None):
 
     page = context.new_page()
     page.set_viewport_size(VIEWPORT if size is None else {"width": size[0], "height": size[1]})
+    if LINK["query"] and "?" not in url:
+        url += "/" + LINK["query"]
     if PRESENT["on"] and "present=" not in url:
         url += ("&" if "?" in url else "/?") + "present=1"
     page.add_init_script(
@@ -519,12 +555,20 @@ def _current_round(page) -> tuple[int, int]:
 
 
 def edit_cost(page, value: str):
-    """Type ``value`` into the cost editor at COST_ENTRY (a per-cell input if there is one, else the grid's cell
-    editor) without committing it; returns the commit (pressing Enter), which ``_measure`` times."""
+    """Type ``value`` into the cost editor at COST_ENTRY (a per-cell input if there is one, the one-entry editor's
+    box once that entry is picked, else the grid's cell editor) without committing it; returns the commit (pressing
+    Enter), which ``_measure`` times."""
     i, j = COST_ENTRY
     cell = page.locator(HOOKS["cost_cell"].format(i=i, j=j))
     grid = ", ".join(f"{e} canvas" for e in HOOKS["cost_editor"])
-    page.locator(f"{HOOKS['cost_cell'].format(i=i, j=j)}, {grid}").first.wait_for(timeout=120_000)  # drawn
+    entry = f"{HOOKS['cost_editor'][0]} [data-testid='stSelectbox']"  # the one-entry editor (many classes)
+    page.locator(f"{HOOKS['cost_cell'].format(i=i, j=j)}, {grid}, {entry}").first.wait_for(timeout=120_000)
+    if not cell.count() and page.locator(entry).count():  # its Truth and Prediction picked: the entry's box
+        for label, k in (("Truth", i), ("Prediction", j)):
+            page.get_by_label(label, exact=True).first.click()
+            page.get_by_role("option").nth(k).click()
+            _settle(page)
+        cell.first.wait_for(timeout=60_000)
     if cell.count():
         cell.first.fill(value)
         return lambda: cell.first.press("Enter")
@@ -776,6 +820,14 @@ def tree_steps(browser, root: Path, args, results: dict):
         stop_app(proc)
 
 
+def _link_classes() -> str:
+    """The number of classes and points of the ``--classes`` link, as the report prints them."""
+    from rebel.ui.config import QUERY_KEY, decode_query
+
+    cfg = decode_query(LINK["query"].split(f"{QUERY_KEY}=", 1)[1].split("&")[0])
+    return f"{len(cfg.cost_matrix)} (n_points {cfg.spec.n_points})"
+
+
 def alternate(steps: list) -> None:
     """Run the generators ``steps`` one step each in turn until all are done: with a baseline, its measurement
     and this tree's of the same interaction are taken one after the other, under the same load."""
@@ -790,6 +842,8 @@ def alternate(steps: list) -> None:
 
 def report(label: str, results: dict) -> None:
     mode = ", presentation mode" if PRESENT["on"] else ""
+    if LINK["query"]:
+        mode += f", {_link_classes()} classes on a circle"
     print(f"== {label} (viewport {VIEWPORT['width']}x{VIEWPORT['height']}{mode})")
     for name in ("cost_edit", "scrub", "preset", "toggle", "first_visit", "first_page"):
         if results.get(name):
@@ -841,8 +895,29 @@ def main(argv=None) -> dict:
         help="presentation mode (?present=1) on every page; the preset changes are then not measured (the "
         "sidebar folds away)",
     )
+    ap.add_argument(
+        "--classes",
+        type=int,
+        default=None,
+        help=f"open a designed mixture of this many classes (2-{len(CLASS_NAMES)}, on a circle, a random cost "
+        "matrix) instead of the default preset",
+    )
+    ap.add_argument(
+        "--points", type=int, default=1500, help="with --classes: its number of points (train + test)"
+    )
     args = ap.parse_args(argv)
     PRESENT["on"] = args.present
+    if args.classes is not None:
+        from rebel.params import DATA_RANGES
+
+        if not 2 <= args.classes <= len(CLASS_NAMES):
+            ap.error(
+                f"argument --classes: {args.classes} is outside 2-{len(CLASS_NAMES)}; use e.g. --classes 12."
+            )
+        low, high = DATA_RANGES["n_points"].low, DATA_RANGES["n_points"].high
+        if not low <= args.points <= high:
+            ap.error(f"argument --points: {args.points} is outside {low}-{high}; use e.g. --points 1500.")
+        LINK["query"] = classes_link(args.classes, args.points)
     width, height = viewport_size(ap, args.viewport)
     VIEWPORT.update(width=width, height=height)
     if args.repeat < 7:

@@ -122,6 +122,47 @@ def test_a_cost_edit_is_computed_and_painted_in_the_browser(app_url, browser):
     assert served == 0
 
 
+# Whether the one-entry editor's table shows ``cost`` for truth i, prediction j (its hover text "a → b: cost").
+_TABLE_ENTRY = """([i, j, cost]) => {
+  const gd = document.querySelector('[class*="st-key-w_costs_table_box"] .js-plotly-plot');
+  const d = gd && gd.data && gd.data[1];
+  return !!(d && d.customdata) && d.customdata[i][j].endsWith(': ' + cost); }"""
+
+
+def test_twelve_classes_one_entry_editor_edit_is_computed_in_the_browser(app_url, browser):
+    """Twelve classes: the costs are a read-only table with one entry edited under it (the one-entry editor). Enter
+    in its Cost box retrains in the page too: the numbers and the regions are the server engine's for the same
+    costs, and the server's run that follows redraws the table with the cost typed."""
+    from rebel.ui.config import QUERY_KEY, decode_query
+    from rebel.ui.lessons import fit_scene
+    from rebel.ui.playground import compute as pg
+
+    query = bb.classes_link(12, 600)
+    cfg = decode_query(query.split(f"{QUERY_KEY}=", 1)[1])
+    bb.VIEWPORT.update(width=1280, height=720)
+    try:
+        page, _ = bb.open_playground(browser, app_url + "/" + query)
+    finally:
+        bb.VIEWPORT.update(width=1440, height=900)
+    try:
+        commit = bb.edit_cost(page, "7.5")  # truth 2 (cherry) decided 0 (apple), picked under the table
+        page.wait_for_function("() => !!(window.__rebelPg && window.__rebelPg.scene)", timeout=120_000)
+        page.wait_for_function(_IDLE, timeout=120_000)
+        commit()
+        page.wait_for_function("() => document.body.dataset.rebelCostsPainted === '1'", timeout=60_000)
+        painted = page.evaluate(_SHOWN, PLOT)
+        page.wait_for_function(_TABLE_ENTRY, arg=[2, 0, "7.5"], timeout=60_000)  # the server's run: the table
+    finally:
+        page.close()
+    C = np.array(cfg.cost_matrix, dtype=np.float64)
+    C[2, 0] = 7.5
+    pair = fit_scene(dataclasses.replace(cfg, cost_matrix=C))
+    T, t, numbers = pair.n_rounds, painted["t"], pg.round_numbers(pair)
+    assert painted["painted"]["REBEL"] == pytest.approx(float(numbers["REBEL"][T]), rel=1e-12, abs=1e-15)
+    assert painted["painted"]["twoStep"] == pytest.approx(float(numbers["two-step"][T]), rel=1e-12, abs=1e-15)
+    np.testing.assert_array_equal(_png_classes(painted["source"]), pair.regions[t])
+
+
 _NO_WORKER = "window.Worker = function () { throw new Error('Web Workers are blocked in this test'); };"
 
 

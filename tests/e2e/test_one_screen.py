@@ -226,22 +226,8 @@ def _twelve_class_link() -> str:
 
 def class_link(names, C) -> str:
     """The address (query) of a designed mixture of ``names`` on a circle, with the cost matrix ``C`` and
-    presentation mode on."""
-    import math
-
-    import pandas as pd
-
-    from rebel.data import DatasetSpec
-    from rebel.ui.config import DEFAULT_HYPER, QUERY_KEY, Config, encode_query
-
-    K = len(names)
-    rows = [
-        {"class": name, "mean_x": round(3 * math.cos(math.tau * k / K), 2),
-         "mean_y": round(3 * math.sin(math.tau * k / K), 2), "std_x": 0.8, "std_y": 0.8}
-        for k, name in enumerate(names)
-    ]  # fmt: skip
-    cfg = Config(DatasetSpec(pd.DataFrame(rows), 600, 0.3, 1, 0.0), C, dict(DEFAULT_HYPER))
-    return f"?{QUERY_KEY}={encode_query(cfg)}&present=1"
+    presentation mode on (``bench_browser.circle_link``: the browser benchmark's ``--classes`` opens the same)."""
+    return f"{bb.circle_link(names, C)}&present=1"
 
 
 def _inside_box(inner: dict, outer: dict) -> bool:

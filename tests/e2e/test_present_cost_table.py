@@ -70,6 +70,9 @@ def test_five_classes_show_their_costs_at_20_px_and_the_picked_entry_is_framed(
         cost = page.get_by_label("Cost", exact=True).first
         cost.fill("7.5")
         cost.press("Enter")
+        # the page computes the edit (its Web Worker retrains and repaints the regions), then the server's run
+        # redraws the table with the cost typed
+        page.wait_for_function("() => document.body.dataset.rebelCostsPainted === '1'", timeout=60_000)
         page.wait_for_function(
             f"a => JSON.stringify(({_CELL})(a)) === '[\"7.5\"]'", arg=[5, 2, 4], timeout=60_000
         )

@@ -11,15 +11,14 @@ matrix into a hidden text box (``INPUT``); its callback stores the costs (links,
 notes that the browser drew them (``PAINTED``). Then only the message tray's verdict reruns (``verdict``, a fragment
 of its own, ``TAIL``): it makes the costs' pair current and writes the link, and nothing else is run or sent (no
 figure, no payload). When something else on the page shows the costs (``_rest_of_page``: a detail view, a lesson
-scene, the calibrated two-step, a cost warning, the preset's story note, the log control's entry), the main area
-reruns instead and keeps the chart as it is: the figure is made from the pair it was first drawn from
+scene, the calibrated two-step, a cost warning, the preset's story note, the log control's entry, the one-entry
+editor's table of many classes), the main area reruns instead and keeps the chart as it is: the figure is made from the pair it was first drawn from
 (``figure_pair``), which Streamlit's chart does not draw again. The edited cell keeps its text in the browser (the
 page stops its commit on leaving it, which would rerun the main area for a value already stored); its session value
 is brought up to date by the editor's next run.
 
 Everything else keeps the server's path: a variant engine, an overlay (boosting weights, two-step or Bayes
-boundaries, disagreement, a dragged box), too many posteriors to send, the one-entry editor of many classes,
-classes shown in the user's order, the narrow projector layout (sidebar open), ``REBEL_BROWSER_COSTS=0`` in the
+boundaries, disagreement, a dragged box), too many posteriors to send, classes shown in the user's order, the narrow projector layout (sidebar open), ``REBEL_BROWSER_COSTS=0`` in the
 server's environment, and a session whose browser failed to retrain (the page says so once, ``tell``). With
 "Replay after retraining" on (presentation mode's default) the page plays the replay from t = 0 after painting an
 edit, as the server's new figure plays itself (``REPLAY``: the page's copy of that switch).
@@ -90,8 +89,6 @@ def why_not(engine: str, pair, show: dict, narrow: bool = False) -> str | None:
     K, n_test = len(ds.classes), ds.X_test.shape[0]
     if (pair.n_rounds + 1) * n_test * K > MAX_STAGED_NUMBERS or ds.X_train.shape[0] > MAX_POINTS:
         return "size"
-    if ui.uses_entry_editor(K, present.on()):
-        return "entry editor"
     return None
 
 
@@ -385,6 +382,8 @@ def _rest_of_page(A):
     if lessons.shown_scene() is not None:
         return None
     names = [str(c) for c in A.classes]
+    if ui.uses_entry_editor(len(names), present.on()):  # the one-entry editor's table shows every cost
+        return None
     entry = ss.get(ui.log_entry_key(LOG_KEY, names))
     C = np.asarray(A.cost_matrix, dtype=np.float64)
     try:
