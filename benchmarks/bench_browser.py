@@ -477,7 +477,7 @@ def open_playground(context, url: str, size: tuple | None = None):
     return page, painted
 
 
-def _settle(page, quiet_ms: int = 400, timeout_ms: int = 30_000) -> None:
+def _settle(page, quiet_ms: int = 400, timeout_ms: int = 90_000) -> None:
     """Wait until Streamlit is idle (no running indicator, and no first page's hidden button: the rest of that page
     has come) and the regions plot is unchanged for quiet_ms."""
     page.wait_for_function(

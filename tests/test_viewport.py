@@ -209,3 +209,40 @@ def test_a_replay_drawn_again_only_for_its_box_keeps_its_autoplay_token(monkeypa
     assert screen.replay_token("pair-b", view, False) is None  # a chart the browser repainted
     assert screen.AUTOPLAY not in S
     assert screen.replay_token("pair-b", view, True) is None
+    S[screen.AUTOPLAY] = "play-4"
+    assert screen.replay_token("pair-d", view, True) == "play-4"
+    monkeypatch.setattr(screen, "page_visit", lambda: 2)  # another page, then this one again
+    assert screen.replay_token("pair-d", view, True) is None
+
+
+def test_a_page_entered_from_another_counts_a_new_visit():
+    """``guard.run_page`` counts a visit each time the session runs another page than the last run's."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(_visits_app)
+    at.session_state["go"] = "A"
+    at.run()
+    first = at.session_state["visit"]
+    at.run()  # the same page again: the same visit
+    assert at.session_state["visit"] == first
+    at.session_state["go"] = "B"
+    at.run()
+    assert at.session_state["visit"] == first + 1
+    at.session_state["go"] = "A"
+    at.run()
+    assert at.session_state["visit"] == first + 2 and not at.exception
+
+
+def _visits_app():
+    import streamlit as st
+
+    from rebel.ui import guard
+
+    class Page:  # (a ``st.navigation`` page: its title, and its run)
+        def __init__(self, title):
+            self.title = title
+
+        def run(self):
+            st.session_state["visit"] = guard.page_visit()
+
+    guard.run_page(Page(st.session_state["go"]))

@@ -50,11 +50,24 @@ def lower_priority(nice: int = PAGE_NICE) -> None:
         pass
 
 
+VISIT_KEY = "_page_visit"  # (the page's title, how many times a page was entered in this session)
+
+
+def page_visit() -> int:
+    """The number of this visit of the page running (it grows each time the session enters a page from another)."""
+    return int(st.session_state.get(VISIT_KEY, (None, 0))[1])
+
+
 def run_page(page) -> None:
     """Run a ``st.navigation`` page; any ``Exception`` becomes a logged traceback and a clear message (a request
     over ``rebel.budget`` just its message). Messages of failed callbacks (``guarded_callback``) are shown
-    first. The run's thread is lowered in CPU priority first (``lower_priority``)."""
+    first. The run's thread is lowered in CPU priority first (``lower_priority``). A run of another page than the
+    last run's counts a new visit (``page_visit``)."""
     lower_priority()
+    title, visits = st.session_state.get(VISIT_KEY, (None, 0))
+    name = getattr(page, "title", None)
+    if name != title:
+        st.session_state[VISIT_KEY] = (name, visits + 1)
     for message in st.session_state.pop(UNEXPECTED_KEY, []):
         show_error(message)
     try:

@@ -328,16 +328,22 @@ def test_presentation_mode_replays_a_retrained_model_by_itself(app_url, browser)
         )
         bb._settle(page)
         assert page.locator(".st-key-w_autoplay input").first.is_checked()
-        # record the slider's active step from now on, whichever chart element shows it, and every frame plotly's
-        # animation applies (its events: a poll of a loaded browser sees only some of the rounds played; listened
-        # to again whenever the chart is plotted anew, which drops its listeners)
+        # record the slider's active step as painted from now on (looked at in a task after each animation frame,
+        # so after everything that frame applied), whichever chart element shows it, and every frame plotly's
+        # animation applies (its events: a loaded browser paints only some of the rounds played; listened to
+        # again whenever the chart is plotted anew, which drops its listeners). A figure the server draws again
+        # mid-replay (for its box, on a busy machine) opens at t = 0 and is put back at the round reached by the
+        # page's script within 50 ms (``links.ROUND_IN_LINK``): not looked at before that.
         page.evaluate(
-            """() => { window.__steps = []; window.__frames = []; setInterval(() => {
+            """() => { window.__steps = []; window.__frames = []; const look = () => {
                  const gd = document.querySelector('.st-key-pg_plot .js-plotly-plot');
                  if (gd && gd.on && gd._ev !== gd.__framesEv) { gd.__framesEv = gd._ev;
                    gd.on('plotly_animatingframe', e => window.__frames.push(Number(String(e.name).slice(1)))); }
                  const s = gd && gd.layout && gd.layout.sliders && gd.layout.sliders[0];
-                 if (s) window.__steps.push([s.active, s.steps.length - 1]); }, 25); }"""
+                 const placed = !(gd && gd.layout.meta && gd.layout.meta.autoplay) || gd.__rebelFigure === gd.layout;
+                 if (s && placed) window.__steps.push([s.active, s.steps.length - 1]);
+                 requestAnimationFrame(() => setTimeout(look, 0)); };
+               look(); }"""
         )
         bb.edit_cost(page, "7")()
         # the retrained replay opens at t = 0 (the recorder, polling a loaded browser, may first see t = 1 or 2

@@ -82,7 +82,7 @@ ROUND_IN_LINK = """<script>
   };
   // "Replay after retraining": a figure whose layout.meta carries an autoplay token (a new one per retrain,
   // the figure opening at t = 0) gets its Play button pressed once, when its frames are in and its box has
-  // kept its size for two ticks: a chart resized while it plays (the sidebar folding away as presentation mode
+  // kept its size for 400 ms: a chart resized while it plays (the sidebar folding away as presentation mode
   // opens from a link) can be left drawn at the old size. A figure drawn again with the same token (the chart
   // redrawn only for its box, rebel.ui.playground.screen.replay_token) also opens at t = 0: the replay goes on
   // from the round it had reached, stays at a round it was paused or scrubbed to, or shows the last round once
@@ -93,8 +93,14 @@ ROUND_IN_LINK = """<script>
     gd.__rebelFollowed = r; gd.__rebelEv = gd._ev;
     const names = () => ((gd._transitionData && gd._transitionData._frames) || []).map(f => f.name);
     const mine = () => gd.__rebelFollowed === r;
-    gd.on('plotly_animatingframe', e => { if (mine()) { r.reached = names().indexOf(e.name); r.playing = true; } });
-    gd.on('plotly_animated', () => { if (mine()) r.playing = false; });  // (its end, Pause, a scrub's frame)
+    const queued = () => !!(gd._transitionData && gd._transitionData._frameQueue && gd._transitionData._frameQueue.length);
+    gd.on('plotly_animatingframe', e => {  // playing while more frames are queued (not a scrub's one frame)
+      const k = names().indexOf(e.name);  // (-1 while plotly swaps a new figure's frames in)
+      if (mine() && k >= 0) { r.reached = k; r.playing = queued(); }
+    });
+    const stopped = () => { if (mine()) r.playing = false; };  // its end; Pause (its queue dropped at once)
+    gd.on('plotly_animated', stopped);
+    gd.on('plotly_animationinterrupted', stopped);
   };
   const autoplay = () => {
     const gd = document.querySelector('.st-key-pg_plot .js-plotly-plot');
@@ -102,35 +108,40 @@ ROUND_IN_LINK = """<script>
     if (!token || gd.__rebelFigure === gd.layout) return;
     const frames = gd._transitionData && gd._transitionData._frames;
     const play = gd.querySelector('.updatemenu-button');
-    if (!frames || !frames.length || !play || !window.Plotly) return;
-    const box = gd.getBoundingClientRect();
-    const size = Math.round(box.width) + 'x' + Math.round(box.height) + '/' +
-      Math.round((gd._fullLayout && gd._fullLayout.width) || 0);
-    if (gd.__rebelSize !== size) { gd.__rebelSize = size; gd.__rebelSame = 0; return; }
-    if (++gd.__rebelSame < 2 || Math.abs(box.width - gd._fullLayout.width) > 2) return;
-    gd.__rebelFigure = gd.layout;
+    if (!frames || !frames.length || !play || !window.Plotly || !gd._fullLayout) return;
     let r = window.__rebelReplay;
-    if (!r || r.token !== token) {
-      r = window.__rebelReplay = {token: token, reached: 0, playing: true};
+    if (r && r.token === token) {  // drawn again: the replay where it was, at the next tick (<= 50 ms)
+      gd.__rebelFigure = gd.layout;
       follow(gd, r);
-      play.dispatchEvent(new MouseEvent('click', {bubbles: true}));
+      const names = frames.map(f => f.name), at = Math.max(0, Math.min(r.reached, names.length - 1));
+      const button = gd.layout.updatemenus && gd.layout.updatemenus[0].buttons[0];
+      if (r.playing && at < names.length - 1 && button) {  // on from the round reached
+        window.Plotly.animate(gd, names.slice(at), Object.assign({}, button.args[1], {mode: 'immediate'}));
+      } else {  // ended, paused or scrubbed: that round, and the slider on it (plotly's slider follows a frame
+        // only when it differs from the last one it saw, which was this one before the figure was drawn again)
+        Promise.resolve(window.Plotly.animate(gd, [names[at]], STILL)).then(() => {
+          const s = gd.layout.sliders && gd.layout.sliders[0];
+          if (s && s.active !== at && gd.isConnected) window.Plotly.relayout(gd, {'sliders[0].active': at});
+        });
+      }
       return;
     }
+    const box = gd.getBoundingClientRect();
+    const size = Math.round(box.width) + 'x' + Math.round(box.height) + '/' + Math.round(gd._fullLayout.width || 0);
+    if (gd.__rebelSize !== size) { gd.__rebelSize = size; gd.__rebelSame = 0; return; }
+    if (++gd.__rebelSame < 8 || Math.abs(box.width - gd._fullLayout.width) > 2) return;
+    gd.__rebelFigure = gd.layout;
+    r = window.__rebelReplay = {token: token, reached: 0, playing: true};
     follow(gd, r);
-    const names = frames.map(f => f.name), at = Math.max(0, Math.min(r.reached, names.length - 1));
-    const button = gd.layout.updatemenus && gd.layout.updatemenus[0].buttons[0];
-    if (r.playing && at < names.length - 1 && button) {
-      window.Plotly.animate(gd, names.slice(at), Object.assign({}, button.args[1], {mode: 'immediate'}));
-    } else {
-      window.Plotly.animate(gd, [names[at]], STILL);
-    }
+    play.dispatchEvent(new MouseEvent('click', {bubbles: true}));
   };
   const tick = () => {
     hook(); autoplay();
     const gd = document.querySelector('.st-key-pg_plot .js-plotly-plot'), r = window.__rebelReplay;
     if (gd && r && gd.__rebelFollowed === r) follow(gd, r);
   };
-  if (!window.__rebelRoundTimer) window.__rebelRoundTimer = setInterval(tick, 200);
+  // (every 50 ms: a figure drawn again shows its t = 0 until then; each tick is a few lookups)
+  if (!window.__rebelRoundTimer) window.__rebelRoundTimer = setInterval(tick, 50);
 })();
 </script>"""
 

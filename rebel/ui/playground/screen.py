@@ -12,6 +12,7 @@ import streamlit as st
 from rebel.ui import components as ui
 from rebel.ui import viewport
 from rebel.ui.figures.cost_table import numbers_fit_px
+from rebel.ui.guard import page_visit
 from rebel.ui.playground import present
 
 S = st.session_state
@@ -396,7 +397,7 @@ def autoplay_token(retrained: bool) -> str | None:
     return f"play-{S['_autoplay_n']}"
 
 
-REPLAYED = "_autoplay_drawn"  # (pair key, token, view): the last figure drawn with an autoplay token
+REPLAYED = "_autoplay_drawn"  # (pair key, token, view, visit): the last figure drawn with an autoplay token
 
 
 def replay_token(key: str, view: tuple, own: bool) -> str | None:
@@ -407,16 +408,17 @@ def replay_token(key: str, view: tuple, own: bool) -> str | None:
     the retrain's run: the sidebar folding as presentation mode opens, a resized window) opens at t = 0 with the
     same token, and ``ROUND_IN_LINK``'s script carries the replay on from the round it reached, or shows the last
     round if it had ended, instead of the figure jumping to its last round mid-replay. Anything else changed (a
-    toggle, another pair): None, and the figure opens at the page's round, as before."""
-    token = S.pop(AUTOPLAY, None)
+    toggle, another pair, the page left and entered again: ``guard.page_visit``): None, and the figure opens at
+    the page's round, as before."""
+    token, visit = S.pop(AUTOPLAY, None), page_visit()
     if not own:
         S.pop(REPLAYED, None)
         return None
     if token is not None:
-        S[REPLAYED] = (key, token, view)
+        S[REPLAYED] = (key, token, view, visit)
         return token
     last = S.get(REPLAYED)
-    if last is not None and last[0] == key and last[2] == view:
+    if last is not None and last[0] == key and last[2:] == (view, visit):
         return last[1]
     S.pop(REPLAYED, None)
     return None
