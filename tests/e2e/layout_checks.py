@@ -393,3 +393,14 @@ SMALL_COSTS_TEXTS = """min => { const col = document.querySelector('.st-key-cost
     if (px < min) out.push([own.trim().slice(0, 40), px]);
   }
   return out; }"""
+
+
+def wait_projector_ticks(page, px: float = 17, timeout: int = 60_000) -> None:
+    """Wait until the regions plot's x ticks are at least ``px`` high: the chart drawn in presentation mode's large
+    type (17 px and more at 1280x720; 20 px in a lesson scene)."""
+    page.wait_for_function(
+        "px => { const t = document.querySelector('.st-key-pg_plot .xtick text');"
+        " return !!t && parseFloat(getComputedStyle(t).fontSize) >= px; }",
+        arg=px,
+        timeout=timeout,
+    )

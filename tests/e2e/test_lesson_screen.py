@@ -20,6 +20,7 @@ from tests.e2e.layout_checks import (
     assert_screen_is_clean,
     strip_key_problems,
     wait_plot_fits_box,
+    wait_projector_ticks,
 )
 from tests.e2e.test_one_screen import _assert_on_screen, _scroll_top, _set_sidebar
 
@@ -40,11 +41,7 @@ _FONTS = """bar => { const px = e => parseFloat(getComputedStyle(e).fontSize);
 
 def _open_scene(browser, app_url: str, n: int, w: int, h: int):
     page, _ = bb.open_playground(browser, f"{app_url}/?scene={n}&present=1", (w, h))
-    page.wait_for_function(
-        "() => { const t = document.querySelector('.st-key-pg_plot .xtick text');"
-        " return t && parseFloat(getComputedStyle(t).fontSize) >= 20; }",
-        timeout=60_000,
-    )
+    wait_projector_ticks(page, 20)
     page.wait_for_function(
         "() => { const s = document.querySelector('[data-testid=\"stSidebar\"]');"
         " return !s || s.getAttribute('aria-expanded') === 'false' || s.getBoundingClientRect().right <= 1; }",

@@ -19,6 +19,7 @@ from tests.e2e.layout_checks import (
     cost_table_problems,
     present_table_problems,
     wait_plot_fits_box,
+    wait_projector_ticks,
 )
 
 pytestmark = pytest.mark.browser
@@ -161,11 +162,7 @@ def test_presentation_mode_is_a_projector_layout(app_url, browser, screenshot_di
         _set_sidebar(page, sidebar == "open")
         toggle = page.locator(".st-key-w_present")
         toggle.locator("label").first.click()
-        page.wait_for_function(
-            "() => { const t = document.querySelector('.st-key-pg_plot .xtick text');"
-            " return t && parseFloat(getComputedStyle(t).fontSize) >= 17; }",
-            timeout=60_000,
-        )
+        wait_projector_ticks(page, 17)
         page.wait_for_function(
             "() => { const s = document.querySelector('[data-testid=\"stSidebar\"]');"
             " return !s || s.getAttribute('aria-expanded') === 'false' || s.getBoundingClientRect().right <= 1; }",
@@ -261,11 +258,7 @@ def test_presentation_mode_with_twelve_classes_fits_one_screen(app_url, browser,
     page.set_viewport_size({"width": w, "height": h})
     try:
         page.goto(app_url + "/" + _twelve_class_link(), wait_until="commit")
-        page.wait_for_function(
-            "() => { const t = document.querySelector('.st-key-pg_plot .xtick text');"
-            " return t && parseFloat(getComputedStyle(t).fontSize) >= 17; }",
-            timeout=240_000,
-        )
+        wait_projector_ticks(page, 17, timeout=240_000)
         bb._install(page)
         page.wait_for_function(  # the browser has told the server its size (the table's room follows it)
             "h => { const el = document.querySelector('.st-key-pg_viewport input');"
@@ -321,11 +314,7 @@ def test_presentation_mode_replays_a_retrained_model_by_itself(app_url, browser)
     page, _ = bb.open_playground(browser, app_url, (1280, 720))
     try:
         page.locator(".st-key-w_present label").first.click()
-        page.wait_for_function(
-            "() => { const t = document.querySelector('.st-key-pg_plot .xtick text');"
-            " return t && parseFloat(getComputedStyle(t).fontSize) >= 17; }",
-            timeout=60_000,
-        )
+        wait_projector_ticks(page, 17)
         bb._settle(page)
         assert page.locator(".st-key-w_autoplay input").first.is_checked()
         # record the slider's active step as painted from now on (looked at in a task after each animation frame,

@@ -10,7 +10,12 @@ import pytest
 
 from benchmarks import bench_browser as bb
 from rebel.ui.figures.palette import class_colors
-from tests.e2e.layout_checks import SMALL_COSTS_TEXTS, cost_table_problems, present_table_problems
+from tests.e2e.layout_checks import (
+    SMALL_COSTS_TEXTS,
+    cost_table_problems,
+    present_table_problems,
+    wait_projector_ticks,
+)
 from tests.e2e.test_one_screen import _assert_on_screen, _scroll_top, class_link
 
 pytestmark = pytest.mark.browser
@@ -49,11 +54,7 @@ def test_five_classes_show_their_costs_at_20_px_and_the_picked_entry_is_framed(
 ):
     page, _ = bb.open_playground(browser, f"{app_url}/{class_link(NAMES, C)}", (1280, 720))
     try:
-        page.wait_for_function(
-            "() => { const t = document.querySelector('.st-key-pg_plot .xtick text');"
-            " return t && parseFloat(getComputedStyle(t).fontSize) >= 20; }",
-            timeout=120_000,
-        )
+        wait_projector_ticks(page, 20, timeout=120_000)
         bb._settle(page, quiet_ms=1000, timeout_ms=120_000)
         _scroll_top(page)
         _assert_on_screen(page, 1280, 720, "presentation mode, 5 classes", square=False)

@@ -18,6 +18,7 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from benchmarks import bench_browser as bb
+from tests.e2e.layout_checks import wait_projector_ticks
 
 pytestmark = pytest.mark.browser
 
@@ -83,11 +84,7 @@ def test_a_replay_drawn_again_for_its_box_stays_at_its_round(app_url, browser):
     showed the last round). Played to its end, then resized again: the figure shows the last round (not t = 0)."""
     page, _ = bb.open_playground(browser, f"{app_url}/?p=airport&present=1&show=dis", (1280, 720))
     try:
-        page.wait_for_function(
-            "() => { const t = document.querySelector('.st-key-pg_plot .xtick text');"
-            " return t && parseFloat(getComputedStyle(t).fontSize) >= 17; }",
-            timeout=60_000,
-        )
+        wait_projector_ticks(page, 17)
         opened = _wait_still(page)  # (presentation mode opened by a link plays the model once)
         assert page.locator(".st-key-w_autoplay input").first.is_checked()
         page.evaluate(_PAUSE_WHEN_REACHED, [PLOT, PAUSE_AT, opened["token"]])
