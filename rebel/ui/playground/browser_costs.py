@@ -12,14 +12,14 @@ notes that the browser drew them (``PAINTED``). Then only the message tray's ver
 of its own, ``TAIL``): it makes the costs' pair current and writes the link, and nothing else is run or sent (no
 figure, no payload). When something else on the page shows the costs (``_rest_of_page``: a detail view, a lesson
 scene, the calibrated two-step, a cost warning, the preset's story note, the log control's entry, the one-entry
-editor's table of many classes), the main area reruns instead and keeps the chart as it is: the figure is made from the pair it was first drawn from
-(``figure_pair``), which Streamlit's chart does not draw again. The edited cell keeps its text in the browser (the
+editor's table of many classes), the main area reruns instead and keeps the chart as it is: the figure is made from
+the pair it was first drawn from (``figure_pair``), which Streamlit's chart does not draw again. The edited cell keeps its text in the browser (the
 page stops its commit on leaving it, which would rerun the main area for a value already stored); its session value
 is brought up to date by the editor's next run.
 
 Everything else keeps the server's path: a variant engine, an overlay (boosting weights, two-step or Bayes
-boundaries, disagreement, a dragged box), too many posteriors to send, classes shown in the user's order, the narrow projector layout (sidebar open), ``REBEL_BROWSER_COSTS=0`` in the
-server's environment, and a session whose browser failed to retrain (the page says so once, ``tell``). With
+boundaries, disagreement, a dragged box), too many posteriors to send, classes shown in the user's order, the
+narrow projector layout (sidebar open), ``REBEL_BROWSER_COSTS=0`` in the server's environment, and a session whose browser failed to retrain (the page says so once, ``tell``). With
 "Replay after retraining" on (presentation mode's default) the page plays the replay from t = 0 after painting an
 edit, as the server's new figure plays itself (``REPLAY``: the page's copy of that switch).
 
