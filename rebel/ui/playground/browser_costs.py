@@ -4,28 +4,29 @@ On the paper engine with no overlay on the regions plot, a cost edit does not ne
 two-step method's and the Bayes rule's posteriors depend only on the data, and REBEL retrains in a Web Worker in
 milliseconds at the Playground's sizes. The server sends once per dataset and settings (``scene_payload``, sent
 again only when the chart's model changes) what the page needs: the training points and settings (the browser
-engine's problem), the test points, the grid, the 0-1 model's posteriors on the test points after every round,
-the known mixture's posteriors there, the 0-1 model's most likely classes (the "costs ignored" number) and the
-browser engine's text. The page's script retrains on Enter in a cost cell, repaints the chart and writes the new
-matrix into a hidden text box (``INPUT``); its callback stores the costs (links, session files, other pages) and
-notes that the browser drew them (``PAINTED``). Then only the message tray's verdict reruns (``verdict``, a fragment
-of its own, ``TAIL``): it makes the costs' pair current and writes the link, and nothing else is run or sent (no
-figure, no payload). When something else on the page shows the costs (``_rest_of_page``: a detail view, a lesson
-scene, the calibrated two-step, a cost warning, the preset's story note, the log control's entry, the one-entry
-editor's table of many classes), the main area reruns instead and keeps the chart as it is: the figure is made from
-the pair it was first drawn from (``figure_pair``), which Streamlit's chart does not draw again. The edited cell keeps its text in the browser (the
-page stops its commit on leaving it, which would rerun the main area for a value already stored); its session value
-is brought up to date by the editor's next run.
+engine's problem), the test points, the grid, the 0-1 model's posteriors on the test points after every round, the
+known mixture's posteriors there, the 0-1 model's most likely classes (the "costs ignored" number) and the browser
+engine's text. The page's script retrains on Enter in a cost cell, repaints the chart and writes the new matrix into
+a hidden text box (``INPUT``); its callback stores the costs (links, session files, other pages) and notes that the
+browser drew them (``PAINTED``). Then only the message tray's verdict reruns (``verdict``, a fragment of its own,
+``TAIL``): it makes the costs' pair current and writes the link, and nothing else is run or sent (no figure, no
+payload). When something else on the page shows the costs (``_rest_of_page``: a detail view, a lesson scene, the
+calibrated two-step, a cost warning, the preset's story note, the log control's entry, the one-entry editor's table
+of many classes), the main area reruns instead and keeps the chart as it is: the figure is made from the pair it was
+first drawn from (``figure_pair``), which Streamlit's chart does not draw again. The edited cell keeps its text in
+the browser (the page stops its commit on leaving it, which would rerun the main area for a value already stored);
+its session value is brought up to date by the editor's next run.
 
 Everything else keeps the server's path: a variant engine, an overlay (boosting weights, two-step or Bayes
-boundaries, disagreement, a dragged box), too many posteriors to send, classes shown in the user's order, the
-narrow projector layout (sidebar open), ``REBEL_BROWSER_COSTS=0`` in the server's environment, and a session whose browser failed to retrain (the page says so once, ``tell``). With
-"Replay after retraining" on (presentation mode's default) the page plays the replay from t = 0 after painting an
-edit, as the server's new figure plays itself (``REPLAY``: the page's copy of that switch).
+boundaries, disagreement, a dragged box), too many posteriors to send, classes shown in the user's order, the narrow
+projector layout (sidebar open), ``REBEL_BROWSER_COSTS=0`` in the server's environment, and a session whose browser
+failed to retrain (the page says so once, ``tell``). With "Replay after retraining" on (presentation mode's default)
+the page plays the replay from t = 0 after painting an edit, as the server's new figure plays itself (``REPLAY``:
+the page's copy of that switch).
 
-The run that follows a computed edit trains nothing (``pair_for``): its pair is a ``deferred.DeferredPair`` with
-the page's test costs for the message tray, trained only when something asks for more (a detail view, a lesson's
-checks, an overlay or a server-path edit).
+The run that follows a computed edit trains nothing (``pair_for``): its pair is a ``deferred.DeferredPair`` with the
+page's test costs for the message tray, trained only when something asks for more (a detail view, a lesson's checks,
+an overlay or a server-path edit).
 """
 
 from __future__ import annotations
