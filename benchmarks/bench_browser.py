@@ -62,20 +62,29 @@ from benchmarks._common import CHROMIUM, CHROMIUM_ARGS, free_port, healthy, serv
 ROOT = Path(__file__).resolve().parents[1]
 VIEWPORT = {"width": 1440, "height": 900}
 PRESENT = {"on": False}  # --present: every page opens in presentation mode (``?present=1``)
-LINK = {"query": ""}  # --classes: every page opens this Playground link's configuration (``circle_link``)
-CLASS_NAMES = ("apple", "banana", "cherry", "date", "elder", "fig", "grape", "honeydew", "kiwi", "lemon", "mango",
-               "nectarine")  # fmt: skip
+LINK = {"query": "", "label": ""}  # --classes: every page opens this Playground link (``circle_link``)
+CLASS_NAMES = ("apple", "banana", "cherry", "damson", "elderberry", "fig", "grape", "honeydew", "kiwi", "lemon",
+               "mango", "nectarine")  # fmt: skip
 
 
-def circle_link(names, C, n_points: int = 600) -> str:
-    """The address (query, from ``?``) of a designed mixture of the classes ``names`` on a circle of radius 3
-    (one round cluster each), ``n_points`` points, the cost matrix ``C`` and the app's default settings."""
+def random_costs(k: int):
+    """A random k x k cost matrix (costs 1-10 with one decimal, zero diagonal), the same every time."""
+    import numpy as np
+
+    C = np.round(np.random.default_rng(0).uniform(1, 10, (k, k)), 1)
+    np.fill_diagonal(C, 0)
+    return C
+
+
+def circle_config(names, C, n_points: int = 600):
+    """The Playground configuration of a designed mixture of the classes ``names`` on a circle of radius 3 (one
+    round cluster each), ``n_points`` points, the cost matrix ``C`` and the app's default settings."""
     import math
 
     import pandas as pd
 
     from rebel.data import DatasetSpec
-    from rebel.ui.config import DEFAULT_HYPER, QUERY_KEY, Config, encode_query
+    from rebel.ui.config import DEFAULT_HYPER, Config
 
     K = len(names)
     rows = [
@@ -83,17 +92,14 @@ def circle_link(names, C, n_points: int = 600) -> str:
          "mean_y": round(3 * math.sin(math.tau * k / K), 2), "std_x": 0.8, "std_y": 0.8}
         for k, name in enumerate(names)
     ]  # fmt: skip
-    cfg = Config(DatasetSpec(pd.DataFrame(rows), int(n_points), 0.3, 1, 0.0), C, dict(DEFAULT_HYPER))
-    return f"?{QUERY_KEY}={encode_query(cfg)}"
+    return Config(DatasetSpec(pd.DataFrame(rows), int(n_points), 0.3, 1, 0.0), C, dict(DEFAULT_HYPER))
 
 
-def classes_link(k: int, n_points: int) -> str:
-    """``circle_link`` of ``k`` classes (``CLASS_NAMES``) with a random cost matrix (costs 1-10, one decimal)."""
-    import numpy as np
+def circle_link(names, C, n_points: int = 600) -> str:
+    """The address (query, from ``?``) of ``circle_config``."""
+    from rebel.ui.config import QUERY_KEY, encode_query
 
-    C = np.round(np.random.default_rng(0).uniform(1, 10, (k, k)), 1)
-    np.fill_diagonal(C, 0)
-    return circle_link(CLASS_NAMES[:k], C, n_points)
+    return f"?{QUERY_KEY}={encode_query(circle_config(names, C, n_points))}"
 
 
 # Stable hooks (CSS selectors of Streamlit's ``st-key-<key>`` classes and widget labels). The first selector that
@@ -820,14 +826,6 @@ def tree_steps(browser, root: Path, args, results: dict):
         stop_app(proc)
 
 
-def _link_classes() -> str:
-    """The number of classes and points of the ``--classes`` link, as the report prints them."""
-    from rebel.ui.config import QUERY_KEY, decode_query
-
-    cfg = decode_query(LINK["query"].split(f"{QUERY_KEY}=", 1)[1].split("&")[0])
-    return f"{len(cfg.cost_matrix)} (n_points {cfg.spec.n_points})"
-
-
 def alternate(steps: list) -> None:
     """Run the generators ``steps`` one step each in turn until all are done: with a baseline, its measurement
     and this tree's of the same interaction are taken one after the other, under the same load."""
@@ -842,8 +840,8 @@ def alternate(steps: list) -> None:
 
 def report(label: str, results: dict) -> None:
     mode = ", presentation mode" if PRESENT["on"] else ""
-    if LINK["query"]:
-        mode += f", {_link_classes()} classes on a circle"
+    if LINK["label"]:
+        mode += f", {LINK['label']}"
     print(f"== {label} (viewport {VIEWPORT['width']}x{VIEWPORT['height']}{mode})")
     for name in ("cost_edit", "scrub", "preset", "toggle", "first_visit", "first_page"):
         if results.get(name):
@@ -917,7 +915,11 @@ def main(argv=None) -> dict:
         low, high = DATA_RANGES["n_points"].low, DATA_RANGES["n_points"].high
         if not low <= args.points <= high:
             ap.error(f"argument --points: {args.points} is outside {low}-{high}; use e.g. --points 1500.")
-        LINK["query"] = classes_link(args.classes, args.points)
+        k, n = args.classes, args.points
+        LINK.update(
+            query=circle_link(CLASS_NAMES[:k], random_costs(k), n),
+            label=f"{k} classes on a circle, {n} points",
+        )
     width, height = viewport_size(ap, args.viewport)
     VIEWPORT.update(width=width, height=height)
     if args.repeat < 7:

@@ -133,12 +133,11 @@ def test_twelve_classes_one_entry_editor_edit_is_computed_in_the_browser(app_url
     """Twelve classes: the costs are a read-only table with one entry edited under it (the one-entry editor). Enter
     in its Cost box retrains in the page too: the numbers and the regions are the server engine's for the same
     costs, and the server's run that follows redraws the table with the cost typed."""
-    from rebel.ui.config import QUERY_KEY, decode_query
     from rebel.ui.lessons import fit_scene
     from rebel.ui.playground import compute as pg
 
-    query = bb.classes_link(12, 600)
-    cfg = decode_query(query.split(f"{QUERY_KEY}=", 1)[1])
+    names, C = bb.CLASS_NAMES, bb.random_costs(12)
+    cfg, query = bb.circle_config(names, C), bb.circle_link(names, C)
     bb.VIEWPORT.update(width=1280, height=720)
     try:
         page, _ = bb.open_playground(browser, app_url + "/" + query)
@@ -156,7 +155,7 @@ def test_twelve_classes_one_entry_editor_edit_is_computed_in_the_browser(app_url
         page.close()
     C = np.array(cfg.cost_matrix, dtype=np.float64)
     C[2, 0] = 7.5
-    pair = fit_scene(dataclasses.replace(cfg, cost_matrix=C))
+    pair = fit_scene(dataclasses.replace(cfg, cost_matrix=C))  # (the costs the page computed)
     T, t, numbers = pair.n_rounds, painted["t"], pg.round_numbers(pair)
     assert painted["painted"]["REBEL"] == pytest.approx(float(numbers["REBEL"][T]), rel=1e-12, abs=1e-15)
     assert painted["painted"]["twoStep"] == pytest.approx(float(numbers["two-step"][T]), rel=1e-12, abs=1e-15)

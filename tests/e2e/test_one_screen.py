@@ -202,17 +202,12 @@ def test_presentation_mode_is_a_projector_layout(app_url, browser, screenshot_di
         page.close()
 
 
-FRUITS = ("apple", "banana", "cherry", "damson", "elderberry", "fig", "grape", "honeydew", "kiwi", "lemon",
-          "mango", "nectarine")  # fmt: skip
+FRUITS = bb.CLASS_NAMES
 
 
 def _twelve_class_costs():
     """The twelve classes' cost matrix (a random one, costs 1-10 with one decimal) and their names."""
-    import numpy as np
-
-    C = np.round(np.random.default_rng(0).uniform(1, 10, (12, 12)), 1)
-    np.fill_diagonal(C, 0)
-    return C, FRUITS
+    return bb.random_costs(12), FRUITS
 
 
 def _twelve_class_link() -> str:
