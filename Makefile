@@ -66,12 +66,15 @@ classroom: $(VENV)/.app-installed
 	  $(if $(BASE_PORT),--base-port $(BASE_PORT)) -- $(SAFETY)
 
 # The suite in two parts: the kernels compile first, once, in two processes (`rebel.warmup`), so that no two
-# workers and no server compile the same ones at the same time; then the browser tests, one at a time and alone on
-# the machine (one app server shared where a test needs no fresh one, one Chromium; each waits on what the page
-# draws), then the rest on TEST_JOBS workers (pytest-xdist). Both parts always run; the target fails if either
-# does. Debian's chromium is installed with apt-get when missing (as `make classroom` does for HAProxy), and a
-# browser test that cannot start it fails instead of skipping.
+# workers and no server compile the same ones at the same time; then the browser tests on BROWSER_JOBS workers
+# (pytest-xdist, a module per worker: each worker its own app server, shared by its tests that need no fresh one,
+# and its own Chromium; each test waits on what the page draws), then the rest on TEST_JOBS workers. Both parts
+# always run; the target fails if either does. Tests marked `soak` (tests/conftest.py's SOAK: the same layouts at
+# more window sizes, the soak's loads, the longest checks) run with `make soak` instead. Debian's chromium is
+# installed with apt-get when missing (as `make classroom` does for HAProxy), and a browser test that cannot start
+# it fails instead of skipping.
 TEST_JOBS ?= 2
+BROWSER_JOBS ?= 2
 test: $(VENV)/.test-installed
 	@command -v chromium >/dev/null 2>&1 || [ -x /usr/bin/chromium ] || { echo "installing chromium with apt-get"; \
 	  $(SUDO) apt-get install -y chromium || { $(SUDO) apt-get update && $(SUDO) apt-get install -y chromium; }; }
@@ -82,19 +85,26 @@ test: $(VENV)/.test-installed
 	  $(BIN)/python -c "from rebel.warmup import warmup; warmup(groups=($$groups), jobs=1, load=False)" & \
 	done; wait; \
 	echo "kernels compiled (or loaded from $(NUMBA_CACHE_DIR)) in $$(( $$(date +%s) - start )) s"
-	@status=0; \
-	REBEL_REQUIRE_BROWSER=1 $(BIN)/python -m pytest -m browser || status=$$?; \
-	$(BIN)/python -m pytest -m "not browser" -n $(TEST_JOBS) || status=$$?; \
+	@status=0; start=$$(date +%s); \
+	REBEL_REQUIRE_BROWSER=1 $(BIN)/python -m pytest -m "browser and not soak" -n $(BROWSER_JOBS) --dist loadfile \
+	  || status=$$?; \
+	$(BIN)/python -m pytest -m "not browser and not soak" -n $(TEST_JOBS) || status=$$?; \
+	echo "tests ran in $$(( $$(date +%s) - start )) s"; \
 	exit $$status
 
 bench: $(VENV)/.bench-installed
 	$(BIN)/python -m benchmarks
 
-# The soak's heavy loads (tests/e2e/test_soak.py: waves of sessions at the limits, 3-5 minutes on 2 cores, then 10
-# sessions at once at the Playground's maxima, 10-15 minutes): prints the health latencies and RSS figures and
-# appends the attack's to benchmarks/results/soak.txt. `make test` runs its light load.
+# What `make test` leaves out (tests marked `soak`, tests/conftest.py's SOAK), the browser part one test at a time:
+# the layouts at more window sizes and sidebar states, the soak's loads (waves of sessions at the limits, 3-5 minutes
+# on 2 cores, then 10 sessions at once at the Playground's maxima, 10-15 minutes: prints the health latencies and
+# RSS figures and appends the attack's to benchmarks/results/soak.txt), and the longest checks (the memory bound at
+# the largest admitted settings, every kernel compiled in an empty cache).
 soak: $(VENV)/.test-installed
-	REBEL_SOAK=1 $(BIN)/python -m pytest -s tests/e2e/test_soak.py
+	@status=0; \
+	REBEL_SOAK=1 REBEL_REQUIRE_BROWSER=1 $(BIN)/python -m pytest -s -m "browser and soak" || status=$$?; \
+	$(BIN)/python -m pytest -m "soak and not browser" -n $(TEST_JOBS) || status=$$?; \
+	exit $$status
 
 lint: $(VENV)/.test-installed
 	$(BIN)/ruff format $(LINTED)

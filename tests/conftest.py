@@ -28,9 +28,78 @@ BROWSER_FIXTURES = frozenset({"browser", "chromium", "playwright", "app_url", "a
 E2E = Path(__file__).resolve().parent / "e2e"
 
 
+# What `make test` leaves to `make soak` (marked ``soak`` here, one list: module, test, variants): a behaviour checked again at another
+# window size, sidebar state, server command or upload store, when `make test` keeps at least one variant of it
+# (the lecture's 1280x720 first), and checks whose point is their length (the memory bound at the largest admitted
+# settings, compiling every kernel in an empty cache, the soak's loads). A name here that matches no test of a
+# collected module stops the run, so a renamed test cannot slip back into `make test` or out of both.
+_SOAK = {
+    # the browser part: another size or state of a layout `make test` checks at 1280x720 or 1440x900
+    "e2e/test_lesson_screen.py": {"test_every_scene_fits_one_720p_screen_in_large_type": ("open",)},
+    "e2e/test_one_screen.py": {
+        "test_plot_costs_round_control_and_numbers_fit_one_screen": (
+            "1280x720-open", "1440x900-collapsed", "1920x1080-open", "1920x1080-collapsed",
+        ),
+        "test_presentation_mode_is_a_projector_layout": ("1280x720-open", "1920x1080-open", "1920x1080-collapsed"),
+        "test_presentation_mode_with_twelve_classes_fits_one_screen": ("1920x1080",),
+        "test_the_regions_are_drawn_once_at_their_box_size": ("1920x1080",),
+    },
+    "e2e/test_sidebar_open_layout.py": {
+        "test_sidebar_open_has_no_clipped_overlapping_or_split_text": ("plain--False", "scene1_plain-?scene=1-False"),
+        "test_the_toolbar_never_covers_a_text_of_the_plot": (
+            "1280x720-presentation-collapsed", "1280x720-plain-open", "1280x720-plain-collapsed",
+            "1440x900-presentation-open", "1440x900-presentation-collapsed", "1440x900-plain-open",
+        ),
+    },
+    "e2e/test_cost_cells_browser.py": {
+        "test_cost_cells_are_never_blank_on_a_first_visit": ("1280x720-plain", "1440x900-presentation"),
+    },
+    "e2e/test_strip_height.py": {"test_the_cost_strip_keeps_room_for_its_curves_with_twelve_classes": ("open",)},
+    "e2e/test_browser_costs.py": {"test_the_calibration_scenes_number_follows_a_cost_edit_in_the_browser": ("plain",)},
+    "e2e/test_first_visit_nav.py": {
+        "test_first_visit_on_a_fresh_server_lists_only_the_registered_pages": ("plain-streamlit-run",),
+    },
+    "e2e/test_bench_end.py": {"test_a_latency_ends_at_the_paint_of_the_frame_that_shows_the_change": ("task",)},
+    "e2e/test_classroom.py": {"test_an_upload_survives_its_replica": ("directory",)},
+    # the soak's loads (the light one included: the heavy ones also need REBEL_SOAK=1)
+    "e2e/test_soak.py": {
+        "test_waves_of_sessions_at_the_limits_keep_the_server_healthy_and_bounded": ("sessions", "limits", "attack"),
+    },
+    # the rest: long by what they check
+    "test_budget.py": {"test_one_session_at_the_largest_admitted_settings_stays_within_its_memory_bound": ()},
+    "test_warmup.py": {"test_parallel_warmup_leaves_every_paper_kernel_cached": ()},
+    "test_cli_truth.py": {"test_a_cold_engine_says_it_compiles": ()},
+}  # fmt: skip
+SOAK = frozenset(
+    f"tests/{module}::{test}" + (f"[{variant}]" if variant else "")
+    for module, tests in _SOAK.items()
+    for test, variants in tests.items()
+    for variant in variants or ("",)
+)
+
+
 @pytest.hookimpl(tryfirst=True)  # before `-m` selects by marker
 def pytest_collection_modifyitems(config, items):
     for item in items:
         in_e2e = E2E in Path(item.path).resolve().parents
         if in_e2e or BROWSER_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.browser)
+        if item.nodeid in SOAK:
+            item.add_marker(pytest.mark.soak)
+    check_soak(items)
+
+
+def check_soak(items) -> None:
+    """Stop the run when SOAK names a test of a collected module that does not exist, or leaves `make test` no
+    variant of a parametrized test (every ``name[...]`` in SOAK needs a ``name[...]`` outside it)."""
+    collected = {item.nodeid.split("::")[0] for item in items}
+    found = {item.nodeid for item in items}
+    lost = sorted(name for name in SOAK if name.split("::")[0] in collected and name not in found)
+    if lost:
+        raise pytest.UsageError(f"tests/conftest.py's SOAK names tests that do not exist: {lost}")
+    kept = {name.split("[")[0] for name in found - SOAK}
+    variants = {name.split("[")[0] for name in SOAK & found if "[" in name and "/test_soak.py::" not in name}
+    if variants - kept:
+        raise pytest.UsageError(
+            f"tests/conftest.py's SOAK leaves `make test` no variant of {sorted(variants - kept)}"
+        )

@@ -183,16 +183,20 @@ def test_make_run_installs_the_app_extra_only():
     assert "[test,dev]" in test_install
 
 
-def test_make_test_compiles_the_kernels_then_runs_the_browser_tests_alone_then_the_rest():
-    """`make test`: the kernels compiled first (once, for every worker and server), then the browser tests one at a
-    time, alone on the machine, then every other test spread over the cores; both parts run whatever the first
-    one's result, and either failing fails the target."""
+def test_make_test_compiles_the_kernels_then_runs_the_browser_tests_then_the_rest():
+    """`make test`: the kernels compiled first (once, for every worker and server), then the browser tests (a
+    module per worker, each worker its own server and Chromium), then every other test spread over the cores; both
+    parts run whatever the first one's result, and either failing fails the target. `make soak` runs what both
+    leave out (``soak``)."""
     recipe = re.search(r"^test:.*\n((?:\t.*\n)+)", MAKEFILE, flags=re.MULTILINE).group(1)
     warm = recipe.index("from rebel.warmup import warmup")
-    browser = recipe.index("-m pytest -m browser ||")
-    rest = recipe.index('-m pytest -m "not browser" -n $(TEST_JOBS) ||')
+    browser = recipe.index('-m pytest -m "browser and not soak" -n $(BROWSER_JOBS) --dist loadfile')
+    rest = recipe.index('-m pytest -m "not browser and not soak" -n $(TEST_JOBS) ||')
     assert warm < browser < rest and "exit $$status" in recipe[rest:]
     assert re.search(r"^TEST_JOBS \?= 2$", MAKEFILE, flags=re.MULTILINE)  # two cores: every machine here
+    assert re.search(r"^BROWSER_JOBS \?= 2$", MAKEFILE, flags=re.MULTILINE)
+    soak = re.search(r"^soak:.*\n((?:\t.*\n)+)", MAKEFILE, flags=re.MULTILINE).group(1)
+    assert '-m pytest -s -m "browser and soak"' in soak and '-m pytest -m "soak and not browser"' in soak
 
 
 def test_make_test_installs_chromium_and_fails_a_browser_test_that_cannot_start_it(tmp_path):
@@ -202,7 +206,7 @@ def test_make_test_installs_chromium_and_fails_a_browser_test_that_cannot_start_
     recipe = re.search(r"^test:.*\n((?:\t.*\n)+)", MAKEFILE, flags=re.MULTILINE).group(1)
     install = recipe.index("apt-get install -y chromium")
     assert "command -v chromium" in recipe[:install] and install < recipe.index("-m pytest")
-    assert "REBEL_REQUIRE_BROWSER=1 $(BIN)/python -m pytest -m browser ||" in recipe
+    assert 'REBEL_REQUIRE_BROWSER=1 $(BIN)/python -m pytest -m "browser and not soak"' in recipe
     probe = tmp_path / "test_needs_chromium.py"
     probe.write_text(
         "from pathlib import Path\n"
@@ -266,3 +270,27 @@ def test_make_classroom_passes_the_replicas_base_port():
         ["make", "-n", "classroom"], cwd=ROOT, capture_output=True, text=True, check=True
     ).stdout
     assert "--base-port" not in plain
+
+
+def test_a_soak_name_that_matches_no_test_or_leaves_make_test_no_variant_stops_the_run(monkeypatch):
+    """tests/conftest.py's SOAK moves tests from `make test` to `make soak`: a name of a collected module that no
+    test has (a renamed test) stops the run, and so does moving every variant of a parametrized test."""
+    import tests.conftest as suite
+
+    class Item:
+        def __init__(self, nodeid):
+            self.nodeid = nodeid
+
+    items = [Item("tests/e2e/test_x.py::test_a[1]"), Item("tests/e2e/test_x.py::test_a[2]")]
+    monkeypatch.setattr(suite, "SOAK", frozenset({"tests/e2e/test_x.py::test_a[1]"}))
+    suite.check_soak(items)  # one variant stays in `make test`
+    monkeypatch.setattr(
+        suite, "SOAK", frozenset({"tests/e2e/test_x.py::test_a[1]", "tests/e2e/test_x.py::test_a[2]"})
+    )
+    with pytest.raises(pytest.UsageError, match=r"no variant of \['tests/e2e/test_x.py::test_a'\]"):
+        suite.check_soak(items)
+    monkeypatch.setattr(suite, "SOAK", frozenset({"tests/e2e/test_x.py::test_a[3]"}))
+    with pytest.raises(pytest.UsageError, match="do not exist"):
+        suite.check_soak(items)
+    monkeypatch.setattr(suite, "SOAK", frozenset({"tests/e2e/test_y.py::test_b"}))
+    suite.check_soak(items)  # a module this run did not collect
