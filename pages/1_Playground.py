@@ -111,7 +111,8 @@ def _regions(pair: pg.TrainedPair, t: int, show: dict, viewport) -> tuple:
     drawn once there, at any other size drawn again at its box's size by Streamlit's chart. ``show["cal"]``: the
     calibrated two-step's cost in the numbers line."""
     projector, lesson = present.on(), lessons.shown_scene() is not None
-    narrow = projector and screen.narrow_plot(viewport, lesson)  # (the sidebar open at 1280 x 720)
+    guess = vp.or_guess(viewport)  # (a first visit: taken to be a projector's, the sidebar open)
+    narrow = projector and screen.narrow_plot(guess, lesson)  # (the layout of the size the figure is made at)
     reason = browser.why_not(A.engine, pair, show, narrow)
     drawn = browser.figure_pair(pair, reason)  # the chart's pair: its own, or one the browser repainted
     view = (tuple(sorted(show.items())), projector, lesson, S.get("chart_v", 0))  # (the picture but its size)
@@ -119,8 +120,8 @@ def _regions(pair: pg.TrainedPair, t: int, show: dict, viewport) -> tuple:
     t = 0 if autoplay else t
     picture = (drawn.key, t, autoplay, *view)
     if projector:  # legend and strip placed for the box's height and shape: a new picture if they change
-        picture += (side.plot_height(vp.or_guess(viewport), lesson), narrow)
-    size = vp.figure_size(vp.or_guess(viewport), picture)  # (a first visit: taken to be a projector's)
+        picture += (side.plot_height(guess, lesson), narrow)
+    size = vp.figure_size(guess, picture)
     height = side.plot_height(size, lesson)  # the plot's box (sized from the viewport), or None: measured
 
     def figure():  # (the last one again when nothing it is made of has changed: no work for a kept chart)
