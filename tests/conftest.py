@@ -28,11 +28,12 @@ BROWSER_FIXTURES = frozenset({"browser", "chromium", "playwright", "app_url", "a
 E2E = Path(__file__).resolve().parent / "e2e"
 
 
-# What `make test` leaves to `make soak` (marked ``soak`` here, one list: module, test, variants): a behaviour checked again at another
-# window size, sidebar state, server command or upload store, when `make test` keeps at least one variant of it
-# (the lecture's 1280x720 first), and checks whose point is their length (the memory bound at the largest admitted
-# settings, compiling every kernel in an empty cache, the soak's loads). A name here that matches no test of a
-# collected module stops the run, so a renamed test cannot slip back into `make test` or out of both.
+# What `make test` leaves to `make soak` (marked ``soak`` here; one list: module, test, variants): a behaviour
+# checked again at another window size, sidebar state, server command or upload store, when `make test` keeps at
+# least one variant of it (the lecture's 1280x720 first), and checks whose point is their length (the memory bound
+# at the largest admitted settings, compiling every kernel in an empty cache, the soak's loads). A name here that
+# matches no test of a collected module stops the run, so a renamed test cannot slip back into `make test` or out
+# of both.
 _SOAK = {
     # the browser part: another size or state of a layout `make test` checks at 1280x720 or 1440x900
     "e2e/test_lesson_screen.py": {"test_every_scene_fits_one_720p_screen_in_large_type": ("open",)},

@@ -9,9 +9,10 @@ sessions' memory goes back to the system (``rebel.ui.guard.release_memory``).
 
 The figures (sessions, waves, one-session, peak and settled RSS, health misses) are printed (``pytest -s``).
 
-Three loads: ``sessions`` (3 sessions at once of 300 stump rounds on 2,000 points: what ``make test`` runs; the
-sessions render and the server stays healthy, but they add too little memory for the RSS bound to tell), ``limits`` (4 sessions x 2 waves of 1000 stump rounds on 2,000
-points) and ``attack`` (10 sessions at once at the Playground's maxima that ``rebel.budget`` admits: 20,000
+Three loads, all run by ``make soak`` (``tests/conftest.py``'s ``SOAK``), none by ``make test``: ``sessions`` (3
+sessions at once of 300 stump rounds on 2,000 points, the light one, which runs without ``REBEL_SOAK`` too; the
+sessions render and the server stays healthy, but they add too little memory for the RSS bound to tell),
+``limits`` (4 sessions x 2 waves of 1000 stump rounds on 2,000 points) and ``attack`` (10 sessions at once at the Playground's maxima that ``rebel.budget`` admits: 20,000
 points, 1000 rounds of depth-4 trees, 255 thresholds, the vector engine). ``limits`` and ``attack`` are load runs
 of several minutes: ``make soak`` (``REBEL_SOAK=1``) runs them. ``attack`` also bounds the slowest health answer
 (``HEALTH_MAX``) and appends its figures, with the load average, to ``benchmarks/results/soak.txt``; its sessions
