@@ -16,6 +16,7 @@ from PIL import Image
 
 from benchmarks import bench_browser as bb
 from tests.e2e.conftest import IDLE, settle
+from tests.e2e.layout_checks import wait_plot_fits_box
 
 pytestmark = pytest.mark.browser
 
@@ -400,6 +401,8 @@ def test_the_calibration_scenes_number_follows_a_cost_edit_in_the_browser(app_ur
     page, _ = bb.open_playground(browser, url, (1280, 720))
     try:
         settle(page)
+        if present:  # a first visit's figure is drawn again for the box the folded sidebar leaves
+            wait_plot_fits_box(page)
         before = page.evaluate(_TEXTS, PLOT)["text"]
         commit = bb.edit_cost(page, "7.5")
         page.wait_for_function("() => !!(window.__rebelPg && window.__rebelPg.scene)", timeout=120_000)
