@@ -5,8 +5,8 @@ draws for it opens at t = 0 with an autoplay token. When the box then changes si
 machine, the sidebar folding away only after the retrain's run), the server draws the figure again for the new
 box. That figure used to open at the last round, so a replay that had started, or been paused, jumped to its end.
 Now the figure drawn again carries the same token, and the page's script puts it back where the replay was: at the
-round it was paused at (this test), playing on from the round reached, or at the last round once it has ended (this
-test too).
+round it was paused at, playing on from the round reached (once: the animation that played the figure before is
+stopped), or at the last round once it has ended.
 
 The edit here goes to the server: the disagreement overlay is on (``&show=dis`` in the link), and with an overlay
 on the server draws every edit. Every wait is on a state of the page (the round shown, the figure made for a new box), never on a time.
@@ -44,6 +44,29 @@ _PAUSE_WHEN_REACHED = """([sel, at, old]) => { window.__paused = null; const tim
   clearInterval(timer);
   gd.querySelectorAll('.updatemenu-button')[2].dispatchEvent(new MouseEvent('click', {bubbles: true}));
   window.__paused = true; }, 5); }"""
+
+
+# From now on, in order: every frame plotly's animation applies to the chart (listened to again whenever the chart
+# is plotted anew, which drops its listeners) as ["frame", t], and the round its slider shows on each animation
+# frame as ["slider", t], once the page's script has put a figure drawn again in place (``links.ROUND_IN_LINK``;
+# before that it shows its t = 0), after ["figure", 0] for each figure so put in place.
+_RECORD = """sel => { const log = window.__replayLog = []; const look = () => {
+  const gd = document.querySelector(sel);
+  if (gd && gd.on && gd._ev !== gd.__logEv) { gd.__logEv = gd._ev;
+    gd.on('plotly_animatingframe', e => log.push(['frame', Number(String(e.name).slice(1))])); }
+  const s = gd && gd.layout && gd.layout.sliders && gd.layout.sliders[0];
+  if (s && gd.__rebelFigure === gd.layout) {
+    if (gd.layout !== window.__loggedLayout) { window.__loggedLayout = gd.layout; log.push(['figure', 0]); }
+    log.push(['slider', s.active]); }
+  requestAnimationFrame(() => setTimeout(look, 0)); };
+  look(); }"""
+
+# Play on from the round shown, slowly (a frame every 400 ms, so that the figure drawn for a new box comes while
+# it plays however busy the machine), with the Play button's own settings otherwise.
+_PLAY_SLOWLY = """sel => { const gd = document.querySelector(sel), s = gd.layout.sliders[0];
+  const names = gd._transitionData._frames.map(f => f.name), args = gd.layout.updatemenus[0].buttons[0].args[1];
+  window.Plotly.animate(gd, names.slice(s.active), Object.assign({}, args,
+    {frame: Object.assign({}, args.frame, {duration: 400}), mode: 'immediate'})); }"""
 
 
 def _state(page) -> dict | None:
@@ -117,5 +140,49 @@ def test_a_replay_drawn_again_for_its_box_stays_at_its_round(app_url, browser):
         assert ended["active"] == ended["T"], ended
         again = _resize(page, (1280, 720))
         assert again["active"] == again["T"], f"the replay had ended; drawn again: {again}"
+    finally:
+        page.close()
+
+
+def test_a_replay_drawn_again_while_it_plays_goes_on_once_and_forwards(app_url, browser):
+    """Playing, then the window resized: the figure drawn for the new box plays on from the round the replay had
+    reached, once. (The animation that was playing the figure before runs on by itself after the chart is plotted
+    anew: left running beside the replay put back, the rounds were played twice and the slider stepped back.)"""
+    page, _ = bb.open_playground(browser, f"{app_url}/?p=airport&present=1&show=dis", (1280, 720))
+    try:
+        wait_projector_ticks(page, 17)
+        opened = _wait_still(page)
+        page.evaluate(_PAUSE_WHEN_REACHED, [PLOT, PAUSE_AT, opened["token"]])
+        bb.edit_cost(page, "7")()
+        page.wait_for_function("() => window.__paused === true", timeout=90_000)
+        paused = _wait_still(page)
+        assert paused["token"] and PAUSE_AT <= paused["active"] < paused["T"], paused
+
+        page.evaluate(_RECORD, PLOT)
+        page.evaluate(_PLAY_SLOWLY, PLOT)
+        page.wait_for_function(
+            "n => window.__replayLog.filter(([what]) => what === 'frame').length >= n", arg=2, timeout=60_000
+        )
+        assert _resize(page, (1440, 900))["token"] == paused["token"]
+        try:
+            page.wait_for_function(
+                "sel => { const gd = document.querySelector(sel), s = gd && gd.layout && gd.layout.sliders[0];"
+                " return !!s && gd.__rebelFigure === gd.layout && s.active === s.steps.length - 1; }",
+                arg=PLOT,
+                timeout=90_000,
+            )
+        except PlaywrightTimeout:
+            raise AssertionError(f"the replay did not play on to its end: {_state(page)}") from None
+        redrawn = _wait_still(page)
+        log = page.evaluate("window.__replayLog")
+        frames = [t for what, t in log if what == "frame"]
+        shown = [t for what, t in log if what == "slider"]
+        drawn = sum(what == "figure" for what, _ in log) - 1  # (the first: the figure playing slowly)
+        assert drawn >= 1, log
+        # one loop, forwards: each figure drawn again plays on from the round reached (that round applied again)
+        assert frames == sorted(frames) and len(frames) - len(set(frames)) <= drawn, (
+            f"rounds played while {drawn} figure(s) were drawn again: {frames}"
+        )
+        assert shown == sorted(shown) and shown[-1] == redrawn["T"], f"the slider went back: {shown}"
     finally:
         page.close()

@@ -89,6 +89,7 @@ ROUND_IN_LINK = """<script>
   // it has ended. window.__rebelReplay: the token played last, the frame reached and whether it still plays.
   const STILL = {frame: {duration: 0, redraw: false}, transition: {duration: 0}, mode: 'immediate'};
   const follow = (gd, r) => {  // (plotted anew, a chart drops its listeners: gd._ev is new)
+    if (gd.__rebelFigure === gd.layout) r.trans = gd._transitionData;  // the animation state of the replay's figure
     if (gd.__rebelFollowed === r && gd.__rebelEv === gd._ev) return;
     gd.__rebelFollowed = r; gd.__rebelEv = gd._ev;
     const names = () => ((gd._transitionData && gd._transitionData._frames) || []).map(f => f.name);
@@ -101,6 +102,27 @@ ROUND_IN_LINK = """<script>
     const stopped = () => { if (mine()) r.playing = false; };  // its end; Pause (its queue dropped at once)
     gd.on('plotly_animated', stopped);
     gd.on('plotly_animationinterrupted', stopped);
+  };
+  // A chart plotted anew (a figure drawn again) gets a new animation state, but plotly's loop that was playing
+  // the figure before runs on by itself, unheard, moving the new figure's slider too: put back beside it, the
+  // replay would play twice and its slider step back a round. That loop is stopped here, and the round it had
+  // started is the one reached (or, if it ended unheard, the last).
+  const orphan = (gd, r) => {
+    const old = r.trans;
+    if (!old || (gd && gd._transitionData === old)) return;
+    r.trans = null;
+    if (old._animationRaf) {
+      window.cancelAnimationFrame(old._animationRaf);
+      old._animationRaf = null;
+      const cur = old._currentFrame;
+      const k = cur ? (old._frames || []).findIndex(f => String(f.name) === String(cur.name)) : -1;
+      if (k >= 0) r.reached = k;
+      r.playing = !!(old._frameQueue && old._frameQueue.length);
+      old._frameQueue = [];
+    } else if (r.playing) {
+      r.reached = Math.max(0, (old._frames || []).length - 1);
+      r.playing = false;
+    }
   };
   const autoplay = () => {
     const gd = document.querySelector('.st-key-pg_plot .js-plotly-plot');
@@ -136,8 +158,9 @@ ROUND_IN_LINK = """<script>
     play.dispatchEvent(new MouseEvent('click', {bubbles: true}));
   };
   const tick = () => {
-    hook(); autoplay();
     const gd = document.querySelector('.st-key-pg_plot .js-plotly-plot'), r = window.__rebelReplay;
+    if (r) orphan(gd, r);
+    hook(); autoplay();
     if (gd && r && gd.__rebelFollowed === r) follow(gd, r);
   };
   // (every 50 ms: a figure drawn again shows its t = 0 until then; each tick is a few lookups)
