@@ -34,6 +34,7 @@ E2E = Path(__file__).resolve().parent / "e2e"
 # at the largest admitted settings, compiling every kernel in an empty cache, the soak's loads). A name here that
 # matches no test of a collected module stops the run, so a renamed test cannot slip back into `make test` or out
 # of both.
+ALL = None  # a parametrized test whose every variant is left to `make soak`
 _SOAK = {
     # the browser part: another size or state of a layout `make test` checks at 1280x720 or 1440x900
     "e2e/test_lesson_screen.py": {"test_every_scene_fits_one_720p_screen_in_large_type": ("open",)},
@@ -62,10 +63,8 @@ _SOAK = {
     },
     "e2e/test_bench_end.py": {"test_a_latency_ends_at_the_paint_of_the_frame_that_shows_the_change": ("task",)},
     "e2e/test_classroom.py": {"test_an_upload_survives_its_replica": ("directory",)},
-    # the soak's loads (the light one included: the heavy ones also need REBEL_SOAK=1)
-    "e2e/test_soak.py": {
-        "test_waves_of_sessions_at_the_limits_keep_the_server_healthy_and_bounded": ("sessions", "limits", "attack"),
-    },
+    # the soak's loads, every one (the light one included: the heavy ones also need REBEL_SOAK=1)
+    "e2e/test_soak.py": {"test_waves_of_sessions_at_the_limits_keep_the_server_healthy_and_bounded": ALL},
     # the rest: long by what they check
     "test_budget.py": {"test_one_session_at_the_largest_admitted_settings_stays_within_its_memory_bound": ()},
     "test_warmup.py": {"test_parallel_warmup_leaves_every_paper_kernel_cached": ()},
@@ -75,8 +74,19 @@ SOAK = frozenset(
     f"tests/{module}::{test}" + (f"[{variant}]" if variant else "")
     for module, tests in _SOAK.items()
     for test, variants in tests.items()
+    if variants is not ALL
     for variant in variants or ("",)
 )
+SOAK_ALL = frozenset(  # (their node ids up to the variant)
+    f"tests/{module}::{test}"
+    for module, tests in _SOAK.items()
+    for test, variants in tests.items()
+    if variants is ALL
+)
+
+
+def is_soak(nodeid: str) -> bool:
+    return nodeid in SOAK or nodeid.split("[")[0] in SOAK_ALL
 
 
 @pytest.hookimpl(tryfirst=True)  # before `-m` selects by marker
@@ -85,7 +95,7 @@ def pytest_collection_modifyitems(config, items):
         in_e2e = E2E in Path(item.path).resolve().parents
         if in_e2e or BROWSER_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.browser)
-        if item.nodeid in SOAK:
+        if is_soak(item.nodeid):
             item.add_marker(pytest.mark.soak)
     if not any("::" in arg for arg in config.args):  # (tests named one by one: their modules are not whole)
         check_soak(items)
@@ -93,15 +103,17 @@ def pytest_collection_modifyitems(config, items):
 
 def check_soak(items) -> None:
     """Stop the run when SOAK names a test of a collected module that does not exist, or leaves `make test` no
-    variant of a parametrized test (every ``name[...]`` in SOAK needs a ``name[...]`` outside it). ``items``: whole
-    modules (before ``-k`` and ``-m`` select)."""
+    variant of a parametrized test (every ``name[...]`` in SOAK needs a ``name[...]`` outside it, unless the test
+    is listed as ``ALL``). ``items``: whole modules (before ``-k`` and ``-m`` select)."""
     collected = {item.nodeid.split("::")[0] for item in items}
     found = {item.nodeid for item in items}
+    tests = {name.split("[")[0] for name in found}
     lost = sorted(name for name in SOAK if name.split("::")[0] in collected and name not in found)
+    lost += sorted(name for name in SOAK_ALL if name.split("::")[0] in collected and name not in tests)
     if lost:
         raise pytest.UsageError(f"tests/conftest.py's SOAK names tests that do not exist: {lost}")
     kept = {name.split("[")[0] for name in found - SOAK}
-    variants = {name.split("[")[0] for name in SOAK & found if "[" in name and "/test_soak.py::" not in name}
+    variants = {name.split("[")[0] for name in SOAK & found if "[" in name}
     if variants - kept:
         raise pytest.UsageError(
             f"tests/conftest.py's SOAK leaves `make test` no variant of {sorted(variants - kept)}"

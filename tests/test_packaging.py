@@ -274,7 +274,8 @@ def test_make_classroom_passes_the_replicas_base_port():
 
 def test_a_soak_name_that_matches_no_test_or_leaves_make_test_no_variant_stops_the_run(monkeypatch):
     """tests/conftest.py's SOAK moves tests from `make test` to `make soak`: a name of a collected module that no
-    test has (a renamed test) stops the run, and so does moving every variant of a parametrized test."""
+    test has (a renamed test) stops the run, and so does moving every variant of a parametrized test one by one
+    (a test moved whole is listed as ``ALL``)."""
     import tests.conftest as suite
 
     class Item:
@@ -294,3 +295,13 @@ def test_a_soak_name_that_matches_no_test_or_leaves_make_test_no_variant_stops_t
         suite.check_soak(items)
     monkeypatch.setattr(suite, "SOAK", frozenset({"tests/e2e/test_y.py::test_b"}))
     suite.check_soak(items)  # a module this run did not collect
+    # a test listed with ALL: every variant goes to `make soak`, and its name must still exist
+    monkeypatch.setattr(suite, "SOAK", frozenset())
+    monkeypatch.setattr(suite, "SOAK_ALL", frozenset({"tests/e2e/test_x.py::test_a"}))
+    suite.check_soak(items)
+    assert suite.is_soak("tests/e2e/test_x.py::test_a[2]") and not suite.is_soak(
+        "tests/e2e/test_x.py::test_ab[2]"
+    )
+    monkeypatch.setattr(suite, "SOAK_ALL", frozenset({"tests/e2e/test_x.py::test_c"}))
+    with pytest.raises(pytest.UsageError, match=r"do not exist: \['tests/e2e/test_x.py::test_c'\]"):
+        suite.check_soak(items)
