@@ -6,7 +6,8 @@ machine, the sidebar folding away only after the retrain's run), the server draw
 box. That figure used to open at the last round, so a replay that had started, or been paused, jumped to its end.
 Now the figure drawn again carries the same token, and the page's script puts it back where the replay was: at the
 round it was paused at, playing on from the round reached (once: the animation that played the figure before is
-stopped), or at the last round once it has ended.
+stopped), or at the last round once it has ended. And any figure the server draws while a replay plays (a new
+model's, without a token) stops the animation of the figure before.
 
 The edit here goes to the server: the disagreement overlay is on (``&show=dis`` in the link), and with an overlay
 on the server draws every edit. Every wait is on a state of the page (the round shown, the figure made for a new box), never on a time.
@@ -61,12 +62,14 @@ _RECORD = """sel => { const log = window.__replayLog = []; const look = () => {
   requestAnimationFrame(() => setTimeout(look, 0)); };
   look(); }"""
 
-# Play on from the round shown, slowly (a frame every 400 ms, so that the figure drawn for a new box comes while
-# it plays however busy the machine), with the Play button's own settings otherwise.
-_PLAY_SLOWLY = """sel => { const gd = document.querySelector(sel), s = gd.layout.sliders[0];
+# Play on from the round shown (or from t = 0 at the last), slowly (a frame every ``ms``, so that the figure drawn
+# for a new box comes while it plays however busy the machine), with the Play button's own settings otherwise;
+# keeps the animation's state as window.__played.
+_PLAY_SLOWLY = """([sel, ms]) => { const gd = document.querySelector(sel), s = gd.layout.sliders[0];
   const names = gd._transitionData._frames.map(f => f.name), args = gd.layout.updatemenus[0].buttons[0].args[1];
-  window.Plotly.animate(gd, names.slice(s.active), Object.assign({}, args,
-    {frame: Object.assign({}, args.frame, {duration: 400}), mode: 'immediate'})); }"""
+  window.__played = gd._transitionData;
+  window.Plotly.animate(gd, names.slice(s.active < names.length - 1 ? s.active : 0), Object.assign({}, args,
+    {frame: Object.assign({}, args.frame, {duration: ms}), mode: 'immediate'})); }"""
 
 
 def _state(page) -> dict | None:
@@ -159,7 +162,7 @@ def test_a_replay_drawn_again_while_it_plays_goes_on_once_and_forwards(app_url, 
         assert paused["token"] and PAUSE_AT <= paused["active"] < paused["T"], paused
 
         page.evaluate(_RECORD, PLOT)
-        page.evaluate(_PLAY_SLOWLY, PLOT)
+        page.evaluate(_PLAY_SLOWLY, [PLOT, 400])
         page.wait_for_function(
             "n => window.__replayLog.filter(([what]) => what === 'frame').length >= n", arg=2, timeout=60_000
         )
@@ -184,5 +187,29 @@ def test_a_replay_drawn_again_while_it_plays_goes_on_once_and_forwards(app_url, 
             f"rounds played while {drawn} figure(s) were drawn again: {frames}"
         )
         assert shown == sorted(shown) and shown[-1] == redrawn["T"], f"the slider went back: {shown}"
+    finally:
+        page.close()
+
+
+def test_a_figure_drawn_while_the_replay_plays_stops_its_animation(app_url, browser):
+    """Not in presentation mode, no token: the replay playing (slowly: its rounds would take minutes), then a cost
+    edited, which the server draws (an overlay is on). The new model's figure stops the animation that played the
+    one before (left running, it went on applying the old model's rounds to the new figure until its end)."""
+    page, _ = bb.open_playground(browser, f"{app_url}/?p=airport&show=dis", (1280, 720))
+    try:
+        _wait_still(page)
+        page.evaluate(_PLAY_SLOWLY, [PLOT, 2000])
+        page.wait_for_function("() => !!window.__played._animationRaf", timeout=30_000)
+        bb.edit_cost(page, "7")()
+        page.wait_for_function(  # the new model's figure: the chart plotted anew
+            "sel => { const gd = document.querySelector(sel); return !!gd && !!gd._transitionData"
+            " && gd._transitionData !== window.__played && !!gd._fullLayout; }",
+            arg=PLOT,
+            timeout=90_000,
+        )
+        try:  # (left running, it goes on for about 190 s)
+            page.wait_for_function("() => !window.__played._animationRaf", timeout=60_000)
+        except PlaywrightTimeout:
+            raise AssertionError("the animation of the figure before runs on over the new figure") from None
     finally:
         page.close()

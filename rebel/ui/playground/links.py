@@ -103,23 +103,28 @@ ROUND_IN_LINK = """<script>
     gd.on('plotly_animated', stopped);
     gd.on('plotly_animationinterrupted', stopped);
   };
-  // A chart plotted anew (a figure drawn again) gets a new animation state, but plotly's loop that was playing
-  // the figure before runs on by itself, unheard, moving the new figure's slider too: put back beside it, the
-  // replay would play twice and its slider step back a round. That loop is stopped here, and the round it had
-  // started is the one reached (or, if it ended unheard, the last).
+  // A chart plotted anew (any new figure the server draws) gets a new animation state, but plotly's loop that was
+  // playing the figure before runs on by itself, unheard: it goes on applying the old figure's frames to the new
+  // one and moving its slider (beside a replay put back, the rounds played twice and the slider stepped back a
+  // round). That loop is stopped at the next tick; when it played the replay, the round it had started is the one
+  // reached (or, if it ended unheard, the last).
   const orphan = (gd, r) => {
-    const old = r.trans;
-    if (!old || (gd && gd._transitionData === old)) return;
-    r.trans = null;
+    const old = window.__rebelTrans, now = gd ? gd._transitionData : null;
+    window.__rebelTrans = now;
+    if (!old || old === now) return;
+    const mine = !!r && r.trans === old;
+    if (mine) r.trans = null;
     if (old._animationRaf) {
       window.cancelAnimationFrame(old._animationRaf);
       old._animationRaf = null;
-      const cur = old._currentFrame;
-      const k = cur ? (old._frames || []).findIndex(f => String(f.name) === String(cur.name)) : -1;
-      if (k >= 0) r.reached = k;
-      r.playing = !!(old._frameQueue && old._frameQueue.length);
+      if (mine) {
+        const cur = old._currentFrame;
+        const k = cur ? (old._frames || []).findIndex(f => String(f.name) === String(cur.name)) : -1;
+        if (k >= 0) r.reached = k;
+        r.playing = !!(old._frameQueue && old._frameQueue.length);
+      }
       old._frameQueue = [];
-    } else if (r.playing) {
+    } else if (mine && r.playing) {
       r.reached = Math.max(0, (old._frames || []).length - 1);
       r.playing = false;
     }
@@ -159,7 +164,7 @@ ROUND_IN_LINK = """<script>
   };
   const tick = () => {
     const gd = document.querySelector('.st-key-pg_plot .js-plotly-plot'), r = window.__rebelReplay;
-    if (r) orphan(gd, r);
+    orphan(gd, r);
     hook(); autoplay();
     if (gd && r && gd.__rebelFollowed === r) follow(gd, r);
   };
