@@ -27,13 +27,14 @@ def _plain(bins, dw, hist, lanes=None):
 @pytest.mark.parametrize("K", [1, 2, 3, 5, 7, 10, 13, 16, 17])
 def test_root_histograms_match_the_sequential_sum_bit_for_bit(kernel, d, K):
     """Without a lane plan (every pair of widths compiled, picked at run time), with this K's plan (a fit's),
-    and with another K's plan (its passes do not fit: whole rows)."""
+    and with another K's plan (its passes do not fit: whole rows; one of the Ks above, so no plan compiles only
+    for this check)."""
     rng = np.random.default_rng(d * 100 + K)
     N, n_bins = 700, 17
     bins = rng.integers(0, n_bins, size=(d, N)).astype(np.uint8)
     dw = rng.normal(size=(N, K)) * rng.exponential(size=(N, 1)) ** 3
     expected = _sequential_root(bins, dw, n_bins)
-    for lanes in (None, kern.LanePlan(K), kern.LanePlan(K + 1)):
+    for lanes in (None, kern.LanePlan(K), kern.LanePlan(3 if K == 2 else 2)):
         hist = np.full((d, n_bins, K), np.nan)
         kernel(bins, dw, hist, lanes)
         np.testing.assert_array_equal(hist, expected)

@@ -397,7 +397,8 @@ def test_the_calibration_scenes_number_follows_a_cost_edit_in_the_browser(app_ur
 
     n = next(i + 1 for i, s in enumerate(ls.SCENES) if s.shows_calibrated)
     scene = ls.SCENES[n - 1]
-    url = f"{app_url}/?scene={n}" + ("&present=1" if present else "")
+    # (presentation mode: the link's last round, where the replay it would play first ends)
+    url = f"{app_url}/?scene={n}" + (f"&present=1&t={scene.config.hyper['n_estimators']}" if present else "")
     page, _ = bb.open_playground(browser, url, (1280, 720))
     try:
         settle(page)

@@ -6,7 +6,9 @@ round control, and every text of the costs' column on that screen) is at least 2
 on that screen, and the mode survives opening the next scene; no text of the plot is clipped or overlaps another,
 and no class name of the cost grid is split inside a word, and the cost strip's key lies outside the strip's
 plotting area, never over its curves (``layout_checks``). Screenshots ``lesson_scene<N>_<w>x<h>_<sidebar>.png`` go
-to tests/e2e/screenshots/ for a person to look at."""
+to tests/e2e/screenshots/ for a person to look at. At 1280 x 720 each scene's link carries its last round (the
+screen the replay it plays by itself ends on, with no replay played: 7 replays of up to 300 rounds were most of the
+test's time); at 1920 x 1080 the links play their replays, and the next scene's button plays its own."""
 
 from __future__ import annotations
 
@@ -39,8 +41,11 @@ _FONTS = """bar => { const px = e => parseFloat(getComputedStyle(e).fontSize);
           'round control': least(plot + '.slider-group > text.slider-label, ' + plot + '.updatemenu-item-text')}; }"""
 
 
-def _open_scene(browser, app_url: str, n: int, w: int, h: int):
-    page, _ = bb.open_playground(browser, f"{app_url}/?scene={n}&present=1", (w, h))
+def _open_scene(browser, app_url: str, n: int, w: int, h: int, last_round: bool = False):
+    """Scene n's short link at w x h; ``last_round``: with its last round in the link (``&t=T``), so the page opens
+    where the replay it plays by itself ends, without playing it (the layout checked is the same)."""
+    t = f"&t={ls.SCENES[n - 1].config.hyper['n_estimators']}" if last_round else ""
+    page, _ = bb.open_playground(browser, f"{app_url}/?scene={n}&present=1{t}", (w, h))
     wait_projector_ticks(page, 20)
     page.wait_for_function(
         "() => { const s = document.querySelector('[data-testid=\"stSidebar\"]');"
@@ -80,8 +85,10 @@ def _assert_lesson_screen(page, n: int, w: int, h: int, sidebar: str, screenshot
 
 @pytest.mark.parametrize("sidebar", ["collapsed", "open"])
 def test_every_scene_fits_one_720p_screen_in_large_type(app_url, browser, screenshot_dir, sidebar):
-    for n in range(1, len(ls.SCENES) + 1):
-        page = _open_scene(browser, app_url, n, 1280, 720)
+    for n in range(
+        1, len(ls.SCENES) + 1
+    ):  # (the replays they play first: test_replay_points, the 1080p test)
+        page = _open_scene(browser, app_url, n, 1280, 720, last_round=True)
         try:
             _assert_lesson_screen(page, n, 1280, 720, sidebar, screenshot_dir)
         finally:

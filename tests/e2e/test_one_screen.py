@@ -210,10 +210,14 @@ def _twelve_class_costs():
     return bb.random_costs(12), FRUITS
 
 
-def _twelve_class_link() -> str:
+def _twelve_class_link(last_round: bool = False) -> str:
     """The address (query) of a designed mixture of 12 classes on a circle, with a random 12 x 12 cost matrix
-    and presentation mode on."""
-    return class_link(*reversed(_twelve_class_costs()))
+    and presentation mode on; ``last_round``: with the last round in the link (``&t=T``), where the replay
+    presentation mode plays by itself ends, so the page opens there without playing it (for layout checks)."""
+    from rebel.ui.config import DEFAULT_HYPER
+
+    link = class_link(*reversed(_twelve_class_costs()))
+    return f"{link}&t={DEFAULT_HYPER['n_estimators']}" if last_round else link
 
 
 def class_link(names, C) -> str:
@@ -459,16 +463,29 @@ def test_the_regions_are_drawn_once_at_their_box_size(app_url, chromium, size):
         # two busy loops beside the browser; the style came after the chart on 2 of 24 visits at 1920x1080, both
         # still drawn once). The server's part, the figure's size, is checked on the first of at most five visits
         # that can show it: one where the style came a frame before the chart, or one drawn once at the box's size
-        # anyway (a wrong figure size is drawn at that size first whenever the style came first).
+        # anyway (a wrong figure size is drawn at that size first whenever the style came first). When all five
+        # had the style late (seen once beside the class-of-students test on 2 cores), the last one must show
+        # just that: the unrounded box's width at the server's height, then the box's size.
         for _ in range(5):
             page = _open(context, app_url)
             first, styled = page.evaluate("[window.__sizesSeen, window.__styledFirst]")
             if styled[0] or first == [[want]]:
                 break
             page.close()
-        assert first == [[want]], (
-            f"a later visit drew the regions at {first}, want only {want} (style first: {styled})"
-        )
+        if not styled[0] and first != [[want]]:  # five visits with the style late (a busy machine): the chart
+            # took the unrounded box's width, then the rounded one; the figure's height is the server's
+            unrounded = first[0][0].split("x")
+            assert (
+                len(first) == 1
+                and first[0][-1] == want
+                and len(first[0]) == 2
+                and int(float(unrounded[0])) == int(box["width"])
+                and unrounded[1] == want.split("x")[1]
+            ), f"a later visit drew the regions at {first}, want only {want} (style first: {styled})"
+        else:
+            assert first == [[want]], (
+                f"a later visit drew the regions at {first}, want only {want} (style first: {styled})"
+            )
         after = _edit_and_sizes(page, "7.5")
         if page.evaluate("document.body.dataset.rebelCostsPainted === '1'"):  # computed in the page: kept
             assert after == first, f"a cost edit the page painted drew the regions again: {after}"

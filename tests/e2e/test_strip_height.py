@@ -26,7 +26,7 @@ W, H = 1280, 720
 def test_the_cost_strip_keeps_room_for_its_curves_with_twelve_classes(
     app_url, browser, screenshot_dir, sidebar
 ):
-    page = _open(browser, app_url, _twelve_class_link())
+    page = _open(browser, app_url, _twelve_class_link(last_round=True))
     try:
         _wait_large_fonts(page, True)
         page.wait_for_function(_FOLDED, timeout=60_000)  # presentation mode folds the sidebar away once
