@@ -12,7 +12,7 @@ median of ``--repeat`` calls (process CPU time on 1 thread, wall time on more), 
 - add floor = its scatter-adds / the random scatter-add rate; sqrt floor = its square roots / the sqrt rate.
 Calls per round (depth 2): root histogram 1, root scan 1, eval_tree_binned 2, split_sums 2, leaf_costs 1,
 leaf histograms 1, leaf scan 1, weight update 1; binning runs once per fit (shown per fit and per round).
-Run: python -m benchmarks.bench_kernels [--quick] [--repeat 20] [--markdown]
+Run: python -m benchmarks.bench_kernels [--quick] [--repeat 20] [--markdown] [--classes 10]
 """
 
 from __future__ import annotations
@@ -193,8 +193,13 @@ def main(argv=None) -> dict:
     ap.add_argument("--repeat", type=int, default=20)
     ap.add_argument("--rounds", type=int, default=100, help="rounds a fit amortises binning over")
     ap.add_argument("--markdown", action="store_true", help="print the tables as markdown")
+    ap.add_argument(
+        "--classes", type=int, default=10, help="K, the number of classes (2-50; the headline's 10)"
+    )
     args = ap.parse_args(argv)
-    n, d, k, n_bins = (20_000 if args.quick else 100_000), 50, 10, 255
+    if not 2 <= args.classes <= 50:
+        ap.error(f"argument --classes: {args.classes} is outside 2-50; use e.g. --classes 2.")
+    n, d, k, n_bins = (20_000 if args.quick else 100_000), 50, args.classes, 255
     warmup()
     X, y = make_data(n, d, k)
     with thread_limit(1):

@@ -85,9 +85,8 @@ def _assert_lesson_screen(page, n: int, w: int, h: int, sidebar: str, screenshot
 
 @pytest.mark.parametrize("sidebar", ["collapsed", "open"])
 def test_every_scene_fits_one_720p_screen_in_large_type(app_url, browser, screenshot_dir, sidebar):
-    for n in range(
-        1, len(ls.SCENES) + 1
-    ):  # (the replays they play first: test_replay_points, the 1080p test)
+    # at each scene's last round (the replays their links play first: the 1080p test below, test_replay_points)
+    for n in range(1, len(ls.SCENES) + 1):
         page = _open_scene(browser, app_url, n, 1280, 720, last_round=True)
         try:
             _assert_lesson_screen(page, n, 1280, 720, sidebar, screenshot_dir)

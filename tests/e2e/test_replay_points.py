@@ -39,9 +39,7 @@ def _link(preset: str, present: bool) -> str:
     """A preset's link, or a lesson scene's (``scene<N>``: its lesson banner on the page)."""
     from rebel.ui.config import QUERY_KEY, encode_query, preset_config
 
-    if (
-        preset == "scene7" and present
-    ):  # its last round: not the 300 rounds its link would play by itself first
+    if preset == "scene7" and present:  # at its last round: not the 300 rounds its link would play first
         from rebel.ui.lessons import SCENES
 
         return f"/?scene=7&present=1&t={SCENES[6].config.hyper['n_estimators']}"
