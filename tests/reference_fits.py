@@ -1,6 +1,7 @@
-"""The fixed small problems whose fits are pinned bit for bit in ``tests/data/paper_reference.json``.
+"""The fixed small problems whose fits are pinned bit for bit in ``tests/data/paper_reference.json`` (four and
+five classes) and ``tests/data/paper_reference_k2.json`` (two classes, where kernels have a form of their own).
 
-``python -m tests.reference_fits`` rewrites the file (only ever from a commit known to be correct: the file is
+``python -m tests.reference_fits`` rewrites the files (only ever from a commit known to be correct: the files are
 the record that paper mode has not changed).
 """
 
@@ -15,6 +16,7 @@ import numpy as np
 from rebel.estimator import RebelClassifier
 
 REFERENCE = Path(__file__).parent / "data" / "paper_reference.json"
+REFERENCE_K2 = Path(__file__).parent / "data" / "paper_reference_k2.json"
 
 
 def problems():
@@ -48,6 +50,29 @@ def problems():
     return out
 
 
+def two_class_problems():
+    """(name, estimator, X, y, sample_cost, X_eval) with two classes: depths 1-3 under a cost matrix and
+    per-sample costs, and one large enough for the parallel drivers and a chunked weight update."""
+    rng = np.random.default_rng(20261204)
+    N = 400
+    y = np.arange(N) % 2
+    X = rng.normal(size=(N, 3)) + 0.8 * np.column_stack([y == 0, y == 1, y == 0])
+    X[:, 2] = np.round(X[:, 2], 1)
+    C = np.array([[0.0, 1.0], [4.0, 0.0]])
+    S = C[y] * np.exp(0.5 * rng.normal(size=(N, 1)))
+    X_eval = rng.normal(size=(50, 3)) * 1.5
+    out = []
+    for depth in (1, 2, 3):
+        for kind in ("matrix", "sample"):
+            est = RebelClassifier(cost_matrix=C, n_estimators=30, max_depth=depth, n_thresholds=40)
+            out.append((f"k2_d{depth}_{kind}", est, X, y, S if kind == "sample" else None, X_eval))
+    y_big = np.arange(20_000) % 2
+    X_big = rng.normal(size=(20_000, 20)) + 0.4 * y_big[:, None] * rng.normal(size=20)
+    est = RebelClassifier(cost_matrix=C, n_estimators=12, max_depth=3, n_thresholds=200)
+    out.append(("k2_d3_parallel", est, X_big, y_big, None, X_big[:2000]))
+    return out
+
+
 def _digest(arr) -> str:
     arr = np.ascontiguousarray(arr)
     return f"{arr.dtype.str}{arr.shape}:" + hashlib.sha256(arr.tobytes()).hexdigest()
@@ -72,14 +97,15 @@ def fingerprint(est, X_eval) -> dict:
     }
 
 
-def compute() -> dict:
+def compute(cases=None) -> dict:
     out = {}
-    for name, est, X, y, S, X_eval in problems():
+    for name, est, X, y, S, X_eval in problems() if cases is None else cases:
         est.fit(X, y, sample_cost=S)
         out[name] = fingerprint(est, X_eval)
     return out
 
 
 if __name__ == "__main__":
-    REFERENCE.write_text(json.dumps(compute(), indent=1, sort_keys=True) + "\n")
-    print(f"wrote {REFERENCE}")
+    for path, cases in ((REFERENCE, problems()), (REFERENCE_K2, two_class_problems())):
+        path.write_text(json.dumps(compute(cases), indent=1, sort_keys=True) + "\n")
+        print(f"wrote {path}")

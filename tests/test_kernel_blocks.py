@@ -89,10 +89,11 @@ def test_binning_blocks_equal_searchsorted(kernel, n_thr):
         np.testing.assert_array_equal(bins[j], np.searchsorted(thresholds[j], X[:, j], side="left"))
 
 
+@pytest.mark.parametrize("K", [2, 4])  # K = 2 has a loop of its own (update._apply_round_pair)
 @pytest.mark.parametrize("n_chunks", [1, 3, 8])
-def test_weight_update_drivers_give_the_same_bits(n_chunks):
+def test_weight_update_drivers_give_the_same_bits(n_chunks, K):
     rng = np.random.default_rng(n_chunks)
-    N, K = 5000, 4
+    N = 5000
     wp, wm = rng.exponential(size=(N, K)), rng.exponential(size=(N, K))
     H, cost_rows = rng.normal(size=(N, K)), rng.exponential(size=(N, K))
     f = rng.choice(np.array([-1, 1], np.int8), size=N)
@@ -122,6 +123,43 @@ def test_parallel_choice_follows_the_work_per_thread(monkeypatch):
     assert not kern.train_in_parallel(100_000, 50, 10, 2)  # both drivers ready here: the serial one
     assert kern.pick(kern.apply_round, kern.apply_round_serial, 10**9) is kern.apply_round_serial
     assert kern.update_chunks(300) == 1 and kern.update_chunks(12_000) == 8 and kern.update_chunks(10**6) == 8
+
+
+@njit(cache=True)
+def _exps(a):
+    """e^a and e^-a as the kernels compute them (numpy's own exp can differ in the last bit)."""
+    return np.exp(a), np.exp(-a)
+
+
+@pytest.mark.parametrize("K", [2, 3, 5])
+def test_the_weight_update_matches_the_plain_loop_bit_for_bit(K):
+    """One chunk of the update against its definition written out sample by sample in Python (K = 2 runs a
+    loop of its own: the same operations in the same order)."""
+    rng = np.random.default_rng(K)
+    N = 777
+    wp, wm = rng.exponential(size=(N, K)), rng.exponential(size=(N, K))
+    H, cost_rows = rng.normal(size=(N, K)), rng.exponential(size=(N, K))
+    H[::7, 1] = H[::7, 0]  # ties: the first of equal maxima
+    f = rng.choice(np.array([-1, 1], np.int8), size=N)
+    a, scale = rng.normal(size=K), 0.75
+    ea, ema = _exps(a)
+    ewp, ewm, eH, edw = wp.copy(), wm.copy(), H.copy(), np.empty((N, K))
+    w_tot, dw_tot, risk = np.zeros(K), np.zeros(K), 0.0
+    for n in range(N):
+        pos = f[n] > 0
+        for k in range(K):
+            eH[n, k] += a[k] if pos else -a[k]
+            p = ewp[n, k] * (ea[k] if pos else ema[k]) * scale
+            m = ewm[n, k] * (ema[k] if pos else ea[k]) * scale
+            ewp[n, k], ewm[n, k], edw[n, k] = p, m, p - m
+            w_tot[k] += p + m
+            dw_tot[k] += p - m
+        risk += cost_rows[n, int(np.argmax(eH[n]))]
+    dw, w_total, dw_total = np.empty((N, K)), np.empty(K), np.empty(K)
+    got = kern.apply_round_serial(wp, wm, H, f, a, scale, cost_rows, dw, w_total, dw_total, 1)
+    assert got == risk / N
+    for x, y in ((wp, ewp), (wm, ewm), (H, eH), (dw, edw), (w_total, w_tot), (dw_total, dw_tot)):
+        np.testing.assert_array_equal(x, y)
 
 
 @pytest.mark.parametrize("K", [1, 2, 3, 10, 17])
