@@ -139,9 +139,9 @@ def test_the_weight_update_matches_the_plain_loop_bit_for_bit(K):
     N = 777
     wp, wm = rng.exponential(size=(N, K)), rng.exponential(size=(N, K))
     H, cost_rows = rng.normal(size=(N, K)), rng.exponential(size=(N, K))
-    H[::7, 1] = H[::7, 0]  # ties: the first of equal maxima
     f = rng.choice(np.array([-1, 1], np.int8), size=N)
-    a, scale = rng.normal(size=K), 0.75
+    a, scale = np.round(rng.normal(size=K) * 8) / 8, 0.75  # eighths: the sums below are exact
+    H[::7, 0], H[::7, 1] = 0.5, 0.5 + a[0] - a[1]  # tied classes 0 and 1 after the round where f = +1
     ea, ema = _exps(a)
     ewp, ewm, eH, edw = wp.copy(), wm.copy(), H.copy(), np.empty((N, K))
     w_tot, dw_tot, risk = np.zeros(K), np.zeros(K), 0.0
@@ -154,7 +154,8 @@ def test_the_weight_update_matches_the_plain_loop_bit_for_bit(K):
             ewp[n, k], ewm[n, k], edw[n, k] = p, m, p - m
             w_tot[k] += p + m
             dw_tot[k] += p - m
-        risk += cost_rows[n, int(np.argmax(eH[n]))]
+        risk += cost_rows[n, int(np.argmax(eH[n]))]  # the first of equal maxima
+    assert (eH[:, 0] == eH[:, 1]).sum() > 20
     dw, w_total, dw_total = np.empty((N, K)), np.empty(K), np.empty(K)
     got = kern.apply_round_serial(wp, wm, H, f, a, scale, cost_rows, dw, w_total, dw_total, 1)
     assert got == risk / N
