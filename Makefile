@@ -35,11 +35,8 @@ $(VENV)/.app-installed: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -e '.[app]'
 	@touch $@
 
-# --no-compile: pip would write the bytecode of every file it installs (16 of 35 s here); Python writes it for the
-# modules the tests import, as they import them (the app's imports: about 1 s, once). The app's own install keeps
-# pip's default.
 $(VENV)/.test-installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --no-compile -e '.[test,dev]'
+	$(BIN)/python -m pip install -e '.[test,dev]'
 	@touch $@
 
 $(VENV)/.bench-installed: pyproject.toml | $(BIN)/python
