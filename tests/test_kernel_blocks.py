@@ -127,8 +127,14 @@ def test_parallel_choice_follows_the_work_per_thread(monkeypatch):
 
 @njit(cache=True)
 def _exps(a):
-    """e^a and e^-a as the kernels compute them (numpy's own exp can differ in the last bit)."""
-    return np.exp(a), np.exp(-a)
+    """e^a and e^-a as the weight update computes them, element by element (numpy's own exp, or a vectorised
+    one, can differ in the last bit)."""
+    ea = np.empty(a.shape[0])
+    ema = np.empty(a.shape[0])
+    for k in range(a.shape[0]):
+        ea[k] = np.exp(a[k])
+        ema[k] = np.exp(-a[k])
+    return ea, ema
 
 
 @pytest.mark.parametrize("K", [2, 3, 5])
