@@ -22,8 +22,7 @@ def pytest_configure(config):
 
 
 # What makes a test a browser test: it lives in tests/e2e (a live server, Chromium) or asks for a browser. Such a
-# test is marked ``browser`` here, whatever its module says, so `make test` always runs it in its browser part (one
-# at a time, one app server) and never on the workers that run the rest beside it.
+# test is marked ``browser`` here, whatever its module says, and grouped with its module's other tests.
 BROWSER_FIXTURES = frozenset({"browser", "chromium", "playwright", "app_url", "app_server"})
 E2E = Path(__file__).resolve().parent / "e2e"
 
@@ -37,24 +36,33 @@ E2E = Path(__file__).resolve().parent / "e2e"
 ALL = None  # a parametrized test whose every variant is left to `make soak`
 _SOAK = {
     # the browser part: another size or state of a layout `make test` checks at 1280x720 or 1440x900
-    "e2e/test_lesson_screen.py": {"test_every_scene_fits_one_720p_screen_in_large_type": ("open",)},
+    "e2e/test_lesson_screen.py": {
+        "test_every_scene_fits_one_720p_screen_in_large_type": ("open",),
+        # (1080p: the 720p test checks every scene; a scene's next-scene button: test_all_pages)
+        "test_a_scene_fits_1080p_and_presentation_mode_survives_next_scene": (),
+    },
     "e2e/test_one_screen.py": {
         "test_plot_costs_round_control_and_numbers_fit_one_screen": (
-            "1280x720-open", "1440x900-collapsed", "1920x1080-open", "1920x1080-collapsed",
+            "1280x720-open", "1440x900-open", "1440x900-collapsed", "1920x1080-open", "1920x1080-collapsed",
         ),
         "test_presentation_mode_is_a_projector_layout": ("1280x720-open", "1920x1080-open", "1920x1080-collapsed"),
         "test_presentation_mode_with_twelve_classes_fits_one_screen": ("1920x1080",),
         "test_the_regions_are_drawn_once_at_their_box_size": ("1920x1080",),
     },
     "e2e/test_sidebar_open_layout.py": {
-        "test_sidebar_open_has_no_clipped_overlapping_or_split_text": ("plain--False", "scene1_plain-?scene=1-False"),
+        "test_sidebar_open_has_no_clipped_overlapping_or_split_text": (
+            "presentation--True", "plain--False", "scene1_plain-?scene=1-False",
+        ),
         "test_the_toolbar_never_covers_a_text_of_the_plot": (
             "1280x720-presentation-collapsed", "1280x720-plain-open", "1280x720-plain-collapsed",
             "1440x900-presentation-open", "1440x900-presentation-collapsed", "1440x900-plain-open",
+            "1440x900-plain-collapsed",
         ),
     },
     "e2e/test_cost_cells_browser.py": {
-        "test_cost_cells_are_never_blank_on_a_first_visit": ("1280x720-plain", "1440x900-presentation"),
+        "test_cost_cells_are_never_blank_on_a_first_visit": (
+            "1280x720-plain", "1440x900-presentation", "1440x900-plain",
+        ),
     },
     "e2e/test_strip_height.py": {"test_the_cost_strip_keeps_room_for_its_curves_with_twelve_classes": ("open",)},
     "e2e/test_browser_costs.py": {"test_the_calibration_scenes_number_follows_a_cost_edit_in_the_browser": ("plain",)},
@@ -95,6 +103,9 @@ def pytest_collection_modifyitems(config, items):
         in_e2e = E2E in Path(item.path).resolve().parents
         if in_e2e or BROWSER_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.browser)
+            # `make test` (--dist loadgroup): a browser module's tests run on one worker, one after another, and
+            # share its app server and pages; the other tests are dealt out one by one around them
+            item.add_marker(pytest.mark.xdist_group(str(item.path)))
         if is_soak(item.nodeid):
             item.add_marker(pytest.mark.soak)
     if not any("::" in arg for arg in config.args):  # (tests named one by one: their modules are not whole)

@@ -17,6 +17,7 @@ from rebel import RebelClassifier, __version__
 from rebel.__main__ import build_parser, main
 from rebel.baselines import TwoStepClassifier
 from rebel.io import dumps_model, load_model, loads_model
+from tests.processes import run_cli_forked
 from tests.test_cli import run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -440,20 +441,28 @@ HOSTILE = {
 }
 
 
+@pytest.fixture(scope="module")
+def hostile_runs(hostile_files) -> dict:
+    """Every hostile command, each in its own process (``run_cli_forked``), then the overwrite refusal's input."""
+    before = hostile_files["data_copy"].read_bytes()
+    commands = {case: [a.format(**hostile_files) for a in argv] for case, (argv, _) in HOSTILE.items()}
+    commands["overwrite"] = ["fit", hostile_files["data_copy"], "-o", hostile_files["data_copy"]]
+    runs = dict(zip(commands, run_cli_forked(list(commands.values())), strict=True))
+    runs["overwrite-input-kept"] = hostile_files["data_copy"].read_bytes() == before
+    return runs
+
+
 @pytest.mark.parametrize("case", list(HOSTILE))
-def test_hostile_arguments_end_in_one_line_and_exit_2(case, hostile_files):
-    argv, expected = HOSTILE[case]
-    proc = run_cli(*(a.format(**hostile_files) for a in argv))
+def test_hostile_arguments_end_in_one_line_and_exit_2(case, hostile_runs):
+    proc, expected = hostile_runs[case], HOSTILE[case][1]
     assert proc.returncode == 2, proc.stderr
     assert "Traceback" not in proc.stderr and "usage:" not in proc.stderr
     errors = [line for line in proc.stderr.splitlines() if line.startswith("error: ")]
     assert len(errors) == 1 and expected in errors[0], proc.stderr
 
 
-def test_overwrite_refusal_keeps_the_input(hostile_files):
-    before = hostile_files["data_copy"].read_bytes()
-    proc = run_cli("fit", hostile_files["data_copy"], "-o", hostile_files["data_copy"])
-    assert proc.returncode == 2 and hostile_files["data_copy"].read_bytes() == before
+def test_overwrite_refusal_keeps_the_input(hostile_runs):
+    assert hostile_runs["overwrite"].returncode == 2 and hostile_runs["overwrite-input-kept"]
 
 
 def test_a_cold_engine_says_it_compiles(tmp_path, airport_model):
