@@ -29,9 +29,9 @@ SAFETY := --server.address 127.0.0.1 \
 # The venv's packages are installed by uv (from PyPI, into the venv): the same versions pip's resolver picks, with
 # the bytecode compiled as pip does, in 15 s here against pip's 41 s for the test stack. Where uv cannot be
 # installed, pip does the same install.
-INSTALL = if $(BIN)/python -m uv --version >/dev/null 2>&1; \
-  then $(BIN)/python -m uv pip install --compile-bytecode --python $(BIN)/python $(1); \
-  else $(BIN)/python -m pip install $(1); fi
+INSTALL = install() { if $(BIN)/python -m uv --version >/dev/null 2>&1; \
+  then $(BIN)/python -m uv pip install --compile-bytecode --python $(BIN)/python "$$@"; \
+  else $(BIN)/python -m pip install "$$@"; fi; }; install
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "error: $(PYTHON) not found; install Python 3.11 or run 'make PYTHON=python3 ...'"; exit 1; }
@@ -39,15 +39,15 @@ $(BIN)/python:
 	$(BIN)/python -m pip install uv || echo "uv could not be installed: pip installs the packages instead"
 
 $(VENV)/.app-installed: pyproject.toml | $(BIN)/python
-	$(call INSTALL,-e '.[app]')
+	$(INSTALL) -e '.[app]'
 	@touch $@
 
 $(VENV)/.test-installed: pyproject.toml | $(BIN)/python
-	$(call INSTALL,-e '.[test,dev]')
+	$(INSTALL) -e '.[test,dev]'
 	@touch $@
 
 $(VENV)/.bench-installed: pyproject.toml | $(BIN)/python
-	$(call INSTALL,-e '.[test,dev,bench]')
+	$(INSTALL) -e '.[test,dev,bench]'
 	@touch $@
 
 install: $(VENV)/.test-installed
