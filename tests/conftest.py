@@ -22,7 +22,8 @@ def pytest_configure(config):
 
 
 # What makes a test a browser test: it lives in tests/e2e (a live server, Chromium) or asks for a browser. Such a
-# test is marked ``browser`` here, whatever its module says, and grouped with its module's other tests.
+# test is marked ``browser`` here, whatever its module says, so `make test` always runs it in its browser part (one
+# at a time, one app server) and never on the workers that run the rest beside it.
 BROWSER_FIXTURES = frozenset({"browser", "chromium", "playwright", "app_url", "app_server"})
 E2E = Path(__file__).resolve().parent / "e2e"
 
@@ -103,9 +104,6 @@ def pytest_collection_modifyitems(config, items):
         in_e2e = E2E in Path(item.path).resolve().parents
         if in_e2e or BROWSER_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.browser)
-            # `make test` (--dist loadgroup): a browser module's tests run on one worker, one after another, and
-            # share its app server and pages; the other tests are dealt out one by one around them
-            item.add_marker(pytest.mark.xdist_group(str(item.path)))
         if is_soak(item.nodeid):
             item.add_marker(pytest.mark.soak)
     if not any("::" in arg for arg in config.args):  # (tests named one by one: their modules are not whole)

@@ -183,50 +183,30 @@ def test_make_run_installs_the_app_extra_only():
     assert "[test,dev]" in test_install
 
 
-def test_make_test_compiles_the_kernels_then_runs_the_suite_with_browser_modules_kept_whole():
-    """`make test`: the kernels compiled first (once, for every worker and server), then one run on both cores in
-    which a browser module stays on one worker (`--dist loadgroup`, the group its module: tests/conftest.py), each
-    worker its own server and Chromium. `make soak` runs what it leaves out (``soak``)."""
+def test_make_test_compiles_the_kernels_then_runs_the_browser_tests_then_the_rest():
+    """`make test`: the kernels compiled first (once, for every worker and server), then the browser tests (a
+    module per worker, each worker its own server and Chromium), then every other test spread over the cores; both
+    parts run whatever the first one's result, and either failing fails the target. `make soak` runs what both
+    leave out (``soak``)."""
     recipe = re.search(r"^test:.*\n((?:\t.*\n)+)", MAKEFILE, flags=re.MULTILINE).group(1)
     warm = recipe.index("from rebel.warmup import warmup")
-    run = recipe.index('-m pytest -m "not soak" -n $(TEST_JOBS) --dist loadgroup ||')
-    assert warm < run and "exit $$status" in recipe[run:]
+    browser = recipe.index('-m pytest -m "browser and not soak" -n $(BROWSER_JOBS) --dist loadfile')
+    rest = recipe.index('-m pytest -m "not browser and not soak" -n $(TEST_JOBS) ||')
+    assert warm < browser < rest and "exit $$status" in recipe[rest:]
     assert re.search(r"^TEST_JOBS \?= 2$", MAKEFILE, flags=re.MULTILINE)  # two cores: every machine here
+    assert re.search(r"^BROWSER_JOBS \?= 2$", MAKEFILE, flags=re.MULTILINE)
     soak = re.search(r"^soak:.*\n((?:\t.*\n)+)", MAKEFILE, flags=re.MULTILINE).group(1)
     assert '-m pytest -s -m "browser and soak"' in soak and '-m pytest -m "soak and not browser"' in soak
 
 
-_GROUPS = """
-import sys, pytest
-class Groups:
-    def pytest_collection_finish(self, session):
-        for item in session.items:
-            mark = item.get_closest_marker("xdist_group")
-            print("GROUP", item.nodeid, mark.args[0] if mark else "-")
-sys.exit(pytest.main(sys.argv[1:], plugins=[Groups()]))
-"""
-
-
-def test_every_browser_test_is_grouped_with_its_module():
-    """Under `--dist loadgroup` a module's browser tests run on one worker (its module-scoped pages and server are
-    opened once); a test outside every browser module carries no group and is dealt out alone."""
-    e2e, plain = "tests/e2e/test_replay_keys.py", "tests/test_house_limits.py"
-    out = run_python(_GROUPS, "--collect-only", "-q", "-p", "no:cacheprovider", e2e, plain, cwd=ROOT)
-    assert out.returncode == 0, out.stdout + out.stderr
-    groups = dict(line.split()[1:] for line in out.stdout.splitlines() if line.startswith("GROUP "))
-    browser = {k: v for k, v in groups.items() if k.startswith(e2e)}
-    assert browser and set(browser.values()) == {str(ROOT / e2e)}, groups
-    assert {v for k, v in groups.items() if k.startswith(plain)} == {"-"}, groups
-
-
 def test_make_test_installs_chromium_and_fails_a_browser_test_that_cannot_start_it(tmp_path):
     """`make test` installs Debian's chromium with apt-get when it is missing (as `make classroom` does HAProxy)
-    and runs the suite with REBEL_REQUIRE_BROWSER=1: there a browser test whose Chromium is missing fails
+    and runs its browser part with REBEL_REQUIRE_BROWSER=1: there a browser test whose Chromium is missing fails
     instead of being skipped, so the suite cannot pass without its browser tests."""
     recipe = re.search(r"^test:.*\n((?:\t.*\n)+)", MAKEFILE, flags=re.MULTILINE).group(1)
     install = recipe.index("apt-get install -y chromium")
     assert "command -v chromium" in recipe[:install] and install < recipe.index("-m pytest")
-    assert 'REBEL_REQUIRE_BROWSER=1 $(BIN)/python -m pytest -m "not soak"' in recipe
+    assert 'REBEL_REQUIRE_BROWSER=1 $(BIN)/python -m pytest -m "browser and not soak"' in recipe
     probe = tmp_path / "test_needs_chromium.py"
     probe.write_text(
         "from pathlib import Path\n"

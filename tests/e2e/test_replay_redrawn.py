@@ -19,11 +19,15 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from benchmarks import bench_browser as bb
+from rebel.ui.config import DEFAULT_HYPER
 from tests.e2e.layout_checks import wait_projector_ticks
 
 pytestmark = pytest.mark.browser
 
 PLOT = ".st-key-pg_plot .js-plotly-plot"
+# The airport in presentation mode, opened at its last round (``&t=T``: the link's own replay is not played; the
+# replays these tests watch are the retrained model's)
+LINK = f"/?p=airport&present=1&show=dis&t={DEFAULT_HYPER['n_estimators']}"
 PAUSE_AT = 5  # the round at which the page presses Pause, once the retrained model's replay has reached it
 
 # The round the slider shows, the figure's height and its autoplay token (None while no chart is drawn).
@@ -117,10 +121,10 @@ def _resize(page, size: tuple) -> dict:
 def test_a_replay_drawn_again_for_its_box_stays_at_its_round(app_url, browser):
     """Paused mid-replay, then the window resized: the figure drawn for the new box shows the round paused at (it
     showed the last round). Played to its end, then resized again: the figure shows the last round (not t = 0)."""
-    page, _ = bb.open_playground(browser, f"{app_url}/?p=airport&present=1&show=dis", (1280, 720))
+    page, _ = bb.open_playground(browser, app_url + LINK, (1280, 720))
     try:
         wait_projector_ticks(page, 17)
-        opened = _wait_still(page)  # (presentation mode opened by a link plays the model once)
+        opened = _wait_still(page)
         assert page.locator(".st-key-w_autoplay input").first.is_checked()
         page.evaluate(_PAUSE_WHEN_REACHED, [PLOT, PAUSE_AT, opened["token"]])
         bb.edit_cost(page, "7")()
@@ -160,7 +164,7 @@ def test_a_replay_drawn_again_while_it_plays_goes_on_once_and_forwards(app_url, 
     """Playing, then the window resized: the figure drawn for the new box plays on from the round the replay had
     reached, once. (The animation that was playing the figure before runs on by itself after the chart is plotted
     anew: left running beside the replay put back, the rounds were played twice and the slider stepped back.)"""
-    page, _ = bb.open_playground(browser, f"{app_url}/?p=airport&present=1&show=dis", (1280, 720))
+    page, _ = bb.open_playground(browser, app_url + LINK, (1280, 720))
     try:
         wait_projector_ticks(page, 17)
         opened = _wait_still(page)
