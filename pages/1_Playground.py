@@ -118,7 +118,7 @@ def _regions(pair: pg.TrainedPair, t: int, show: dict, viewport) -> tuple:
     view = (tuple(sorted(show.items())), projector, lesson, S.get("chart_v", 0))  # (the picture but its size)
     autoplay = screen.replay_token(drawn.key, view, drawn is pair)  # (none on a chart the browser repainted)
     t = 0 if autoplay else t
-    picture = (drawn.key, t, autoplay, *view)
+    picture = shown = (drawn.key, t, autoplay, *view)
     if projector:  # legend and strip placed for the box's height and shape: a new picture if they change
         picture += (side.plot_height(guess, lesson), narrow)
     size = vp.figure_size(guess, picture)
@@ -131,8 +131,9 @@ def _regions(pair: pg.TrainedPair, t: int, show: dict, viewport) -> tuple:
             fig.update_layout(width=size.width)
         if show["box"]:
             fig.update_layout(dragmode="select")
-        if autoplay:
-            fig.update_layout(meta={"autoplay": autoplay})  # ``side.ROUND_IN_LINK`` presses Play once
+        screen.mark_picture(
+            fig, autoplay, shown
+        )  # for ``side.ROUND_IN_LINK``: Play once; a redraw for its box
         if projector:  # fonts for a projector; the plot keeps filling its box
             style.presentation(fig, size=None, font_size=style.PRESENTATION_FONT_SCREEN)
             replay.fit_projector_legend(fig)

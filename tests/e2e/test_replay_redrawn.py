@@ -207,6 +207,44 @@ def test_a_replay_drawn_again_while_it_plays_goes_on_once_and_forwards(app_url, 
         page.close()
 
 
+def test_a_replay_started_with_play_plays_on_in_the_figure_drawn_for_its_box(app_url, browser):
+    """No token (the link's round, no retrain): the replay started with Play, then the window resized while it
+    plays. The figure drawn for the new box (the same picture, ``layout.meta.picture``) plays on from the round
+    reached: it opened at the link's last round and the replay stopped there (seen in the points test on a scene
+    link, whose presentation mode folds the sidebar after the page's run, when Play came before that redraw)."""
+    page, _ = bb.open_playground(browser, app_url + LINK, (1280, 720))
+    try:
+        wait_projector_ticks(page, 17)
+        opened = _wait_still(page)
+        assert opened["token"] is None and opened["active"] == opened["T"], opened
+        page.evaluate(_PLAY_SLOWLY, [PLOT, 300])
+        page.wait_for_function(
+            "sel => document.querySelector(sel).layout.sliders[0].active >= 2", arg=PLOT, timeout=60_000
+        )
+        page.evaluate("sel => { window.__before = document.querySelector(sel).layout; }", PLOT)
+        page.set_viewport_size({"width": 1440, "height": 900})
+        page.wait_for_function(  # the figure drawn for the new box, its frames in
+            "sel => { const gd = document.querySelector(sel); return !!gd && !!gd.layout"
+            " && gd.layout !== window.__before && !!(gd._transitionData && gd._transitionData._frames.length); }",
+            arg=PLOT,
+            timeout=90_000,
+        )
+        try:
+            page.wait_for_function(
+                "sel => { const gd = document.querySelector(sel), s = gd.layout.sliders[0];"
+                " return gd.layout !== window.__before && !!gd._transitionData._animationRaf"
+                " && s.active >= 2 && s.active < s.steps.length - 1; }",
+                arg=PLOT,
+                timeout=30_000,
+            )
+        except PlaywrightTimeout:
+            raise AssertionError(
+                f"the figure drawn for the new box did not play on: {_state(page)}"
+            ) from None
+    finally:
+        page.close()
+
+
 def test_a_figure_drawn_while_the_replay_plays_stops_its_animation(app_url, browser):
     """Not in presentation mode, no token: the replay playing (slowly: its rounds would take minutes), then a cost
     edited, which the server draws (an overlay is on). The new model's figure stops the animation that played the

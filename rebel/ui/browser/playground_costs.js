@@ -219,7 +219,8 @@
     });
     const k = regionsImage(gd.layout.images);
     const images = gd.layout.images.map((im, i) => (i === k ? { ...im, source: png(sc, res, t) } : im));
-    const { autoplay, ...meta } = gd.layout.meta || {}; // (a new result: not the server replay token's)
+    // (a new result: neither the server's replay token nor its picture, rebel.ui.playground.screen.mark_picture)
+    const { autoplay, picture, ...meta } = gd.layout.meta || {};
     const layout = { ...gd.layout, images, meta };
     if (slider && slider.active !== t) layout.sliders = [{ ...slider, active: t }, ...gd.layout.sliders.slice(1)];
     if (gd.layout.yaxis3) layout.yaxis3 = { ...gd.layout.yaxis3, range: stripRange(res.n) };

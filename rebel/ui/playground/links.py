@@ -162,8 +162,42 @@ ROUND_IN_LINK = """<script>
     follow(gd, r);
     play.dispatchEvent(new MouseEvent('click', {bubbles: true}));
   };
+  // A figure drawn again with the same picture and no token (layout.meta.picture: all it shows but its size,
+  // rebel.ui.playground.screen.mark_picture; a box reported after the page's run, a resized window) opens at the
+  // server's round: the round the figure before it showed, and a replay started with Play, are put back (once its
+  // frames are in). Read before ``orphan`` stops the animation of the figure before.
+  const carry = gd => {
+    if (!gd || !gd.layout) return;
+    const prev = window.__rebelShown;
+    if (!prev || prev.layout !== gd.layout) {  // a figure first seen
+      const m = gd.layout.meta || {}, pm = (prev && prev.layout.meta) || {};
+      if (m.picture && m.picture === pm.picture && !m.autoplay) {
+        const s = prev.layout.sliders && prev.layout.sliders[0], tr = prev.trans;
+        gd.__rebelCarry = {
+          at: s && typeof s.active === 'number' ? s.active : null,
+          playing: !!(tr && (tr._animationRaf || (tr._frameQueue && tr._frameQueue.length))),
+        };
+      }
+      window.__rebelShown = {layout: gd.layout, trans: gd._transitionData};
+    } else if (gd._transitionData) prev.trans = gd._transitionData;
+    const c = gd.__rebelCarry, frames = gd._transitionData && gd._transitionData._frames;
+    if (!c || !frames || !frames.length || !window.Plotly || !gd._fullLayout) return;
+    gd.__rebelCarry = null;
+    if (c.at === null) return;
+    const names = frames.map(f => f.name), at = Math.max(0, Math.min(c.at, names.length - 1));
+    const button = gd.layout.updatemenus && gd.layout.updatemenus[0].buttons[0];
+    if (c.playing && at < names.length - 1 && button) {
+      window.Plotly.animate(gd, names.slice(at), Object.assign({}, button.args[1], {mode: 'immediate'}));
+    } else {
+      Promise.resolve(window.Plotly.animate(gd, [names[at]], STILL)).then(() => {
+        const s = gd.layout.sliders && gd.layout.sliders[0];
+        if (s && s.active !== at && gd.isConnected) window.Plotly.relayout(gd, {'sliders[0].active': at});
+      });
+    }
+  };
   const tick = () => {
     const gd = document.querySelector('.st-key-pg_plot .js-plotly-plot'), r = window.__rebelReplay;
+    carry(gd);
     orphan(gd, r);
     hook(); autoplay();
     if (gd && r && gd.__rebelFollowed === r) follow(gd, r);

@@ -5,6 +5,7 @@ a session's first run sending the plot alone, and the replay that plays by itsel
 
 from __future__ import annotations
 
+import hashlib
 import math
 
 import streamlit as st
@@ -422,3 +423,16 @@ def replay_token(key: str, view: tuple, own: bool) -> str | None:
         return last[1]
     S.pop(REPLAYED, None)
     return None
+
+
+def mark_picture(fig, autoplay: str | None, shown: tuple) -> None:
+    """The regions figure's ``layout.meta``: ``autoplay``, a retrain's token (``ROUND_IN_LINK``'s script presses
+    Play once), and ``picture``, a digest of everything the figure shows but its size (``shown``: the pair, the
+    round it opens at, the token, the view). A figure drawn again with the same picture and no token (a box
+    reported after the page's run, a resized window) is put back by the script at the round the figure before it
+    showed, playing on if it played: it opens at the server's round, and a replay started with Play jumped there."""
+    meta = dict(fig.layout.meta) if isinstance(fig.layout.meta, dict) else {}
+    meta["picture"] = hashlib.blake2b(repr(shown).encode(), digest_size=8).hexdigest()
+    if autoplay:
+        meta["autoplay"] = autoplay
+    fig.layout.meta = meta
