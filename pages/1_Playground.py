@@ -131,9 +131,7 @@ def _regions(pair: pg.TrainedPair, t: int, show: dict, viewport) -> tuple:
             fig.update_layout(width=size.width)
         if show["box"]:
             fig.update_layout(dragmode="select")
-        screen.mark_picture(
-            fig, autoplay, shown
-        )  # for ``side.ROUND_IN_LINK``: Play once; a redraw for its box
+        screen.mark_picture(fig, autoplay, shown)  # (``side.ROUND_IN_LINK``: Play once, a box's redraw)
         if projector:  # fonts for a projector; the plot keeps filling its box
             style.presentation(fig, size=None, font_size=style.PRESENTATION_FONT_SCREEN)
             replay.fit_projector_legend(fig)

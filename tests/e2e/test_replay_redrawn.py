@@ -218,10 +218,13 @@ def test_a_replay_started_with_play_plays_on_in_the_figure_drawn_for_its_box(app
         opened = _wait_still(page)
         assert opened["token"] is None and opened["active"] == opened["T"], opened
         page.evaluate(_PLAY_SLOWLY, [PLOT, 300])
+        # (a figure the server draws again meanwhile, e.g. for the folded sidebar's box, plays on at this pace)
         page.wait_for_function(
-            "sel => document.querySelector(sel).layout.sliders[0].active >= 2", arg=PLOT, timeout=60_000
+            "sel => { const gd = document.querySelector(sel), s = gd && gd.layout && gd.layout.sliders[0];"
+            " if (s && s.active >= 2) { window.__before = gd.layout; return true; } return false; }",
+            arg=PLOT,
+            timeout=60_000,
         )
-        page.evaluate("sel => { window.__before = document.querySelector(sel).layout; }", PLOT)
         page.set_viewport_size({"width": 1440, "height": 900})
         page.wait_for_function(  # the figure drawn for the new box, its frames in
             "sel => { const gd = document.querySelector(sel); return !!gd && !!gd.layout"
@@ -231,8 +234,8 @@ def test_a_replay_started_with_play_plays_on_in_the_figure_drawn_for_its_box(app
         )
         try:
             page.wait_for_function(
-                "sel => { const gd = document.querySelector(sel), s = gd.layout.sliders[0];"
-                " return gd.layout !== window.__before && !!gd._transitionData._animationRaf"
+                "sel => { const gd = document.querySelector(sel), s = gd && gd.layout && gd.layout.sliders[0];"
+                " return !!s && gd.layout !== window.__before && !!gd._transitionData._animationRaf"
                 " && s.active >= 2 && s.active < s.steps.length - 1; }",
                 arg=PLOT,
                 timeout=30_000,

@@ -88,6 +88,23 @@ ROUND_IN_LINK = """<script>
   // from the round it had reached, stays at a round it was paused or scrubbed to, or shows the last round once
   // it has ended. window.__rebelReplay: the token played last, the frame reached and whether it still plays.
   const STILL = {frame: {duration: 0, redraw: false}, transition: {duration: 0}, mode: 'immediate'};
+  // A figure drawn again put back at round ``reached`` of its ``frames``: playing on from there with its Play
+  // button's settings (at ``frameMs`` a frame when given), or (ended, paused or scrubbed) at that round with the slider on it (plotly's slider follows
+  // a frame only when it differs from the last one it saw, which was this one before the figure was drawn again).
+  const putBack = (gd, frames, reached, playing, frameMs) => {
+    const names = frames.map(f => f.name), at = Math.max(0, Math.min(reached, names.length - 1));
+    const button = gd.layout.updatemenus && gd.layout.updatemenus[0].buttons[0];
+    if (playing && at < names.length - 1 && button) {
+      const args = Object.assign({}, button.args[1], {mode: 'immediate'});
+      if (Number.isFinite(frameMs)) args.frame = Object.assign({}, args.frame, {duration: frameMs});
+      window.Plotly.animate(gd, names.slice(at), args);
+      return;
+    }
+    Promise.resolve(window.Plotly.animate(gd, [names[at]], STILL)).then(() => {
+      const s = gd.layout.sliders && gd.layout.sliders[0];
+      if (s && s.active !== at && gd.isConnected) window.Plotly.relayout(gd, {'sliders[0].active': at});
+    });
+  };
   const follow = (gd, r) => {  // (plotted anew, a chart drops its listeners: gd._ev is new)
     if (gd.__rebelFigure === gd.layout) r.trans = gd._transitionData;  // the animation state of the replay's figure
     if (gd.__rebelFollowed === r && gd.__rebelEv === gd._ev) return;
@@ -140,17 +157,7 @@ ROUND_IN_LINK = """<script>
     if (r && r.token === token) {  // drawn again: the replay where it was, at the next tick (<= 50 ms)
       gd.__rebelFigure = gd.layout;
       follow(gd, r);
-      const names = frames.map(f => f.name), at = Math.max(0, Math.min(r.reached, names.length - 1));
-      const button = gd.layout.updatemenus && gd.layout.updatemenus[0].buttons[0];
-      if (r.playing && at < names.length - 1 && button) {  // on from the round reached
-        window.Plotly.animate(gd, names.slice(at), Object.assign({}, button.args[1], {mode: 'immediate'}));
-      } else {  // ended, paused or scrubbed: that round, and the slider on it (plotly's slider follows a frame
-        // only when it differs from the last one it saw, which was this one before the figure was drawn again)
-        Promise.resolve(window.Plotly.animate(gd, [names[at]], STILL)).then(() => {
-          const s = gd.layout.sliders && gd.layout.sliders[0];
-          if (s && s.active !== at && gd.isConnected) window.Plotly.relayout(gd, {'sliders[0].active': at});
-        });
-      }
+      putBack(gd, frames, r.reached, r.playing);
       return;
     }
     const box = gd.getBoundingClientRect();
@@ -164,8 +171,8 @@ ROUND_IN_LINK = """<script>
   };
   // A figure drawn again with the same picture and no token (layout.meta.picture: all it shows but its size,
   // rebel.ui.playground.screen.mark_picture; a box reported after the page's run, a resized window) opens at the
-  // server's round: the round the figure before it showed, and a replay started with Play, are put back (once its
-  // frames are in). Read before ``orphan`` stops the animation of the figure before.
+  // server's round: the round the figure before it showed, and a replay started with Play (at its pace), are put
+  // back (once its frames are in). Read before ``orphan`` stops the animation of the figure before.
   const carry = gd => {
     if (!gd || !gd.layout) return;
     const prev = window.__rebelShown;
@@ -173,9 +180,11 @@ ROUND_IN_LINK = """<script>
       const m = gd.layout.meta || {}, pm = (prev && prev.layout.meta) || {};
       if (m.picture && m.picture === pm.picture && !m.autoplay) {
         const s = prev.layout.sliders && prev.layout.sliders[0], tr = prev.trans;
+        const shown = tr && tr._currentFrame;  // (its pace: the frame duration it was played at)
         gd.__rebelCarry = {
           at: s && typeof s.active === 'number' ? s.active : null,
           playing: !!(tr && (tr._animationRaf || (tr._frameQueue && tr._frameQueue.length))),
+          frameMs: shown && shown.frameOpts ? shown.frameOpts.duration : undefined,
         };
       }
       window.__rebelShown = {layout: gd.layout, trans: gd._transitionData};
@@ -183,17 +192,9 @@ ROUND_IN_LINK = """<script>
     const c = gd.__rebelCarry, frames = gd._transitionData && gd._transitionData._frames;
     if (!c || !frames || !frames.length || !window.Plotly || !gd._fullLayout) return;
     gd.__rebelCarry = null;
-    if (c.at === null) return;
-    const names = frames.map(f => f.name), at = Math.max(0, Math.min(c.at, names.length - 1));
-    const button = gd.layout.updatemenus && gd.layout.updatemenus[0].buttons[0];
-    if (c.playing && at < names.length - 1 && button) {
-      window.Plotly.animate(gd, names.slice(at), Object.assign({}, button.args[1], {mode: 'immediate'}));
-    } else {
-      Promise.resolve(window.Plotly.animate(gd, [names[at]], STILL)).then(() => {
-        const s = gd.layout.sliders && gd.layout.sliders[0];
-        if (s && s.active !== at && gd.isConnected) window.Plotly.relayout(gd, {'sliders[0].active': at});
-      });
-    }
+    const s = gd.layout.sliders && gd.layout.sliders[0];
+    if (c.at === null || (!c.playing && s && s.active === c.at)) return;  // (already there: nothing to do)
+    putBack(gd, frames, c.at, c.playing, c.frameMs);
   };
   const tick = () => {
     const gd = document.querySelector('.st-key-pg_plot .js-plotly-plot'), r = window.__rebelReplay;
