@@ -217,8 +217,10 @@ def test_a_replay_started_with_play_plays_on_in_the_figure_drawn_for_its_box(app
         wait_projector_ticks(page, 17)
         opened = _wait_still(page)
         assert opened["token"] is None and opened["active"] == opened["T"], opened
-        page.evaluate(_PLAY_SLOWLY, [PLOT, 300])
-        # (a figure the server draws again meanwhile, e.g. for the folded sidebar's box, plays on at this pace)
+        # 150 ms a frame: under the 250 ms a round must stay for the page to write it into the address, which the
+        # next run would send as the link's round, a new picture (a replay at Play's pace writes none either); a
+        # figure the server draws again meanwhile (the folded sidebar's box) plays on at this pace
+        page.evaluate(_PLAY_SLOWLY, [PLOT, 150])
         page.wait_for_function(
             "sel => { const gd = document.querySelector(sel), s = gd && gd.layout && gd.layout.sliders[0];"
             " if (s && s.active >= 2) { window.__before = gd.layout; return true; } return false; }",

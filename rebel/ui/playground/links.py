@@ -89,8 +89,9 @@ ROUND_IN_LINK = """<script>
   // it has ended. window.__rebelReplay: the token played last, the frame reached and whether it still plays.
   const STILL = {frame: {duration: 0, redraw: false}, transition: {duration: 0}, mode: 'immediate'};
   // A figure drawn again put back at round ``reached`` of its ``frames``: playing on from there with its Play
-  // button's settings (at ``frameMs`` a frame when given), or (ended, paused or scrubbed) at that round with the slider on it (plotly's slider follows
-  // a frame only when it differs from the last one it saw, which was this one before the figure was drawn again).
+  // button's settings (at ``frameMs`` a frame when given), or (ended, paused or scrubbed) at that round with the
+  // slider on it (plotly's slider follows a frame only when it differs from the last one it saw, which was this
+  // one before the figure was drawn again).
   const putBack = (gd, frames, reached, playing, frameMs) => {
     const names = frames.map(f => f.name), at = Math.max(0, Math.min(reached, names.length - 1));
     const button = gd.layout.updatemenus && gd.layout.updatemenus[0].buttons[0];
