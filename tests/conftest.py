@@ -1,5 +1,7 @@
 """Suite-wide test settings."""
 
+import contextlib
+import functools
 import os
 import signal
 from pathlib import Path
@@ -12,6 +14,14 @@ from hypothesis import settings
 settings.register_profile("default", deadline=None, derandomize=True, print_blob=True)
 settings.register_profile("thorough", deadline=None, max_examples=1000, print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+# Each new AppTest has Streamlit scan every installed distribution's metadata for custom components (0.1-0.5 s, and
+# the suite creates hundreds); the installed packages do not change during a run, so each process scans once and
+# every later AppTest gets that scan's result.
+with contextlib.suppress(ImportError):
+    from streamlit.components.v2 import manifest_scanner
+
+    manifest_scanner.scan_component_manifests = functools.cache(manifest_scanner.scan_component_manifests)
 
 
 def pytest_configure(config):
