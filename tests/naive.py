@@ -331,6 +331,8 @@ def exp_l2_step(p, q, l2):
     lo, hi = min(v0, 0.0), max(v0, 0.0)
     for _ in range(200):
         mid = 0.5 * (lo + hi)
+        if mid in (lo, hi):  # no float left between them: the halvings to come would change nothing
+            return mid
         if p * np.exp(mid) - q * np.exp(-mid) + l2 * mid > 0:
             hi = mid
         else:
