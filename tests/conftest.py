@@ -81,7 +81,8 @@ _SOAK = {
         "test_first_visit_on_a_fresh_server_lists_only_the_registered_pages": ("plain-streamlit-run",),
     },
     "e2e/test_bench_end.py": {"test_a_latency_ends_at_the_paint_of_the_frame_that_shows_the_change": ("task",)},
-    "e2e/test_classroom.py": {"test_an_upload_survives_its_replica": ("directory",)},
+    # (an upload surviving its replica: the class test checks it in the store it runs with, redis when installed)
+    "e2e/test_classroom.py": {"test_an_upload_survives_its_replica": ALL},
     # the soak's loads, every one (the light one included: the heavy ones also need REBEL_SOAK=1)
     "e2e/test_soak.py": {"test_waves_of_sessions_at_the_limits_keep_the_server_healthy_and_bounded": ALL},
     # the rest: long by what they check

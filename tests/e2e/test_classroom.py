@@ -6,18 +6,20 @@ behind HAProxy, driven by real Chromium sessions, then one replica killed.
   layout images: checked present) and the session's media files (the download buttons' files, served over HTTP
   by the replica holding the session: checked 200), edit a cost in the cost editor and see the link follow the edit.
 - Two more students upload a CSV, one on each replica (the upload is an HTTP PUT to the replica that holds the
-  session: it works only with affinity).
+  session: it works only with affinity), into the command's upload store (a redis-server it starts, when one is
+  installed; else a directory).
 - Every HTTP answer through the balancer is < 400, no page shows an exception or a JavaScript error, and both
   replicas hold sessions (HAProxy's SERVERID cookie).
 - One replica is killed (its whole process group, SIGKILL: a crash). Every session it held reconnects through the
   balancer to the other replica (its cookie now names that one) and comes back with the same dataset, costs and
   rounds: the cost editor shows the edited cost, the regions plot the session's number of rounds, and the link
-  the same configuration.
+  the same configuration. The student who uploaded on it gets the same points back: the other replica reads them
+  from the store.
 - SIGINT to the command stops everything it started: no replica, helper or haproxy process is left.
 
-An uploaded CSV survives its replica (``test_an_upload_survives_its_replica``): the replicas keep it in one
-upload store (a directory, or a redis-server the command starts) and the link names it, so the student moved to
-the other replica gets the same points back.
+An uploaded CSV survives its replica in each store alone (``test_an_upload_survives_its_replica``, in
+``make soak``): the replicas keep it in one upload store (a directory, or a redis-server the command starts) and
+the link names it, so the student moved to the other replica gets the same points back.
 """
 
 from __future__ import annotations
@@ -156,10 +158,20 @@ def _classroom(*extra: str):
             )
 
 
+def _store(tmp: Path) -> list[str]:
+    """The command's upload store: a redis-server it starts when one is installed (.ci/run installs it), else a
+    directory."""
+    redis = shutil.which("redis-server") or "/usr/bin/redis-server"
+    if os.path.exists(redis):
+        return ["--store", f"redis://127.0.0.1:{free_port()}/1", "--redis-server", redis]
+    return ["--store", str(tmp / "uploads")]
+
+
 @pytest.fixture(scope="module")
-def room():
-    with _classroom() as r:
-        yield r
+def room(tmp_path_factory):
+    where = _store(tmp_path_factory.mktemp("room"))
+    with _classroom(*where) as r:
+        yield (*r, where)
 
 
 class Student:
@@ -234,14 +246,71 @@ class Student:
         assert not bad, f"{who}: HTTP errors through the balancer {bad[:5]}"
 
 
+_CSV_NAMES = ("larch", "rowan")  # the uploads' class names: the page names them when it uses the points
+
+
+def _upload(student, name: str, data: bytes) -> None:
+    """The student uploads ``data`` as points (the Playground's sidebar) and the page uses them."""
+    box = student.page.locator("[data-testid='stFileUploader']", has_text="Upload points")
+    box.locator("input[type=file]").set_input_files({"name": name, "mimeType": "text/csv", "buffer": data})
+    student.page.get_by_text("Using the uploaded CSV points").first.wait_for(timeout=LOAD_MS)
+    student.settle()
+
+
+def _age(store: list, data: bytes):
+    """Make the upload of ``data`` old in ``store`` (the command's ``--store`` arguments); returns a function that
+    says whether a replica has read it since (a reading renews its age)."""
+    key = upload_store.upload_key(data)
+    if store[1].startswith("redis://"):
+        redis = upload_store.open_store(store[1])
+        assert redis.get(key), "the upload is not in the redis store"
+        redis.call("EXPIRE", redis.PREFIX + key, 100)
+        return lambda: redis.call("TTL", redis.PREFIX + key) > 1000
+    path = Path(store[1]) / f"{key}.csv"
+    assert path.exists(), f"the upload is not in the store's directory: {list(path.parent.iterdir())}"
+    old = time.time() - 1000
+    os.utime(path, (old, old))
+    return lambda: path.stat().st_mtime > old + 500
+
+
+def _comes_back(student, survivor: str, read_again, names) -> None:
+    """After its replica died: the student reconnects to ``survivor``, whose next whole-page run reads the upload
+    from the store (``read_again``) and the page uses the same points again, saying so."""
+    deadline = time.monotonic() + LOAD_MS / 1000
+    while student.replica() != survivor:
+        assert time.monotonic() < deadline, "the uploader did not reconnect through the balancer"
+        student.page.wait_for_timeout(500)
+    # Streamlit's page does not run again by itself when it reconnects while idle, and a click in the main area (a
+    # fragment the new replica does not know) is dropped: the student's next whole-page run does it (here the
+    # rerun key; a sidebar setting or a reload alike), in a new session on the survivor. The balancer's cookie
+    # names the survivor as soon as the page's first request reached it, which can be before the page's new
+    # session is up: a rerun key pressed then is dropped. So it is pressed again every 5 s until the survivor has
+    # read the upload (a rerun too many is harmless).
+    pressed = -1.0
+    while not read_again():
+        assert time.monotonic() < deadline, f"the survivor {survivor} never read the upload from the store"
+        if time.monotonic() - pressed >= 5.0:
+            student.page.locator("body").press("r")
+            pressed = time.monotonic()
+        student.page.wait_for_timeout(500)
+    student.page.get_by_text("The uploaded points of this link are back").first.wait_for(timeout=LOAD_MS)
+    student.settle()
+    student.page.get_by_text("Using the uploaded CSV points").first.wait_for(timeout=LOAD_MS)
+    text = student.page.locator("body").inner_text()
+    assert all(name in text for name in names) and "are gone" not in text, text[:1000]
+    assert "upload" in parse_qs(urlparse(student.page.url).query), student.page.url
+    shown = student.page.locator("[data-testid='stException']")
+    assert shown.count() == 0 and not student.errors, (shown.count(), student.errors)
+
+
 def _csv_bytes(seed: int) -> bytes:
     rng = np.random.default_rng(seed)
-    rows = [f"{x:.3f},{y:.3f},{'ab'[int(x > 0)]}" for x, y in rng.normal(size=(80, 2))]
+    rows = [f"{x:.3f},{y:.3f},{_CSV_NAMES[int(x > 0)]}" for x, y in rng.normal(size=(80, 2))]
     return ("x,y,label\n" + "\n".join(rows) + "\n").encode()
 
 
 def test_a_class_through_the_balancer_survives_a_replica(room, chromium):
-    url, _sup, ports, started = room
+    url, _sup, ports, started, store = room
     students = [Student(chromium, url, cf.encode_query(_config(i))) for i in range(SESSIONS)]
     for i, s in enumerate(students):
         assert s.rounds() == _config(i).hyper["n_estimators"]
@@ -278,27 +347,22 @@ def test_a_class_through_the_balancer_survives_a_replica(room, chromium):
     for u in extra:
         u.context.close()
     assert {u.replica() for u in uploaders} == {"r1", "r2"}, "could not open a session on each replica"
+    victim = where[0]  # the replica to be killed: student 0's
+    survivor = "r2" if victim == "r1" else "r1"
     for k, u in enumerate(uploaders):
-        box = u.page.locator("[data-testid='stFileUploader']", has_text="Upload points")
-        box.locator("input[type=file]").set_input_files(
-            {"name": f"class{k}.csv", "mimeType": "text/csv", "buffer": _csv_bytes(k)}
-        )
-        u.page.get_by_text("Using the uploaded CSV points").first.wait_for(timeout=LOAD_MS)
-        u.settle()
+        _upload(u, f"class{k}.csv", _csv_bytes(k))
         puts = [r for r in u.responses if "/_stcore/upload_file/" in r[1]]
         assert puts and all(200 <= r[0] < 300 and r[2] == u.replica() for r in puts), (
             f"upload on {u.replica()}: {puts}"
         )
         u.check_clean(f"CSV upload on {u.replica()}")
-        u.context.close()
+    # the upload on the replica to be killed must come back on the other (the other uploader's is done)
+    stranded = next(k for k, u in enumerate(uploaders) if u.replica() == victim)
+    uploaders[1 - stranded].context.close()
+    read_again = _age(store, _csv_bytes(stranded))
 
     # Kill the replica holding student 0 (a crash: its whole process group, SIGKILL).
-    victim = where[0]
-    survivor = "r2" if victim == "r1" else "r1"
-    replica_pid = next(
-        pid for pid, line in _cmdlines(started) if "rebel.ui.launch" in line and str(ports[victim]) in line
-    )
-    os.killpg(replica_pid, signal.SIGKILL)
+    _kill_replica(started, ports[victim])
     moved = [i for i, r in where.items() if r == victim]
     for i in moved:
         s = students[i]
@@ -315,14 +379,16 @@ def test_a_class_through_the_balancer_survives_a_replica(room, chromium):
         assert back.cost_matrix[2][0] == _edited_cost(i)
         assert s.region_images() > 0
         s.check_clean(f"student {i} after its replica died")
+    _comes_back(uploaders[stranded], survivor, read_again, _CSV_NAMES)
     for i, s in enumerate(students):  # the others were not disturbed
         if i not in moved:
             assert s.replica() == survivor
             s.check_clean(f"student {i} on the surviving replica")
     print(
-        f"\nclassroom: {SESSIONS} sessions {where}; killed {victim}, {len(moved)} sessions back on {survivor}"
+        f"\nclassroom: {SESSIONS} sessions {where}; killed {victim}, {len(moved)} sessions back on {survivor}, "
+        f"and the upload made on {victim} ({'redis' if store[1].startswith('redis://') else 'directory'} store)"
     )
-    for s in students:
+    for s in (*students, uploaders[stranded]):
         s.context.close()
 
 
@@ -344,7 +410,8 @@ def _labelled_csv() -> bytes:
 @pytest.mark.parametrize("store", ["directory", "redis"])
 def test_an_upload_survives_its_replica(store, chromium, tmp_path):
     """The attack's reproducer: a student's uploaded points were lost when their replica died (the page fell back
-    to the airport preset without a word). Now the student, moved to the other replica, gets them back."""
+    to the airport preset without a word). Now the student, moved to the other replica, gets them back. (The
+    class test checks it too, in the store it runs with: redis when installed.)"""
     if store == "redis":
         redis = shutil.which("redis-server") or "/usr/bin/redis-server"
         if not os.path.exists(redis):
@@ -356,66 +423,17 @@ def test_an_upload_survives_its_replica(store, chromium, tmp_path):
         s = Student(chromium, url, None)
         s.rounds()
         s.settle()
-        box = s.page.locator("[data-testid='stFileUploader']", has_text="Upload points")
-        box.locator("input[type=file]").set_input_files(
-            {"name": "trees.csv", "mimeType": "text/csv", "buffer": _labelled_csv()}
-        )
-        s.page.get_by_text("Using the uploaded CSV points").first.wait_for(timeout=LOAD_MS)
-        s.settle()
+        _upload(s, "trees.csv", _labelled_csv())
         link = parse_qs(urlparse(s.page.url).query)
         assert "upload" in link and cf.QUERY_KEY not in link, s.page.url
         if store == "directory":
             assert [p.name for p in (tmp_path / "uploads").iterdir()] == [
                 f"{upload_store.upload_key(_labelled_csv())}.csv"
             ]
-        else:
-            assert upload_store.open_store(where[1]).get(upload_store.upload_key(_labelled_csv()))
-        key = upload_store.upload_key(_labelled_csv())
-        # a reading renews the upload's age: make it old now, so the survivor's reading of it shows
-        store_of = upload_store.open_store(where[1])
-        if store == "directory":
-            old = time.time() - 1000
-            os.utime(tmp_path / "uploads" / f"{key}.csv", (old, old))
-
-            def read_again():
-                return (tmp_path / "uploads" / f"{key}.csv").stat().st_mtime > old + 500
-        else:
-            store_of.call("EXPIRE", store_of.PREFIX + key, 100)
-
-            def read_again():
-                return store_of.call("TTL", store_of.PREFIX + key) > 1000
-
+        read_again = _age(where, _labelled_csv())
         victim = s.replica()
         survivor = "r2" if victim == "r1" else "r1"
         _kill_replica(started, ports[victim])
-        deadline = time.monotonic() + LOAD_MS / 1000
-        while s.replica() != survivor:
-            assert time.monotonic() < deadline, "the student did not reconnect through the balancer"
-            s.page.wait_for_timeout(500)
-        # Streamlit's page does not run again by itself when it reconnects while idle, and a click in the main
-        # area (a fragment the new replica does not know) is dropped: the student's next whole-page run does it
-        # (here the rerun key; a sidebar setting or a reload alike), in a new session on the survivor
-        # The balancer's cookie names the survivor as soon as the page's first request reached it, which can be
-        # before the page's new session is up: a rerun key pressed then is dropped. So it is pressed again every
-        # 5 s until the survivor has read the upload (a rerun too many is harmless).
-        pressed = -1.0
-        while not read_again():  # the survivor read the upload from the store
-            assert time.monotonic() < deadline, (
-                f"the survivor {survivor} never read the upload from the store"
-            )
-            if time.monotonic() - pressed >= 5.0:
-                s.page.locator("body").press("r")
-                pressed = time.monotonic()
-            s.page.wait_for_timeout(500)
-        s.page.get_by_text("The uploaded points of this link are back").first.wait_for(timeout=LOAD_MS)
-        s.settle()
-        s.page.get_by_text("Using the uploaded CSV points").first.wait_for(timeout=LOAD_MS)
-        text = s.page.locator("body").inner_text()
-        assert all(name in text for name in ("alder", "birch", "cedar")) and "are gone" not in text, text[
-            :1000
-        ]
-        assert "upload" in parse_qs(urlparse(s.page.url).query)
-        shown = s.page.locator("[data-testid='stException']")
-        assert shown.count() == 0 and not s.errors, (shown.count(), s.errors)
+        _comes_back(s, survivor, read_again, ("alder", "birch", "cedar"))
         print(f"\nupload store {store}: the points came back on {survivor} after {victim} was killed")
         s.context.close()
