@@ -73,12 +73,14 @@ def scene_of(body: str) -> dict | None:
     return data if isinstance(data, dict) and data.get("key") else None
 
 
-def edit_message(scene: dict, C: list, n: int, costs: dict | None = None, cell: dict | None = None) -> str:
-    """What ``playground_costs.js`` writes into the hidden text box after painting an edit (``tell``): ``costs``
-    the test costs after the last round that the page computed ({"REBEL", "twoStep", "Bayes", "blind"}), ``cell``
-    the cell typed ({"i", "j", "text"})."""
+def edit_message(
+    scene: dict, C: list, n: int, costs: dict | None = None, cell: dict | None = None, page: str = "student"
+) -> str:
+    """What ``playground_costs.js`` writes into the hidden text box after painting an edit (``tell``): ``n`` the
+    edit's number on the page ``page`` (its id), ``costs`` the test costs after the last round that the page
+    computed ({"REBEL", "twoStep", "Bayes", "blind"}), ``cell`` the cell typed ({"i", "j", "text"})."""
     rows = [[js_number(c) for c in row] for row in C]
-    msg = {"key": scene["key"], "C": rows, "n": n, "failed": None, "painted": True}
+    msg = {"key": scene["key"], "C": rows, "page": page, "n": n, "failed": None, "painted": True}
     msg["projector"] = bool(scene.get("projector"))
     msg["calibrated"] = bool(scene.get("calibrated"))  # (the page holds the calibrated posteriors)
     msg["costs"] = costs

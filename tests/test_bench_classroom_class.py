@@ -26,14 +26,15 @@ def test_an_edit_is_told_as_the_page_tells_it():
     """The message has the fields the page's ``tell`` writes (read from the script), in its order, numbers as
     JSON.stringify writes them, into the hidden text box the server reads."""
     text = JS.read_text(encoding="utf-8")
-    call = re.search(r"JSON\.stringify\(\{(.*?)\}\)\);", text, flags=re.DOTALL)
-    assert call, "playground_costs.js no longer tells the server with JSON.stringify({...})"
+    call = re.search(r"message: \{(.*?)\} \};", text, flags=re.DOTALL)
+    assert call, "playground_costs.js no longer tells the server a message: {...}"
     fields = re.findall(r"(\w+):", call.group(1))
     costs = {"REBEL": 0.5, "twoStep": 0.75, "Bayes": None, "blind": 1.0}
     msg = cc.edit_message({"key": "k1", "projector": False}, [[0.0, 2.5], [10.0, 0.0]], 3, costs)
     assert list(json.loads(msg)) == fields
-    assert json.loads(msg) == {"key": "k1", "C": [[0, 2.5], [10, 0]], "n": 3, "failed": None, "painted": True,
-                               "projector": False, "calibrated": False, "costs": costs, "cell": None}  # fmt: skip
+    assert json.loads(msg) == {"key": "k1", "C": [[0, 2.5], [10, 0]], "page": "student", "n": 3, "failed": None,
+                               "painted": True, "projector": False, "calibrated": False, "costs": costs,
+                               "cell": None}  # fmt: skip
     scene = {"key": "k1", "problem": {"K": 2, "costMatrix": [0, 1, 10, 0]}}
     assert cc.typed_cell(scene, [[0.0, 2.5], [10.0, 0.0]]) == {"i": 0, "j": 1, "text": "2.5"}
     assert '"C":[[0,2.5],[10,0]]' in msg

@@ -134,3 +134,45 @@ def test_a_late_cell_is_entered_by_its_classes_names_or_said_not_applied():
         assert C is None and "Type it again" in message
     C, message = late_cell_costs(C0, classes, {"i": 0, "j": 1, "text": "x" * 500}, then)
     assert C is None and len(message) < 400  # the text quoted back is cut
+
+
+def test_each_edit_the_page_tells_is_stored_once_and_acknowledged():
+    """The page's message of a computed edit (its page id and the edit's number) is stored and acknowledged in the
+    page's script (``__rebelPgAck``); the same edit sent again (the page saw no acknowledgement) is not stored again,
+    and a message without a valid number is not taken."""
+    import json
+    from pathlib import Path
+
+    from streamlit.testing.v1 import AppTest
+
+    from rebel.ui.playground import browser_costs as bc
+    from rebel.ui.state import STATE_KEY
+
+    at = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "app.py"), default_timeout=120).run()
+    assert not at.exception
+    C = np.array(at.session_state[STATE_KEY].cost_matrix, dtype=np.float64)
+
+    def tell(value: float, **fields):
+        M = C.copy()
+        M[2, 0] = value
+        key = at.session_state[bc.BASE].key  # the chart's scene (a new one after each edit the server drew)
+        msg = {"key": key, "C": M.tolist(), "page": "p1", "n": 1, "failed": None, "painted": False, **fields}
+        at.text_input(key=bc.INPUT).input(json.dumps(msg)).run()
+        assert not at.exception
+        return at.session_state[STATE_KEY].cost_matrix[2][0]
+
+    def acks() -> list:
+        return [
+            h.proto.body
+            for h in at.get("html")
+            if h.proto.body.startswith(f"<script>\nwindow.{bc.ACK_NAME} =")
+        ]
+
+    assert all("= null;" in body for body in acks())
+    assert tell(7.5) == 7.5
+    assert acks() and all('{"page":"p1","n":1}' in body for body in acks())
+    assert tell(9.5, again=1) == 7.5  # the same edit again: stored once
+    assert tell(9.5, n=2) == 9.5
+    assert tell(3.5, n=True) == 9.5  # not a number
+    assert tell(3.5, n=3, page="<b>") == 9.5  # not a page's id
+    assert tell(3.5, n=3, page="p2") == 3.5  # another page (opened again): its own numbers

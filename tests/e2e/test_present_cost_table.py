@@ -74,9 +74,17 @@ def test_five_classes_show_their_costs_at_20_px_and_the_picked_entry_is_framed(
         # the page computes the edit (its Web Worker retrains and repaints the regions), then the server's run
         # redraws the table with the cost typed
         page.wait_for_function("() => document.body.dataset.rebelCostsPainted === '1'", timeout=60_000)
-        page.wait_for_function(
-            f"a => JSON.stringify(({_CELL})(a)) === '[\"7.5\"]'", arg=[5, 2, 4], timeout=60_000
-        )
+        try:
+            page.wait_for_function(
+                f"a => JSON.stringify(({_CELL})(a)) === '[\"7.5\"]'", arg=[5, 2, 4], timeout=60_000
+            )
+        except Exception as e:
+            # what the page and the server said of the edit (sent, acknowledged, a message in the tray)
+            said = page.evaluate(
+                "() => JSON.stringify({unacked: window.__rebelPg.unacked, ack: window.__rebelPgAck, "
+                "edits: window.__rebelPg.edits, tray: document.querySelector('.st-key-pg_tray').innerText})"
+            )
+            raise AssertionError(f"the table never showed 7.5: {said}") from e
         bb._settle(page)
         page.screenshot(path=str(screenshot_dir / "presentation_1280x720_5_classes.png"))
         assert page.evaluate(_FRAMED, 5) == [2, 4]

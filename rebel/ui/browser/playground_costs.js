@@ -10,13 +10,18 @@
  * Only the server's verdict line reruns then (rebel.ui.playground.browser_costs.verdict); the edited cell keeps its text
  * uncommitted (its commit on leaving it is not passed on while it holds the text the server stored). A cell's text
  * is trained as it is typed (the worker's training and the decisions are often done when Enter comes).
+ * The server acknowledges each edit it stored (window.__rebelPgAck: this page's id and the edit's number, set by
+ * rebel.ui.playground.browser_costs.ack); an edit not acknowledged once Streamlit is idle again is sent again
+ * (``deliver``): an edit the server never got would otherwise leave it with the old costs (links, session files,
+ * other pages) while the page shows the new ones.
  * State for tests: body[data-rebel-costs-asked] / [data-rebel-costs-painted] number the edits asked and painted;
  * window.__rebelPg.painted holds the last painted numbers.
  */
 (function () {
   "use strict";
   const S = window.RebelScene;
-  const P = window.__rebelPg || (window.__rebelPg = { scene: null, edits: 0, failed: null });
+  const P = window.__rebelPg || (window.__rebelPg = { scene: null, edits: 0, failed: null, unacked: null,
+    page: Math.random().toString(36).slice(2, 12) });
   const D = window.__rebelPgData;
   const END = "\x24"; // (a regular expression's end, written so)
   // a cost cell's key: the editor's key, 8 hex digits of its two classes' names, its row and its column
@@ -284,21 +289,45 @@
   const setValue = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value").set;
   /* Hand the edit of ``cell`` (the cost matrix C, made in scene ``sc``) to the server through the hidden text box:
    * the matrix, and the cell itself (its row and column in the scene, and the text typed), which the server enters
-   * into the costs it shows when the scene is no longer its own (rebel.ui.playground.browser_costs.late_cell_costs). */
+   * into the costs it shows when the scene is no longer its own (rebel.ui.playground.browser_costs.late_cell_costs).
+   * The edit waits in ``P.unacked`` until the server acknowledges it (``deliver``). */
   function tell(sc, C, cell, failed, painted, n) {
-    const el = document.querySelector(".st-key-" + sc.input + " input");
-    if (!el) return false;
     const rows = [];
     for (let i = 0; i < sc.K; i++) rows.push(Array.from(C.subarray(i * sc.K, (i + 1) * sc.K)));
     P.edits += 1;
     // the test costs after the last round (the server's message tray says them without retraining)
     const last = n ? { REBEL: n.REBEL[sc.T], twoStep: n.twoStep[sc.T], Bayes: n.Bayes, blind: n.blind[sc.T] } : null;
     const named = cell ? { i: cell.i, j: cell.j, text: cell.text } : null;
-    setValue.call(el, JSON.stringify({ key: sc.key, C: rows, n: P.edits, failed: failed || null, painted: !!painted,
-      projector: sc.projector, calibrated: !!sc.calibrated, costs: last, cell: named }));
+    P.unacked = { input: sc.input, sent: 0, idle: 0, tries: 0, message: { key: sc.key, C: rows, page: P.page,
+      n: P.edits, failed: failed || null, painted: !!painted, projector: sc.projector, calibrated: !!sc.calibrated,
+      costs: last, cell: named } };
+    deliver();
+    return true;
+  }
+  /* Write the edit waiting for the server's acknowledgement into the hidden text box and press Enter there (a
+   * sending again carries its count, so that the box's text changes and Streamlit passes it on). */
+  function deliver() {
+    const u = P.unacked, el = u && document.querySelector(".st-key-" + u.input + " input");
+    if (!el) return;
+    const message = u.tries ? { ...u.message, again: u.tries } : u.message;
+    u.tries += 1;
+    u.sent = performance.now();
+    setValue.call(el, JSON.stringify(message));
     el.dispatchEvent(new Event("input", { bubbles: true }));
     el.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", code: "Enter", keyCode: 13, bubbles: true }));
-    return true;
+  }
+  /* Whether the server acknowledged the waiting edit; if not, send it again once Streamlit has been idle for
+   * ``IDLE_MS`` and ``AGAIN_MS`` (doubling with each sending, to 16 times) passed since it was last sent: never while
+   * a run goes on (a run that acknowledges it may be under way), so a busy server gets no more runs from it; at most
+   * ``SENDINGS`` times (over about 4 minutes). */
+  const IDLE_MS = 1000, AGAIN_MS = 2000, SENDINGS = 10;
+  function acknowledged() {
+    const u = P.unacked, ack = window.__rebelPgAck, now = performance.now();
+    if (!u) return;
+    if ((ack && ack.page === P.page && ack.n >= u.message.n) || u.tries >= SENDINGS) { P.unacked = null; return; }
+    if (document.querySelector('[data-testid="stStatusWidget"]')) { u.idle = 0; return; }
+    u.idle = u.idle || now;
+    if (now - u.idle >= IDLE_MS && now - u.sent >= AGAIN_MS * 2 ** Math.min(4, Math.max(0, u.tries - 1))) deliver();
   }
 
   // ------------------------------------------------------------------------------------------- the replay
@@ -427,6 +456,7 @@
   // A chart drawn again from the server's figure (Streamlit's own redraw of the same element) shows the costs
   // it was made with: the browser's result goes back on it.
   setInterval(() => {
+    acknowledged();
     const sc = P.scene, gd = plot();
     if (!sc || !sc.result || !ofScene(gd, sc) || gd.__rebelPainting) return;
     const frames = gd._transitionData && gd._transitionData._frames;

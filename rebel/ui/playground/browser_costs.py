@@ -8,8 +8,9 @@ engine's problem), the test points, the grid, the 0-1 model's posteriors on the 
 known mixture's posteriors there, the 0-1 model's most likely classes (the "costs ignored" number) and the browser
 engine's text. The page's script retrains on Enter in a cost cell, repaints the chart and writes the new matrix into
 a hidden text box (``INPUT``); its callback stores the costs (links, session files, other pages) and notes that the
-browser drew them (``PAINTED``). Then only the message tray's verdict reruns (``verdict``, a fragment of its own,
-``TAIL``): it makes the costs' pair current and writes the link, and nothing else is run or sent (no figure, no
+browser drew them (``PAINTED``) and acknowledges the edit (``ACK``: the page sends an edit again until a run
+acknowledges it; ``_acknowledge`` stores each edit once). Then only the message tray's verdict reruns
+(``verdict``, a fragment of its own, ``TAIL``): it makes the costs' pair current and writes the link, and nothing else is run or sent (no figure, no
 payload). When something else on the page shows the costs (``_rest_of_page``: a detail view, a lesson scene, the
 calibrated two-step, a cost warning, the preset's story note, the log control's entry, the one-entry editor's table
 of many classes), the main area reruns instead and keeps the chart as it is: the figure is made from the pair it was
@@ -34,6 +35,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import warnings
 
 import numpy as np
@@ -64,6 +66,11 @@ REPLAY = (
 ENV = "REBEL_BROWSER_COSTS"  # "0": every cost edit on the server
 TAIL = "pg_verdict"  # the key of the tray's verdict fragment (a computed edit reruns it alone)
 QUIET = "_browser_quiet"  # the costs a computed edit stored for the verdict's run alone (``verdict``)
+ACK = "_browser_ack"  # {"page", "n"}: the last computed edit stored, as the page numbered it (``ack``)
+ACK_NAME = "__rebelPgAck"  # the page's copy of it
+ACK_BOX = "pg_browser_ack"  # its hidden container in the verdict's fragment
+HIDE_ACK = f"<style>div.st-key-{ACK_BOX} {{display: none !important;}}</style>"
+PAGE_ID = re.compile(r"[0-9a-z]{1,16}")  # a page's id (playground_costs.js: ``P.page``)
 SCRIPTS = [HERE / "scene_core.js", HERE / "playground_costs.js"]
 VARIANT = (
     "Cost edits run on the server with a variant engine: the browser computes them for the paper engine only."
@@ -226,6 +233,7 @@ def send(pair, reason: str | None, projector: bool, calibrated: bool = False) ->
         )
         # the page's copy of "Replay after retraining" (a computed edit then plays from t = 0), every run
         st.html(script_element(REPLAY, bool(ss.get("w_autoplay"))), unsafe_allow_javascript=True)
+        ack()
         sent = (pair.key, projector, calibrated) if reason is None else reason
         if ss.get(SENT) != sent:
             script = ss.get(SCRIPT)
@@ -239,6 +247,26 @@ def send(pair, reason: str | None, projector: bool, calibrated: bool = False) ->
             st.html(script_element("__rebelPgData", script[1], script[2]), unsafe_allow_javascript=True)
             if reason is not None:
                 ss[SENT] = sent  # (no data to lose)
+
+
+def ack() -> None:
+    """The page's copy of the last computed edit stored (``ACK``), in every run that shows the hidden box or the
+    verdict: the page sends an edit again while it is not acknowledged (``playground_costs.js``'s ``deliver``)."""
+    st.html(script_element(ACK_NAME, st.session_state.get(ACK)), unsafe_allow_javascript=True)
+
+
+def _acknowledge(msg: dict) -> bool:
+    """Note the page's edit ``msg`` as handled (``ACK``); False when it was already (sent again: the server's run
+    that acknowledges it had not reached the page) or carries no valid number."""
+    ss = st.session_state
+    page, n = msg.get("page"), msg.get("n")
+    if not (isinstance(page, str) and PAGE_ID.fullmatch(page) and type(n) is int and 0 < n < 2**31):
+        return False
+    last = ss.get(ACK)
+    if last is not None and last["page"] == page and last["n"] >= n:
+        return False
+    ss[ACK] = {"page": page, "n": n}
+    return True
 
 
 def tell(reason: str | None) -> None:
@@ -267,6 +295,8 @@ def _on_edit() -> None:
         C = np.array(msg["C"], dtype=np.float64)
     except (ValueError, TypeError, KeyError):
         return  # not the page's message: nothing to store
+    if not isinstance(msg, dict) or not _acknowledge(msg):
+        return  # not the page's message, or an edit stored already (this run acknowledges it again)
     from rebel.ui.playground import widgets as side
     from rebel.ui.playground.deferred import known_costs
     from rebel.ui.state import get_state
@@ -409,6 +439,9 @@ def _verdict(pair) -> None:
     quiet = st.session_state.pop(QUIET, None)
     if quiet is not None:
         pair = _adopt(quiet) or pair
+    with st.container(key=ACK_BOX):  # (hidden: the tray's layout does not change)
+        st.html(HIDE_ACK)
+        ack()
     st.markdown(ui.md("**After all {} rounds:** {}", pair.n_rounds, pg.verdict(pair, pair.n_rounds)))
 
 
