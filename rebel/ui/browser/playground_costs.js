@@ -319,7 +319,7 @@
   /* Whether the server acknowledged the waiting edit; if not, send it again once Streamlit has been idle for
    * ``IDLE_MS`` and ``AGAIN_MS`` (doubling with each sending, to 16 times) passed since it was last sent: never while
    * a run goes on (a run that acknowledges it may be under way), so a busy server gets no more runs from it; at most
-   * ``SENDINGS`` times (over about 4 minutes). */
+   * ``SENDINGS`` times (over about 3 minutes). */
   const IDLE_MS = 1000, AGAIN_MS = 2000, SENDINGS = 10;
   function acknowledged() {
     const u = P.unacked, ack = window.__rebelPgAck, now = performance.now();

@@ -7,7 +7,12 @@
   "use strict";
 
   /* base64 of little-endian bytes (the server's ``_b64``) as a Uint8Array / Float64Array, bit for bit. */
-  const bytesOf = (b64) => Uint8Array.from(atob(b64), (ch) => ch.charCodeAt(0));
+  // (a plain loop: Uint8Array.from(text, map) took 25-50x as long in Node on 3 MB, and 0.14 s of a Playground load)
+  function bytesOf(b64) {
+    const text = atob(b64), n = text.length, bytes = new Uint8Array(n);
+    for (let i = 0; i < n; i++) bytes[i] = text.charCodeAt(i);
+    return bytes;
+  }
   const float64s = (b64) => new Float64Array(bytesOf(b64).buffer);
 
   /* The grid's cell centres, row-major over (y, x) as the server's Grid.points: (nx * ny) x 2. */

@@ -9,14 +9,14 @@ known mixture's posteriors there, the 0-1 model's most likely classes (the "cost
 engine's text. The page's script retrains on Enter in a cost cell, repaints the chart and writes the new matrix into
 a hidden text box (``INPUT``); its callback stores the costs (links, session files, other pages) and notes that the
 browser drew them (``PAINTED``) and acknowledges the edit (``ACK``: the page sends an edit again until a run
-acknowledges it; ``_acknowledge`` stores each edit once). Then only the message tray's verdict reruns
-(``verdict``, a fragment of its own, ``TAIL``): it makes the costs' pair current and writes the link, and nothing else is run or sent (no figure, no
-payload). When something else on the page shows the costs (``_rest_of_page``: a detail view, a lesson scene, the
-calibrated two-step, a cost warning, the preset's story note, the log control's entry, the one-entry editor's table
-of many classes), the main area reruns instead and keeps the chart as it is: the figure is made from the pair it was
-first drawn from (``figure_pair``), which Streamlit's chart does not draw again. The edited cell keeps its text in
-the browser (the page stops its commit on leaving it, which would rerun the main area for a value already stored);
-its session value is brought up to date by the editor's next run.
+acknowledges it; ``_acknowledge`` stores each edit once). Then only the message tray's verdict reruns (``verdict``,
+a fragment of its own, ``TAIL``): it makes the costs' pair current and writes the link, and nothing else is run or
+sent (no figure, no payload). When something else on the page shows the costs (``_rest_of_page``: a detail view, a
+lesson scene, the calibrated two-step, a cost warning, the preset's story note, the log control's entry, the
+one-entry editor's table of many classes), the main area reruns instead and keeps the chart as it is: the figure is
+made from the pair it was first drawn from (``figure_pair``), which Streamlit's chart does not draw again. The
+edited cell keeps its text in the browser (the page stops its commit on leaving it, which would rerun the main area
+for a value already stored); its session value is brought up to date by the editor's next run.
 
 Everything else keeps the server's path: a variant engine, an overlay (boosting weights, two-step or Bayes
 boundaries, disagreement, a dragged box), too many posteriors to send, classes shown in the user's order, the narrow
