@@ -215,8 +215,7 @@ def _on_cost_cell(
 # A cost cell's number is also its placeholder, drawn as its value is (but while the cell is being typed in):
 # Streamlit's text box is painted empty first and filled a frame or more later, so a first visit showed blank cells.
 COST_CELL_CSS = '<style>div[class*="st-key-w_costs_"] input:not(:focus)::placeholder {color: inherit; opacity: 1;}</style>'
-GRID_MAX_CLASSES = 6  # more classes: one entry at a time under a read-only table (a K x K grid of cells
-# would not fit the costs' column at 1280x720, and would cost the browser seconds)
+GRID_MAX_CLASSES = 6  # more: one entry at a time under a read-only table (a K x K grid won't fit 1280x720)
 GRID_MAX_CLASSES_LARGE = 4  # the same in presentation mode (large fonts: "0.777" no longer fits a cell of 5)
 TABLE_HEIGHT_LARGE = 350  # px: the read-only table's height at most in presentation mode, by default
 TABLE_ROW_LARGE = 36  # px: its rows at most (the font is half a row: 18 px)
@@ -259,8 +258,7 @@ def _one_entry_editor(
         if column_labels(names)[0] == "1":  # (named columns: the header's "columns = prediction" says it)
             st.caption("Columns: the predicted class, by its row's number.")
         figure = cost_table_figure(C, names, row_px)
-    with st.container(key=f"{key}_table_box"):  # (the page hides its costs where they don't fit: ``screen``)
-        st.plotly_chart(figure, config={"displayModeBar": False, "staticPlot": False}, key=f"{key}_table")
+    table_box = st.container(key=f"{key}_table_box")  # (filled last: the entry's Cost box comes first)
     st.html(COST_CELL_CSS)
     a, b, c = st.columns([2, 2, 1.4], vertical_alignment="bottom")
     i = a.selectbox("Truth", range(len(names)), format_func=names.__getitem__, key=picks[0])
@@ -274,6 +272,8 @@ def _one_entry_editor(
         on_change=guarded_callback(_on_cost_cell),
         args=(key, cell, i, j, names, on_change, perm),
     )
+    with table_box:  # (the page hides its costs where they don't fit: ``screen``)
+        st.plotly_chart(figure, config={"displayModeBar": False, "staticPlot": False}, key=f"{key}_table")
 
 
 def table_row_px(n_classes: int, large: bool, table_height: int | None = None) -> int:

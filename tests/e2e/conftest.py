@@ -31,6 +31,9 @@ IDLE = """() => {
     if (document.querySelector(
         "[data-testid='stStatusWidget'], [data-testid='stProgress'], [data-testid='stSpinner'], .st-key-pg_rest"))
         return false;
+    // (a cost edit the page computes, or has told the server and the server has not acknowledged yet)
+    const pg = window.__rebelPg;
+    if (pg && (pg.computing > 0 || pg.unacked)) return false;
     return [...document.querySelectorAll("[data-testid='stPlotlyChart']")]
         .filter(chart => chart.offsetParent !== null)
         .every(chart => chart.querySelector('.main-svg'));

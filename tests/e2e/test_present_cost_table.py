@@ -10,6 +10,7 @@ import pytest
 
 from benchmarks import bench_browser as bb
 from rebel.ui.figures.palette import class_colors
+from tests.e2e.conftest import settle
 from tests.e2e.layout_checks import (
     SMALL_COSTS_TEXTS,
     cost_table_problems,
@@ -67,7 +68,12 @@ def test_five_classes_show_their_costs_at_20_px_and_the_picked_entry_is_framed(
         bb._settle(page)
         _pick(page, "Prediction", "sepsis")
         page.wait_for_function(f"K => JSON.stringify(({_FRAMED})(K)) === '[2,4]'", arg=5, timeout=60_000)
-        bb._settle(page)
+        settle(page)  # (the run ended: the entry's Cost box replaced the one picked before)
+        boxes = page.evaluate(
+            """() => [...document.querySelectorAll('[class*="st-key-w_costs_"] input[aria-label="Cost"]')]
+                 .map(e => e.closest('[class*="st-key-"]').className.match(/_(\\d+)_(\\d+)(\\s|$)/).slice(1, 3).join(','))"""
+        )
+        assert boxes == ["2,4"], f"the Cost box is not the framed entry's: {boxes}"
         cost = page.get_by_label("Cost", exact=True).first
         cost.fill("7.5")
         cost.press("Enter")
@@ -82,9 +88,10 @@ def test_five_classes_show_their_costs_at_20_px_and_the_picked_entry_is_framed(
             # what the page and the server said of the edit (sent, acknowledged, a message in the tray)
             said = page.evaluate(
                 "() => JSON.stringify({unacked: window.__rebelPg.unacked, ack: window.__rebelPgAck, "
-                "edits: window.__rebelPg.edits, tray: document.querySelector('.st-key-pg_tray').innerText})"
+                "edits: window.__rebelPg.edits, table: (" + _CELL + ")([5, 2, 4]), alerts: [...document"
+                ".querySelectorAll('[data-testid=\"stAlert\"]')].map(e => e.innerText.slice(0, 200))})"
             )
-            raise AssertionError(f"the table never showed 7.5: {said}") from e
+            raise AssertionError(f"the table never showed 7.5: {said}; the page's link: {page.url}") from e
         bb._settle(page)
         page.screenshot(path=str(screenshot_dir / "presentation_1280x720_5_classes.png"))
         assert page.evaluate(_FRAMED, 5) == [2, 4]

@@ -25,6 +25,14 @@ _TIMER_JS = br.ARM_JS  # the Enter that commits a rename, to the first frames na
 _type_class = br.type_class  # open a class cell of the clusters table, type a name (and Enter)
 
 
+# what the page knows of its cost edits (computed in the browser: painted, told, acknowledged by the server)
+_SAID = """() => JSON.stringify({pg: window.__rebelPg && {edits: window.__rebelPg.edits,
+  computing: window.__rebelPg.computing, unacked: window.__rebelPg.unacked},
+  ack: window.__rebelPgAck || null, asked: document.body.dataset.rebelCostsAsked || null,
+  painted: document.body.dataset.rebelCostsPainted || null,
+  alerts: [...document.querySelectorAll('[data-testid="stAlert"]')].map(e => e.innerText.slice(0, 200))})"""
+
+
 def _open_clusters(page, url: str) -> None:
     page.goto(f"{url}/{br.OPEN}")
     settle(page)
@@ -92,6 +100,7 @@ def test_a_cost_typed_during_a_renames_rerun_is_kept(page, app_url):
     settle(page)
     _report(page, "rename, then a cost")
     assert "Cat" in _cost_names(page)
-    assert page.locator(COST_CELL.format(i=0, j=1)).first.input_value() == "7", "the cost typed was lost"
-    costs = _linked_costs(page)
+    shown, costs = page.locator(COST_CELL.format(i=0, j=1)).first.input_value(), _linked_costs(page)
+    said = page.evaluate(_SAID)
+    assert shown == "7", f"the cost typed was lost: the cell shows {shown!r}, the link holds {costs}; {said}"
     assert costs[("A", "B")] == 7.0, f"the server did not store the cost typed: the link holds {costs}"

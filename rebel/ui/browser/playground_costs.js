@@ -15,13 +15,14 @@
  * (``deliver``): an edit the server never got would otherwise leave it with the old costs (links, session files,
  * other pages) while the page shows the new ones.
  * State for tests: body[data-rebel-costs-asked] / [data-rebel-costs-painted] number the edits asked and painted;
- * window.__rebelPg.painted holds the last painted numbers.
+ * window.__rebelPg.painted holds the last painted numbers; __rebelPg.computing counts the edits not yet told to the
+ * server and __rebelPg.unacked is the edit told and not yet acknowledged (the page is idle when both are none).
  */
 (function () {
   "use strict";
   const S = window.RebelScene;
   const P = window.__rebelPg || (window.__rebelPg = { scene: null, edits: 0, failed: null, unacked: null,
-    page: Math.random().toString(36).slice(2, 12) });
+    computing: 0, page: Math.random().toString(36).slice(2, 12) });
   const D = window.__rebelPgData;
   const END = "\x24"; // (a regular expression's end, written so)
   // a cost cell's key: the editor's key, 8 hex digits of its two classes' names, its row and its column
@@ -325,7 +326,9 @@
     const u = P.unacked, ack = window.__rebelPgAck, now = performance.now();
     if (!u) return;
     if ((ack && ack.page === P.page && ack.n >= u.message.n) || u.tries >= SENDINGS) { P.unacked = null; return; }
-    if (document.querySelector('[data-testid="stStatusWidget"]')) { u.idle = 0; return; }
+    const app = document.querySelector('[data-testid="stApp"]');
+    if ((app && app.getAttribute("data-test-script-state") === "running") ||
+      document.querySelector('[data-testid="stStatusWidget"]')) { u.idle = 0; return; }
     u.idle = u.idle || now;
     if (now - u.idle >= IDLE_MS && now - u.sent >= AGAIN_MS * 2 ** Math.min(4, Math.max(0, u.tries - 1))) deliver();
   }
@@ -369,6 +372,8 @@
     sc.asked = C; // a cell typed before this one is painted builds on it
     document.body.dataset.rebelCostsAsked = String(generation);
     const started = performance.now();
+    let told = null; // (the painted edit is told after its paint: ``P.computing`` counts it until then)
+    P.computing += 1;
     resultOf(sc, C).then((got) => {
       if (generation !== sc.generation) return; // a later edit (built on this one) is painted instead
       if (P.scene !== sc) return tell(sc, C, cell, null); // a new scene came meanwhile: the server enters the cell
@@ -392,15 +397,20 @@
           inWorker: P.trainer.inWorker(),
           t: gd.layout.sliders && gd.layout.sliders[0] ? gd.layout.sliders[0].active : null, ahead: trained < started };
         document.body.dataset.rebelCostsPainted = String(generation);
-        setTimeout(() => {
-          if (sc.result === res) {
-            reframe(gd, sc, res);
-            if (replay) play(gd, generation);
+        told = new Promise((resolve) => setTimeout(() => {
+          try {
+            if (sc.result === res) {
+              reframe(gd, sc, res);
+              if (replay) play(gd, generation);
+            }
+            if (tell(sc, C, cell, null, true, res.n)) P.kept.set(cell.input, cell.text);
+          } finally {
+            resolve();
           }
-          if (tell(sc, C, cell, null, true, res.n)) P.kept.set(cell.input, cell.text);
-        }, 0);
+        }, 0));
       });
-    }).catch((err) => tell(sc, C, cell, "it stopped: " + (err && err.message ? err.message : err), false));
+    }).catch((err) => tell(sc, C, cell, "it stopped: " + (err && err.message ? err.message : err), false))
+      .finally(() => Promise.resolve(told).finally(() => { P.computing -= 1; }));
   }
 
   /* The cost matrix with the cost the cell ``input`` holds (a cell of this scene's editor holding a number the
