@@ -176,3 +176,7 @@ def test_each_edit_the_page_tells_is_stored_once_and_acknowledged():
     assert tell(3.5, n=True) == 9.5  # not a number
     assert tell(3.5, n=3, page="<b>") == 9.5  # not a page's id
     assert tell(3.5, n=3, page="p2") == 3.5  # another page (opened again): its own numbers
+    legacy = {k: v for k, v in json.loads(at.text_input(key=bc.INPUT).value).items() if k != "page"}
+    legacy["key"], legacy["C"][2][0] = at.session_state[bc.BASE].key, 4.5
+    at.text_input(key=bc.INPUT).input(json.dumps(legacy)).run()  # a page script from before the page ids
+    assert at.session_state[STATE_KEY].cost_matrix[2][0] == 4.5

@@ -295,8 +295,9 @@ def _on_edit() -> None:
         C = np.array(msg["C"], dtype=np.float64)
     except (ValueError, TypeError, KeyError):
         return  # not the page's message: nothing to store
-    if not isinstance(msg, dict) or not _acknowledge(msg):
+    if not isinstance(msg, dict) or ("page" in msg and not _acknowledge(msg)):
         return  # not the page's message, or an edit stored already (this run acknowledges it again)
+    # (a message without a page id: a page script loaded before the acknowledgements, which sends each edit once)
     from rebel.ui.playground import widgets as side
     from rebel.ui.playground.deferred import known_costs
     from rebel.ui.state import get_state
