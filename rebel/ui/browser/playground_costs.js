@@ -325,12 +325,14 @@
   function acknowledged() {
     const u = P.unacked, ack = window.__rebelPgAck, now = performance.now();
     if (!u) return;
-    if ((ack && ack.page === P.page && ack.n >= u.message.n) || u.tries >= SENDINGS) { P.unacked = null; return; }
+    const wait = AGAIN_MS * 2 ** Math.min(4, Math.max(0, u.tries - 1)); // (after the last sending: for its answer)
+    const given = u.tries >= SENDINGS && now - u.sent >= wait;
+    if ((ack && ack.page === P.page && ack.n >= u.message.n) || given) { P.unacked = null; return; }
     const app = document.querySelector('[data-testid="stApp"]');
     if ((app && app.getAttribute("data-test-script-state") === "running") ||
       document.querySelector('[data-testid="stStatusWidget"]')) { u.idle = 0; return; }
     u.idle = u.idle || now;
-    if (now - u.idle >= IDLE_MS && now - u.sent >= AGAIN_MS * 2 ** Math.min(4, Math.max(0, u.tries - 1))) deliver();
+    if (u.tries < SENDINGS && now - u.idle >= IDLE_MS && now - u.sent >= wait) deliver();
   }
 
   // ------------------------------------------------------------------------------------------- the replay
