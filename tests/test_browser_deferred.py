@@ -180,3 +180,18 @@ def test_each_edit_the_page_tells_is_stored_once_and_acknowledged():
     legacy["key"], legacy["C"][2][0] = at.session_state[bc.BASE].key, 4.5
     at.text_input(key=bc.INPUT).input(json.dumps(legacy)).run()  # a page script from before the page ids
     assert at.session_state[STATE_KEY].cost_matrix[2][0] == 4.5
+
+
+def test_the_page_scripts_sent_through_st_html_hold_no_tag_and_no_dollar_sign():
+    """Streamlit drops an ``st.html`` script that holds a tag literally (the page then never gets its payload and every
+    cost edit goes to the server), and the app's checks read the page's HTML for live LaTeX: the Playground's page
+    scripts write tags as escapes and hold no dollar sign, in their comments too."""
+    import re
+
+    from rebel.ui.playground.browser_costs import SCRIPTS
+
+    for path in SCRIPTS:
+        text = path.read_text(encoding="utf-8")
+        tags = [m.group(0) for m in re.finditer(r"<[A-Za-z/!?][^\n]{0,20}", text)]
+        assert not tags, f"{path.name} holds tags written literally: {tags[:5]}; write < as \\x3c"
+        assert "$" not in text, f"{path.name} holds a dollar sign; write it as \\x24"

@@ -35,6 +35,22 @@ _COUNT = """sel => { const gd = document.querySelector(sel); gd.__probe = true; 
     for (const name of ['react', 'newPlot']) { const f = window.Plotly[name];
       window.Plotly[name] = function (g, ...rest) { if (!g.__rebelPainting) window.__served += 1;
         return f.call(this, g, ...rest); }; } } }"""
+# The mistakes' markers as drawn (their translations, sorted), the trace's number of points and the numbers' text
+# as drawn: ``window.__drawn(gd)``. ``_FIRST_PART`` keeps them as the page's first part of a cost edit leaves them (changed
+# in place, when the page calls plotly for the cost strip, before plotly draws anything); ``_REDRAWN`` after plotly
+# drew the whole chart again from its data.
+_DRAWN = """() => { window.__drawn = (gd) => {
+  const i = gd.data.findIndex(t => t.name === 'mistake'), g = gd.calcdata[i][0].node3.node();
+  const n = gd.data.findIndex(t => t.name === 'numbers'), text = gd.calcdata[n][0].node3.node();
+  return {drawn: [...g.querySelectorAll('path.point')].map(e => e.getAttribute('transform')).sort(),
+          points: gd.data[i].x.length, calc: gd.calcdata[i].filter(d => d.x !== undefined).length,
+          numbers: text.querySelector('g.textpoint').outerHTML}; };
+  const animate = window.Plotly.animate;
+  window.__firstPart = null;
+  window.Plotly.animate = function (gd, ...rest) {
+    if (gd.__rebelPainting && window.__firstPart === null) window.__firstPart = window.__drawn(gd);
+    return animate.call(this, gd, ...rest); }; }"""
+_REDRAWN = "async sel => { const gd = document.querySelector(sel); await window.Plotly.redraw(gd); return window.__drawn(gd); }"
 _IDLE = IDLE  # the page drawn and idle (tests/e2e/conftest.py)
 # the chart shown is the one of the scene the page holds (its cost edits are computed in the page)
 _OF_SCENE = """sel => { const gd = document.querySelector(sel), sc = window.__rebelPg && window.__rebelPg.scene;
@@ -87,6 +103,7 @@ def test_a_cost_edit_is_computed_and_painted_in_the_browser(app_url, browser):
         page.wait_for_function(_IDLE, timeout=120_000)
         before = page.evaluate(_SHOWN, PLOT)
         page.evaluate(_COUNT, PLOT)
+        page.evaluate(_DRAWN)
         commit()
         page.wait_for_function("() => document.body.dataset.rebelCostsPainted === '1'", timeout=60_000)
         painted = page.evaluate(_SHOWN, PLOT)
@@ -103,6 +120,7 @@ def test_a_cost_edit_is_computed_and_painted_in_the_browser(app_url, browser):
         page.wait_for_function(_IDLE, timeout=60_000)
         after = page.evaluate(_SHOWN, PLOT)
         served = page.evaluate("window.__served")
+        moved, redrawn = page.evaluate("window.__firstPart"), page.evaluate(_REDRAWN, PLOT)
     finally:
         page.close()
 
@@ -121,6 +139,9 @@ def test_a_cost_edit_is_computed_and_painted_in_the_browser(app_url, browser):
     # the server's run kept the chart: the same element, the browser's picture, no figure handed to plotly
     assert after["same"] and after["source"] == painted["source"] and after["numbers"] == painted["numbers"]
     assert served == 0
+    # the mistakes' markers and the numbers the page changed in place are what plotly draws from the chart's data
+    assert moved["drawn"] == redrawn["drawn"] and moved["points"] == moved["calc"] == len(moved["drawn"]) > 0
+    assert moved["numbers"] == redrawn["numbers"] and "7.5" not in moved["numbers"]
 
 
 # Whether the one-entry editor's table shows ``cost`` for truth i, prediction j (its hover text "a → b: cost").

@@ -167,7 +167,7 @@
   function png(sc, res, t) {
     if (!res.png[t]) {
       const start = performance.now();
-      res.png[t] = gridPng(res.d.regions, t * sc.nx * sc.ny, sc.nx, sc.ny, sc.palette);
+      res.png[t] = gridPng(res.d.regionsAt(t), 0, sc.nx, sc.ny, sc.palette);
       res.pngMs = (res.pngMs || 0) + performance.now() - start;
     }
     return res.png[t];
@@ -233,28 +233,38 @@
     gd.__rebelPainting = true;
     return Promise.resolve(window.Plotly.react(gd, data, layout)).finally(() => { gd.__rebelPainting = false; });
   }
-  /* Round t of the result on the chart, the round shown staying: the round's traces, the strip's curves and range as
-   * the replay's own frames change them (Plotly.animate, no redraw: ~4x cheaper than Plotly.react, which
-   * recomputes and redraws every trace, the hover-only points included), and the regions image swapped in place
-   * (``swapImage``). Both are painted in the same frame (the animation runs in that frame's callbacks). */
+  /* Round t of the result on the chart, the round shown staying, in two frames. First, in place (no plotly): the
+   * regions image (``swapImage``), the mistakes' markers (``swapMarkers``) and the numbers' texts (``swapText``),
+   * all painted by the next frame. Then, after that frame, the cost strip (its curves, legend, Bayes line and round
+   * marker, and its y range) and whatever could not be changed in place, by plotly's animation without a redraw
+   * (~4x cheaper than Plotly.react, but plotly recomputes the whole figure's defaults and data and, for the strip's
+   * new range, draws every trace again: 20 ms for the airport preset, ~55 ms with twelve classes). Resolves with
+   * the time the first part was done, when the second is painted. */
   const NO_REDRAW = { frame: { duration: 0, redraw: false }, transition: { duration: 0 }, mode: "immediate" };
   function paintRound(gd, sc, res) {
     const slider = gd.layout.sliders && gd.layout.sliders[0];
     const t = Math.max(0, Math.min(sc.T, slider && Number.isFinite(slider.active) ? slider.active : sc.T));
     const traces = [], data = [];
     gd.data.forEach((tr, i) => {
-      const u = roundUpdate(sc, res, tr.name, t) || fixedUpdate(sc, res, tr.name);
-      if (u) { traces.push(i); data.push({ type: tr.type || "scatter", ...u }); }
+      const round = roundUpdate(sc, res, tr.name, t), u = round || fixedUpdate(sc, res, tr.name);
+      if (!u) return;
+      const inPlace = round && (tr.name === "mistake" ? swapMarkers(gd, i, u) : round.text && swapText(gd, i, u.text[0]));
+      if (!inPlace) { traces.push(i); data.push({ type: tr.type || "scatter", ...u }); }
     });
     const k = regionsImage(gd.layout.images), layout = {};
     if (k >= 0 && !swapImage(gd, k, png(sc, res, t))) {
       layout.images = gd.layout.images.slice(0, k + 1).map((im, i) => (i === k ? { ...im, source: png(sc, res, t) } : im));
     }
     if (gd.layout.yaxis3) layout.yaxis3 = { range: stripRange(res.n) };
+    const first = performance.now();
     gd.__rebelPainting = true;
-    return Promise.resolve(window.Plotly.animate(gd, { data, traces, layout }, NO_REDRAW))
+    return afterFrame()
+      .then(() => window.Plotly.animate(gd, { data, traces, layout }, NO_REDRAW))
+      .then(() => first)
       .finally(() => { gd.__rebelPainting = false; });
   }
+  /* Resolves in a task after the next frame (its rendering included). */
+  const afterFrame = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
   /* The layout image k's source set to ``source`` where plotly keeps it (the figure's layout and its full layout)
    * and on the image drawn for it (the element plotly bound to that image): no relayout, which redraws every image
    * and makes the animation after it far slower. False when the drawn image is not found (plotly then draws it). */
@@ -267,6 +277,70 @@
     drawn.setAttribute("href", source);
     return true;
   }
+  /* The markers of trace i (one path per point, all drawn alike: the mistakes' crosses) moved to ``to`` ({x, y})
+   * in place: each marker's translation as plotly sets it (the axes' c2p), markers added (copies of one drawn
+   * before) or removed, and the trace's data, full data and calcdata set as plotly's own draw leaves them, so a
+   * later draw by plotly shows the same. False (plotly then draws them) on axes that are not fixed or when no marker
+   * was drawn yet to copy. */
+  function swapMarkers(gd, i, to) {
+    const cd = gd.calcdata && gd.calcdata[i], full = gd._fullData && gd._fullData[i], fl = gd._fullLayout;
+    const group = cd && cd[0] && cd[0].node3 && cd[0].node3.node && cd[0].node3.node();
+    const layer = group && group.querySelector("g.points");
+    const xa = full && fl[axisName(full.xaxis)], ya = full && fl[axisName(full.yaxis)];
+    if (!layer || full.visible !== true || !xa || !ya || xa.autorange || ya.autorange) return false;
+    const drawn = layer.querySelectorAll("path.point");
+    if (drawn.length) (gd.__rebelMarkers || (gd.__rebelMarkers = {}))[i] = drawn[0].cloneNode(false);
+    const marker = gd.__rebelMarkers && gd.__rebelMarkers[i], n = to.x.length;
+    if (!marker) return false;
+    const { x: x0, y: y0, i: i0, ...first } = cd[0], { x: x1, y: y1, i: i1, ...each } = cd[1] || cd[0];
+    const next = new Array(Math.max(1, n));
+    for (let k = 0; k < n; k++) next[k] = { ...each, x: to.x[k], y: to.y[k], i: k };
+    next[0] = n ? { ...first, ...next[0] } : { ...first, x: undefined, y: undefined };
+    for (let k = 0; k < n; k++) {
+      const el = k < drawn.length ? drawn[k] : layer.appendChild(marker.cloneNode(false));
+      el.setAttribute("transform", "translate(" + xa.c2p(next[k].x) + "," + ya.c2p(next[k].y) + ")");
+      el.__data__ = next[k];
+    }
+    for (let k = n; k < drawn.length; k++) drawn[k].remove();
+    gd.data[i].x = full.x = to.x;
+    gd.data[i].y = full.y = to.y;
+    full._length = n;
+    gd.calcdata[i] = next;
+    return true;
+  }
+  const axisName = (id) => (id === "x" || id === "y" ? id + "axis" : id[0] + "axis" + id.slice(1));
+  /* The text of trace i (one text point) set to ``text`` in place, drawn as plotly draws its pseudo-HTML (a line
+   * per line break, a bold piece per bold tag): the lines' elements as plotly made them, their contents new. False (plotly
+   * then draws it) when the text has another number of lines than the one drawn (it would sit elsewhere). */
+  function swapText(gd, i, text) {
+    const cd = gd.calcdata && gd.calcdata[i], full = gd._fullData && gd._fullData[i];
+    const group = cd && cd[0] && cd[0].node3 && cd[0].node3.node && cd[0].node3.node();
+    const el = group && group.querySelector("g.textpoint > text");
+    const lines = String(text).split(BR), drawn = el ? el.querySelectorAll(":scope > tspan.line") : [];
+    if (!el || full.visible !== true || drawn.length !== lines.length || cd.length !== 1) return false;
+    lines.forEach((line, k) => {
+      const pieces = [];
+      let bold = false;
+      line.split(/\x3c(\/?)b>/).forEach((piece, j) => {
+        if (j % 2 === 1) { bold = piece === ""; return; } // (a tag: bold opens, its closing tag closes)
+        if (!piece) return;
+        const words = document.createTextNode(entities(piece));
+        if (!bold) return pieces.push(words);
+        const b = document.createElementNS(el.namespaceURI, "tspan");
+        b.setAttribute("style", "font-weight:bold");
+        b.append(words);
+        pieces.push(b);
+      });
+      drawn[k].replaceChildren(...pieces);
+    });
+    el.setAttribute("data-unformatted", text);
+    gd.data[i].text = full.text = [text];
+    cd[0].tx = text;
+    return true;
+  }
+  const decoder = document.createElement("textarea");
+  const entities = (text) => { decoder.innerHTML = text; return decoder.value; }; // (a textarea runs nothing)
+
   /* Every round's frame of the replay for the result. */
   function reframe(gd, sc, res) {
     const frames = (gd._transitionData && gd._transitionData._frames) || [];
@@ -360,10 +434,14 @@
   function resultOf(sc, C) {
     const key = Array.prototype.join.call(C, ",");
     if (sc.ahead && sc.ahead.key === key) return sc.ahead.promise;
-    const promise = P.trainer.fit({ ...sc.problem, costMatrix: C }).then((model) => {
+    const fitted = P.trainer.fit({ ...sc.problem, costMatrix: C });
+    // what the costs decide without REBEL (the two-step method, the Bayes rule), while the worker trains
+    const byCosts = S.decideByCosts(C, sc.K, sc.staged, sc.bayes, sc.nTest);
+    const promise = fitted.then((model) => {
       const trained = performance.now();
       if (P.failed) return { failed: P.failed };
-      const decided = S.decide(model, C, sc.K, sc.xs, sc.ys, sc.points, sc.M, sc.staged, sc.bayes, sc.nTest);
+      // REBEL's regions are made per round when drawn (``png``): the round shown first, the replay's after the paint
+      const decided = { ...S.decideModel(model, sc.xs, sc.ys, sc.points, sc.M), ...byCosts };
       return { res: outcome(sc, C, decided), trained, numbered: performance.now() };
     });
     sc.ahead = { key, promise };
@@ -388,17 +466,19 @@
       const replay = window.__rebelPgReplay === true; // "Replay after retraining": play it from t = 0
       if (replay) stop(gd);
       const pngBefore = res.pngMs || 0;
-      return (replay ? paint(gd, sc, res, 0) : paintRound(gd, sc, res)).then(() => {
+      return (replay ? paint(gd, sc, res, 0) : paintRound(gd, sc, res)).then((first) => {
         // where the time after Enter went (ms; the benchmark prints it): the worker's training and the decisions
-        // not done yet at Enter, the regions image, plotly's repaint
+        // not done yet at Enter, the regions image, the picture changed in place (``paintRound``'s first part; with
+        // a replay, plotly's repaint), and until the cost strip was painted too
         const now = performance.now(), image = (res.pngMs || 0) - pngBefore;
         P.phases = { fit: Math.max(0, trained - started), decide: Math.max(0, numbered - Math.max(trained, started)),
-          image, plot: now - ready - image };
+          image, plot: (typeof first === "number" ? first : now) - ready - image, strip: now - ready };
         P.painted = { REBEL: res.n.REBEL[sc.T], twoStep: res.n.twoStep[sc.T], Bayes: res.n.Bayes,
           blind: res.n.blind[sc.T], calibrated: res.n.calibrated, ms: performance.now() - started,
           inWorker: P.trainer.inWorker(),
           t: gd.layout.sliders && gd.layout.sliders[0] ? gd.layout.sliders[0].active : null, ahead: trained < started };
         document.body.dataset.rebelCostsPainted = String(generation);
+        gd.__rebelPainting = true; // (the chart's frames are the old result's until ``reframe``: not put back)
         told = new Promise((resolve) => setTimeout(() => {
           try {
             if (sc.result === res) {
@@ -407,6 +487,7 @@
             }
             if (tell(sc, C, cell, null, true, res.n)) P.kept.set(cell.input, cell.text);
           } finally {
+            gd.__rebelPainting = false;
             resolve();
           }
         }, 0));

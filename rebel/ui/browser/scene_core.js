@@ -109,26 +109,33 @@
     return lo;
   }
 
-  /* REBEL's classes on the grid (xs by ys, row-major over (y, x)) after every round, (T + 1) * cells, as
-   * RebelEngine.stagedClasses(model, gridPoints(xs, ys), cells) gives them, from the model's blocks (blocksOf):
-   * each row of the grid is the row of its y block read at the x blocks of the grid's columns, copied from the row
-   * above when both lie in the same y block. */
-  function stagedOnGrid(model, xs, ys, blocks) {
-    const b = blocks || blocksOf(model), nx = xs.length, ny = ys.length, T = b.T, cells = nx * ny;
-    const gx = Int32Array.from(xs, (v) => below(b.cx, v)), gy = Int32Array.from(ys, (v) => below(b.cy, v));
-    const out = new Uint8Array((T + 1) * cells), staged = b.staged;
-    for (let t = 0; t <= T; t++) {
-      const o = t * cells, r = t * b.M;
-      for (let iy = 0; iy < ny; iy++) {
-        const c = o + iy * nx;
-        if (iy > 0 && gy[iy] === gy[iy - 1]) {
-          out.copyWithin(c, c - nx, c);
-          continue;
-        }
-        const row = r + gy[iy] * b.mx;
-        for (let ix = 0; ix < nx; ix++) out[c + ix] = staged[row + gx[ix]];
+  /* REBEL's classes on the grid (xs by ys, row-major over (y, x)) after round t, nx * ny, as
+   * RebelEngine.stagedClasses(model, gridPoints(xs, ys), cells) gives them for that round, from the model's blocks
+   * (blocksOf): each row of the grid is the row of its y block read at the x blocks of the grid's columns, copied
+   * from the row above when both lie in the same y block. ``at`` (optional): the grid's blocks (``gridBlocks``). */
+  function gridAt(blocks, xs, ys, t, at) {
+    const b = blocks, nx = xs.length, ny = ys.length, { gx, gy } = at || gridBlocks(b, xs, ys);
+    const out = new Uint8Array(nx * ny), staged = b.staged, r = t * b.M;
+    for (let iy = 0; iy < ny; iy++) {
+      const c = iy * nx;
+      if (iy > 0 && gy[iy] === gy[iy - 1]) {
+        out.copyWithin(c, c - nx, c);
+        continue;
       }
+      const row = r + gy[iy] * b.mx;
+      for (let ix = 0; ix < nx; ix++) out[c + ix] = staged[row + gx[ix]];
     }
+    return out;
+  }
+  /* The blocks of the grid's columns and rows. */
+  function gridBlocks(b, xs, ys) {
+    return { gx: Int32Array.from(xs, (v) => below(b.cx, v)), gy: Int32Array.from(ys, (v) => below(b.cy, v)) };
+  }
+  /* REBEL's classes on the grid after every round, (T + 1) * cells (``gridAt`` of each round, one after another). */
+  function stagedOnGrid(model, xs, ys, blocks) {
+    const b = blocks || blocksOf(model), cells = xs.length * ys.length, at = gridBlocks(b, xs, ys);
+    const out = new Uint8Array((b.T + 1) * cells);
+    for (let t = 0; t <= b.T; t++) out.set(gridAt(b, xs, ys, t, at), t * cells);
     return out;
   }
 
@@ -146,19 +153,32 @@
     return out;
   }
 
-  /* The three methods' classes under the cost matrix C (K*K, rows = truth) for a model fitted with C: REBEL's on
-   * the grid (xs by ys, T + 1 rounds: stagedOnGrid) and on ``points`` (the points the page scores: M x 2, every
-   * round: stagedAt), the two-step method's on the test points from the 0-1 model's posteriors of each round kept
-   * (``staged``: Float64Arrays nTest*K) and the Bayes rule's from the known posteriors (or null). */
-  function decide(model, C, K, xs, ys, points, M, staged, bayesP, nTest) {
-    const E = root.RebelEngine, blocks = blocksOf(model);
+  /* The two-step method's classes on the test points under the cost matrix C (K*K, rows = truth), from the 0-1
+   * model's posteriors of each round kept (``staged``: Float64Arrays nTest*K), and the Bayes rule's from the known
+   * posteriors (or null): what the costs decide without REBEL's model (a page computes them while REBEL trains). */
+  function decideByCosts(C, K, staged, bayesP, nTest) {
+    const E = root.RebelEngine;
     return {
-      regions: stagedOnGrid(model, xs, ys, blocks),
-      staged: stagedAt(model, points, M, blocks),
       twoStep: staged.map((P) => E.minRiskClasses(P, nTest, K, C)),
       bayes: bayesP ? E.minRiskClasses(bayesP, nTest, K, C) : null,
     };
   }
+  /* REBEL's classes for a model: on ``points`` (the points the page scores: M x 2, every round: stagedAt), and on
+   * the grid (xs by ys) of round t on demand (``regionsAt(t)``: gridAt; its first call per round computes it). */
+  function decideModel(model, xs, ys, points, M) {
+    const blocks = blocksOf(model), at = gridBlocks(blocks, xs, ys), rounds = new Map();
+    const regionsAt = (t) => rounds.get(t) || rounds.set(t, gridAt(blocks, xs, ys, t, at)).get(t);
+    return { blocks, regionsAt, staged: stagedAt(model, points, M, blocks) };
+  }
+  /* The three methods' classes under the cost matrix C for a model fitted with C: REBEL's (``decideModel``) with
+   * its classes on the grid after every round (``regions``, (T + 1) * cells: stagedOnGrid), and
+   * ``decideByCosts``'s (``byCosts``: those already computed, else computed here). */
+  function decide(model, C, K, xs, ys, points, M, staged, bayesP, nTest, byCosts) {
+    const costs = byCosts || decideByCosts(C, K, staged, bayesP, nTest), rebel = decideModel(model, xs, ys, points, M);
+    return { ...rebel, regions: stagedOnGrid(model, xs, ys, rebel.blocks), twoStep: costs.twoStep, bayes: costs.bayes };
+  }
 
-  root.RebelScene = { bytesOf, float64s, gridPoints, trainer, blocksOf, stagedOnGrid, stagedAt, decide };
+  root.RebelScene = {
+    bytesOf, float64s, gridPoints, trainer, blocksOf, gridBlocks, gridAt, stagedOnGrid, stagedAt, decideByCosts, decideModel, decide,
+  };
 })(typeof self !== "undefined" ? self : globalThis);
