@@ -5,7 +5,9 @@ Starts ``streamlit run app.py`` on a free localhost port (kernels compiled first
 server is warm), opens the Playground at 1440 x 900 and repeats each interaction ``--repeat`` times (>= 7):
 
 - ``cost_edit``: from the Enter that commits a new cost typed into the cost editor until the regions plot shows
-  the retrained model (moving to the cell and typing are the person's own time, not the app's);
+  the retrained model (its regions, mistakes and numbers; moving to the cell and typing are the person's own time,
+  not the app's); its "cost strip" figure ends with the frame that painted the strip's new curve (an edit
+  computed in the page draws the strip a frame or more after the regions and numbers);
 - ``scrub``: move the round t by one step until the regions plot shows round t;
 - ``preset``: pick another preset (a click on its option in the opened selector) until the regions plot shows its
   model;
@@ -294,9 +296,54 @@ _JS = r"""
     };
     requestAnimationFrame(look);
   };
-  B.arm = (wantRound = null) => {
+  // A third end of a cost edit: the frame that painted the cost strip's new REBEL curve (the page draws the
+  // regions, the mistakes and the numbers first, the strip in a later frame): a mutation observer notes when the
+  // curve's path changes, ``B.stripDone`` turns that into the end of the frame that painted it (``B.paintOf``).
+  B.stripPath = (gd) => {
+    const i = gd && gd.data ? gd.data.findIndex((t) => t.name === 'REBEL test cost') : -1;
+    const cd = i >= 0 && gd.calcdata ? gd.calcdata[i] : null;
+    const g = cd && cd[0] && cd[0].node3 && cd[0].node3.node && cd[0].node3.node();
+    const path = g && g.querySelector('path.js-line');
+    return path ? path.getAttribute('d') : null;
+  };
+  B.watchStrip = () => {
+    const gd = B.plot(), before = B.stripPath(gd);
+    B.stripEntered = null;
+    if (B.stripObserver) B.stripObserver.disconnect();
+    if (!gd || before === null) { B.stripObserver = null; return; }
+    B.stripObserver = new MutationObserver(() => {
+      if (B.t0 === null || B.stripEntered !== null) return;
+      const d = B.stripPath(B.plot());
+      if (d !== null && d !== before) {
+        B.stripEntered = performance.now();
+        B.stripInRaf = B.inRaf;
+        B.stripObserver.disconnect();
+      }
+    });
+    B.stripObserver.observe(gd, {subtree: true, childList: true, attributes: true, attributeFilter: ['d']});
+  };
+  // ms from the input event to the end of the frame that painted the strip's change (null: no strip or no change
+  // within timeoutMs); stops the frame timing.
+  B.stripDone = (timeoutMs) => new Promise((resolve) => {
+    const start = performance.now();
+    const look = () => {
+      if (B.stripObserver && B.stripEntered === null && performance.now() - start < timeoutMs) {
+        requestAnimationFrame(look);
+        return;
+      }
+      setTimeout(() => {  // (long-animation-frame entries are reported after their frame)
+        B.framing = false;
+        const end = B.stripEntered === null ? null : B.paintOf(B.stripEntered, B.stripInRaf);
+        resolve(end === null ? null : end - B.t0);
+      }, 100);
+    };
+    look();
+  });
+  B.arm = (wantRound = null, strip = false) => {
     B.t0 = null;
     B.watchImage();
+    B.stripWatching = strip;
+    if (strip) B.watchStrip();
     const gd = B.plot();
     B.before = B.sig(gd);
     B.beforeRound = B.roundOf(gd);
@@ -329,7 +376,7 @@ _JS = r"""
         const polledAt = performance.now();
         B.painted(polledAt).then((end) => {
           B.observer.disconnect();
-          B.framing = false;
+          if (!B.stripWatching) B.framing = false;
           B.polled = end - B.t0;
           // the observer's time only when it noticed the change before the poll did (not by a later change)
           const noticed = B.entered !== null && B.entered <= polledAt;
@@ -510,21 +557,29 @@ class Painted(float):
     animation-frame poll sees it, the end used from the third to the fourth pass (a frame late when the change is
     made in an animation callback, as a replay's step is; see ``B.paintOf``). A first visit has no ``polled``."""
 
-    def __new__(cls, ms: float, next_frame: float, polled: float | None = None, image: float | None = None):
+    def __new__(
+        cls,
+        ms: float,
+        next_frame: float,
+        polled: float | None = None,
+        image: float | None = None,
+        strip: float | None = None,
+    ):
         obj = super().__new__(cls, ms)
         obj.next_frame = float(next_frame)
         obj.polled = None if polled is None else float(polled)
         obj.image = None if image is None else float(image)  # the regions image's first new picture
+        obj.strip = None if strip is None else float(strip)  # the frame that painted the cost strip's change
         return obj
 
 
-def _measure(page, action, want_round=None, prepare=None) -> Painted:
+def _measure(page, action, want_round=None, prepare=None, strip: bool = False) -> Painted:
     """ms from the input event of ``action`` to the painted change of the regions plot; ``prepare()`` runs
     before timing starts and may return the action (e.g. ``edit_cost`` types a value, the timed action commits
-    it)."""
+    it). ``strip``: also the ms to the frame that painted the cost strip's change (``Painted.strip``)."""
     if prepare is not None:
         action = prepare()
-    page.evaluate("r => window.__bench.arm(r)", want_round)
+    page.evaluate("([r, s]) => window.__bench.arm(r, s)", [want_round, strip])
     action()
     try:
         ms = page.evaluate("([r, t]) => window.__bench.wait(r, t)", [want_round, 60_000])
@@ -536,8 +591,9 @@ def _measure(page, action, want_round=None, prepare=None) -> Painted:
     next_frame, polled = page.evaluate(
         "[window.__bench.nextFrame - window.__bench.t0, window.__bench.polled]"
     )
+    strip_ms = page.evaluate("t => window.__bench.stripDone(t)", 10_000) if strip else None
     _settle(page)
-    return Painted(ms, next_frame, polled, page.evaluate("window.__bench.imageMs"))
+    return Painted(ms, next_frame, polled, page.evaluate("window.__bench.imageMs"), strip_ms)
 
 
 def in_browser_replay(page) -> bool:
@@ -710,7 +766,8 @@ def run_steps(context, url: str, repeat: int, out: dict, cpu=None, edits_only: b
     for k in range(repeat):
         value = cost_value(k)
         before = cpu() if cpu else None
-        out["cost_edit"].append((_measure(page, None, prepare=lambda v=value: edit_cost(page, v)), load1()))
+        painted = _measure(page, None, prepare=lambda v=value: edit_cost(page, v), strip=True)
+        out["cost_edit"].append((painted, load1()))
         after = cpu() if cpu else None
         phases = page.evaluate("window.__rebelPg && window.__rebelPg.phases")  # an edit the page computed
         if phases:
@@ -777,7 +834,7 @@ def first_visits(browser, url: str, n: int) -> list:
 
 # a cost edit computed in the page, from Enter to the chart painted: the worker's training, the decisions and
 # numbers, the regions image, plotly's repaint (``window.__rebelPg.phases``)
-PAGE_PHASES = ("fit", "decide", "image", "plot")
+PAGE_PHASES = ("fit", "decide", "image", "plot", "strip")
 
 
 def _summary(name: str, samples: list, unit: str = "ms") -> str:
@@ -793,6 +850,8 @@ def _summary(name: str, samples: list, unit: str = "ms") -> str:
         line += f"  (polled: median {statistics.median(v.polled for v in values):.1f})"
     if all(getattr(v, "image", None) is not None for v in values):
         line += f"  (regions image: median {statistics.median(v.image for v in values):.1f})"
+    if all(getattr(v, "strip", None) is not None for v in values):
+        line += f"  (cost strip: median {statistics.median(v.strip for v in values):.1f})"
     if all(hasattr(v, "next_frame") for v in values):
         line += f"  (next frame: median {statistics.median(v.next_frame for v in values):.1f})"
     if name in TARGETS:

@@ -3,7 +3,8 @@
 cell and point (``RebelEngine.stagedClasses``, itself checked against the numba engine in
 tests/test_browser_engine.py), under Node, on every preset and on random problems (K 2-6, depths 1-4, 8 to 255
 thresholds): the same class in every cell and at every point (the training points, and points on the thresholds
-themselves) after every round."""
+themselves) after every round; and one round scored alone, as the Playground's page draws the round it shows
+first (``decideModel``), the same as that round of every round's."""
 
 from __future__ import annotations
 
@@ -38,7 +39,27 @@ console.log(JSON.stringify(jobs.map(({ problem, xs, ys }) => {
   const M = pts.length / 2, p = S.stagedAt(model, pts, M), q = E.stagedClasses(model, pts, M);
   let differAt = 0;
   for (let i = 0; i < p.length; i++) differAt += p[i] !== q[i];
-  return { differ, differAt, size: a.length, distinct: new Set(b).size };
+  // one round scored alone (``only``) and the page's per-round classes (decideModel: rounds asked one by one,
+  // then every round), against the same round of every round's
+  const T = model.nRounds, cells = xs.length * ys.length, rounds = [0, T >> 1, T];
+  let differRound = 0;
+  for (const t of rounds) {
+    const alone = E.stagedClasses(model, pts, M, t);
+    for (let m = 0; m < M; m++) differRound += alone[m] !== q[t * M + m];
+  }
+  const d = S.decideModel(model, xs, ys, pts, M);
+  const same = (t) => {
+    let n = 0;
+    const r = d.regionsAt(t), at = d.pointsAt(t);
+    for (let c = 0; c < cells; c++) n += r[c] !== b[t * cells + c];
+    for (let m = 0; m < M; m++) n += at[m] !== q[t * M + m];
+    return n;
+  };
+  for (const t of rounds) differRound += same(t);
+  const all = d.stagedAll();
+  for (let i = 0; i < all.length; i++) differRound += all[i] !== q[i];
+  for (const t of [1, T - 1].filter((v) => v >= 0 && v <= T)) differRound += same(t);
+  return { differ, differAt, differRound, size: a.length, distinct: new Set(b).size };
 })));
 """
 
@@ -80,5 +101,5 @@ def test_the_grid_by_blocks_equals_every_cell_scored():
     )
     results = json.loads(done.stdout)
     assert len(results) == len(jobs)
-    assert all(r["differ"] == 0 and r["differAt"] == 0 for r in results), results
+    assert all(r["differ"] == 0 and r["differAt"] == 0 and r["differRound"] == 0 for r in results), results
     assert sum(r["distinct"] > 1 for r in results) >= len(results) // 2  # regions with boundaries in them

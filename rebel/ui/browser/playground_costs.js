@@ -150,19 +150,33 @@
   }
 
   // ----------------------------------------------------------------------------------------- the new picture
+  /* The numbers of the result (``d``: the decisions, RebelScene.decideModel's and decideByCosts'): every round's
+   * test costs of the two-step method and of the costs ignored, the Bayes rule's; REBEL's of a round when first
+   * asked for (``rebelAt``: scored from that round alone) and of every round once ``complete`` (the cost strip). */
   function outcome(sc, C, d) {
     const E = window.RebelEngine, { K, T, M, nTrain, nTest, testY } = sc;
-    const n = { REBEL: new Float64Array(T + 1), twoStep: new Float64Array(T + 1), blind: new Float64Array(T + 1),
-      Bayes: d.bayes ? E.meanCost(C, K, testY, d.bayes, 0) : null, tie: sc.tie,
+    const n = { REBEL: new Float64Array(T + 1).fill(NaN), twoStep: new Float64Array(T + 1),
+      blind: new Float64Array(T + 1), Bayes: d.bayes ? E.meanCost(C, K, testY, d.bayes, 0) : null, tie: sc.tie,
       // the calibrated two-step after all rounds: the cheapest class of the calibrated posteriors the server sent
       calibrated: sc.calibrated && nTest
         ? E.meanCost(C, K, testY, E.minRiskClasses(sc.calibrated, nTest, K, C), 0) : null };
     for (let t = 0; t <= T; t++) {
-      n.REBEL[t] = nTest ? E.meanCost(C, K, testY, d.staged, t * M + nTrain) : 0;
       n.twoStep[t] = nTest ? E.meanCost(C, K, testY, d.twoStep[t], 0) : 0;
       n.blind[t] = nTest ? E.meanCost(C, K, testY, sc.blind, t * nTest) : 0;
     }
-    return { n, d, png: new Array(T + 1), wrong: new Array(T + 1) };
+    const res = { n, d, png: new Array(T + 1), wrong: new Array(T + 1), done: false };
+    res.rebelAt = (t) => {
+      if (Number.isNaN(n.REBEL[t])) n.REBEL[t] = nTest ? E.meanCost(C, K, testY, d.pointsAt(t), nTrain) : 0;
+      return n.REBEL[t];
+    };
+    res.complete = () => {
+      if (res.done) return res;
+      const staged = d.stagedAll();
+      for (let t = 0; t <= T; t++) n.REBEL[t] = nTest ? E.meanCost(C, K, testY, staged, t * M + nTrain) : 0;
+      res.done = true;
+      return res;
+    };
+    return res;
   }
   function png(sc, res, t) {
     if (!res.png[t]) {
@@ -174,12 +188,12 @@
   }
   function mistakes(sc, res, t) {
     if (!res.wrong[t]) {
-      const { M, points, pointsY } = sc, cls = res.d.staged, o = t * M;
+      const { M, points, pointsY } = sc, cls = res.d.pointsAt(t);
       let count = 0;
-      for (let m = 0; m < M; m++) if (cls[o + m] !== pointsY[m]) count++;
+      for (let m = 0; m < M; m++) if (cls[m] !== pointsY[m]) count++;
       const x = new Float32Array(count), y = new Float32Array(count);
       for (let m = 0, k = 0; m < M; m++) {
-        if (cls[o + m] !== pointsY[m]) { x[k] = points[2 * m]; y[k] = points[2 * m + 1]; k++; }
+        if (cls[m] !== pointsY[m]) { x[k] = points[2 * m]; y[k] = points[2 * m + 1]; k++; }
       }
       res.wrong[t] = { x, y };
     }
@@ -188,6 +202,7 @@
   /* What changes with the round t, per trace name (the frames' traces). */
   function roundUpdate(sc, res, name, t) {
     const n = res.n;
+    res.rebelAt(t);
     if (name === "mistake") return mistakes(sc, res, t);
     if (name === "round marker") return { x: [t, t], y: [n.REBEL[t], n.twoStep[t]] };
     if (name === "numbers") {
@@ -198,7 +213,7 @@
   }
   /* What does not change with the round: the cost strip's curves, its legend's height, the Bayes line. */
   function fixedUpdate(sc, res, name) {
-    const n = res.n, top = Math.max(Math.max(...n.REBEL), Math.max(...n.twoStep));
+    const n = res.complete().n, top = Math.max(Math.max(...n.REBEL), Math.max(...n.twoStep));
     if (name === "REBEL test cost") return { y: Array.from(n.REBEL) };
     if (name === "two-step test cost") return { y: Array.from(n.twoStep) };
     if (name === "strip legend") return { y: [top] };
@@ -216,6 +231,7 @@
   /* Round t of the result on the chart (Plotly.react: new objects for what changed, the rest as it is): the round
    * shown, or round 0 when ``start`` is 0 (a replay about to play from t = 0). */
   function paint(gd, sc, res, start) {
+    res.complete();
     const slider = gd.layout.sliders && gd.layout.sliders[0];
     const shown = start === 0 ? 0 : slider && Number.isFinite(slider.active) ? slider.active : sc.T;
     const t = Math.max(0, Math.min(sc.T, shown));
@@ -242,27 +258,36 @@
    * the time the first part was done, when the second is painted. */
   const NO_REDRAW = { frame: { duration: 0, redraw: false }, transition: { duration: 0 }, mode: "immediate" };
   function paintRound(gd, sc, res) {
-    const slider = gd.layout.sliders && gd.layout.sliders[0];
-    const t = Math.max(0, Math.min(sc.T, slider && Number.isFinite(slider.active) ? slider.active : sc.T));
-    const traces = [], data = [];
+    const t = shownRound(gd, sc);
+    const inPlace = new Set();
     gd.data.forEach((tr, i) => {
-      const round = roundUpdate(sc, res, tr.name, t), u = round || fixedUpdate(sc, res, tr.name);
-      if (!u) return;
-      const inPlace = round && (tr.name === "mistake" ? swapMarkers(gd, i, u) : round.text && swapText(gd, i, u.text[0]));
-      if (!inPlace) { traces.push(i); data.push({ type: tr.type || "scatter", ...u }); }
+      const u = IN_PLACE.has(tr.name) ? roundUpdate(sc, res, tr.name, t) : null;
+      if (u && (tr.name === "mistake" ? swapMarkers(gd, i, u) : swapText(gd, i, u.text[0]))) inPlace.add(i);
     });
-    const k = regionsImage(gd.layout.images), layout = {};
-    if (k >= 0 && !swapImage(gd, k, png(sc, res, t))) {
-      layout.images = gd.layout.images.slice(0, k + 1).map((im, i) => (i === k ? { ...im, source: png(sc, res, t) } : im));
-    }
-    if (gd.layout.yaxis3) layout.yaxis3 = { range: stripRange(res.n) };
+    const k = regionsImage(gd.layout.images), image = k >= 0 && swapImage(gd, k, png(sc, res, t));
     const first = performance.now();
     gd.__rebelPainting = true;
-    return afterFrame()
-      .then(() => window.Plotly.animate(gd, { data, traces, layout }, NO_REDRAW))
-      .then(() => first)
-      .finally(() => { gd.__rebelPainting = false; });
+    return afterFrame().then(() => {
+      res.complete(); // (every round's REBEL cost: the strip)
+      const traces = [], data = [], layout = {};
+      gd.data.forEach((tr, i) => {
+        const u = inPlace.has(i) ? null : roundUpdate(sc, res, tr.name, t) || fixedUpdate(sc, res, tr.name);
+        if (u) { traces.push(i); data.push({ type: tr.type || "scatter", ...u }); }
+      });
+      if (k >= 0 && !image) {
+        layout.images = gd.layout.images.slice(0, k + 1).map((im, i) => (i === k ? { ...im, source: png(sc, res, t) } : im));
+      }
+      if (gd.layout.yaxis3) layout.yaxis3 = { range: stripRange(res.n) };
+      return window.Plotly.animate(gd, { data, traces, layout }, NO_REDRAW);
+    }).then(() => first).finally(() => { gd.__rebelPainting = false; });
   }
+  const IN_PLACE = new Set(["mistake", "numbers", "verdict"]); // the traces ``paintRound`` changes itself first
+  /* The round the chart shows (its slider's), else the last. */
+  function shownRound(gd, sc) {
+    const slider = gd && gd.layout && gd.layout.sliders && gd.layout.sliders[0];
+    return Math.max(0, Math.min(sc.T, slider && Number.isFinite(slider.active) ? slider.active : sc.T));
+  }
+  const idle = (work) => (window.requestIdleCallback ? window.requestIdleCallback(work) : setTimeout(work, 0));
   /* Resolves in a task after the next frame (its rendering included). */
   const afterFrame = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
   /* The layout image k's source set to ``source`` where plotly keeps it (the figure's layout and its full layout)
@@ -343,6 +368,7 @@
 
   /* Every round's frame of the replay for the result. */
   function reframe(gd, sc, res) {
+    res.complete();
     const frames = (gd._transitionData && gd._transitionData._frames) || [];
     for (const fr of frames) {
       const t = Number(String(fr.name).slice(1));
@@ -440,9 +466,15 @@
     const promise = fitted.then((model) => {
       const trained = performance.now();
       if (P.failed) return { failed: P.failed };
-      // REBEL's regions are made per round when drawn (``png``): the round shown first, the replay's after the paint
+      // REBEL's classes per round when drawn: the round shown first (here), every round's once the page is idle or
+      // the cost strip is drawn (``complete``)
       const decided = { ...S.decideModel(model, sc.xs, sc.ys, sc.points, sc.M), ...byCosts };
-      return { res: outcome(sc, C, decided), trained, numbered: performance.now() };
+      const res = outcome(sc, C, decided), t = shownRound(plot(), sc);
+      png(sc, res, t);
+      mistakes(sc, res, t);
+      res.rebelAt(t);
+      idle(() => res.complete());
+      return { res, trained, numbered: performance.now() };
     });
     sc.ahead = { key, promise };
     return promise;

@@ -376,14 +376,19 @@
   }
 
   /* rebel.kernels.predict.predict_blocks' staged classes: out[t*M + m] = argmax_k H_t(P[m]) (first of equal
-   * maxima), t = 0..T, for M points P (M*d row-major); scores added round after round as the kernel does. */
-  function stagedClasses(model, P, M) {
-    const { K, d, depth, nRounds, a0, A, features, thresholds, leafSigns } = model;
+   * maxima), t = 0..T, for M points P (M*d row-major); scores added round after round as the kernel does.
+   * ``only`` (optional): the one round t wanted, out[m] = argmax_k H_t(P[m]) (the same scores; the rounds after t
+   * not added). */
+  function stagedClasses(model, P, M, only) {
+    const { K, d, depth, a0, A, features, thresholds, leafSigns } = model;
+    const one = only !== undefined, nRounds = one ? only : model.nRounds;
     const nNodes = (1 << depth) - 1;
-    const out = new Uint8Array((nRounds + 1) * M);
+    const out = new Uint8Array((one ? 1 : nRounds + 1) * M);
     const acc = new Float64Array(M * K);
     for (let m = 0; m < M; m++) for (let k = 0; k < K; k++) acc[m * K + k] = a0[k];
     const argmaxInto = (t) => {
+      if (one && t !== only) return;
+      const to = one ? 0 : t * M;
       for (let m = 0; m < M; m++) {
         const o = m * K;
         let best = 0, top = acc[o];
@@ -393,7 +398,7 @@
             best = k;
           }
         }
-        out[t * M + m] = best;
+        out[to + m] = best;
       }
     };
     argmaxInto(0);

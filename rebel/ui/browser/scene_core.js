@@ -82,9 +82,13 @@
    * (the last one above them all). A tree only compares a coordinate with the model's thresholds, so every point
    * of a block takes the same branch at every node of every round: its classes after every round are those of one
    * representative, the interval's upper threshold (the last interval's: +Infinity), scored once
-   * (RebelEngine.stagedClasses over the blocks, (T + 1) * blocks). ``at(x, y)`` is the block of a point. */
-  function blocksOf(model) {
-    const E = root.RebelEngine;
+   * (RebelEngine.stagedClasses over the blocks, (T + 1) * blocks; ``only``: round ``only``'s alone, blocks). */
+  function blocksOf(model, only) {
+    const g = blockGeometry(model);
+    return { ...g, staged: root.RebelEngine.stagedClasses(model, g.rep, g.M, only), T: model.nRounds };
+  }
+  /* The blocks' thresholds along x and y (cx, cy), their numbers (mx, my, M = mx * my) and representatives. */
+  function blockGeometry(model) {
     const cutsOf = (feature) => {
       const used = model.thresholds.filter((v, n) => model.features[n] === feature && !Number.isNaN(v));
       return Float64Array.from(new Set(used)).sort();
@@ -97,7 +101,7 @@
         rep[2 * (iy * mx + ix) + 1] = iy < cy.length ? cy[iy] : Infinity;
       }
     }
-    return { cx, cy, mx, my, M, staged: E.stagedClasses(model, rep, M), T: model.nRounds };
+    return { cx, cy, mx, my, M, rep };
   }
   /* How many of the sorted ``cuts`` lie strictly below v: the interval v is in. */
   function below(cuts, v) {
@@ -142,15 +146,19 @@
   /* REBEL's classes at ``points`` (M x 2) after every round, (T + 1) * M, as RebelEngine.stagedClasses gives them,
    * read from the model's blocks (blocksOf). */
   function stagedAt(model, points, M, blocks) {
-    const b = blocks || blocksOf(model), T = b.T, staged = b.staged;
-    const at = new Int32Array(M);
-    for (let m = 0; m < M; m++) at[m] = below(b.cy, points[2 * m + 1]) * b.mx + below(b.cx, points[2 * m]);
+    const b = blocks || blocksOf(model), T = b.T, staged = b.staged, at = pointBlocks(b, points, M);
     const out = new Uint8Array((T + 1) * M);
     for (let t = 0; t <= T; t++) {
       const o = t * M, r = t * b.M;
       for (let m = 0; m < M; m++) out[o + m] = staged[r + at[m]];
     }
     return out;
+  }
+  /* The block of each of the M points. */
+  function pointBlocks(b, points, M) {
+    const at = new Int32Array(M);
+    for (let m = 0; m < M; m++) at[m] = below(b.cy, points[2 * m + 1]) * b.mx + below(b.cx, points[2 * m]);
+    return at;
   }
 
   /* The two-step method's classes on the test points under the cost matrix C (K*K, rows = truth), from the 0-1
@@ -163,22 +171,46 @@
       bayes: bayesP ? E.minRiskClasses(bayesP, nTest, K, C) : null,
     };
   }
-  /* REBEL's classes for a model: on ``points`` (the points the page scores: M x 2, every round: stagedAt), and on
-   * the grid (xs by ys) of round t on demand (``regionsAt(t)``: gridAt; its first call per round computes it). */
+  /* REBEL's classes for a model, each part made when first asked for: on the grid (xs by ys) after round t
+   * (``regionsAt(t)``: gridAt) and at ``points`` (M x 2) after round t (``pointsAt(t)``: M classes) or after every
+   * round (``stagedAll()``: stagedAt). Until ``stagedAll`` (or ``every``) is called, a round is scored alone
+   * (blocksOf's ``only``: the rounds after it not added), so a page draws the round it shows first and every other
+   * round after that. */
   function decideModel(model, xs, ys, points, M) {
-    const blocks = blocksOf(model), at = gridBlocks(blocks, xs, ys), rounds = new Map();
-    const regionsAt = (t) => rounds.get(t) || rounds.set(t, gridAt(blocks, xs, ys, t, at)).get(t);
-    return { blocks, regionsAt, staged: stagedAt(model, points, M, blocks) };
+    const g = blockGeometry(model), grid = gridBlocks(g, xs, ys), atPoints = pointBlocks(g, points, M);
+    const E = root.RebelEngine, T = model.nRounds, alone = new Map(), regions = new Map();
+    let all = null, staged = null;
+    const every = () => all || (all = { ...g, staged: E.stagedClasses(model, g.rep, g.M), T });
+    const round = (t) => { // [blocks holding round t, the round's index in them]
+      if (all) return [all, t];
+      if (!alone.has(t)) alone.set(t, { ...g, staged: E.stagedClasses(model, g.rep, g.M, t), T: 0 });
+      return [alone.get(t), 0];
+    };
+    const regionsAt = (t) => {
+      if (!regions.has(t)) {
+        const [b, r] = round(t);
+        regions.set(t, gridAt(b, xs, ys, r, grid));
+      }
+      return regions.get(t);
+    };
+    const pointsAt = (t) => {
+      if (staged) return staged.subarray(t * M, (t + 1) * M);
+      const [b, r] = round(t), out = new Uint8Array(M), o = r * b.M;
+      for (let m = 0; m < M; m++) out[m] = b.staged[o + atPoints[m]];
+      return out;
+    };
+    const stagedAll = () => staged || (staged = stagedAt(model, points, M, every()));
+    return { regionsAt, pointsAt, stagedAll, every };
   }
-  /* The three methods' classes under the cost matrix C for a model fitted with C: REBEL's (``decideModel``) with
-   * its classes on the grid after every round (``regions``, (T + 1) * cells: stagedOnGrid), and
-   * ``decideByCosts``'s (``byCosts``: those already computed, else computed here). */
-  function decide(model, C, K, xs, ys, points, M, staged, bayesP, nTest, byCosts) {
-    const costs = byCosts || decideByCosts(C, K, staged, bayesP, nTest), rebel = decideModel(model, xs, ys, points, M);
-    return { ...rebel, regions: stagedOnGrid(model, xs, ys, rebel.blocks), twoStep: costs.twoStep, bayes: costs.bayes };
+  /* The three methods' classes under the cost matrix C for a model fitted with C: REBEL's on the grid (xs by ys,
+   * T + 1 rounds: stagedOnGrid) and on ``points`` (M x 2, every round: stagedAt), and ``decideByCosts``'s. */
+  function decide(model, C, K, xs, ys, points, M, staged, bayesP, nTest) {
+    const blocks = blocksOf(model), costs = decideByCosts(C, K, staged, bayesP, nTest);
+    return { regions: stagedOnGrid(model, xs, ys, blocks), staged: stagedAt(model, points, M, blocks), ...costs };
   }
 
   root.RebelScene = {
-    bytesOf, float64s, gridPoints, trainer, blocksOf, gridBlocks, gridAt, stagedOnGrid, stagedAt, decideByCosts, decideModel, decide,
+    bytesOf, float64s, gridPoints, trainer, blocksOf, gridBlocks, gridAt, stagedOnGrid, stagedAt, decideByCosts,
+    decideModel, decide,
   };
 })(typeof self !== "undefined" ? self : globalThis);
