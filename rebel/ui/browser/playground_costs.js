@@ -20,7 +20,7 @@
  */
 (function () {
   "use strict";
-  const S = window.RebelScene;
+  const S = window.RebelScene, { swapImage, swapMarkers, swapText, scrubbable } = window.RebelInPlace;
   const P = window.__rebelPg || (window.__rebelPg = { scene: null, edits: 0, failed: null, unacked: null,
     computing: 0, page: Math.random().toString(36).slice(2, 12) });
   const D = window.__rebelPgData;
@@ -290,82 +290,6 @@
   const idle = (work) => (window.requestIdleCallback ? window.requestIdleCallback(work) : setTimeout(work, 0));
   /* Resolves in a task after the next frame (its rendering included). */
   const afterFrame = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
-  /* The layout image k's source set to ``source`` where plotly keeps it (the figure's layout and its full layout)
-   * and on the image drawn for it (the element plotly bound to that image): no relayout, which redraws every image
-   * and makes the animation after it far slower. False when the drawn image is not found (plotly then draws it). */
-  function swapImage(gd, k, source) {
-    const full = gd._fullLayout && gd._fullLayout.images && gd._fullLayout.images[k];
-    const drawn = [...gd.querySelectorAll(".imagelayer image")].find((el) => el.__data__ && el.__data__._index === k);
-    if (!full || !drawn) return false;
-    gd.layout.images[k].source = source;
-    full.source = source;
-    drawn.setAttribute("href", source);
-    return true;
-  }
-  /* The markers of trace i (one path per point, all drawn alike: the mistakes' crosses) moved to ``to`` ({x, y})
-   * in place: each marker's translation as plotly sets it (the axes' c2p), markers added (copies of one drawn
-   * before) or removed, and the trace's data, full data and calcdata set as plotly's own draw leaves them, so a
-   * later draw by plotly shows the same. False (plotly then draws them) on axes that are not fixed or when no marker
-   * was drawn yet to copy. */
-  function swapMarkers(gd, i, to) {
-    const cd = gd.calcdata && gd.calcdata[i], full = gd._fullData && gd._fullData[i], fl = gd._fullLayout;
-    const group = cd && cd[0] && cd[0].node3 && cd[0].node3.node && cd[0].node3.node();
-    const layer = group && group.querySelector("g.points");
-    const xa = full && fl[axisName(full.xaxis)], ya = full && fl[axisName(full.yaxis)];
-    if (!layer || full.visible !== true || !xa || !ya || xa.autorange || ya.autorange) return false;
-    const drawn = layer.querySelectorAll("path.point");
-    if (drawn.length) (gd.__rebelMarkers || (gd.__rebelMarkers = {}))[i] = drawn[0].cloneNode(false);
-    const marker = gd.__rebelMarkers && gd.__rebelMarkers[i], n = to.x.length;
-    if (!marker) return false;
-    const { x: x0, y: y0, i: i0, ...first } = cd[0], { x: x1, y: y1, i: i1, ...each } = cd[1] || cd[0];
-    const next = new Array(Math.max(1, n));
-    for (let k = 0; k < n; k++) next[k] = { ...each, x: to.x[k], y: to.y[k], i: k };
-    next[0] = n ? { ...first, ...next[0] } : { ...first, x: undefined, y: undefined };
-    for (let k = 0; k < n; k++) {
-      const el = k < drawn.length ? drawn[k] : layer.appendChild(marker.cloneNode(false));
-      el.setAttribute("transform", "translate(" + xa.c2p(next[k].x) + "," + ya.c2p(next[k].y) + ")");
-      el.__data__ = next[k];
-    }
-    for (let k = n; k < drawn.length; k++) drawn[k].remove();
-    gd.data[i].x = full.x = to.x;
-    gd.data[i].y = full.y = to.y;
-    full._length = n;
-    gd.calcdata[i] = next;
-    return true;
-  }
-  const axisName = (id) => (id === "x" || id === "y" ? id + "axis" : id[0] + "axis" + id.slice(1));
-  /* The text of trace i (one text point) set to ``text`` in place, drawn as plotly draws its pseudo-HTML (a line
-   * per line break, a bold piece per bold tag): the lines' elements as plotly made them, their contents new. False (plotly
-   * then draws it) when the text has another number of lines than the one drawn (it would sit elsewhere). */
-  function swapText(gd, i, text) {
-    const cd = gd.calcdata && gd.calcdata[i], full = gd._fullData && gd._fullData[i];
-    const group = cd && cd[0] && cd[0].node3 && cd[0].node3.node && cd[0].node3.node();
-    const el = group && group.querySelector("g.textpoint > text");
-    const lines = String(text).split(BR), drawn = el ? el.querySelectorAll(":scope > tspan.line") : [];
-    if (!el || full.visible !== true || drawn.length !== lines.length || cd.length !== 1) return false;
-    lines.forEach((line, k) => {
-      const pieces = [];
-      let bold = false;
-      line.split(/\x3c(\/?)b>/).forEach((piece, j) => {
-        if (j % 2 === 1) { bold = piece === ""; return; } // (a tag: bold opens, its closing tag closes)
-        if (!piece) return;
-        const words = document.createTextNode(entities(piece));
-        if (!bold) return pieces.push(words);
-        const b = document.createElementNS(el.namespaceURI, "tspan");
-        b.setAttribute("style", "font-weight:bold");
-        b.append(words);
-        pieces.push(b);
-      });
-      drawn[k].replaceChildren(...pieces);
-    });
-    el.setAttribute("data-unformatted", text);
-    gd.data[i].text = full.text = [text];
-    cd[0].tx = text;
-    return true;
-  }
-  const decoder = document.createElement("textarea");
-  const entities = (text) => { decoder.innerHTML = text; return decoder.value; }; // (a textarea runs nothing)
-
   /* Every round's frame of the replay for the result. */
   function reframe(gd, sc, res) {
     res.complete();
@@ -579,10 +503,11 @@
   }, true);
 
   // A chart drawn again from the server's figure (Streamlit's own redraw of the same element) shows the costs
-  // it was made with: the browser's result goes back on it.
+  // it was made with: the browser's result goes back on it. The scene's chart's replay slider paints a scrub in place.
   setInterval(() => {
     acknowledged();
     const sc = P.scene, gd = plot();
+    if (sc && ofScene(gd, sc)) scrubbable(gd); // (the replay's scrub painted in place: chart_in_place.js)
     if (!sc || !sc.result || !ofScene(gd, sc) || gd.__rebelPainting) return;
     const frames = gd._transitionData && gd._transitionData._frames;
     if (gd.__rebelFramesOf !== sc.result || gd.__rebelFrames !== frames) {

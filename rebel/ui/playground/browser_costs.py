@@ -71,7 +71,7 @@ ACK_NAME = "__rebelPgAck"  # the page's copy of it
 ACK_BOX = "pg_browser_ack"  # its hidden container in the verdict's fragment
 HIDE_ACK = f"<style>div.st-key-{ACK_BOX} {{display: none !important;}}</style>"
 PAGE_ID = re.compile(r"[0-9a-z]{1,16}")  # a page's id (playground_costs.js: ``P.page``)
-SCRIPTS = [HERE / "scene_core.js", HERE / "playground_costs.js"]
+SCRIPTS = [HERE / "scene_core.js", HERE / "chart_in_place.js", HERE / "playground_costs.js"]
 VARIANT = (
     "Cost edits run on the server with a variant engine: the browser computes them for the paper engine only."
 )
