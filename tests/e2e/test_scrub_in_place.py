@@ -73,7 +73,9 @@ def test_a_scrub_is_painted_in_place_as_plotly_draws_it_and_play_goes_on_from_th
 
     assert animations == 0  # no plotly animation for the scrub
     assert animated == [f"t{ROUND}"]  # the chart's listeners heard it as a one-frame animation
-    assert scrubbed["t"] == ROUND and scrubbed["image"] == scrubbed["source"] == frame_image != before["image"]
+    assert (
+        scrubbed["t"] == ROUND and scrubbed["image"] == scrubbed["source"] == frame_image != before["image"]
+    )
     assert scrubbed["traces"] != before["traces"]  # the round's traces moved
     assert scrubbed == redrawn  # as plotly draws the chart's data
     assert played == [f"t{ROUND + 1}", f"t{ROUND + 2}", f"t{ROUND + 3}"]
