@@ -1,4 +1,4 @@
-"""Streamlit building blocks every page shares: safe messages, the cost and mixture editors, the round player,
+"""Streamlit building blocks every page shares: safe messages, the cost editor, the round player,
 and run-with-Stop.
 
 - ``plain(text)`` and ``md(template, *values)`` (from ``rebel.ui.text``): the only ways text reaches Streamlit's
@@ -8,7 +8,6 @@ and run-with-Stop.
 - ``cost_editor``: the cost matrix as a grid of text cells, each committed on its own and parsed by
   ``rebel.ui.config.apply_cost_cell``; a refused entry is named in a visible message and the stored
   (previous) value stays. ``log_cost_control``: one entry on a log scale 0.01-1000.
-- ``mixture_editor``: the clusters table of a designed mixture.
 - ``run_with_stop``: runs a generator of partial results with a progress bar and a Stop button, storing every
   partial result, so a Stop (which interrupts the script) keeps what is done.
 - Page frames: ``run_button`` (a primary play button that raises a session flag), ``problem_page_header``
@@ -25,7 +24,6 @@ import logging
 from collections.abc import Callable, Iterable
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 from rebel.budget import BudgetError
@@ -244,20 +242,14 @@ def _one_entry_editor(
     large: bool = False,
     table_height: int | None = None,
 ) -> None:
-    """Many classes: the matrix as a read-only table that fits the column (``cost_table_figure``), and one entry
+    """Many classes: the matrix as a read-only table that fits the column (``_cost_table``), and one entry
     (truth, prediction) edited at a time."""
     tag = config.content_key(list(names))[:10]  # other classes, new boxes (the browser keeps a box's label)
     picks = f"{key}_truth_{tag}", f"{key}_pred_{tag}"
-    row_px = table_row_px(len(names), large, table_height)
-    if large:  # the classes' colours as the regions show them, the picked entry framed
-        palette = class_colors(len(names))
-        colors = [palette[p] for p in perm]
-        picked = tuple(st.session_state.get(k, 0) for k in picks)
-        figure = cost_table_figure(C, names, row_px, colors=colors, picked=picked)
-    else:
-        if column_labels(names)[0] == "1":  # (named columns: the header's "columns = prediction" says it)
-            st.caption("Columns: the predicted class, by its row's number.")
-        figure = cost_table_figure(C, names, row_px)
+    if (
+        not large and column_labels(names)[0] == "1"
+    ):  # (named columns: the header's "columns = prediction" says it)
+        st.caption("Columns: the predicted class, by its row's number.")
     table_box = st.container(key=f"{key}_table_box")  # (filled last: the entry's Cost box comes first)
     st.html(COST_CELL_CSS)
     a, b, c = st.columns([2, 2, 1.4], vertical_alignment="bottom")
@@ -273,7 +265,28 @@ def _one_entry_editor(
         args=(key, cell, i, j, names, on_change, perm),
     )
     with table_box:  # (the page hides its costs where they don't fit: ``screen``)
-        st.plotly_chart(figure, config={"displayModeBar": False, "staticPlot": False}, key=f"{key}_table")
+        st.fragment(guarded(_cost_table), key=table_fragment(key))(
+            key, names, perm, picks, large, table_height
+        )
+
+
+def table_fragment(key: str) -> str:
+    """The fragment key of cost editor ``key``'s read-only table (a cost edit computed in the page reruns it)."""
+    return f"{key}_table_fragment"
+
+
+def _cost_table(key: str, names: tuple, perm, picks: tuple, large: bool, table_height: int | None) -> None:
+    """The one-entry editor's read-only table of the stored costs (``cost_table_figure``; in presentation mode,
+    ``large``, with the classes' colours as the regions show them and the picked entry framed). A fragment: it
+    reads the costs stored now, so it can rerun alone."""
+    C = np.asarray(st.session_state[f"{key}_base"], dtype=np.float64)[np.ix_(perm, perm)]
+    row_px = table_row_px(len(names), large, table_height)
+    if large:
+        palette, picked = class_colors(len(names)), tuple(st.session_state.get(k, 0) for k in picks)
+        figure = cost_table_figure(C, names, row_px, colors=[palette[p] for p in perm], picked=picked)
+    else:
+        figure = cost_table_figure(C, names, row_px)
+    st.plotly_chart(figure, config={"displayModeBar": False, "staticPlot": False}, key=f"{key}_table")
 
 
 def table_row_px(n_classes: int, large: bool, table_height: int | None = None) -> int:
@@ -375,31 +388,6 @@ def log_cost_control(
         key=slider_key,
         format_func=lambda v: plain(f"{v:g}"),
         on_change=guarded_callback(lambda: on_move(i, j, float(st.session_state[slider_key]))),
-    )
-
-
-# ---------------------------------------------------------------------------------------------- mixture editor
-def mixture_editor(mixture: pd.DataFrame, key: str, on_change: Callable | None = None) -> pd.DataFrame:
-    """The clusters table (one row per Gaussian); returns the edited table (validate it before use).
-    ``on_change``: a callback run before the page's next run when the table was edited."""
-    col = st.column_config
-    return st.data_editor(
-        mixture,
-        key=key,
-        on_change=guarded_callback(on_change or (lambda: None)),
-        num_rows="dynamic",
-        hide_index=True,
-        width="stretch",
-        column_config={
-            "class": col.TextColumn("class", required=True, help="Class name; a new name adds a class."),
-            "mean_x": col.NumberColumn("mean_x", format="%.2f", required=True),
-            "mean_y": col.NumberColumn("mean_y", format="%.2f", required=True),
-            "std_x": col.NumberColumn("std_x", min_value=0.01, format="%.2f", required=True),
-            "std_y": col.NumberColumn("std_y", min_value=0.01, format="%.2f", required=True),
-            "corr": col.NumberColumn("corr", min_value=-0.99, max_value=0.99, format="%.2f"),
-            "angle": col.NumberColumn("angle", format="%.0f"),
-            "weight": col.NumberColumn("weight", min_value=0.0001, format="%.3f"),
-        },
     )
 
 

@@ -151,18 +151,21 @@ _TABLE_ENTRY = """([i, j, cost]) => {
   return !!(d && d.customdata) && d.customdata[i][j].endsWith(': ' + cost); }"""
 
 
-def test_twelve_classes_one_entry_editor_edit_is_computed_in_the_browser(app_url, browser):
+def test_twelve_classes_one_entry_editor_edit_is_computed_in_the_browser(app_url, chromium):
     """Twelve classes: the costs are a read-only table with one entry edited under it (the one-entry editor). Enter
     in its Cost box retrains in the page too: the numbers and the regions are the server engine's for the same
-    costs, and the server's run that follows redraws the table with the cost typed."""
+    costs, and the server's run that follows redraws the table with the cost typed: the table and the verdict
+    alone (their fragments), not the main area (no other widget, no reference to the regions chart)."""
     from rebel.ui.lessons import fit_scene
     from rebel.ui.playground import compute as pg
 
     names, C = bb.CLASS_NAMES, bb.random_costs(12)
     cfg, query = bb.circle_config(names, C), bb.circle_link(names, C)
+    context = chromium.new_context()
+    frames = _Frames(context)
     bb.VIEWPORT.update(width=1280, height=720)
     try:
-        page, _ = bb.open_playground(browser, app_url + "/" + query)
+        page, _ = bb.open_playground(context, app_url + "/" + query)
     finally:
         bb.VIEWPORT.update(width=1440, height=900)
     try:
@@ -173,8 +176,18 @@ def test_twelve_classes_one_entry_editor_edit_is_computed_in_the_browser(app_url
         page.wait_for_function("() => document.body.dataset.rebelCostsPainted === '1'", timeout=60_000)
         painted = page.evaluate(_SHOWN, PLOT)
         page.wait_for_function(_TABLE_ENTRY, arg=[2, 0, "7.5"], timeout=60_000)  # the server's run: the table
+        settle(page)
+        commit = bb.edit_cost(
+            page, "8.5"
+        )  # (the first edit away from the link's costs may rerun the main area)
+        frames.mark()
+        commit()
+        page.wait_for_function("() => document.body.dataset.rebelCostsPainted === '2'", timeout=60_000)
+        page.wait_for_function(_TABLE_ENTRY, arg=[2, 0, "8.5"], timeout=60_000)
+        settle(page)
+        after_edit = frames.kinds()
     finally:
-        page.close()
+        context.close()
     C = np.array(cfg.cost_matrix, dtype=np.float64)
     C[2, 0] = 7.5
     pair = fit_scene(dataclasses.replace(cfg, cost_matrix=C))  # (the costs the page computed)
@@ -182,6 +195,10 @@ def test_twelve_classes_one_entry_editor_edit_is_computed_in_the_browser(app_url
     assert painted["painted"]["REBEL"] == pytest.approx(float(numbers["REBEL"][T]), rel=1e-12, abs=1e-15)
     assert painted["painted"]["twoStep"] == pytest.approx(float(numbers["two-step"][T]), rel=1e-12, abs=1e-15)
     np.testing.assert_array_equal(_png_classes(painted["source"]), pair.regions[t])
+    # the second edit's run: the table's chart and the verdict's line, nothing of the rest of the main area
+    assert after_edit.get("plotly_chart") == 1 and after_edit.get("markdown") == 1, after_edit
+    for kind in ("ref_hash", "text_input", "selectbox"):
+        assert kind not in after_edit, after_edit
 
 
 _NO_WORKER = "window.Worker = function () { throw new Error('Web Workers are blocked in this test'); };"

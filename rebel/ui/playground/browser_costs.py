@@ -11,9 +11,10 @@ a hidden text box (``INPUT``); its callback stores the costs (links, session fil
 browser drew them (``PAINTED``) and acknowledges the edit (``ACK``: the page sends an edit again until a run
 acknowledges it; ``_acknowledge`` stores each edit once). Then only the message tray's verdict reruns (``verdict``,
 a fragment of its own, ``TAIL``): it makes the costs' pair current and writes the link, and nothing else is run or
-sent (no figure, no payload). When something else on the page shows the costs (``_rest_of_page``: a detail view, a
-lesson scene, the calibrated two-step, a cost warning, the preset's story note, the log control's entry, the
-one-entry editor's table of many classes), the main area reruns instead and keeps the chart as it is: the figure is
+sent (no figure, no payload); with many classes, the one-entry editor's table of every cost reruns too (a fragment of
+its own, ``components.table_fragment``). When something else on the page shows the costs (``_rest_of_page``: a
+detail view, a lesson scene, the calibrated two-step, a cost warning, the preset's story note, the log control's
+entry), the main area reruns instead and keeps the chart as it is: the figure is
 made from the pair it was first drawn from (``figure_pair``), which Streamlit's chart does not draw again. The
 edited cell keeps its text in the browser (the page stops its commit on leaving it, which would rerun the main area
 for a value already stored); its session value is brought up to date by the editor's next run.
@@ -342,8 +343,10 @@ def _on_edit() -> None:
     from streamlit.errors import StreamlitAPIException
 
     ss[QUIET] = (dataset_key(A.dataset), C.tobytes())
+    # the verdict alone, instead of the main area; and the one-entry editor's table of every cost (many classes)
+    table = [ui.table_fragment(side.COSTS)] if ui.uses_entry_editor(K, present.on()) else []
     try:
-        st.rerun(TAIL)  # the verdict alone, instead of the main area
+        st.rerun([TAIL, *table])
     except StreamlitAPIException:  # (no verdict drawn: the main area reruns)
         ss.pop(QUIET, None)
 
@@ -414,8 +417,6 @@ def _rest_of_page(A):
     if lessons.shown_scene() is not None:
         return None
     names = [str(c) for c in A.classes]
-    if ui.uses_entry_editor(len(names), present.on()):  # the one-entry editor's table shows every cost
-        return None
     entry = ss.get(ui.log_entry_key(LOG_KEY, names))
     C = np.asarray(A.cost_matrix, dtype=np.float64)
     try:

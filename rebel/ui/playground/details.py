@@ -107,7 +107,7 @@ def _mixture_panel(costs_key: str) -> None:
     if A.data_source == "csv":
         st.info("The uploaded CSV points are in use; editing clusters switches back to the designed mixture.")
     key = f"w_mixture_{S['mixture_editor_v']}"
-    edited = ui.mixture_editor(
+    edited = mixture_editor(
         S["mixture_base"], key, ui.guarded_callback(partial(_on_mixture_edit, key, costs_key))
     )
     try:
@@ -211,3 +211,27 @@ def _lecture(pair: TrainedPair, t: int) -> None:
     for kind, message in list(kept.failures.items()):
         ui.show_message("error", f"{SLIDE_FILES[kind]} could not be made: {message}")
     st.caption("The plot's own camera icon saves the current view as PNG too.")
+
+
+def mixture_editor(mixture, key: str, on_change=None):
+    """The clusters table (a DataFrame, one row per Gaussian); returns the edited table (validate it before use).
+    ``on_change``: a callback run before the page's next run when the table was edited."""
+    col = st.column_config
+    return st.data_editor(
+        mixture,
+        key=key,
+        on_change=ui.guarded_callback(on_change or (lambda: None)),
+        num_rows="dynamic",
+        hide_index=True,
+        width="stretch",
+        column_config={
+            "class": col.TextColumn("class", required=True, help="Class name; a new name adds a class."),
+            "mean_x": col.NumberColumn("mean_x", format="%.2f", required=True),
+            "mean_y": col.NumberColumn("mean_y", format="%.2f", required=True),
+            "std_x": col.NumberColumn("std_x", min_value=0.01, format="%.2f", required=True),
+            "std_y": col.NumberColumn("std_y", min_value=0.01, format="%.2f", required=True),
+            "corr": col.NumberColumn("corr", min_value=-0.99, max_value=0.99, format="%.2f"),
+            "angle": col.NumberColumn("angle", format="%.0f"),
+            "weight": col.NumberColumn("weight", min_value=0.0001, format="%.3f"),
+        },
+    )
