@@ -38,8 +38,9 @@ whole-page Playground (server-side scrubber and Play) and an in-browser replay (
 button inside the regions figure) are driven.
 
 Run: ``python -m benchmarks.bench_browser [--viewport 1280x720] [--repeat 9] [--runs 2] [--port 0]
-[--baseline DIR] [--edits-only] [--present] [--classes 12 --points 1500]`` (``--classes K``: a designed mixture of
-K classes on a circle, by its link, instead of the default preset). Prints one line per figure (median, min, n and the 1-minute load average seen while it was
+[--baseline DIR] [--edits-only] [--present] [--classes 12 --points 1500] [--max-sizes]`` (``--classes K``: a
+designed mixture of K classes on a circle, by its link, instead of the default preset; ``--max-sizes``: the
+Playground's largest settings). Prints one line per figure (median, min, n and the 1-minute load average seen while it was
 measured), each against its target (``TARGETS``), then one line
 ``browser latency (median ms): cost_edit=X scrub=Y preset=Z toggle=W; play_fps=F``. Timings on a shared 2-core
 machine are noisy: compare medians of repeated runs, and a change against the code before it with ``--baseline
@@ -95,6 +96,30 @@ def circle_config(names, C, n_points: int = 600):
         for k, name in enumerate(names)
     ]  # fmt: skip
     return Config(DatasetSpec(pd.DataFrame(rows), int(n_points), 0.3, 1, 0.0), C, dict(DEFAULT_HYPER))
+
+
+def largest_link(classes: int | None, points: int | None = None) -> dict:
+    """``LINK``'s query and label for the Playground's largest settings: the default preset (or ``classes`` on a
+    circle) with the most points the Playground takes (or ``points``) and every hyper-parameter at its largest."""
+    import dataclasses
+
+    from rebel.params import DATA_RANGES, INT_PARAMS
+    from rebel.ui.config import DEFAULT_PRESET, QUERY_KEY, encode_query, preset_config
+
+    n = points or DATA_RANGES["n_points"].high
+    hyper = {name: p.app_high for name, p in INT_PARAMS.items()}
+    if classes is None:
+        cfg = preset_config(DEFAULT_PRESET, hyper)
+        cfg = dataclasses.replace(cfg, spec=dataclasses.replace(cfg.spec, n_points=n))
+        what = DEFAULT_PRESET
+    else:
+        cfg = dataclasses.replace(circle_config(CLASS_NAMES[:classes], random_costs(classes), n), hyper=hyper)
+        what = f"{classes} classes on a circle"
+    sizes = ", ".join(f"{k} {v}" for k, v in hyper.items())
+    return {
+        "query": f"?{QUERY_KEY}={encode_query(cfg)}",
+        "label": f"{what} at its largest: {n} points, {sizes}",
+    }
 
 
 def circle_link(names, C, n_points: int = 600) -> str:
@@ -960,25 +985,39 @@ def main(argv=None) -> dict:
         "matrix) instead of the default preset",
     )
     ap.add_argument(
-        "--points", type=int, default=1500, help="with --classes: its number of points (train + test)"
+        "--points",
+        type=int,
+        default=None,
+        help="with --classes: its number of points (train + test; default 1500); with --max-sizes: instead of the "
+        "most the Playground takes",
+    )
+    ap.add_argument(
+        "--max-sizes",
+        action="store_true",
+        help="the Playground's largest settings (the most points, rounds and thresholds, the deepest trees) on "
+        "the default preset, or with --classes on its mixture",
     )
     args = ap.parse_args(argv)
     PRESENT["on"] = args.present
-    if args.classes is not None:
+    if args.points is not None:
         from rebel.params import DATA_RANGES
 
+        low, high = DATA_RANGES["n_points"].low, DATA_RANGES["n_points"].high
+        if not low <= args.points <= high:
+            ap.error(f"argument --points: {args.points} is outside {low}-{high}; use e.g. --points 1500.")
+    if args.classes is not None:
         if not 2 <= args.classes <= len(CLASS_NAMES):
             ap.error(
                 f"argument --classes: {args.classes} is outside 2-{len(CLASS_NAMES)}; use e.g. --classes 12."
             )
-        low, high = DATA_RANGES["n_points"].low, DATA_RANGES["n_points"].high
-        if not low <= args.points <= high:
-            ap.error(f"argument --points: {args.points} is outside {low}-{high}; use e.g. --points 1500.")
-        k, n = args.classes, args.points
-        LINK.update(
-            query=circle_link(CLASS_NAMES[:k], random_costs(k), n),
-            label=f"{k} classes on a circle, {n} points",
-        )
+        k, n = args.classes, args.points or 1500
+        if not args.max_sizes:
+            LINK.update(
+                query=circle_link(CLASS_NAMES[:k], random_costs(k), n),
+                label=f"{k} classes on a circle, {n} points",
+            )
+    if args.max_sizes:
+        LINK.update(largest_link(args.classes, args.points))
     width, height = viewport_size(ap, args.viewport)
     VIEWPORT.update(width=width, height=height)
     if args.repeat < 7:
