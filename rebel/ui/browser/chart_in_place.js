@@ -33,11 +33,14 @@
     const layer = group && group.querySelector("g.points");
     const xa = full && fl[axisName(full.xaxis)], ya = full && fl[axisName(full.yaxis)];
     if (!layer || full.visible !== true || !xa || !ya || xa.autorange || ya.autorange) return false;
-    const drawn = layer.querySelectorAll("path.point");
-    if (drawn.length) (gd.__rebelMarkers || (gd.__rebelMarkers = {}))[i] = drawn[0].cloneNode(false);
-    const marker = gd.__rebelMarkers && gd.__rebelMarkers[i], n = to.x.length;
-    if (!marker) return false;
-    const { x: x0, y: y0, i: i0, ...first } = cd[0], { x: x1, y: y1, i: i1, ...each } = cd[1] || cd[0];
+    const drawn = layer.querySelectorAll("path.point"), kept = gd.__rebelMarkers || (gd.__rebelMarkers = {});
+    // a marker to copy and what plotly keeps of each point besides x, y and i (from a second point: the first
+    // also holds the trace's own entries), from this draw or an earlier one
+    if (drawn.length) kept[i] = { marker: drawn[0].cloneNode(false), each: kept[i] ? kept[i].each : {} };
+    if (cd.length > 1 && kept[i]) kept[i].each = (({ x, y, i: _, ...rest }) => rest)(cd[1]);
+    const n = to.x.length;
+    if (!kept[i]) return false;
+    const { marker, each } = kept[i], { x: x0, y: y0, i: i0, ...first } = cd[0];
     const next = new Array(Math.max(1, n));
     for (let k = 0; k < n; k++) next[k] = { ...each, x: to.x[k], y: to.y[k], i: k };
     next[0] = n ? { ...first, ...next[0] } : { ...first, x: undefined, y: undefined };
@@ -55,8 +58,9 @@
   }
   const axisName = (id) => (id === "x" || id === "y" ? id + "axis" : id[0] + "axis" + id.slice(1));
   /* The text of trace i (one text point) set to ``text`` in place, drawn as plotly draws its pseudo-HTML (a line
-   * per line break, a bold piece per bold tag): the lines' elements as plotly made them, their contents new. False (plotly
-   * then draws it) when the text has another number of lines than the one drawn (it would sit elsewhere). */
+   * per line break, a bold piece per bold tag): the lines' elements as plotly made them, their contents new.
+   * False (plotly then draws it) when the text has another number of lines than the one drawn (it would sit
+   * elsewhere), or a single line (plotly draws that without line elements). */
   function swapText(gd, i, text) {
     const cd = gd.calcdata && gd.calcdata[i], full = gd._fullData && gd._fullData[i];
     const group = cd && cd[0] && cd[0].node3 && cd[0].node3.node && cd[0].node3.node();
@@ -116,9 +120,11 @@
       } else return false;
     }
     const images = layout.images || [];
-    if (images.length > 1 || (images.length && (Object.keys(images[0]).some((k) => k !== "source" &&
-      JSON.stringify(images[0][k]) !== JSON.stringify(gd.layout.images[0][k])) || !swapImage(gd, 0, images[0].source)))) {
-      return false;
+    if (images.length > 1) return false;
+    if (images.length) { // (only its source may differ from the chart's first image)
+      const im = images[0], shown = (gd.layout.images || [])[0] || {};
+      const same = (k) => k === "source" || JSON.stringify(im[k]) === JSON.stringify(shown[k]);
+      if (!Object.keys(im).every(same) || !swapImage(gd, 0, im.source)) return false;
     }
     return true;
   }
@@ -142,13 +148,15 @@
       if (!e.interaction || !args || step.execute !== false) return;
       const name = args[0] && args[0][0], trans = gd._transitionData || {};
       const frame = trans._frameHash && trans._frameHash[name];
-      if (trans._animationRaf || (trans._frameQueue && trans._frameQueue.length)) window.Plotly.animate(gd, [null], PAUSE);
+      const playing = trans._animationRaf || (trans._frameQueue && trans._frameQueue.length);
+      if (playing) window.Plotly.animate(gd, [null], PAUSE);
       if (!frame || !paintFrame(gd, frame)) {
         window.Plotly.animate(gd, [name], args[1]);
         return;
       }
       gd._fullLayout._currentFrame = String(name);
-      gd.emit("plotly_animatingframe", { name: String(name), frame, animation: { frame: args[1].frame, transition: args[1].transition } });
+      const animation = { frame: args[1].frame, transition: args[1].transition };
+      gd.emit("plotly_animatingframe", { name: String(name), frame, animation });
       gd.emit("plotly_animated");
     });
   }

@@ -275,7 +275,8 @@
         if (u) { traces.push(i); data.push({ type: tr.type || "scatter", ...u }); }
       });
       if (k >= 0 && !image) {
-        layout.images = gd.layout.images.slice(0, k + 1).map((im, i) => (i === k ? { ...im, source: png(sc, res, t) } : im));
+        const source = png(sc, res, t);
+        layout.images = gd.layout.images.slice(0, k + 1).map((im, i) => (i === k ? { ...im, source } : im));
       }
       if (gd.layout.yaxis3) layout.yaxis3 = { range: stripRange(res.n) };
       return window.Plotly.animate(gd, { data, traces, layout }, NO_REDRAW);
