@@ -148,10 +148,8 @@ TARGETS = {
     "scrub": ("<=", 30.0),  # a step of the replay painted in the page (``chart_in_place.scrubbable``)
     "preset": ("<=", 500.0),
     "first_visit": ("<=", 2500.0),
-    "play_fps": (
-        ">=",
-        30.0,
-    ),  # the replay's frames are 25 ms apart: at most every second frame of a 60 Hz screen
+    # the replay's frames are 25 ms apart: at most every second frame of a 60 Hz screen
+    "play_fps": (">=", 30.0),
 }
 # The whole first screen drawn: the cost editor's cells and the sidebar's preset box (``first_page``).
 WHOLE_PAGE = 'body:has(.st-key-cost_editor input):has([data-testid="stSidebar"] [data-testid="stSelectbox"])'
