@@ -246,9 +246,8 @@ def _one_entry_editor(
     (truth, prediction) edited at a time."""
     tag = config.content_key(list(names))[:10]  # other classes, new boxes (the browser keeps a box's label)
     picks = f"{key}_truth_{tag}", f"{key}_pred_{tag}"
-    if (
-        not large and column_labels(names)[0] == "1"
-    ):  # (named columns: the header's "columns = prediction" says it)
+    # (named columns: the header's "columns = prediction" says it)
+    if not large and column_labels(names)[0] == "1":
         st.caption("Columns: the predicted class, by its row's number.")
     table_box = st.container(key=f"{key}_table_box")  # (filled last: the entry's Cost box comes first)
     st.html(COST_CELL_CSS)
