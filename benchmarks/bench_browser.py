@@ -688,6 +688,15 @@ def _first(page, selectors):
     raise RuntimeError(f"none of {selectors} is on the page")
 
 
+def ticks_apart(page) -> float:
+    """Pixels between two neighbouring steps of an in-browser replay's slider (inf for the whole-page one)."""
+    if not in_browser_replay(page):
+        return float("inf")
+    ticks = _first(page, HOOKS["regions"]).locator(".slider-tick-rect")
+    first, second = ticks.nth(0).bounding_box(), ticks.nth(1).bounding_box()
+    return abs(second["x"] - first["x"])
+
+
 def scrub(page, target: int) -> None:
     """Move the round to ``target`` one step from the current one (keyboard on a slider, click on a plotly one)."""
     if in_browser_replay(page):
@@ -807,9 +816,13 @@ def run_steps(context, url: str, repeat: int, out: dict, cpu=None, edits_only: b
         page.close()
         return
     _, T = _current_round(page)
+    # ticks a pixel or less apart (1,000 rounds): a click lands near its tick, not on it; then the scrub goes 10
+    # rounds back and forth and ends at whichever round the click moved to
+    exact = ticks_apart(page) >= 3
     for k in range(repeat):
-        target = T - 1 if k % 2 == 0 else T
-        out["scrub"].append((_measure(page, lambda x=target: scrub(page, x), want_round=target), load1()))
+        target = T if k % 2 else T - 1 if exact else T - 10
+        want = target if exact else None
+        out["scrub"].append((_measure(page, lambda x=target: scrub(page, x), want_round=want), load1()))
         yield
     for k in range(repeat):
         out["toggle"].append((_measure(page, lambda: flip_toggle(page)), load1()))

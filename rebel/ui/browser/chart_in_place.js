@@ -3,7 +3,8 @@
  * figure's defaults and data for every change and, for a new axis range, draws every trace again. Each function
  * leaves the chart's data, full data and calcdata as plotly's own draw of the same change would (the browser tests
  * compare with Plotly.redraw), or changes nothing and returns false: the caller then lets plotly do it.
- * Also the replay's scrub: a step of the replay's slider moved by hand paints its frame in place (``scrubbable``).
+ * Also the replay's scrub: a step of the replay's slider moved by hand paints its frame in place (``scrubbable``,
+ * ``watch``).
  * Defines RebelInPlace (a classic script; no tags or dollar signs anywhere: it goes through st.html).
  */
 (function (root) {
@@ -32,7 +33,9 @@
     const group = cd && cd[0] && cd[0].node3 && cd[0].node3.node && cd[0].node3.node();
     const layer = group && group.querySelector("g.points");
     const xa = full && fl[axisName(full.xaxis)], ya = full && fl[axisName(full.yaxis)];
-    if (!layer || full.visible !== true || !xa || !ya || xa.autorange || ya.autorange) return false;
+    if (!layer || full.visible !== true || full.mode !== "markers" || !xa || !ya || xa.autorange || ya.autorange) {
+      return false; // (a line through the markers, or axes that follow the data: plotly draws them)
+    }
     const drawn = layer.querySelectorAll("path.point"), kept = gd.__rebelMarkers || (gd.__rebelMarkers = {});
     // a marker to copy and what plotly keeps of each point besides x, y and i (from a second point: the first
     // also holds the trace's own entries), from this draw or an earlier one
@@ -66,7 +69,9 @@
     const group = cd && cd[0] && cd[0].node3 && cd[0].node3.node && cd[0].node3.node();
     const el = group && group.querySelector("g.textpoint > text");
     const lines = String(text).split(BR), drawn = el ? el.querySelectorAll(":scope > tspan.line") : [];
-    if (!el || full.visible !== true || drawn.length !== lines.length || cd.length !== 1) return false;
+    if (!el || full.visible !== true || full.mode !== "text" || drawn.length !== lines.length || cd.length !== 1) {
+      return false;
+    }
     lines.forEach((line, k) => {
       const pieces = [];
       let bold = false;
@@ -150,7 +155,13 @@
       const frame = trans._frameHash && trans._frameHash[name];
       const playing = trans._animationRaf || (trans._frameQueue && trans._frameQueue.length);
       if (playing) window.Plotly.animate(gd, [null], PAUSE);
-      if (!frame || !paintFrame(gd, frame)) {
+      let painted = false;
+      try {
+        painted = !!frame && paintFrame(gd, frame);
+      } catch (err) { // (plotly draws the frame: the scrub is never lost)
+        painted = false;
+      }
+      if (!painted) {
         window.Plotly.animate(gd, [name], args[1]);
         return;
       }
@@ -161,5 +172,12 @@
     });
   }
 
-  root.RebelInPlace = { swapImage, swapMarkers, swapText, paintFrame, scrubbable, values };
+  /* ``scrubbable`` for the chart at ``selector`` whenever one is drawn there (checked 4 times a second, from one
+   * timer per window): the Playground's regions chart, whichever path drew it. */
+  function watch(selector) {
+    if (root.__rebelScrubWatch) return;
+    root.__rebelScrubWatch = setInterval(() => scrubbable(document.querySelector(selector)), 250);
+  }
+
+  root.RebelInPlace = { swapImage, swapMarkers, swapText, paintFrame, scrubbable, values, watch };
 })(typeof self !== "undefined" ? self : globalThis);
