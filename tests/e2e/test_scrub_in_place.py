@@ -98,36 +98,3 @@ def test_a_scrub_is_painted_in_place_as_plotly_draws_it_and_play_goes_on_from_th
         "t"
     ] == BACK
     assert back["image"] == again["image"]
-
-
-def test_a_scrub_on_a_chart_the_server_drew_shows_its_round_as_plotly_draws_it(app_url, browser):
-    """The Playground's chart on the server's path (an overlay on the regions: the browser computes no cost edit
-    there) is scrubbed by the same page script: its frame painted in place where it can be, by plotly where not
-    (the overlay's lines), and the chart then equals plotly's redraw of its data."""
-    bb.VIEWPORT.update(width=1280, height=720)
-    try:
-        page, _ = bb.open_playground(browser, app_url)
-    finally:
-        bb.VIEWPORT.update(width=1440, height=900)
-    try:
-        settle(page)
-        bb.flip_toggle(page)  # an overlay: the server draws the chart
-        page.wait_for_function(
-            "sel => { const gd = document.querySelector(sel); return !!(gd && gd.layout.meta && "
-            "!gd.layout.meta.browser_scene && gd.layout.sliders[0].steps.every(s => s.execute === false)); }",
-            arg=PLOT,
-            timeout=120_000,
-        )
-        settle(page)
-        bb.scrub(page, ROUND)
-        page.wait_for_function(f"sel => ({_ROUND})(sel) === {ROUND}", arg=PLOT, timeout=30_000)
-        page.evaluate(
-            _FRAMES, 10
-        )  # (plotly's own drawing of what could not be painted in place comes in a frame)
-        scrubbed = page.evaluate(_DRAWN, [PLOT, False])
-        redrawn = page.evaluate(_DRAWN, [PLOT, True])
-    finally:
-        page.close()
-    assert scrubbed["t"] == ROUND
-    assert {k: redrawn["traces"][k] for k in scrubbed["traces"]} == scrubbed["traces"]
-    assert scrubbed["image"] == redrawn["image"]

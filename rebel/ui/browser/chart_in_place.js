@@ -3,8 +3,7 @@
  * figure's defaults and data for every change and, for a new axis range, draws every trace again. Each function
  * leaves the chart's data, full data and calcdata as plotly's own draw of the same change would (the browser tests
  * compare with Plotly.redraw), or changes nothing and returns false: the caller then lets plotly do it.
- * Also the replay's scrub: a step of the replay's slider moved by hand paints its frame in place (``scrubbable``,
- * ``watch``).
+ * Also the replay's scrub: a step of the replay's slider moved by hand paints its frame in place (``scrubbable``).
  * Defines RebelInPlace (a classic script; no tags or dollar signs anywhere: it goes through st.html).
  */
 (function (root) {
@@ -172,12 +171,5 @@
     });
   }
 
-  /* ``scrubbable`` for the chart at ``selector`` whenever one is drawn there (checked 4 times a second, from one
-   * timer per window): the Playground's regions chart, whichever path drew it. */
-  function watch(selector) {
-    if (root.__rebelScrubWatch) return;
-    root.__rebelScrubWatch = setInterval(() => scrubbable(document.querySelector(selector)), 250);
-  }
-
-  root.RebelInPlace = { swapImage, swapMarkers, swapText, paintFrame, scrubbable, values, watch };
+  root.RebelInPlace = { swapImage, swapMarkers, swapText, paintFrame, scrubbable, values };
 })(typeof self !== "undefined" ? self : globalThis);

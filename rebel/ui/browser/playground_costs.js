@@ -20,7 +20,7 @@
  */
 (function () {
   "use strict";
-  const S = window.RebelScene, { swapImage, swapMarkers, swapText } = window.RebelInPlace;
+  const S = window.RebelScene, { swapImage, swapMarkers, swapText, scrubbable } = window.RebelInPlace;
   const P = window.__rebelPg || (window.__rebelPg = { scene: null, edits: 0, failed: null, unacked: null,
     computing: 0, page: Math.random().toString(36).slice(2, 12) });
   const D = window.__rebelPgData;
@@ -376,8 +376,7 @@
   }
 
   // ------------------------------------------------------------------------------------------------ the edit
-  const PLOT = ".st-key-pg_plot .js-plotly-plot", plot = () => document.querySelector(PLOT);
-  window.RebelInPlace.watch(PLOT); // (the replay's scrub painted in place)
+  const plot = () => document.querySelector(".st-key-pg_plot .js-plotly-plot");
   // the chart of this scene (its layout.meta names it: browser_costs.mark), not one drawn for another
   const ofScene = (gd, sc) => !!(gd && gd.layout && gd.layout.meta && gd.layout.meta.browser_scene === sc.key);
   /* The result of the cost matrix C: its model trained in the Web Worker, then the three methods' decisions and
@@ -505,10 +504,11 @@
   }, true);
 
   // A chart drawn again from the server's figure (Streamlit's own redraw of the same element) shows the costs
-  // it was made with: the browser's result goes back on it.
+  // it was made with: the browser's result goes back on it. The scene's chart's replay slider paints a scrub in place.
   setInterval(() => {
     acknowledged();
     const sc = P.scene, gd = plot();
+    if (sc && ofScene(gd, sc)) scrubbable(gd); // (the replay's scrub painted in place: chart_in_place.js)
     if (!sc || !sc.result || !ofScene(gd, sc) || gd.__rebelPainting) return;
     const frames = gd._transitionData && gd._transitionData._frames;
     if (gd.__rebelFramesOf !== sc.result || gd.__rebelFrames !== frames) {

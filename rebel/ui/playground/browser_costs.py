@@ -207,16 +207,12 @@ def scene_payload(
     }
 
 
-# the browser path off: drop the scene (the replay's scrub is still painted in place: ``chart_in_place.watch``)
-OFF_SCRIPT = "if (window.__rebelPg) window.__rebelPg.scene = null;"
-OFF_WATCH = 'window.RebelInPlace.watch(".st-key-pg_plot .js-plotly-plot");'
+OFF_SCRIPT = "if (window.__rebelPg) window.__rebelPg.scene = null;"  # the browser path off: drop the scene
 
 
 def _code(data: dict | None) -> list:
     """The page's scripts that follow the payload (or its absence: the browser path off)."""
-    if data is not None:
-        return [p.read_text(encoding="utf-8") for p in SCRIPTS]
-    return [OFF_SCRIPT, *(p.read_text(encoding="utf-8") for p in SCRIPTS[:2]), OFF_WATCH]
+    return [p.read_text(encoding="utf-8") for p in SCRIPTS] if data is not None else [OFF_SCRIPT]
 
 
 def send(pair, reason: str | None, projector: bool, calibrated: bool = False) -> None:
