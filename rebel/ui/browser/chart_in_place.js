@@ -96,7 +96,8 @@
 
 
   // ------------------------------------------------------------------------------------------------ the scrub
-  const PAUSE = { frame: { duration: 0, redraw: false }, mode: "immediate", transition: { duration: 0 } };
+  // an animation that applies a frame at once, without a redraw (also a Pause: [null] with it drops the queue)
+  const STILL = { frame: { duration: 0, redraw: false }, mode: "immediate", transition: { duration: 0 } };
   const TYPED = { f4: Float32Array, f8: Float64Array, i1: Int8Array, u1: Uint8Array, i2: Int16Array,
     u2: Uint16Array, i4: Int32Array, u4: Uint32Array };
   /* A frame's array as values: plotly's typed-array form ({dtype, bdata}: base64 little-endian) decoded, an array
@@ -153,7 +154,7 @@
       const name = args[0] && args[0][0], trans = gd._transitionData || {};
       const frame = trans._frameHash && trans._frameHash[name];
       const playing = trans._animationRaf || (trans._frameQueue && trans._frameQueue.length);
-      if (playing) window.Plotly.animate(gd, [null], PAUSE);
+      if (playing) window.Plotly.animate(gd, [null], STILL);
       let painted = false;
       try {
         painted = !!frame && paintFrame(gd, frame);
@@ -171,5 +172,5 @@
     });
   }
 
-  root.RebelInPlace = { swapImage, swapMarkers, swapText, paintFrame, scrubbable, values };
+  root.RebelInPlace = { swapImage, swapMarkers, swapText, paintFrame, scrubbable, values, STILL };
 })(typeof self !== "undefined" ? self : globalThis);

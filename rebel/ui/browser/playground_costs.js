@@ -20,7 +20,7 @@
  */
 (function () {
   "use strict";
-  const S = window.RebelScene, { swapImage, swapMarkers, swapText, scrubbable } = window.RebelInPlace;
+  const S = window.RebelScene, { swapImage, swapMarkers, swapText, scrubbable, STILL } = window.RebelInPlace;
   const P = window.__rebelPg || (window.__rebelPg = { scene: null, edits: 0, failed: null, unacked: null,
     computing: 0, page: Math.random().toString(36).slice(2, 12) });
   const D = window.__rebelPgData;
@@ -233,8 +233,7 @@
   function paint(gd, sc, res, start) {
     res.complete();
     const slider = gd.layout.sliders && gd.layout.sliders[0];
-    const shown = start === 0 ? 0 : slider && Number.isFinite(slider.active) ? slider.active : sc.T;
-    const t = Math.max(0, Math.min(sc.T, shown));
+    const t = start === 0 ? 0 : shownRound(gd, sc);
     const data = gd.data.map((tr) => {
       const u = roundUpdate(sc, res, tr.name, t) || fixedUpdate(sc, res, tr.name);
       return u ? { ...tr, ...u } : tr;
@@ -256,7 +255,6 @@
    * (~4x cheaper than Plotly.react, but plotly recomputes the whole figure's defaults and data and, for the strip's
    * new range, draws every trace again: 20 ms for the airport preset, ~55 ms with twelve classes). Resolves with
    * the time the first part was done, when the second is painted. */
-  const NO_REDRAW = { frame: { duration: 0, redraw: false }, transition: { duration: 0 }, mode: "immediate" };
   function paintRound(gd, sc, res) {
     const t = shownRound(gd, sc);
     const inPlace = new Set();
@@ -279,7 +277,7 @@
         layout.images = gd.layout.images.slice(0, k + 1).map((im, i) => (i === k ? { ...im, source } : im));
       }
       if (gd.layout.yaxis3) layout.yaxis3 = { range: stripRange(res.n) };
-      return window.Plotly.animate(gd, { data, traces, layout }, NO_REDRAW);
+      return window.Plotly.animate(gd, { data, traces, layout }, STILL);
     }).then(() => first).finally(() => { gd.__rebelPainting = false; });
   }
   const IN_PLACE = new Set(["mistake", "numbers", "verdict"]); // the traces ``paintRound`` changes itself first
@@ -361,10 +359,9 @@
   }
 
   // ------------------------------------------------------------------------------------------- the replay
-  const PAUSE = { frame: { duration: 0, redraw: false }, mode: "immediate", transition: { duration: 0 } };
   /* Stop a replay that is playing (the chart is about to show round 0 of a new result). */
   function stop(gd) {
-    if (gd._transitionData && gd._transitionData._animationRaf) window.Plotly.animate(gd, [null], PAUSE);
+    if (gd._transitionData && gd._transitionData._animationRaf) window.Plotly.animate(gd, [null], STILL);
   }
   /* Press the figure's Play (its first button: from the round shown, here t = 0), as the server's figure is
    * played after a retrain (rebel.ui.playground.links' autoplay). */
